@@ -1,0 +1,88 @@
+"""The engine: runs the rules over one module and never lets a rule crash the host.
+
+Every adapter (flake8, pylint, the CLI) calls :func:`run` with a parsed tree and gets
+back a sorted list of :class:`~flake8_xla.registry.Finding`.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterable, Sequence
+
+from .model import Model
+from .registry import ANYWHERE, Finding, Rule, all_rules
+from .settings import Settings
+
+
+def needs_walk(source: str | None, settings: Settings) -> bool:
+    """Fast path: can anything fire in a module with this text?
+
+    No rule fires in a module whose text never mentions ``torch``; in the default scope
+    (``auto``) none fires unless the text mentions ``torch_xla`` (every rule needs a
+    torch_xla import, or a torch_xla name, to fire).
+    """
+    if source is None:
+        return True
+    if settings.scope == "always":
+        return "torch" in source
+    return "torch_xla" in source
+
+
+def internal_error(where: str, exc: BaseException) -> Finding:
+    return Finding(1, 0, "XLA000", f"internal error in {where} ({type(exc).__name__}); please report")
+
+
+def run(
+    tree: ast.AST,
+    settings: Settings | None = None,
+    source: str | Sequence[str] | None = None,
+    rules: Iterable[type[Rule]] | None = None,
+) -> list[Finding]:
+    """Lint one module.
+
+    Args:
+        tree: the parsed module (flake8's tree; never modified).
+        settings: scope and target version; defaults to ``Settings()``.
+        source: the module's text (a string or its lines) for the fast path; ``None``
+            skips the fast path.
+        rules: the rule classes to run; default every registered rule.
+
+    Returns:
+        Findings sorted by (line, col, code). A rule that raises becomes one ``XLA000``
+        finding at line 1 naming the rule and the exception type; the other rules still
+        run. Nothing is printed.
+    """
+    settings = settings or Settings()
+    if source is not None and not isinstance(source, str):
+        source = "".join(source)
+    if not needs_walk(source, settings):
+        return []
+    rule_classes = list(rules) if rules is not None else list(all_rules().values())
+    try:
+        model = Model(tree, settings)
+    except Exception as exc:  # never crash the host's run
+        return [internal_error("the semantic model", exc)]
+    context_ok = model.uses_torch_xla or settings.scope == "always"
+    findings: list[Finding] = []
+    for cls in rule_classes:
+        if cls.scope != ANYWHERE and not context_ok:
+            continue
+        try:
+            findings.extend(cls(settings).check(model))
+        except Exception as exc:
+            findings.append(internal_error(cls.code, exc))
+    return _one_finding_per_fix(findings, rule_classes)
+
+
+def _one_finding_per_fix(findings: list[Finding], rule_classes: list[type[Rule]]) -> list[Finding]:
+    """Drop a finding when a rule that supersedes its code fired on the same node."""
+    superseded: dict[str, set[str]] = {}
+    for cls in rule_classes:
+        for code in cls.supersedes:
+            superseded.setdefault(code, set()).add(cls.code)
+    at = {(f.line, f.col, f.code) for f in findings}
+    out = {
+        f for f in findings
+        if not any((f.line, f.col, sup) in at for sup in superseded.get(f.code, ()))
+    }
+    return sorted(out)

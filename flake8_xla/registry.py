@@ -1,0 +1,85 @@
+"""Rule base class, findings and the registry every adapter reads.
+
+A rule is a class with a code (``XLA`` + 3 digits), a kebab-case name, a message (the
+problem), a fix (what to write instead), a docstring in Ruff's section order, ``bad`` and
+``good`` examples that run as tests, and ``check(model)`` yielding findings.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+from typing import ClassVar, Iterator
+
+from .settings import Settings
+
+CODE_RE = re.compile(r"^XLA\d{3}$")
+XLA_CONTEXT = "xla-context"  # fires only in XLA code (module imports torch_xla, or --xla-scope=always)
+ANYWHERE = "anywhere"  # fires wherever a torch_xla name resolves (deprecations, signatures)
+
+#: Every registered rule class, by code, in registration order.
+RULES: dict[str, type["Rule"]] = {}
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Finding:
+    """One reported problem. ``col`` is 0-based (flake8 adds 1 when printing)."""
+
+    line: int
+    col: int
+    code: str
+    message: str  # the full text after the code: "problem; fix"
+
+    @property
+    def text(self) -> str:
+        return f"{self.code} {self.message}"
+
+
+class Rule:
+    """Base class of every rule. Subclasses set the class attributes and ``check``."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    message: ClassVar[str]
+    fix: ClassVar[str]
+    scope: ClassVar[str] = XLA_CONTEXT
+    #: codes this rule replaces when both fire on the same node ("one finding per fix")
+    supersedes: ClassVar[tuple[str, ...]] = ()
+    #: severity for the pylint message id letter: "E" crash/hang/wrong result, "W" performance
+    #: or porting, "C" deprecation
+    severity: ClassVar[str] = "E"
+    #: torch_xla versions the rule applies to, as "X.Y+" or "X.Y-X.Z", for the docs
+    versions: ClassVar[str] = "2.0+"
+    bad: ClassVar[list[str]] = []
+    good: ClassVar[list[str]] = []
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+
+    def check(self, model) -> Iterator[Finding]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def finding(self, node: ast.AST, message: str | None = None, fix: str | None = None) -> Finding:
+        """A finding at ``node`` with ``message; fix`` (the class defaults when omitted)."""
+        text = f"{message or self.message}; {fix or self.fix}"
+        return Finding(getattr(node, "lineno", 1), getattr(node, "col_offset", 0), self.code, text)
+
+
+def rule(cls: type[Rule]) -> type[Rule]:
+    """Class decorator: validate and register a rule."""
+    if not CODE_RE.match(cls.code):
+        raise ValueError(f"bad rule code {cls.code!r}")
+    if cls.code in RULES:
+        raise ValueError(f"duplicate rule code {cls.code}")
+    if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", cls.name):
+        raise ValueError(f"rule name must be kebab-case: {cls.name!r}")
+    RULES[cls.code] = cls
+    return cls
+
+
+def all_rules() -> dict[str, type[Rule]]:
+    """Every rule, importing the rule modules on first use."""
+    from . import rules  # noqa: F401  (registers the rule classes)
+
+    return RULES

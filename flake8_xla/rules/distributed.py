@@ -1,0 +1,400 @@
+"""XLA1: torch.distributed and DistributedDataParallel on XLA."""
+
+from __future__ import annotations
+
+import ast
+
+from ..model import UNKNOWN
+from ..registry import Rule, rule
+from ._common import at_least, device_call, init_method, render, runtime_api
+
+DDP = "torch.nn.parallel.DistributedDataParallel"
+INIT_PG = "torch.distributed.init_process_group"
+MASTER_VARS = ("MASTER_ADDR", "MASTER_PORT")
+RANK_VARS = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE")
+
+
+@rule
+class DdpWithoutBucketView(Rule):
+    """## What it does
+    Flags `DistributedDataParallel(...)` (every spelling: `DDP`, `nn.parallel.DistributedDataParallel`,
+    `torch.nn.parallel.distributed.DistributedDataParallel`, ...) in XLA code without
+    `gradient_as_bucket_view=True`.
+
+    ## Why is this bad?
+    The PyTorch/XLA DDP guide says to pass `gradient_as_bucket_view=True`. Up to torch_xla
+    2.5 the docs call it *required* for DDP on XLA ("needs to be enforced"); from 2.6
+    (after #8521 fixed DDP with the flag) it is the documented form and saves a copy of
+    every gradient.
+
+    ## Known problems
+    A `**kwargs` splat or a variable that cannot be seen is not reported. Code that calls
+    `detach_()` on gradients cannot use the flag; silence the line with `# noqa: XLA101`.
+
+    ## Example
+    ```python
+    ddp_model = DDP(model)
+    ```
+
+    ## Use instead
+    ```python
+    ddp_model = DDP(model, gradient_as_bucket_view=True)
+    ```
+
+    ## References
+    - torch_xla `docs/source/perf/ddp.md` (`docs/ddp.md` up to 2.5) "Wrap the model with DDP"
+    - torch_xla `README.md` DDP diff; `test/test_train_mp_imagenet.py` comment on `detach_()`
+    - Required 1.13-2.5; recommended (memory) 2.6-2.9.
+    """
+
+    code = "XLA101"
+    name = "ddp-without-gradient-as-bucket-view"
+    message = "DistributedDataParallel on XLA without gradient_as_bucket_view=True"
+    fix = "pass gradient_as_bucket_view=True to DDP(...)"
+    severity = "E"
+    versions = "1.13+ (required up to 2.5, recommended after)"
+    bad = [
+        "import torch_xla\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "def f(model):\n    return DDP(model)\n",
+        "import torch\nimport torch_xla\n"
+        "def f(model):\n    return torch.nn.parallel.DistributedDataParallel(model, gradient_as_bucket_view=False)\n",
+    ]
+    good = [
+        "import torch_xla\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "def f(model, **kw):\n    DDP(model, gradient_as_bucket_view=True)\n    DDP(model, **kw)\n",
+        "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "def f(model):\n    return DDP(model)  # no torch_xla: not XLA code\n",
+    ]
+
+    def check(self, model):
+        if at_least(self.settings, "2.6"):
+            fix = self.fix + " (recommended on XLA: saves a copy of every gradient)"
+        else:
+            fix = self.fix + " (required for DDP on XLA up to torch_xla 2.5)"
+        for call, ctx in model.calls_to(DDP):
+            if not model.in_xla_code(ctx):
+                continue
+            flag = model.kwarg(call, "gradient_as_bucket_view", 9)
+            if flag is UNKNOWN:
+                continue
+            if flag is not None:
+                value = model.const(flag, ctx)
+                if value is UNKNOWN or value is True:
+                    continue
+            yield self.finding(call, fix=fix)
+
+
+@rule
+class DdpDeviceIdsOnXla(Rule):
+    """## What it does
+    Flags `device_ids=` / `output_device=` (or `device_ids` as the second positional
+    argument) on `DistributedDataParallel(...)` in XLA code.
+
+    ## Why is this bad?
+    Both are CUDA arguments. Every PJRT process sees its own chip as `xla:0`, so
+    `device_ids=[rank]` names a device that does not exist on every rank but 0; with a
+    CPU-resident module DDP raises `ValueError: DistributedDataParallel device_ids and
+    output_device arguments only work with single-device/multiple-device GPU modules`.
+
+    ## Example
+    ```python
+    model = model.to(rank)
+    ddp_model = DDP(model, device_ids=[rank])
+    ```
+
+    ## Use instead
+    ```python
+    model.to(torch_xla.device())
+    ddp_model = DDP(model, gradient_as_bucket_view=True)
+    ```
+
+    ## References
+    - torch_xla `README.md` DDP diff (`- ddp_model = DDP(model, device_ids=[rank])`)
+    - torch_xla `docs/source/learn/pytorch-on-xla-devices.md` (each process sees `xla:0`)
+    - Applies to torch_xla 1.13-2.9.
+    """
+
+    code = "XLA102"
+    name = "ddp-device-ids-on-xla"
+    message = "DistributedDataParallel on XLA given device_ids/output_device (CUDA-only arguments)"
+    fix = "omit them and move the module with model.to(torch_xla.device())"
+    severity = "E"
+    versions = "1.13+"
+    bad = [
+        "import torch_xla\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "def f(model, rank):\n    return DDP(model, device_ids=[rank], gradient_as_bucket_view=True)\n",
+        "import torch_xla\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "def f(model, rank):\n    return DDP(model, [rank], gradient_as_bucket_view=True)\n",
+    ]
+    good = [
+        "import torch_xla\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "def f(model):\n    return DDP(model, device_ids=None, gradient_as_bucket_view=True)\n",
+    ]
+
+    def check(self, model):
+        fix = f"omit them and move the module with model.to({device_call(self.settings)})"
+        for call, ctx in model.calls_to(DDP):
+            if not model.in_xla_code(ctx):
+                continue
+            for name, pos in (("device_ids", 1), ("output_device", 2)):
+                arg = model.kwarg(call, name, pos)
+                if arg is None or arg is UNKNOWN or model.const(arg, ctx) is None:
+                    continue
+                yield self.finding(call, fix=fix)
+                break
+
+
+def _backend(model, call, ctx):
+    arg = model.kwarg(call, "backend", 0)
+    if arg is None:
+        return None
+    value = model.const(arg, ctx)
+    return value.lower() if isinstance(value, str) else UNKNOWN
+
+
+def _init_method(model, call, ctx):
+    arg = model.kwarg(call, "init_method", 1)
+    if arg is None:
+        return None
+    value = model.const(arg, ctx)
+    return value if isinstance(value, str) else UNKNOWN
+
+
+def _explicit_env_init(model) -> bool:
+    for call, ctx in model.calls_to(INIT_PG):
+        if _init_method(model, call, ctx) == "env://":
+            return True
+    return False
+
+
+@rule
+class NonXlaProcessGroup(Rule):
+    """## What it does
+    Flags `init_process_group` with the `gloo`, `nccl` or `mpi` backend in code started
+    by the XLA launcher, and assignments of `MASTER_ADDR` / `MASTER_PORT` in
+    `os.environ` (every spelling) in XLA code.
+
+    ## Why is this bad?
+    `gloo` and `nccl` cannot reduce XLA tensors (`ProcessGroupGloo::allgather: invalid
+    tensor type ... device=xla:0`; there is no NCCL on a TPU host). The `xla` backend with
+    the `xla://` init method takes rank, world size and the master address from the
+    runtime; a leftover `MASTER_ADDR='localhost'` overrides the TPU master discovery on
+    multi-host pods.
+
+    ## Known problems
+    Not reported: `gloo` with `init_method="xla://"` (the documented CPU group for SPMD
+    and distributed checkpointing), `dist.new_group(backend="gloo")` next to an `xla`
+    group, scripts launched by torchrun, `MASTER_*` next to an explicit `env://` init,
+    and branches that run only without XLA.
+
+    ## Example
+    ```python
+    os.environ["MASTER_ADDR"] = "localhost"
+    os.environ["MASTER_PORT"] = "12355"
+    dist.init_process_group("gloo", rank=rank, world_size=world_size)
+    ```
+
+    ## Use instead
+    ```python
+    import torch_xla.distributed.xla_backend
+    dist.init_process_group("xla", init_method="xla://")
+    ```
+
+    ## References
+    - torch_xla `README.md` DDP diff; `docs/source/learn/_pjrt.md` "PJRT and torch.distributed"
+    - torch_xla `torch_xla/_internal/rendezvous.py` (`xla://` reads `MASTER_ADDR` if set)
+    - torch_xla `docs/source/perf/spmd_distributed_checkpoint.md` "Process Groups" (gloo + xla://)
+    - Applies to torch_xla 2.1-2.9 (`xla://` since 2.1; `pjrt://` in 2.0).
+    """
+
+    code = "XLA103"
+    name = "non-xla-process-group"
+    message = "non-XLA process group in XLA code"
+    fix = 'use dist.init_process_group("xla", init_method="xla://"): rank, world size and master come from the runtime'
+    severity = "E"
+    versions = "2.0+"
+    supersedes = ("XLA109", "XLA104")
+    bad = [
+        "import torch.distributed as dist\nimport torch_xla\n"
+        "def f(i):\n    dist.init_process_group('gloo', rank=i, world_size=8)\n"
+        "torch_xla.launch(f)\n",
+        "import os\nimport torch_xla\nos.environ['MASTER_ADDR'] = 'localhost'\n",
+    ]
+    good = [
+        "import torch.distributed as dist\nimport torch_xla\nimport torch_xla.runtime as xr\n"
+        "xr.use_spmd()\ndist.init_process_group('gloo', init_method='xla://')\n",
+        "import torch.distributed as dist\nimport torch_xla\n"
+        "def f(i):\n    dist.init_process_group('xla', init_method='xla://')\n"
+        "    cpu = dist.new_group(backend='gloo')\n"
+        "torch_xla.launch(f)\n",
+    ]
+
+    def check(self, model):
+        method = init_method(self.settings)
+        fix = self.fix.replace("xla://", method)
+        if model.torchrun_hints():
+            return
+        for call, ctx in model.calls_to(INIT_PG):
+            if not (model.in_xla_code(ctx) and model.is_launched(ctx)):
+                continue
+            backend = _backend(model, call, ctx)
+            if backend not in ("gloo", "nccl", "mpi"):
+                continue
+            if backend == "gloo" and _init_method(model, call, ctx) in ("xla://", "pjrt://"):
+                continue
+            yield self.finding(call, f'init_process_group with the "{backend}" backend in XLA code', fix)
+        if _explicit_env_init(model):
+            return
+        for key, node, _, ctx in model.env_writes():
+            if key in MASTER_VARS and model.in_xla_code(ctx):
+                yield self.finding(
+                    node, f"{key} set in XLA code",
+                    f'drop it and use dist.init_process_group("xla", init_method="{method}"), which finds the master itself',
+                )
+
+
+@rule
+class XlaPgWithoutXlaInitMethod(Rule):
+    """## What it does
+    Flags `init_process_group("xla", ...)` (backend resolved through simple constants)
+    without `init_method="xla://"` (keyword or second positional argument) in code
+    started by the XLA launcher.
+
+    ## Why is this bad?
+    Without an init method torch falls back to `env://`, which needs `MASTER_ADDR`,
+    `RANK` and `WORLD_SIZE`: under `xmp.spawn` / `torch_xla.launch` it raises
+    `ValueError: Error initializing torch.distributed using env:// rendezvous: environment
+    variable MASTER_ADDR expected`. On TPU v2/v3 `env://` cannot serve the multithreaded
+    replicas at all.
+
+    ## Known problems
+    Scripts launched by torchrun (reads of `RANK`/`LOCAL_RANK` outside launched code,
+    `dist.is_torchelastic_launched()`) are not reported: torchrun sets the variables.
+    Note `docs/source/perf/ddp.md` itself shows the form without `init_method` since 2.6.
+
+    ## Example
+    ```python
+    dist.init_process_group("xla", rank=rank, world_size=world_size)
+    ```
+
+    ## Use instead
+    ```python
+    dist.init_process_group("xla", init_method="xla://")
+    ```
+
+    ## References
+    - torch_xla `docs/source/learn/_pjrt.md` (`init_method='xla://'`, torchrun support since 2.1)
+    - torch_xla `README.md` DDP diff; `torch_xla/_internal/rendezvous.py`
+    - Applies to torch_xla 2.1-2.9 (`xla://` since 2.1; `pjrt://` in 2.0).
+    """
+
+    code = "XLA104"
+    name = "xla-pg-without-xla-init-method"
+    message = 'init_process_group("xla") without init_method="xla://" (falls back to env:// and fails under the XLA launcher)'
+    fix = 'pass init_method="xla://" and drop rank=/world_size='
+    severity = "E"
+    versions = "2.1+"
+    supersedes = ("XLA109",)
+    bad = [
+        "import torch.distributed as dist\nimport torch_xla\n"
+        "def f(i):\n    dist.init_process_group('xla', rank=i, world_size=8)\n"
+        "torch_xla.launch(f)\n",
+    ]
+    good = [
+        "import torch.distributed as dist\nimport torch_xla\n"
+        "def f(i):\n    dist.init_process_group('xla', 'xla://')\n"
+        "torch_xla.launch(f)\n",
+        "import os\nimport torch.distributed as dist\nimport torch_xla\n"
+        "def main():\n    rank = int(os.environ['RANK'])\n    dist.init_process_group('xla')\n",
+    ]
+
+    def check(self, model):
+        method = init_method(self.settings)
+        if model.torchrun_hints():
+            return
+        for call, ctx in model.calls_to(INIT_PG):
+            if not (model.in_xla_code(ctx) and model.is_launched(ctx)):
+                continue
+            if _backend(model, call, ctx) != "xla":
+                continue
+            current = _init_method(model, call, ctx)
+            if current is UNKNOWN or current in ("xla://", "pjrt://"):
+                continue
+            message = self.message.replace("xla://", method)
+            yield self.finding(call, message, self.fix.replace("xla://", method))
+
+
+@rule
+class RankFromEnvOrHardcoded(Rule):
+    """## What it does
+    In code started by the XLA launcher: flags reads of `RANK`, `WORLD_SIZE`,
+    `LOCAL_RANK` and `LOCAL_WORLD_SIZE` from `os.environ` (`[...]`, `.get`, `os.getenv`),
+    and literal integers passed as `world_size=` or `num_replicas=`.
+
+    ## Why is this bad?
+    The XLA launcher sets none of these variables (it sets `PJRT_LOCAL_PROCESS_RANK` and
+    friends), so the read raises `KeyError` or returns a default; a hard-coded world size
+    is wrong on every other topology (a v4-8 runs 4 processes, a v3-8 8 replicas).
+
+    ## Known problems
+    Scripts launched by torchrun are not reported. A call already reported by XLA103 or
+    XLA104 is not reported again.
+
+    ## Example
+    ```python
+    def _mp_fn(index):
+        rank = int(os.environ["RANK"])
+        sampler = DistributedSampler(ds, num_replicas=8, rank=rank)
+    ```
+
+    ## Use instead
+    ```python
+    def _mp_fn(index):
+        sampler = DistributedSampler(ds, num_replicas=xr.world_size(), rank=xr.global_ordinal())
+    ```
+
+    ## References
+    - torch_xla `docs/source/perf/ddp.md` step 3 ("Use xla specific APIs to get rank and world_size")
+    - torch_xla `torch_xla/_internal/pjrt.py` (the variables the launcher sets)
+    - Applies to torch_xla 2.1-2.9 (`torch_xla.runtime` since 2.1).
+    """
+
+    code = "XLA109"
+    name = "rank-from-env-or-hardcoded"
+    message = "rank or world size not taken from the XLA runtime"
+    fix = "use xr.global_ordinal(), xr.world_size(), xr.local_ordinal()"
+    severity = "E"
+    versions = "2.1+"
+    bad = [
+        "import os\nimport torch_xla\n"
+        "def f(i):\n    return int(os.environ['WORLD_SIZE'])\n"
+        "torch_xla.launch(f)\n",
+        "import torch_xla\nfrom torch.utils.data.distributed import DistributedSampler\n"
+        "def f(i, ds):\n    return DistributedSampler(ds, num_replicas=8, rank=i)\n"
+        "torch_xla.launch(f, args=(None,))\n",
+    ]
+    good = [
+        "import torch_xla\nimport torch_xla.runtime as xr\nfrom torch.utils.data.distributed import DistributedSampler\n"
+        "def f(i, ds):\n    return DistributedSampler(ds, num_replicas=xr.world_size(), rank=xr.global_ordinal())\n"
+        "torch_xla.launch(f, args=(None,))\n",
+    ]
+
+    def check(self, model):
+        if model.torchrun_hints():
+            return
+        for key, node, ctx in model.env_reads():
+            if key in RANK_VARS and model.is_launched(ctx) and model.in_xla_code(ctx):
+                yield self.finding(
+                    node, f'os.environ["{key}"] read in code started by the XLA launcher, which does not set it',
+                    f"use {runtime_api(self.settings, key)}",
+                )
+        for call, ctx in model.calls:
+            if not call.keywords or not model.is_launched(ctx) or not model.in_xla_code(ctx):
+                continue
+            for kw in call.keywords:
+                if kw.arg in ("world_size", "num_replicas") and type(kw.value) is ast.Constant \
+                        and type(kw.value.value) is int and kw.value.value >= 1:
+                    yield self.finding(
+                        call, f"hard-coded {kw.arg}={render(kw.value)} in code started by the XLA launcher",
+                        f"use {runtime_api(self.settings, 'WORLD_SIZE')}",
+                    )

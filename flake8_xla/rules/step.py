@@ -1,0 +1,217 @@
+"""XLA2: gradient reduction and the optimizer step; XLA3: data loading and step sync."""
+
+from __future__ import annotations
+
+import ast
+
+from ..registry import Rule, rule
+
+REDUCERS = (
+    "torch_xla.core.xla_model.reduce_gradients",
+    "torch_xla.core.xla_model.all_reduce",
+    "torch_xla.core.xla_model.all_reduce_bucketized_gradients",
+    "torch.distributed.all_reduce",
+    "torch.distributed.reduce_scatter",
+)
+DATALOADER = "torch.utils.data.DataLoader"
+ITER_WRAPPERS = ("enumerate", "iter", "tqdm", "zip", "trange")
+
+
+@rule
+class UnreducedOptimizerStep(Rule):
+    """## What it does
+    Flags `optimizer.step()` (any receiver holding a torch optimizer) in a step loop of
+    code started by a multi-process XLA launcher, when nothing in the module reduces
+    gradients across replicas.
+
+    ## Why is this bad?
+    In native XLA data parallel each replica computes gradients on its own shard; nothing
+    averages them unless `xm.optimizer_step` (all-reduce, then step) or a wrapper does.
+    Every replica silently trains its own model; no error is raised.
+
+    ## Known problems
+    Not reported when the module uses DDP, XLA FSDP, FSDPv2 / SPMD, ZeRO-1, torch FSDP or
+    a training framework (Accelerate, Lightning, HF Trainer); when `xm.reduce_gradients`
+    or an `all_reduce` runs earlier in the same loop body; without a launcher (single
+    device); with `nprocs=1` or `debug_single_process=True`.
+
+    ## Example
+    ```python
+    loss.backward()
+    optimizer.step()
+    ```
+
+    ## Use instead
+    ```python
+    loss.backward()
+    xm.optimizer_step(optimizer)      # all-reduce(mean) of the gradients, then step
+    ```
+    or reduce first when you must touch the reduced gradients:
+    `xm.reduce_gradients(optimizer); clip_grad_norm_(...); optimizer.step()`.
+
+    ## References
+    - torch_xla `README.md` multi-processing diff (`+ xm.optimizer_step(optimizer)` "combines gradients across replicas")
+    - torch_xla `torch_xla/core/xla_model.py` `optimizer_step` -> `reduce_gradients`
+    - torch_xla `docs/source/perf/fsdp_collectives.md` (FSDP calls `optimizer.step()` directly)
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA201"
+    name = "unreduced-optimizer-step"
+    message = "optimizer.step() without gradient reduction across replicas (each replica trains on its own gradients)"
+    fix = "call xm.optimizer_step(optimizer), or wrap the model in DDP(model, gradient_as_bucket_view=True)"
+    severity = "E"
+    versions = "2.0+"
+    bad = [
+        "import torch_xla\n"
+        "def f(i, loader, model, optimizer):\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        optimizer.step()\n"
+        "torch_xla.launch(f, args=(None, None, None))\n",
+    ]
+    good = [
+        "import torch_xla\nimport torch_xla.core.xla_model as xm\n"
+        "def f(i, loader, model, optimizer):\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        xm.reduce_gradients(optimizer)\n"
+        "        optimizer.step()\n"
+        "torch_xla.launch(f, args=(None, None, None))\n",
+        "import torch_xla\n"
+        "def f(i, loader, model, optimizer):\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        optimizer.step()\n"
+        "torch_xla.launch(f, args=(None, None, None), debug_single_process=True)\n",
+    ]
+
+    def check(self, model):
+        if model.reduces_gradients_elsewhere():
+            return
+        for loop in model.loops:
+            if not model.is_step_loop(loop):
+                continue
+            ctx = loop.ctx
+            if not (model.is_launched(ctx, multi_only=True) and model.in_xla_code(ctx)):
+                continue
+            reductions = [c.lineno for c, x in loop.calls if model.call_name(c, x) in REDUCERS]
+            for call, cctx in loop.calls:
+                if cctx.loops[-1] is not loop:  # report each step once, in its innermost loop
+                    continue
+                if not model.is_optimizer_step(call, cctx) or not model.in_xla_code(cctx):
+                    continue
+                if any(line <= call.lineno for line in reductions):
+                    continue
+                yield self.finding(call)
+
+
+def _unwrap_iter(model, expr, ctx):
+    """``enumerate(loader)`` / ``tqdm(loader)`` / ``zip(a, b)`` -> the loaders iterated."""
+    todo = [expr]
+    out = []
+    while todo:
+        e = todo.pop()
+        if type(e) is ast.Call and type(e.func) in (ast.Name, ast.Attribute):
+            ident = e.func.id if type(e.func) is ast.Name else e.func.attr
+            if ident in ITER_WRAPPERS and model.call_name(e, ctx) in (None, ident, "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.trange"):
+                if ident == "zip":
+                    todo.extend(e.args)
+                elif e.args:
+                    todo.append(e.args[0])
+                continue
+        out.append(e)
+    return out
+
+
+def is_plain_dataloader(model, expr, ctx) -> bool:
+    """True when every value ``expr`` may hold is a ``torch.utils.data.DataLoader(...)`` call."""
+    values = model.resolve_values(expr, ctx)
+    if not values:
+        return False
+    for value, vctx in values:
+        if type(value) is not ast.Call or model.call_name(value, vctx) != DATALOADER:
+            return False
+    return True
+
+
+@rule
+class LoaderWithoutMpDeviceLoader(Rule):
+    """## What it does
+    Flags a `torch.utils.data.DataLoader` (constructed inline, or a variable or `self.`
+    attribute bound from one) iterated by a training step loop in XLA code.
+
+    ## Why is this bad?
+    `pl.MpDeviceLoader` preloads batches to the device, overlapping host-to-device
+    transfers with execution, and cuts the graph (`torch_xla.sync()`) after every batch.
+    A plain DataLoader transfers synchronously; and when nothing else syncs per step
+    (`xm.optimizer_step` syncs only with `barrier=True`) the lazy graph grows with every
+    iteration until it is compiled as one huge graph or runs out of memory.
+
+    ## Known problems
+    Not reported for loops that do no backward pass or optimizer step (evaluation), nor
+    for loaders already wrapped (`pl.MpDeviceLoader`, `ParallelLoader(...).per_device_loader`).
+    A loader returned by a helper function is unknown and not reported.
+
+    ## Example
+    ```python
+    for data, target in train_loader:
+        ...
+        xm.optimizer_step(optimizer)
+    ```
+
+    ## Use instead
+    ```python
+    mp_loader = pl.MpDeviceLoader(train_loader, device)
+    for data, target in mp_loader:
+        ...
+        xm.optimizer_step(optimizer)
+    ```
+
+    ## References
+    - torch_xla `docs/source/learn/pytorch-on-xla-devices.md` (`MpDeviceLoader` "can preload the data to the device")
+    - torch_xla `torch_xla/distributed/parallel_loader.py` (`MpDeviceLoader`, `PerDeviceLoader.next` syncs)
+    - torch_xla `docs/source/learn/xla-advanced.md` "Data Loading" (`barrier=True` without MpDeviceLoader)
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA301"
+    name = "loader-without-mpdeviceloader"
+    message = "torch DataLoader iterated directly in an XLA training loop (no prefetch to the device)"
+    fix = "wrap it: pl.MpDeviceLoader(loader, device) (import torch_xla.distributed.parallel_loader as pl)"
+    severity = "W"
+    versions = "2.0+"
+    bad = [
+        "import torch_xla\nimport torch_xla.core.xla_model as xm\nfrom torch.utils.data import DataLoader\n"
+        "def f(ds, model, opt):\n"
+        "    loader = DataLoader(ds, batch_size=8)\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        xm.optimizer_step(opt)\n",
+    ]
+    good = [
+        "import torch_xla\nimport torch_xla.core.xla_model as xm\nimport torch_xla.distributed.parallel_loader as pl\n"
+        "from torch.utils.data import DataLoader\n"
+        "def f(ds, model, opt, dev):\n"
+        "    loader = pl.MpDeviceLoader(DataLoader(ds, batch_size=8), dev)\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        xm.optimizer_step(opt)\n"
+        "    for x in DataLoader(ds):\n"
+        "        model(x)\n",
+    ]
+
+    def check(self, model):
+        for loop in model.loops:
+            node = loop.node
+            if type(node) not in (ast.For, ast.AsyncFor) or not model.in_xla_code(loop.ctx):
+                continue
+            if not any(is_plain_dataloader(model, e, loop.ctx) for e in _unwrap_iter(model, node.iter, loop.ctx)):
+                continue
+            if not model.is_step_loop(loop):
+                continue
+            message = self.message
+            if not model.loop_syncs(loop):
+                message = ("torch DataLoader iterated directly in an XLA training loop with no per-step sync: "
+                           "the graph grows without bound")
+            yield self.finding(node, message)
