@@ -74,8 +74,8 @@ SIGNATURES: dict[str, tuple[tuple[str, str | None, str, str], ...]] = {
         ("2.5", None, "", "xr.local_ordinal()"),
     ),
     "torch_xla.core.xla_model.get_xla_supported_devices": (
-        ("2.0", "2.7", "devkind=None, max_devices=None", "xm.get_xla_supported_devices()"),
-        ("2.8", None, "max_devices=None", "torch_xla.devices()"),
+        ("2.0", "2.7", "devkind: str = None, max_devices: int = None", "xm.get_xla_supported_devices()"),
+        ("2.8", None, "max_devices: int = None", "torch_xla.devices()"),
     ),
     "torch_xla.core.xla_model.xla_device": (
         ("2.0", None, "n=None, devkind=None", "torch_xla.device()"),

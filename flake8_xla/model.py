@@ -559,15 +559,12 @@ class Model:
                     scope = scope.parent
             bindings = scope.bindings.get(name)
             if bindings:
-                if first and line is not None and scope.kind != "module":
+                # the walk appends in stack order, not source order: pick by line
+                if first and line is not None and (scope.kind != "module" or ctx.func is None):
                     before = [b for b in bindings if b[0] <= line]
                     if before:
-                        return [before[-1]]
-                if first and line is not None and scope.kind == "module" and ctx.func is None:
-                    before = [b for b in bindings if b[0] <= line]
-                    if before:
-                        return [before[-1]]
-                return bindings
+                        return [max(before, key=lambda b: b[0])]
+                return sorted(bindings, key=lambda b: b[0])
             first = False
             scope = scope.parent
         return None
@@ -596,6 +593,10 @@ class Model:
         bindings = self.lookup(name, ctx, line)
         if not bindings:
             return None
+        if len(bindings) > 1:
+            # `except ImportError: xm = None` next to the import: the fallback is not a rebinding
+            kept = [b for b in bindings if not (b[1] == "value" and type(b[2]) is ast.Constant and b[2].value is None)]
+            bindings = kept or bindings
         result = None
         for b_line, kind, target, b_ctx in bindings:
             if kind == "import":
@@ -1037,7 +1038,7 @@ class Model:
                        for _, _, n, _ in self.imports + self.import_froms)
         if not hint:
             launched = self.launched()
-            for key, node, ctx in self.env_reads():
+            for key, node, ctx in self.env_reads() + self.env_tests():
                 if key in ("LOCAL_RANK", "RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "TORCHELASTIC_RUN_ID") \
                         and not (ctx.func is not None and id(ctx.func) in launched):
                     hint = True
@@ -1059,13 +1060,18 @@ class Model:
             key = self.const(call.args[0], ctx) if call.args else UNKNOWN
             if isinstance(key, str):
                 out.append((key, call, ctx))
+        self._cache["env_reads"] = out
+        return out
+
+    def env_tests(self) -> list[tuple[str, ast.Compare, Ctx]]:
+        """Membership tests ``"K" in os.environ`` (they read no value)."""
+        out = []
         for node, ctx in self.compares:
             if len(node.ops) == 1 and type(node.ops[0]) in (ast.In, ast.NotIn) \
                     and self.qualname(node.comparators[0], ctx) == "os.environ":
                 key = self.const(node.left, ctx)
                 if isinstance(key, str):
                     out.append((key, node, ctx))
-        self._cache["env_reads"] = out
         return out
 
     def env_writes(self) -> list[tuple[str, ast.AST, ast.AST | None, Ctx]]:

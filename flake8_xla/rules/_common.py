@@ -129,8 +129,21 @@ def str_value(model: Model, expr, ctx: Ctx):
 
 
 def is_cuda_string(model: Model, expr, ctx: Ctx) -> bool:
-    """``"cuda"``, ``"cuda:0"``, ``f"cuda:{rank}"``, or an ``IfExp`` with such a branch."""
-    if type(expr) is ast.IfExp:
-        return is_cuda_string(model, expr.body, ctx) or is_cuda_string(model, expr.orelse, ctx)
-    text = str_value(model, expr, ctx)
-    return text is not None and (text == "cuda" or text.startswith("cuda:"))
+    """``"cuda"``, ``"cuda:0"``, ``f"cuda:{rank}"``, an ``IfExp`` with such a branch, or a
+    name or ``self.`` attribute bound only to such values."""
+    if expr is None or expr is UNKNOWN:
+        return False
+    values = model.resolve_values(expr, ctx) if type(expr) in (ast.Name, ast.Attribute) else [(expr, ctx)]
+    if not values:
+        return False
+    todo = list(values)
+    while todo:
+        value, vctx = todo.pop()
+        if type(value) is ast.IfExp:
+            todo.append((value.body, vctx))
+            todo.append((value.orelse, vctx))
+            continue
+        text = str_value(model, value, vctx)
+        if text is not None and (text == "cuda" or text.startswith("cuda:")):
+            return True
+    return False

@@ -47,7 +47,8 @@ class ApiChangeRule(Rule):
             fix = _replacement(entry, self.settings) or self.fix
             for node, q, ctx in model.references(entry["name"]):
                 if q == entry["name"]:
-                    yield self.finding(node, problem, fix)
+                    text = problem.replace("(AttributeError", "(ImportError") if type(node) is ast.alias else problem
+                    yield self.finding(node, text, fix)
 
 
 @rule
@@ -198,19 +199,34 @@ class DeprecatedMarkStep(ApiChangeRule):
 
 @functools.lru_cache(maxsize=None)
 def _params(text: str):
-    """Parse a parameter list into (name, kind, has_default) tuples."""
+    """Parse a parameter list into (name, kind, has_default, annotation) tuples."""
     args = ast.parse(f"def f({text}): pass").body[0].args
-    out = [(a.arg, "pos", False) for a in args.posonlyargs + args.args]
+
+    def ann(a):
+        return a.annotation.id if type(a.annotation) is ast.Name else None
+
+    out = [(a.arg, "pos", False, ann(a)) for a in args.posonlyargs + args.args]
     defaults = len(args.defaults)
     if defaults:
-        out[-defaults:] = [(n, k, True) for n, k, _ in out[-defaults:]]
+        out[-defaults:] = [(n, k, True, t) for n, k, _, t in out[-defaults:]]
     if args.vararg:
-        out.append((args.vararg.arg, "vararg", False))
+        out.append((args.vararg.arg, "vararg", False, None))
     for a, d in zip(args.kwonlyargs, args.kw_defaults):
-        out.append((a.arg, "kwonly", d is not None))
+        out.append((a.arg, "kwonly", d is not None, ann(a)))
     if args.kwarg:
-        out.append((args.kwarg.arg, "varkw", False))
+        out.append((args.kwarg.arg, "varkw", False, None))
     return tuple(out)
+
+
+_PY_TYPES = {"int": int, "str": str, "bool": bool}
+
+
+def _wrong_type(value_node, annotation) -> bool:
+    """A literal whose type cannot be the annotated one (``"TPU"`` for ``max_devices: int``)."""
+    expected = _PY_TYPES.get(annotation or "")
+    if expected is None or type(value_node) is not ast.Constant or value_node.value is None:
+        return False
+    return not isinstance(value_node.value, expected) or (expected is int and isinstance(value_node.value, bool))
 
 
 def bind_error(call: ast.Call, params) -> str | None:
@@ -221,7 +237,9 @@ def bind_error(call: ast.Call, params) -> str | None:
     has_var = any(p[1] == "vararg" for p in params)
     has_varkw = any(p[1] == "varkw" for p in params)
     if len(call.args) > len(positional) and not has_var:
-        return f"takes {len(positional)} positional argument{'s' if len(positional) != 1 else ''} but {len(call.args)} were given"
+        given = len(call.args)
+        return (f"takes {len(positional)} positional argument{'s' if len(positional) != 1 else ''} "
+                f"but {given} {'was' if given == 1 else 'were'} given")
     bound = {p[0] for p in positional[: len(call.args)]}
     names = {p[0]: p for p in params if p[1] in ("pos", "kwonly")}
     for kw in call.keywords:
@@ -235,6 +253,10 @@ def bind_error(call: ast.Call, params) -> str | None:
     missing = [p[0] for p in params if p[1] in ("pos", "kwonly") and not p[2] and p[0] not in bound]
     if missing:
         return f"missing required argument '{missing[0]}'"
+    passed = list(zip(positional, call.args)) + [(names[k.arg], k.value) for k in call.keywords if k.arg in names]
+    for param, value in passed:
+        if _wrong_type(value, param[3]):
+            return f"got {type(value.value).__name__} {value.value!r} for '{param[0]}' (an {param[3]})"
     return None
 
 

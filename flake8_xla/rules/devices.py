@@ -91,7 +91,7 @@ class CudaDeviceInXlaCode(Rule):
                     fix = CUDA_CALLS[q] or _sync_fix(self.settings)
                     yield self.finding(call, f"{q}() in XLA code", fix)
                 continue
-            if q == "torch.device" and call.args and is_cuda_string(model, call.args[0], ctx):
+            if q == "torch.device" and is_cuda_string(model, model.kwarg(call, "type", 0), ctx):
                 if model.in_xla_code(ctx):
                     yield self.finding(call, 'torch.device("cuda") in XLA code', f"use {dev}")
                 continue
@@ -204,6 +204,10 @@ class RankIndexedDevice(Rule):
         return type(value) is int and value != 0 and model.is_launched(ctx)
 
     def _xla_string_with_rank(self, model, arg, ctx) -> bool:
+        if type(arg) in (ast.Name, ast.Attribute):
+            values = model.resolve_values(arg, ctx)
+            if values and len(values) == 1 and type(values[0][0]) in (ast.JoinedStr, ast.Constant):
+                arg, ctx = values[0]
         if type(arg) is ast.JoinedStr:
             head = str_value(model, arg, ctx)
             if head is not None and head.startswith("xla:") and len(arg.values) >= 2:

@@ -149,7 +149,36 @@ def _backend(model, call, ctx):
     if arg is None:
         return None
     value = model.const(arg, ctx)
-    return value.lower() if isinstance(value, str) else UNKNOWN
+    if isinstance(value, str):
+        return value.lower()
+    q = model.qualname(arg, ctx) if isinstance(arg, ast.AST) else None
+    if q is not None and q.startswith("torch.distributed.Backend."):  # dist.Backend.GLOO
+        return q.rsplit(".", 1)[1].lower()
+    return UNKNOWN
+
+
+def _is_spmd_module(model) -> bool:
+    names = [q for _, q, _ in model.references("torch_xla")]
+    names += [full for _, _, full, _ in model.imports + model.import_froms]
+    return any(q == "torch_xla.runtime.use_spmd" or q.startswith(("torch_xla.distributed.spmd", "torch_xla.experimental.xla_sharding"))
+               for q in names) or any(key == "XLA_USE_SPMD" for key, _, _, _ in model.env_writes())
+
+
+def _guarded_by_env_test(model, ctx, keys) -> bool:
+    """Code in the body of ``if "RANK" in os.environ:`` (or ``os.environ.get("RANK")``)."""
+    for frame in ctx.frames:
+        if not isinstance(frame, tuple) or not frame[1]:
+            continue
+        test = frame[0]
+        operands = test.values if type(test) is ast.BoolOp and type(test.op) is ast.And else [test]
+        for t in operands:
+            if type(t) is ast.Compare and len(t.ops) == 1 and type(t.ops[0]) is ast.In \
+                    and model.qualname(t.comparators[0], ctx) == "os.environ" and model.const(t.left, ctx) in keys:
+                return True
+            if type(t) is ast.Call and model.call_name(t, ctx) in ("os.environ.get", "os.getenv") and t.args \
+                    and model.const(t.args[0], ctx) in keys:
+                return True
+    return False
 
 
 def _init_method(model, call, ctx):
@@ -161,8 +190,9 @@ def _init_method(model, call, ctx):
 
 
 def _explicit_env_init(model) -> bool:
+    """An ``xla`` process group set up on purpose with ``init_method="env://"``."""
     for call, ctx in model.calls_to(INIT_PG):
-        if _init_method(model, call, ctx) == "env://":
+        if _init_method(model, call, ctx) == "env://" and _backend(model, call, ctx) == "xla":
             return True
     return False
 
@@ -182,10 +212,11 @@ class NonXlaProcessGroup(Rule):
     multi-host pods.
 
     ## Known problems
-    Not reported: `gloo` with `init_method="xla://"` (the documented CPU group for SPMD
-    and distributed checkpointing), `dist.new_group(backend="gloo")` next to an `xla`
-    group, scripts launched by torchrun, `MASTER_*` next to an explicit `env://` init,
-    and branches that run only without XLA.
+    Not reported: `gloo` with `init_method="xla://"` in an SPMD module (the documented CPU
+    group for SPMD and distributed checkpointing), `dist.new_group(backend="gloo")` next to an `xla`
+    group, scripts launched by torchrun, and branches that run only without XLA.
+    `MASTER_*` next to an `xla` group set up with an explicit `init_method="env://"` is
+    left to XLA104 (one finding per fix).
 
     ## Example
     ```python
@@ -240,7 +271,7 @@ class NonXlaProcessGroup(Rule):
             backend = _backend(model, call, ctx)
             if backend not in ("gloo", "nccl", "mpi"):
                 continue
-            if backend == "gloo" and _init_method(model, call, ctx) in ("xla://", "pjrt://"):
+            if backend == "gloo" and _init_method(model, call, ctx) in ("xla://", "pjrt://") and _is_spmd_module(model):
                 continue
             yield self.finding(call, f'init_process_group with the "{backend}" backend in XLA code', fix)
         if _explicit_env_init(model):
@@ -337,8 +368,9 @@ class RankFromEnvOrHardcoded(Rule):
     is wrong on every other topology (a v4-8 runs 4 processes, a v3-8 8 replicas).
 
     ## Known problems
-    Scripts launched by torchrun are not reported. A call already reported by XLA103 or
-    XLA104 is not reported again.
+    Scripts launched by torchrun are not reported, nor reads guarded by
+    `if "RANK" in os.environ:` (torchrun-compatible code). A call already reported by
+    XLA103 or XLA104 is not reported again.
 
     ## Example
     ```python
@@ -383,7 +415,8 @@ class RankFromEnvOrHardcoded(Rule):
         if model.torchrun_hints():
             return
         for key, node, ctx in model.env_reads():
-            if key in RANK_VARS and model.is_launched(ctx) and model.in_xla_code(ctx):
+            if key in RANK_VARS and model.is_launched(ctx) and model.in_xla_code(ctx) \
+                    and not _guarded_by_env_test(model, ctx, RANK_VARS):
                 yield self.finding(
                     node, f'os.environ["{key}"] read in code started by the XLA launcher, which does not set it',
                     f"use {runtime_api(self.settings, key)}",

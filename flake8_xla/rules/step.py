@@ -6,10 +6,13 @@ import ast
 
 from ..registry import Rule, rule
 
-REDUCERS = (
+GRADIENT_REDUCERS = (
     "torch_xla.core.xla_model.reduce_gradients",
-    "torch_xla.core.xla_model.all_reduce",
     "torch_xla.core.xla_model.all_reduce_bucketized_gradients",
+)
+REDUCERS = (  # reduce gradients when given gradients
+    "torch_xla.core.xla_model.all_reduce",
+    "torch_xla.core.xla_model.reduce_scatter",
     "torch.distributed.all_reduce",
     "torch.distributed.reduce_scatter",
 )
@@ -21,8 +24,8 @@ ITER_WRAPPERS = ("enumerate", "iter", "tqdm", "zip", "trange")
 class UnreducedOptimizerStep(Rule):
     """## What it does
     Flags `optimizer.step()` (any receiver holding a torch optimizer) in a step loop of
-    code started by a multi-process XLA launcher, when nothing in the module reduces
-    gradients across replicas.
+    code started by a multi-process XLA launcher, or in a helper such a loop calls, when
+    nothing in the module reduces gradients across replicas.
 
     ## Why is this bad?
     In native XLA data parallel each replica computes gradients on its own shard; nothing
@@ -33,7 +36,8 @@ class UnreducedOptimizerStep(Rule):
     Not reported when the module uses DDP, XLA FSDP, FSDPv2 / SPMD, ZeRO-1, torch FSDP or
     a training framework (Accelerate, Lightning, HF Trainer); when `xm.reduce_gradients`
     or an `all_reduce` runs earlier in the same loop body; without a launcher (single
-    device); with `nprocs=1` or `debug_single_process=True`.
+    device); with `nprocs=1` or `debug_single_process=True`. An `all_reduce` counts only
+    when its arguments are gradients (`p.grad`, `grads`), not a loss reduced for logging.
 
     ## Example
     ```python
@@ -89,21 +93,48 @@ class UnreducedOptimizerStep(Rule):
     def check(self, model):
         if model.reduces_gradients_elsewhere():
             return
+        seen = set()
         for loop in model.loops:
-            if not model.is_step_loop(loop):
-                continue
             ctx = loop.ctx
-            if not (model.is_launched(ctx, multi_only=True) and model.in_xla_code(ctx)):
+            if not (model.is_step_loop(loop) and model.is_launched(ctx, multi_only=True) and model.in_xla_code(ctx)):
                 continue
-            reductions = [c.lineno for c, x in loop.calls if model.call_name(c, x) in REDUCERS]
+            reductions = [c.lineno for c, x in loop.calls if _reduces_gradients(model, c, x)]
             for call, cctx in loop.calls:
-                if cctx.loops[-1] is not loop:  # report each step once, in its innermost loop
+                if cctx.loops[-1] is loop and self._unreduced(model, call, cctx, reductions):
+                    seen.add(id(call))
+                    yield self.finding(call)
+            if reductions:
+                continue
+            # a helper called from the loop body steps once per iteration too
+            roots = [f for call, cctx in loop.calls for f in model.function_of(call.func, cctx)]
+            for func in model.functions:
+                if id(func) not in model.reachable(roots):
                     continue
-                if not model.is_optimizer_step(call, cctx) or not model.in_xla_code(cctx):
-                    continue
-                if any(line <= call.lineno for line in reductions):
-                    continue
-                yield self.finding(call)
+                helper_reductions = [c.lineno for c, x in func.calls if _reduces_gradients(model, c, x)]
+                for call, cctx in func.calls:
+                    if not cctx.loops and id(call) not in seen and self._unreduced(model, call, cctx, helper_reductions):
+                        seen.add(id(call))
+                        yield self.finding(call)
+
+    @staticmethod
+    def _unreduced(model, call, ctx, reductions) -> bool:
+        return (model.is_optimizer_step(call, ctx) and model.in_xla_code(ctx)
+                and not any(line <= call.lineno for line in reductions))
+
+
+def _reduces_gradients(model, call, ctx) -> bool:
+    """``xm.reduce_gradients(opt)``, or an all-reduce whose arguments are gradients."""
+    q = model.call_name(call, ctx)
+    if q in GRADIENT_REDUCERS:
+        return True
+    if q not in REDUCERS:
+        return False
+    for arg in list(call.args) + [k.value for k in call.keywords]:
+        for node in ast.walk(arg):
+            ident = node.attr if type(node) is ast.Attribute else node.id if type(node) is ast.Name else ""
+            if "grad" in ident.lower():
+                return True
+    return False
 
 
 def _unwrap_iter(model, expr, ctx):
