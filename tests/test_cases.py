@@ -101,3 +101,13 @@ def test_local_copies_equal_shared():
         local = LOCAL / shared.name
         assert local.exists(), f"copy {shared.name} into tests/cases"
         assert local.read_bytes() == shared.read_bytes(), f"tests/cases/{shared.name} differs from shared"
+
+
+def test_jobs_2_same_as_jobs_1():
+    """flake8 -j2 (multiprocessing) gives the same output as -j1 on the handed cases."""
+    paths = [c.path for c in CASES if _runnable(c)]
+    for flags in ([], ["--xla-scope=always"], ["--xla-version=2.7"]):
+        serial = flake8(paths, flags, extra=["-j1"])
+        parallel = flake8(paths, flags, extra=["-j2"])
+        assert serial == parallel
+        assert any(serial.values())

@@ -1,0 +1,136 @@
+"""Never crash the user's lint run: odd, deep, huge and generated programs lint without an
+exception and without XLA000, through the engine and through real flake8."""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+import textwrap
+
+import pytest
+
+from flake8_runner import flake8
+from flake8_xla import engine
+from flake8_xla.settings import Settings
+
+from syntax_samples import HEADER, SYNTAX
+ALWAYS = Settings(scope="always")
+
+
+def lint_ok(source: str, settings: Settings = ALWAYS) -> list:
+    tree = ast.parse(source)
+    found = engine.run(tree, settings, source)
+    assert not [f for f in found if f.code == "XLA000"], found
+    for f in found:
+        assert f.line >= 1 and f.col >= 0 and f.code.startswith("XLA") and f.message
+    return found
+
+
+def _max_depth(make) -> int:
+    """The deepest nesting ``ast.parse`` accepts for a generator of nested source."""
+    lo, hi = 1, 1
+    while True:
+        try:
+            ast.parse(make(hi))
+        except (SyntaxError, RecursionError, MemoryError):
+            break
+        lo, hi = hi, hi * 2
+        if hi > 1 << 20:
+            return lo
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        try:
+            ast.parse(make(mid))
+            lo = mid
+        except (SyntaxError, RecursionError, MemoryError):
+            hi = mid
+    return lo
+
+
+def test_twenty_thousand_term_chain_in_a_step_loop():
+    """A 20,000-term ``a + a + ...`` in a step loop: built as a tree, since CPython 3.11's
+    ``ast.parse`` itself gives up on it (the engine must not, whatever the tree's depth)."""
+    src = HEADER + textwrap.dedent("""\
+        def train(i, loader, model, opt):
+            for a in loader:
+                loss = a + a
+                loss.backward()
+                opt.step()
+        torch_xla.launch(train, args=(None, None, None))
+    """)
+    tree = ast.parse(src)
+    assign = tree.body[3].body[0].body[0]
+    chain = ast.Name("a", ast.Load(), lineno=6, col_offset=15)
+    for i in range(19999):
+        chain = ast.BinOp(chain, ast.Add(), ast.Name("a", ast.Load(), lineno=6, col_offset=15),
+                          lineno=6, col_offset=15)
+    assign.value = chain
+    found = engine.run(tree, ALWAYS, None)
+    assert [(f.line, f.code) for f in found] == [(8, "XLA201")]
+    longest = _max_depth(lambda n: HEADER + "loss = " + " + ".join(["a"] * n) + "\n")
+    lint_ok(HEADER + "for a in b:\n    loss = " + " + ".join(["a"] * (longest // 2)) + "\n    loss.backward()\n")
+
+
+@pytest.mark.parametrize("shape", ["parens", "lists", "calls", "attrs", "subscripts", "unary", "lambda"])
+def test_nesting_as_deep_as_ast_parse_accepts(shape):
+    makers = {
+        "parens": lambda n: "x = " + "(" * n + "xm.mark_step()" + ")" * n,
+        "lists": lambda n: "x = " + "[" * n + "1" + "]" * n,
+        "calls": lambda n: "x = " + "f(" * n + "1" + ")" * n,
+        "attrs": lambda n: "x = xm" + ".a" * n,
+        "subscripts": lambda n: "x = xm" + "[0]" * n,
+        "unary": lambda n: "x = " + "-" * n + "1",
+        "lambda": lambda n: "x = " + "lambda: " * n + "1",
+    }
+    make = makers[shape]
+    depth = _max_depth(make)
+    lint_ok(HEADER + make(depth))
+
+
+def test_deeply_nested_statements():
+    def make(n):
+        lines, indent = [], ""
+        for i in range(n):
+            lines.append(f"{indent}if x{i}:")
+            indent += " "
+        lines.append(f"{indent}xm.mark_step()")
+        return HEADER + "\n".join(lines) + "\n"
+    lint_ok(make(_max_depth(make)))
+
+
+def test_five_thousand_line_function():
+    body = "\n".join(f"    x{i} = model(x{i - 1}).cuda()" for i in range(1, 5000))
+    src = HEADER + f"def f(model, x0):\n{body}\n    return x4999\n"
+    found = lint_ok(src, Settings())
+    assert len(found) == 4999 and {f.code for f in found} == {"XLA401"}
+
+
+def test_one_megabyte_string_literal():
+    src = HEADER + "s = '" + "x" * (1 << 20) + "'\nxm.mark_step()\n"
+    assert [f.code for f in lint_ok(src, Settings())] == ["XLA805"]
+
+
+@pytest.mark.parametrize("version", sorted(SYNTAX), ids=lambda v: "%d.%d" % v)
+def test_every_syntax_form(version):
+    if sys.version_info[:2] < version:
+        pytest.skip(f"Python {version} syntax")
+    src = HEADER + textwrap.dedent(SYNTAX[version])
+    lint_ok(src)
+
+
+def test_odd_programs_through_flake8(tmp_path):
+    """Real flake8 over the adversarial inputs: no traceback, no XLA000."""
+    files = []
+    for i, src in enumerate([
+        HEADER + "x = " + "(" * 150 + "1" + ")" * 150 + "\n",
+        HEADER + "\n".join(f"def f{i}(): f{i + 1}()" for i in range(2000)) + "\n",
+        HEADER + "for x in y:\n    for z in x:\n        z.backward()\n        xm.optimizer_step()\n",
+        "\n",
+        "# only a comment about torch_xla\n",
+    ]):
+        path = tmp_path / f"odd{i}.py"
+        path.write_text(src)
+        files.append(path)
+    found = flake8(files, ["--xla-scope=always"])
+    assert not any(code == "XLA000" for v in found.values() for _, _, code in v)
