@@ -1,115 +1,117 @@
-"""torch_xla API facts across releases: data, not code.
+"""torch_xla API facts across releases: the data lives in ``flake8_xla/data/*.json``.
 
-Every boundary below was checked on the pytorch/xla release tags by reading the tagged
-source (``git show vX.Y.0:torch_xla/...``; 2.1 from ``v2.1.1``, since the ``v2.1.0`` tag
-points at a pre-release master commit). Versions are ``"X.Y"`` strings; ``None`` means
-"never" within the releases the rules know.
+- ``api_changes.json`` (curated): every renamed, deprecated or removed name or module,
+  with the release that deprecated and removed it, its replacement and the release that
+  introduced the replacement, and a reference; signature overrides; call suggestions;
+  hints for names that no release defines.
+- ``torch_xla_names.json`` (generated from the release tags): the names bound at module
+  level in ``torch_xla``, ``xm``, ``xr``, ``xmp``, ``pl``, ``xs`` and ``torch_xla.amp``,
+  per release.
+- ``torch_xla_signatures.json`` (generated from the release tags): parameter lists of
+  the public functions of those modules, per release range.
 
-``CHANGES``: one record per renamed, deprecated or removed name.
-``SIGNATURES``: parameter lists of torch_xla APIs per version range, for XLA809.
+Every boundary was checked on the pytorch/xla release tags (``git show vX.Y.0:...``; 2.1
+from ``v2.1.1``, since the ``v2.1.0`` tag points at a pre-release master commit).
+Versions are ``"X.Y"`` strings; ``None`` means never within the releases the rules know.
 """
 
 from __future__ import annotations
 
-CHANGES: tuple[dict, ...] = (
-    {
-        "code": "XLA801",
-        "name": "torch_xla.core.xla_model.xrt_world_size",
-        "deprecated": "2.5",
-        "removed": "2.7",
-        "replacement": "torch_xla.runtime.world_size()",
-        "replacement_since": "2.1",
-        "reference": "torch_xla/core/xla_model.py: deprecated(...) alias in 2.5-2.6 (#7679), removed in 2.7 (#8927)",
-    },
-    {
-        "code": "XLA802",
-        "name": "torch_xla.core.xla_model.get_ordinal",
-        "deprecated": "2.5",
-        "removed": "2.7",
-        "replacement": "torch_xla.runtime.global_ordinal()",
-        "replacement_since": "2.1",
-        "reference": "torch_xla/core/xla_model.py: deprecated(...) alias in 2.5-2.6 (#7679), removed in 2.7 (#8927)",
-    },
-    {
-        "code": "XLA804",
-        "name": "torch_xla.core.xla_model.xla_device",
-        "deprecated": "2.8",
-        "removed": None,
-        "replacement": "torch_xla.device()",
-        "replacement_since": "2.3",
-        "reference": 'torch_xla/core/xla_model.py: @deprecated("Use torch_xla.device instead") since 2.8 (#9200)',
-    },
-    {
-        "code": "XLA804",
-        "name": "torch_xla.runtime.xla_device",
-        "deprecated": None,
-        "removed": "2.8",
-        "replacement": "torch_xla.device()",
-        "replacement_since": "2.3",
-        "reference": "torch_xla/runtime.py: xla_device present 2.1-2.7, removed in 2.8 (#9200)",
-    },
-    {
-        "code": "XLA805",
-        "name": "torch_xla.core.xla_model.mark_step",
-        "deprecated": "2.8",
-        "removed": None,
-        "replacement": "torch_xla.sync()",
-        "replacement_since": "2.4",
-        "reference": 'torch_xla/core/xla_model.py: @deprecated("Use torch_xla.sync instead") since 2.8 (#9086)',
-    },
-)
+import functools
+import json
+from pathlib import Path
 
-# name -> list of (first version, last version or None, parameter list in Python syntax,
-# the call to suggest). A parameter list "" means no arguments.
-SIGNATURES: dict[str, tuple[tuple[str, str | None, str, str], ...]] = {
-    "torch_xla.core.xla_model.optimizer_step": (
-        ("2.0", None, "optimizer, barrier=False, optimizer_args={}, groups=None, pin_layout=True",
-         "xm.optimizer_step(optimizer)"),
-    ),
-    "torch_xla.core.xla_model.reduce_gradients": (
-        ("2.0", None, "optimizer, groups=None, pin_layout=True", "xm.reduce_gradients(optimizer)"),
-    ),
-    "torch_xla.core.xla_model.get_local_ordinal": (
-        ("2.0", "2.4", "defval=0", "xm.get_local_ordinal()"),
-        ("2.5", None, "", "xr.local_ordinal()"),
-    ),
-    "torch_xla.core.xla_model.get_xla_supported_devices": (
-        ("2.0", "2.7", "devkind: str = None, max_devices: int = None", "xm.get_xla_supported_devices()"),
-        ("2.8", None, "max_devices: int = None", "torch_xla.devices()"),
-    ),
-    "torch_xla.core.xla_model.xla_device": (
-        ("2.0", None, "n=None, devkind=None", "torch_xla.device()"),
-    ),
-    "torch_xla.core.xla_model.mark_step": (
-        ("2.0", "2.3", "wait=False", "xm.mark_step()"),
-        ("2.4", None, "wait=False, reset_scope=True", "torch_xla.sync()"),
-    ),
-    "torch_xla.core.xla_model.add_step_closure": (
-        ("2.0", None, "closure, args=(), run_async=False", "xm.add_step_closure(fn, args=(...))"),
-    ),
-    "torch_xla.core.xla_model.is_master_ordinal": (
-        ("2.0", None, "local=True", "xm.is_master_ordinal(local=False)"),
-    ),
-    "torch_xla.distributed.xla_multiprocessing.spawn": (
-        ("2.0", None, "fn, args=(), nprocs=None, join=True, daemon=False, start_method='spawn'",
-         "xmp.spawn(fn, args=(...))"),
-    ),
-    "torch_xla.launch": (
-        ("2.5", None, "fn, args=(), start_method='spawn', debug_single_process=False",
-         "torch_xla.launch(fn, args=(...))"),
-    ),
-    "torch_xla.device": (
-        ("2.3", None, "index=None", "torch_xla.device()"),
-    ),
-    "torch_xla.sync": (
-        ("2.4", "2.4", "", "torch_xla.sync()"),
-        ("2.5", "2.7", "wait=False", "torch_xla.sync(wait=...)"),
-        ("2.8", None, "wait=False, reset_scope=True", "torch_xla.sync(wait=...)"),
-    ),
-    "torch_xla.runtime.world_size": (("2.1", None, "", "xr.world_size()"),),
-    "torch_xla.runtime.global_ordinal": (("2.1", None, "", "xr.global_ordinal()"),),
-    "torch_xla.runtime.local_ordinal": (("2.1", None, "", "xr.local_ordinal()"),),
-    "torch_xla.distributed.parallel_loader.MpDeviceLoader": (
-        ("2.0", None, "loader, device, **kwargs", "pl.MpDeviceLoader(loader, device)"),
-    ),
-}
+DATA = Path(__file__).resolve().parent / "data"
+VERSIONS = tuple(f"2.{m}" for m in range(10))
+
+
+def vtuple(text: str | None) -> tuple[int, int] | None:
+    return None if text is None else tuple(int(p) for p in text.split("."))  # type: ignore[return-value]
+
+
+@functools.lru_cache(maxsize=None)
+def _load(name: str) -> dict:
+    with open(DATA / name, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def changes() -> list[dict]:
+    """The curated change records (``code``, ``kind``, ``name``, ``deprecated``, ``removed``, ...)."""
+    return _load("api_changes.json")["changes"]
+
+
+def hints() -> dict[str, str]:
+    return _load("api_changes.json")["hints"]
+
+
+def suggestion(qualname: str) -> str | None:
+    return _load("api_changes.json")["suggestions"].get(qualname)
+
+
+@functools.lru_cache(maxsize=None)
+def signatures() -> dict[str, list[list]]:
+    """qualname -> [[first, last or None, params text], ...] (overrides win)."""
+    table = dict(_load("torch_xla_signatures.json")["signatures"])
+    table.update(_load("api_changes.json")["signature_overrides"])
+    return table
+
+
+def signature(qualname: str, version: tuple[int, int]) -> str | None:
+    """The parameter list of ``qualname`` in ``version``, or None when it has none there."""
+    for first, last, params in signatures().get(qualname, ()):
+        if vtuple(first) <= version and (last is None or version <= vtuple(last)):
+            return params
+    return None
+
+
+def _expand(ranges: str) -> frozenset[str]:
+    out = set()
+    for part in ranges.split(","):
+        first, _, last = part.partition("-")
+        last = last or first
+        out.update(v for v in VERSIONS if vtuple(first) <= vtuple(v) <= vtuple(last))
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=None)
+def tracked_modules() -> dict[str, dict]:
+    """module -> {"present": frozenset of versions, "names": {name: frozenset of versions}}."""
+    out = {}
+    for module, data in _load("torch_xla_names.json")["modules"].items():
+        out[module] = {
+            "present": _expand(data["present"]),
+            "names": {name: _expand(r) for name, r in data["names"].items()},
+        }
+    return out
+
+
+def name_versions(module: str, name: str) -> frozenset[str] | None:
+    """Releases whose ``module`` binds ``name``; None when the module is not tracked."""
+    data = tracked_modules().get(module)
+    if data is None:
+        return None
+    return data["names"].get(name, frozenset())
+
+
+def names_in(module: str, version: str) -> list[str]:
+    data = tracked_modules().get(module, {"names": {}})
+    return sorted(n for n, vs in data["names"].items() if version in vs)
+
+
+def env_vars() -> dict[str, dict]:
+    """Environment variables torch_xla deprecated or stopped reading (``XRT_*`` is a prefix)."""
+    return _load("api_changes.json")["env_vars"]
+
+
+def env_var(key: str) -> tuple[str, dict] | None:
+    table = env_vars()
+    if key in table:
+        return key, table[key]
+    for pattern, entry in table.items():
+        if pattern.endswith("*") and key.startswith(pattern[:-1]):
+            return pattern, entry
+    return None
+
+
+def older_equivalent(qualname: str) -> str | None:
+    return _load("api_changes.json")["older_equivalents"].get(qualname)

@@ -30,7 +30,6 @@ CANONICAL = {
     "torch.multiprocessing.spawn.start_processes": "torch.multiprocessing.start_processes",
     "torch.utils.data.dataloader.DataLoader": "torch.utils.data.DataLoader",
     "torch_xla.distributed.fsdp.xla_fully_sharded_data_parallel.XlaFullyShardedDataParallel": "torch_xla.distributed.fsdp.XlaFullyShardedDataParallel",
-    "torch_xla.experimental.spmd_fully_sharded_data_parallel.SpmdFullyShardedDataParallel": "torch_xla.distributed.spmd.SpmdFullyShardedDataParallel",
     "torch_xla.distributed.parallel_loader.ParallelLoader.per_device_loader": "torch_xla.distributed.parallel_loader.ParallelLoader.per_device_loader",
     "os.environ.__setitem__": "os.environ.__setitem__",
 }
@@ -661,6 +660,26 @@ class Model:
         out.sort(key=lambda r: (r[0].lineno, r[0].col_offset))
         self._cache[key] = out
         return out
+
+    def import_refs(self, prefix: str) -> list[tuple[ast.alias, str, Ctx]]:
+        """``import a.b.c [as x]`` statements (their alias) naming a module under ``prefix``."""
+        out = []
+        for node, alias, full, ctx in self.imports:
+            if full == prefix or full.startswith(prefix + "."):
+                out.append((alias if hasattr(alias, "lineno") else node, full, ctx))
+        return out
+
+    def root_import(self, expr: ast.AST, ctx: Ctx) -> str | None:
+        """The dotted name imported into the root name of an attribute chain, if an import binds it."""
+        node = expr
+        while type(node) is ast.Attribute:
+            node = node.value
+        if type(node) is not ast.Name:
+            return None
+        bindings = self.lookup(node.id, ctx, getattr(node, "lineno", None))
+        if bindings and all(kind == "import" for _, kind, _, _ in bindings) and len({b[2] for b in bindings}) == 1:
+            return bindings[0][2]
+        return None
 
     def _attr_qualname(self, node, ctx):
         key = ("aq", id(node))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import difflib
 import functools
 
 from .. import api_table
@@ -13,7 +14,7 @@ from ._common import short_name
 
 
 def _v(text: str | None):
-    return None if text is None else tuple(int(p) for p in text.split("."))
+    return api_table.vtuple(text)
 
 
 def _replacement(entry, settings) -> str:
@@ -23,32 +24,65 @@ def _replacement(entry, settings) -> str:
     return f"use {entry['replacement']}"
 
 
+def _status(entry, settings):
+    """('removed' | 'deprecated' | None) of a change record for the target version."""
+    target = settings.target_version
+    if entry["removed"] is not None and target >= _v(entry["removed"]):
+        return "removed"
+    if entry["deprecated"] is not None and target >= _v(entry["deprecated"]):
+        return "deprecated"
+    return None
+
+
+def _problem(entry, display, status, node) -> str:
+    if status == "removed":
+        error = "ModuleNotFoundError" if entry["kind"] == "module" else (
+            "ImportError" if type(node) is ast.alias else "AttributeError")
+        return f"{display} was removed in torch_xla {entry['removed']} ({error} from {entry['removed']} on)"
+    text = f"{display} is deprecated since torch_xla {entry['deprecated']}"
+    if entry["removed"] is not None:
+        text += f" and removed in {entry['removed']}"
+    return text
+
+
 class ApiChangeRule(Rule):
-    """Base of the rules that report one or more entries of ``api_table.CHANGES``."""
+    """Base of the rules that report records of ``api_table.changes()`` (one code each)."""
 
     scope = ANYWHERE
     severity = "C"
+    supersedes = ("XLA809", "XLA812")  # replacing the name fixes its arguments too
 
     def check(self, model):
-        target = self.settings.target_version
-        for entry in api_table.CHANGES:
+        for entry in api_table.changes():
             if entry["code"] != self.code:
                 continue
-            deprecated, removed = _v(entry["deprecated"]), _v(entry["removed"])
-            display = short_name(entry["name"])
-            if removed is not None and target >= removed:
-                problem = f"{display} was removed in torch_xla {entry['removed']} (AttributeError from {entry['removed']} on)"
-            elif deprecated is not None and target >= deprecated:
-                problem = f"{display} is deprecated since torch_xla {entry['deprecated']}"
-                if removed is not None:
-                    problem += f" and removed in {entry['removed']}"
-            else:
+            status = _status(entry, self.settings)
+            if status is None:
+                continue
+            if entry["kind"] == "module":
+                yield from self._module(model, entry, status)
                 continue
             fix = _replacement(entry, self.settings) or self.fix
             for node, q, ctx in model.references(entry["name"]):
                 if q == entry["name"]:
-                    text = problem.replace("(AttributeError", "(ImportError") if type(node) is ast.alias else problem
-                    yield self.finding(node, text, fix)
+                    yield self.finding(node, _problem(entry, short_name(entry["name"]), status, node), fix)
+
+    def _module(self, model, entry, status):
+        module = entry["name"]
+        names = entry.get("names", {})
+        fix = _replacement(entry, self.settings) or self.fix
+        for node, full, ctx in model.import_refs(module):
+            yield self.finding(node, _problem(entry, full, status, node), fix)
+        for node, q, ctx in model.references(module):
+            rest = q[len(module) + 1:].split(".", 1)[0] if q != module else ""
+            display = f"{module}.{rest}" if rest else module
+            specific = names.get(rest)
+            if type(node) is not ast.alias:
+                root = model.root_import(node, ctx)
+                if root is not None and (root == module or root.startswith(module + ".")) and not specific:
+                    continue  # the import is reported; the use needs no other change
+            yield self.finding(node, _problem(entry, display, status, node),
+                               f"use {specific}" if specific else fix)
 
 
 @rule
@@ -306,21 +340,375 @@ class BadCallSignature(Rule):
 
     def check(self, model):
         target = self.settings.target_version
-        for name, variants in api_table.SIGNATURES.items():
-            current = [v for v in variants if _v(v[0]) <= target and (v[1] is None or target <= _v(v[1]))]
-            if not current:
-                continue
-            first, _, params_text, suggestion = current[0]
+        version = version_str(target)
+        for name in api_table.signatures():
+            params_text = api_table.signature(name, target)
+            if params_text is None:
+                continue  # not defined in this release: XLA812 says so
             params = _params(params_text)
+            display = short_name(name)
             for call, ctx in model.calls_to(name):
                 why = bind_error(call, params)
                 if why is None:
                     continue
-                display = short_name(name)
+                suggestion = api_table.suggestion(name) or f"{display}({_required(params)})"
                 yield self.finding(
-                    call, f"{display}() {why} (torch_xla {version_str(target)}: {display}({params_text}))",
+                    call, f"{display}() {why} (torch_xla {version}: {display}({params_text}))",
                     f"call {suggestion}",
                 )
 
 
+def _required(params) -> str:
+    return ", ".join(p[0] for p in params if p[1] == "pos" and not p[2])
+
 del UNKNOWN
+
+
+@rule
+class RemovedParseXlaDevice(ApiChangeRule):
+    """## What it does
+    Flags `xm.parse_xla_device` (call, reference or from-import).
+
+    ## Why is this bad?
+    Deprecated in torch_xla 2.5 and removed in 2.7 (`AttributeError`); there is no
+    public replacement.
+
+    ## Example
+    ```python
+    kind, index = xm.parse_xla_device(device)
+    ```
+
+    ## Use instead
+    ```python
+    index = torch.device(device).index
+    ```
+
+    ## References
+    - torch_xla `torch_xla/core/xla_model.py` (deprecated alias 2.5-2.6, #7679; removed 2.7, #8927)
+    - Target version: `--xla-version` (default 2.9) decides deprecated/removed wording.
+    """
+
+    code = "XLA803"
+    name = "removed-parse-xla-device"
+    message = "xm.parse_xla_device is removed"
+    fix = "use torch.device(device).index"
+    versions = "deprecated 2.5, removed 2.7"
+    bad = ["import torch_xla.core.xla_model as xm\ni = xm.parse_xla_device('xla:0')\n"]
+    good = ["import torch\nimport torch_xla\ni = torch.device('xla:0').index\n"]
+
+
+@rule
+class RemovedExperimentalPjrt(ApiChangeRule):
+    """## What it does
+    Flags `torch_xla.experimental.pjrt`: its import (every spelling) and uses of its names
+    (`pjrt.world_size()`, `pjrt.global_ordinal()`, `pjrt.xla_device()`, ...).
+
+    ## Why is this bad?
+    The PJRT runtime API moved to `torch_xla.runtime` in 2.1; the old module kept
+    deprecated aliases until 2.4 and is gone from 2.5 (`ModuleNotFoundError`).
+
+    ## Example
+    ```python
+    from torch_xla.experimental import pjrt
+    world = pjrt.world_size()
+    ```
+
+    ## Use instead
+    ```python
+    import torch_xla.runtime as xr
+    world = xr.world_size()
+    ```
+
+    ## References
+    - torch_xla `docs/source/learn/_pjrt.md` "New features in PyTorch/XLA r2.1" (moved to `torch_xla.runtime`)
+    - torch_xla `torch_xla/experimental/pjrt.py` (deprecated aliases 2.1-2.4, absent from 2.5)
+    - Target version: `--xla-version` (default 2.9) decides deprecated/removed wording.
+    """
+
+    code = "XLA806"
+    name = "removed-experimental-pjrt"
+    message = "torch_xla.experimental.pjrt is removed"
+    fix = "use torch_xla.runtime (import torch_xla.runtime as xr)"
+    versions = "deprecated 2.1, removed 2.5"
+    bad = ["import torch_xla.experimental.pjrt as pjrt\n",
+           "import torch_xla\nn = torch_xla.experimental.pjrt.world_size()\n"]
+    good = ["import torch_xla.runtime as xr\nn = xr.world_size()\n"]
+
+
+@rule
+class RemovedExperimentalSharding(ApiChangeRule):
+    """## What it does
+    Flags imports of `torch_xla.experimental.xla_sharding` and
+    `torch_xla.experimental.xla_sharded_tensor`, every spelling.
+
+    ## Why is this bad?
+    SPMD moved to `torch_xla.distributed.spmd` in 2.2; the old modules warned until 2.4
+    and are gone from 2.5 (`ModuleNotFoundError`).
+
+    ## Example
+    ```python
+    import torch_xla.experimental.xla_sharding as xs
+    ```
+
+    ## Use instead
+    ```python
+    import torch_xla.distributed.spmd as xs     # Mesh, mark_sharding, ShardingSpec, XLAShardedTensor
+    ```
+
+    ## References
+    - torch_xla `torch_xla/experimental/xla_sharding.py` shim ("Please use torch_xla.distributed.spmd instead", 2.2-2.4)
+    - torch_xla `docs/source/perf/spmd_basic.md`
+    - Target version: `--xla-version` (default 2.9) decides deprecated/removed wording.
+    """
+
+    code = "XLA807"
+    name = "removed-experimental-sharding"
+    message = "torch_xla.experimental.xla_sharding is removed"
+    fix = "use torch_xla.distributed.spmd (import torch_xla.distributed.spmd as xs)"
+    versions = "deprecated 2.2, removed 2.5"
+    bad = ["import torch_xla.experimental.xla_sharding as xs\n",
+           "from torch_xla.experimental.xla_sharded_tensor import XLAShardedTensor\n"]
+    good = ["import torch_xla.distributed.spmd as xs\nmesh = xs.Mesh([0], (1,))\n"]
+
+
+@rule
+class RemovedExperimentalCompile(ApiChangeRule):
+    """## What it does
+    Flags `torch_xla.experimental.compile` (call, reference or from-import).
+
+    ## Why is this bad?
+    Added in 2.4, deprecated in 2.5 when `torch_xla.compile` arrived, removed in 2.7
+    (`AttributeError` / `ImportError`).
+
+    ## Example
+    ```python
+    step_fn = torch_xla.experimental.compile(step_fn)
+    ```
+
+    ## Use instead
+    ```python
+    step_fn = torch_xla.compile(step_fn)
+    ```
+
+    ## References
+    - torch_xla `torch_xla/experimental/eager.py` ("torch_xla.experimental.compile is deprecated. Use torch_xla.compile instead.", 2.5-2.6)
+    - torch_xla `docs/source/learn/eager.md`
+    - Target version: `--xla-version` (default 2.9) decides deprecated/removed wording.
+    """
+
+    code = "XLA808"
+    name = "removed-experimental-compile"
+    message = "torch_xla.experimental.compile is removed"
+    fix = "use torch_xla.compile(fn)"
+    versions = "added 2.4, deprecated 2.5, removed 2.7"
+    bad = ["import torch_xla\nf = torch_xla.experimental.compile(lambda x: x)\n",
+           "from torch_xla.experimental import compile\n"]
+    good = ["import torch_xla\nf = torch_xla.compile(lambda x: x)\n"]
+
+
+def _env_finding(rule_obj, model, codes):
+    """Findings for writes of the environment variables of ``api_table.env_vars`` with ``codes``."""
+    target = rule_obj.settings.target_version
+    for key, node, _, ctx in model.env_writes():
+        found = api_table.env_var(key)
+        if found is None:
+            continue
+        _, entry = found
+        if entry["code"] not in codes or target < _v(entry["deprecated"]):
+            continue
+        if entry.get("last") is not None and target > _v(entry["last"]):
+            continue
+        if entry["no_effect"] is not None and target >= _v(entry["no_effect"]):
+            problem = f"{key} has no effect since torch_xla {entry['no_effect']}"
+        else:
+            problem = f"{key} is deprecated since torch_xla {entry['deprecated']}"
+        yield rule_obj.finding(node, problem, entry["fix"])
+
+
+@rule
+class XrtConfiguration(ApiChangeRule):
+    """## What it does
+    Flags XRT runtime configuration: `XRT_*` environment variables set in `os.environ`
+    (every spelling: `[...] =`, `setdefault`, `update`, `putenv`), and
+    `torch_xla.distributed.xla_dist`.
+
+    ## Why is this bad?
+    XRT was replaced by PJRT: from 2.1 the main wheels ignore `XRT_TPU_CONFIG` and friends
+    (PJRT runs instead, with different process semantics), and `xla_dist` no longer
+    exists. In 2.0 setting them still selects the legacy runtime.
+
+    ## Example
+    ```python
+    os.environ["XRT_TPU_CONFIG"] = "localservice;0;localhost:51011"
+    ```
+
+    ## Use instead
+    ```python
+    os.environ["PJRT_DEVICE"] = "TPU"
+    ```
+
+    ## References
+    - torch_xla `docs/source/learn/_pjrt.md` (migration diff `XRT_TPU_CONFIG` -> `PJRT_DEVICE`; `xla_dist` not needed)
+    - torch_xla release notes 2.1 ("the last release with XRT"); #5240 removed XRT
+    - Target version: `--xla-version` (default 2.9) decides the wording.
+    """
+
+    code = "XLA810"
+    name = "xrt-configuration"
+    message = "XRT runtime configuration"
+    fix = "use PJRT: set PJRT_DEVICE=TPU"
+    versions = "deprecated 2.0, no effect from 2.1"
+    bad = ["import os\nimport torch_xla\nos.environ['XRT_TPU_CONFIG'] = 'localservice;0;localhost:51011'\n",
+           "import torch_xla.distributed.xla_dist\n"]
+    good = ["import os\nos.environ['PJRT_DEVICE'] = 'TPU'\n"]
+
+    def check(self, model):
+        yield from super().check(model)
+        yield from _env_finding(self, model, ("XLA810",))
+
+
+@rule
+class XlaUseSpmdEnv(Rule):
+    """## What it does
+    Flags `XLA_USE_SPMD` set in `os.environ` (every spelling).
+
+    ## Why is this bad?
+    Since 2.1 `torch_xla.runtime.use_spmd()` is the way to enable SPMD and warns
+    "XLA_USE_SPMD is being deprecated"; the call must come before any XLA tensor exists.
+
+    ## Example
+    ```python
+    os.environ["XLA_USE_SPMD"] = "1"
+    ```
+
+    ## Use instead
+    ```python
+    import torch_xla.runtime as xr
+    xr.use_spmd()      # at program start
+    ```
+
+    ## References
+    - torch_xla `torch_xla/runtime.py` `use_spmd` (#5474, 2.1; late-call warning #6680, 2.3)
+    - torch_xla `docs/source/perf/spmd_basic.md`
+    - Reported from `--xla-version=2.1` on.
+    """
+
+    code = "XLA811"
+    name = "xla-use-spmd-env"
+    message = "XLA_USE_SPMD is deprecated"
+    fix = "call torch_xla.runtime.use_spmd() at program start"
+    scope = ANYWHERE
+    severity = "C"
+    versions = "deprecated 2.1"
+    bad = ["import os\nimport torch_xla\nos.environ['XLA_USE_SPMD'] = '1'\n"]
+    good = ["import torch_xla.runtime as xr\nxr.use_spmd()\n"]
+
+    def check(self, model):
+        yield from _env_finding(self, model, ("XLA811",))
+
+
+@rule
+class NonexistentXlaApi(Rule):
+    """## What it does
+    Flags an attribute or import of a torch_xla module (`torch_xla`, `xm`, `xr`, `xmp`,
+    `pl`, `xs`, `torch_xla.amp`) that the target torch_xla release does not define: a name
+    no release ever defined (`xm.xla_world_size`, `xm.is_master_process`, `xm.get_rank`),
+    one added after the target (`torch_xla.launch` on 2.4), or one removed before it.
+
+    ## Why is this bad?
+    The script dies with `AttributeError` / `ImportError` when it reaches the line, often
+    after minutes of TPU set-up. Names invented by autocompletion or chat assistants are
+    common here.
+
+    ## Known problems
+    Names that another XLA8 rule covers (deprecations and removals with a replacement)
+    are left to that rule. Private names (`_x`) and dunders are not checked. The public
+    names per module and release were read from the release tags; a name set at run time
+    by a module would be reported, none is known in these modules.
+
+    ## Example
+    ```python
+    if xm.is_master_process():
+        world = xm.xla_world_size()
+    ```
+
+    ## Use instead
+    ```python
+    if xm.is_master_ordinal(local=False):
+        world = xr.world_size()
+    ```
+
+    ## References
+    - torch_xla `torch_xla/core/xla_model.py`, `torch_xla/runtime.py`, `torch_xla/torch_xla.py`,
+      `torch_xla/distributed/*.py` at the release tags 2.0-2.9 (module-level names)
+    - Target version: `--xla-version` (default 2.9).
+    """
+
+    code = "XLA812"
+    name = "nonexistent-xla-api"
+    message = "not a torch_xla API"
+    fix = "check the torch_xla API docs"
+    scope = ANYWHERE
+    severity = "E"
+    versions = "2.0+ (per-release name lists)"
+    bad = ["import torch_xla.core.xla_model as xm\nn = xm.xla_world_size()\n",
+           "# options: --xla-version=2.4\nimport torch_xla\ndef f(fn):\n    torch_xla.launch(fn)\n"]
+    good = ["import torch_xla.core.xla_model as xm\nimport torch_xla.runtime as xr\n"
+            "if xm.is_master_ordinal(local=False):\n    n = xr.world_size()\n"]
+
+    def check(self, model):
+        version = self.settings.version_text
+        covered = tuple(e["name"] for e in api_table.changes())
+        refs = [(n, q, c) for n, q, c in model.references("torch_xla")
+                if not (type(n) is ast.Attribute and type(n.ctx) is not ast.Load)]
+        refs += model.import_refs("torch_xla")
+        seen = set()
+        for node, q, ctx in refs:
+            problem = self._problem(q, version, covered)
+            if problem is None or (node.lineno, node.col_offset) in seen:
+                continue
+            seen.add((node.lineno, node.col_offset))
+            yield self.finding(node, *problem)
+
+    def _usable(self, hint, version):
+        """A hint if it exists in ``version``, else its older equivalent, else None."""
+        if hint is None:
+            return None
+        target = hint.split("(", 1)[0].split(" ", 1)[0]
+        if target.startswith("torch_xla.") and self._problem(target, version, ()) is not None:
+            return api_table.older_equivalent(target)
+        return hint
+
+    def _problem(self, qualname, version, covered):
+        parts = qualname.split(".")
+        tracked = api_table.tracked_modules()
+        for i in range(1, len(parts)):
+            module, name = ".".join(parts[:i]), parts[i]
+            full = f"{module}.{name}"
+            if full in covered or full.startswith(tuple(c + "." for c in covered)) or name.startswith("_"):
+                return None
+            versions = api_table.name_versions(module, name)
+            if versions is None:  # an untracked package on the way (torch_xla.core): go on if a tracked one is below
+                if any(t.startswith(full) for t in tracked):
+                    continue
+                return None
+            display = short_name(full)
+            if not versions:
+                hint = self._usable(api_table.hints().get(name), version)
+                if hint is None:
+                    close = difflib.get_close_matches(
+                        name, [n for n in api_table.names_in(module, version) if not n.startswith("_")], n=1, cutoff=0.6)
+                    hint = short_name(f"{module}.{close[0]}") if close else None
+                fix = f"use {hint}" if hint else f"see the names {short_name(module + '.')[:-1] or module} defines"
+                return f"{display} is not a torch_xla API (no release 2.0-2.9 defines it)", fix
+            if version not in versions:
+                ordered = sorted(versions, key=api_table.vtuple)
+                if api_table.vtuple(ordered[0]) > api_table.vtuple(version):
+                    older = api_table.older_equivalent(full)
+                    fix = f"use {older} on torch_xla {version}" if older else f"target torch_xla {ordered[0]}+ (--xla-version)"
+                    return f"{display} does not exist in torch_xla {version} (added in {ordered[0]})", fix
+                last = ordered[-1]
+                after = api_table.VERSIONS[api_table.VERSIONS.index(last) + 1]
+                return f"{display} was removed in torch_xla {after} (AttributeError from {after} on)", \
+                    "see the release notes of that version for its replacement"
+        return None

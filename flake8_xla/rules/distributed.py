@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from ..model import UNKNOWN
-from ..registry import Rule, rule
+from ..registry import ANYWHERE, Rule, rule
 from ._common import at_least, device_call, init_method, render, runtime_api
 
 DDP = "torch.nn.parallel.DistributedDataParallel"
@@ -431,3 +431,119 @@ class RankFromEnvOrHardcoded(Rule):
                         call, f"hard-coded {kw.arg}={render(kw.value)} in code started by the XLA launcher",
                         f"use {runtime_api(self.settings, 'WORLD_SIZE')}",
                     )
+
+
+# Imports that register the "xla" backend and xla:// init method, per target release
+# (followed through the release tags' import chains: 2.5+ `import torch_xla` itself does).
+_REGISTERS = {
+    "2.0": ("torch_xla.distributed.xla_backend", "torch_xla.distributed.xla_multiprocessing",
+            "torch_xla.core.xla_model", "torch_xla.experimental.pjrt"),
+    "2.1-2.4": ("torch_xla.distributed.xla_backend", "torch_xla.distributed.xla_multiprocessing"),
+}
+
+
+@rule
+class XlaBackendNotRegistered(Rule):
+    """## What it does
+    Flags `init_process_group("xla", ...)` (or `init_method="xla://"`) in a module that
+    imports nothing that registers the `xla` backend, when the target is torch_xla 2.4
+    or older.
+
+    ## Why is this bad?
+    Up to 2.4 the backend and the `xla://` init method exist only once
+    `torch_xla.distributed.xla_backend` was imported (directly, or through
+    `torch_xla.distributed.xla_multiprocessing`; in 2.0 also `xla_model`): otherwise
+    `init_process_group` fails with an invalid backend. From 2.5 `import torch_xla`
+    registers it.
+
+    ## Example
+    ```python
+    import torch_xla
+    dist.init_process_group("xla", init_method="xla://")
+    ```
+
+    ## Use instead
+    ```python
+    import torch_xla.distributed.xla_backend  # registers the "xla" backend and xla://
+    dist.init_process_group("xla", init_method="xla://")
+    ```
+
+    ## References
+    - torch_xla `README.md` (`+import torch_xla.distributed.xla_backend`), `docs/source/perf/ddp.md` step 1
+    - torch_xla `torch_xla/torch_xla.py` -> `xla_multiprocessing` -> `_internal/pjrt.py` -> `xla_backend` (2.5+)
+    - Reported for `--xla-version` 2.0 to 2.4.
+    """
+
+    code = "XLA105"
+    name = "xla-backend-not-registered"
+    message = 'the "xla" backend is not registered: nothing imports torch_xla.distributed.xla_backend'
+    fix = "add import torch_xla.distributed.xla_backend"
+    scope = ANYWHERE
+    severity = "E"
+    versions = "2.0-2.4"
+    bad = ["# options: --xla-version=2.4\nimport torch.distributed as dist\nimport torch_xla\n"
+           "dist.init_process_group('xla', init_method='xla://')\n"]
+    good = ["# options: --xla-version=2.4\nimport torch.distributed as dist\nimport torch_xla.distributed.xla_backend\n"
+            "dist.init_process_group('xla', init_method='xla://')\n",
+            "import torch.distributed as dist\nimport torch_xla\n"
+            "dist.init_process_group('xla', init_method='xla://')  # 2.5+: import torch_xla registers it\n"]
+
+    def check(self, model):
+        target = self.settings.target_version
+        if target >= (2, 5):
+            return
+        registering = _REGISTERS["2.0"] if target == (2, 0) else _REGISTERS["2.1-2.4"]
+        imported = [full for _, _, full, _ in model.imports + model.import_froms]
+        if any(full == r or full.startswith(r + ".") for full in imported for r in registering):
+            return
+        for call, ctx in model.calls_to(INIT_PG):
+            if model.is_xla_off(ctx):
+                continue
+            if _backend(model, call, ctx) == "xla" or _init_method(model, call, ctx) == "xla://":
+                yield self.finding(call)
+
+
+@rule
+class PjrtInitMethod(Rule):
+    """## What it does
+    Flags `init_method="pjrt://"` (keyword or second positional argument of
+    `init_process_group`) when the target is torch_xla 2.1 or newer.
+
+    ## Why is this bad?
+    The `pjrt://` init method was renamed `xla://` in 2.1; `pjrt://` needs
+    `torch_xla.experimental.pjrt_backend` and is kept only for compatibility.
+
+    ## Example
+    ```python
+    dist.init_process_group("xla", init_method="pjrt://")
+    ```
+
+    ## Use instead
+    ```python
+    dist.init_process_group("xla", init_method="xla://")
+    ```
+
+    ## References
+    - torch_xla `docs/source/learn/_pjrt.md` "New features in PyTorch/XLA r2.1" (`pjrt://` renamed `xla://`)
+    - torch_xla `torch_xla/distributed/xla_backend.py` (registers `xla://` from 2.1)
+    - Reported from `--xla-version=2.1` on.
+    """
+
+    code = "XLA106"
+    name = "pjrt-init-method"
+    message = 'init_method="pjrt://" was renamed "xla://" in torch_xla 2.1'
+    fix = 'use init_method="xla://"'
+    scope = ANYWHERE
+    severity = "C"
+    versions = "2.1+"
+    bad = ["import torch.distributed as dist\nimport torch_xla\n"
+           "dist.init_process_group('xla', init_method='pjrt://')\n"]
+    good = ["import torch.distributed as dist\nimport torch_xla\n"
+            "dist.init_process_group('xla', init_method='xla://')\n"]
+
+    def check(self, model):
+        if self.settings.target_version < (2, 1):
+            return
+        for call, ctx in model.calls_to(INIT_PG):
+            if _init_method(model, call, ctx) == "pjrt://":
+                yield self.finding(call)

@@ -1,0 +1,231 @@
+"""XLA7: mixed precision on XLA."""
+
+from __future__ import annotations
+
+import ast
+
+from .. import api_table
+from ..registry import ANYWHERE, Rule, rule
+from ._common import str_value
+from .api import _env_finding
+
+CUDA_AUTOCAST = ("torch.cuda.amp.autocast", "torch.cuda.amp.autocast_mode.autocast")
+GENERIC_AUTOCAST = ("torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast")
+XLA_AUTOCAST = ("torch_xla.amp.autocast", "torch_xla.amp.autocast_mode.autocast")
+GRAD_SCALERS = ("torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.cuda.amp.grad_scaler.GradScaler",
+                "torch.amp.grad_scaler.GradScaler", "torch_xla.amp.GradScaler")
+FP16 = ("torch.float16", "torch.half")
+
+
+def _device_type(model, call, ctx):
+    value = str_value(model, model.kwarg(call, "device_type", 0), ctx)
+    return value.split(":")[0].lower() if value else None
+
+
+@rule
+class CudaAutocastOnXla(Rule):
+    """## What it does
+    Flags CUDA autocast in XLA code: `torch.cuda.amp.autocast(...)`,
+    `torch.autocast("cuda", ...)`, `torch.amp.autocast(device_type="cuda", ...)`.
+
+    ## Why is this bad?
+    Autocast for the CUDA device type does not apply to XLA tensors: the forward pass runs
+    in full precision and the mixed precision the script asks for silently never happens.
+
+    ## Known problems
+    XLA:GPU code targeting torch_xla 2.8 or older, where `torch.cuda.amp.autocast` was
+    documented to work on XLA:GPU, is reported too; silence it with `# noqa: XLA701`.
+
+    ## Example
+    ```python
+    with torch.cuda.amp.autocast():
+        loss = loss_fn(model(x), y)
+    ```
+
+    ## Use instead
+    ```python
+    with torch.autocast("xla", dtype=torch.bfloat16):
+        loss = loss_fn(model(x), y)
+    ```
+
+    ## References
+    - torch_xla `docs/source/perf/amp.md` "AMP for XLA:TPU"; `examples/train_resnet_amp.py`
+    - torch_xla `torch_xla/amp/autocast_mode.py`
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA701"
+    name = "cuda-autocast-on-xla"
+    message = "CUDA autocast in XLA code (does not apply to XLA tensors)"
+    fix = 'use torch.autocast("xla", dtype=torch.bfloat16)'
+    severity = "W"
+    versions = "2.0+"
+    bad = ["import torch\nimport torch_xla\ndef f(m, x):\n    with torch.cuda.amp.autocast():\n        return m(x)\n",
+           "import torch\nimport torch_xla\ndef f(m, x):\n    with torch.autocast(device_type='cuda'):\n        return m(x)\n"]
+    good = ["import torch\nimport torch_xla\ndef f(m, x):\n    with torch.autocast('xla', dtype=torch.bfloat16):\n"
+            "        return m(x)\n"]
+
+    def check(self, model):
+        for call, ctx in model.calls_to(*CUDA_AUTOCAST, *GENERIC_AUTOCAST):
+            if not model.in_xla_code(ctx):
+                continue
+            q = model.call_name(call, ctx)
+            if q in GENERIC_AUTOCAST and _device_type(model, call, ctx) != "cuda":
+                continue
+            yield self.finding(call)
+
+
+@rule
+class GradScalerOnTpu(Rule):
+    """## What it does
+    Flags a gradient scaler in XLA code: `torch.cuda.amp.GradScaler()`,
+    `torch.amp.GradScaler()`, `torch_xla.amp.GradScaler()`.
+
+    ## Why is this bad?
+    TPUs use bfloat16 mixed precision, which needs no loss scaling: the scaler only adds
+    host syncs for its inf checks. `torch_xla.amp.GradScaler` was removed in torch_xla 2.9
+    (`ImportError` / `AttributeError`).
+
+    ## Known problems
+    `GradScaler(enabled=False)` is not reported. fp16 on XLA:GPU (torch_xla 2.8 or older)
+    did use a scaler; silence it with `# noqa: XLA702`.
+
+    ## Example
+    ```python
+    scaler = torch.cuda.amp.GradScaler()
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    ```
+
+    ## Use instead
+    ```python
+    loss.backward()
+    xm.optimizer_step(optimizer)
+    ```
+
+    ## References
+    - torch_xla `docs/source/perf/amp.md` ("Since TPU's use bfloat16 mixed precision, gradient scaling is not necessary")
+    - torch_xla `torch_xla/amp/__init__.py` (GradScaler 2.0-2.8, removed 2.9, #9608)
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA702"
+    name = "gradscaler-on-tpu"
+    message = "gradient scaler on TPU (bf16 needs no loss scaling)"
+    fix = "drop the scaler: call loss.backward() and xm.optimizer_step(optimizer)"
+    severity = "W"
+    versions = "2.0+ (torch_xla.amp.GradScaler removed 2.9)"
+    bad = ["import torch\nimport torch_xla\nscaler = torch.cuda.amp.GradScaler()\n",
+           "from torch_xla.amp import GradScaler\nscaler = GradScaler()\n"]
+    good = ["import torch\nimport torch_xla\nscaler = torch.amp.GradScaler(enabled=False)\n"]
+
+    def check(self, model):
+        removed = {e["name"]: e["removed"] for e in api_table.changes() if e["code"] == self.code}
+        target = self.settings.target_version
+        for call, ctx in model.calls_to(*GRAD_SCALERS):
+            if not model.in_xla_code(ctx) or model.const(model.kwarg(call, "enabled"), ctx) is False:
+                continue
+            q = model.call_name(call, ctx)
+            if q in removed and target >= api_table.vtuple(removed[q]):
+                yield self.finding(call, f"torch_xla.amp.GradScaler was removed in torch_xla {removed[q]} "
+                                         "(and bf16 on TPU needs no loss scaling)")
+            else:
+                yield self.finding(call)
+
+
+@rule
+class Fp16AutocastOnTpu(Rule):
+    """## What it does
+    Flags XLA autocast asked for float16: `torch.autocast("xla", dtype=torch.float16)`,
+    `torch_xla.amp.autocast(device, dtype=torch.half)`.
+
+    ## Why is this bad?
+    On TPU, torch_xla's autocast supports only bfloat16: with any other dtype it warns
+    "Disabling autocast" and runs everything in full precision.
+
+    ## Example
+    ```python
+    with torch.autocast("xla", dtype=torch.float16):
+        out = model(x)
+    ```
+
+    ## Use instead
+    ```python
+    with torch.autocast("xla", dtype=torch.bfloat16):
+        out = model(x)
+    ```
+
+    ## References
+    - torch_xla `torch_xla/amp/autocast_mode.py` ("TPU Autocast only supports dtype of torch.bfloat16 currently")
+    - torch_xla `docs/source/perf/amp.md`
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA703"
+    name = "fp16-autocast-on-tpu"
+    message = "float16 autocast on XLA (TPU autocast supports only bfloat16 and disables itself)"
+    fix = "use dtype=torch.bfloat16"
+    severity = "W"
+    versions = "2.0+"
+    bad = ["import torch\nimport torch_xla\ndef f(m, x):\n    with torch.autocast('xla', dtype=torch.float16):\n"
+           "        return m(x)\n"]
+    good = ["import torch\nimport torch_xla\ndef f(m, x):\n    with torch.autocast('xla', dtype=torch.bfloat16):\n"
+            "        return m(x)\n"]
+
+    def check(self, model):
+        for call, ctx in model.calls_to(*GENERIC_AUTOCAST, *XLA_AUTOCAST):
+            if not model.in_xla_code(ctx):
+                continue
+            q = model.call_name(call, ctx)
+            if q in GENERIC_AUTOCAST and _device_type(model, call, ctx) != "xla":
+                continue
+            dtype = model.kwarg(call, "dtype", 1)
+            if isinstance(dtype, ast.AST) and model.qualname(dtype, ctx) in FP16:
+                yield self.finding(call)
+
+
+@rule
+class DeprecatedPrecisionEnv(Rule):
+    """## What it does
+    Flags `XLA_USE_BF16`, `XLA_DOWNCAST_BF16`, `XLA_USE_FP16`, `XLA_DOWNCAST_FP16` and
+    `XLA_USE_32BIT_LONG` set in `os.environ` (every spelling: `[...] =`, `setdefault`,
+    `update`, `putenv`).
+
+    ## Why is this bad?
+    The BF16 variables are deprecated since 2.4 ("please convert your model to bf16
+    directly"); the FP16 ones have no effect since 2.5; `XLA_USE_32BIT_LONG` is listed as
+    deprecated in 2.5.
+
+    ## Known problems
+    AWS Neuron still relies on the BF16 variables; silence with `# noqa: XLA705`.
+
+    ## Example
+    ```python
+    os.environ["XLA_USE_BF16"] = "1"
+    ```
+
+    ## Use instead
+    ```python
+    model = model.to(torch.bfloat16)      # or: with torch.autocast("xla", dtype=torch.bfloat16):
+    ```
+
+    ## References
+    - torch_xla `torch_xla/csrc/dtype.cpp` (deprecation notices 2.4-2.6+)
+    - torch_xla `torch_xla/__init__.py` `_check_deprecated_env_var` (2.5+)
+    - Reported from `--xla-version=2.4` on.
+    """
+
+    code = "XLA705"
+    name = "deprecated-precision-env"
+    message = "deprecated precision environment variable"
+    fix = "cast the model or use autocast"
+    scope = ANYWHERE
+    severity = "C"
+    versions = "deprecated 2.4 (BF16), no effect 2.5 (FP16)"
+    bad = ["import os\nimport torch_xla\nos.environ['XLA_USE_BF16'] = '1'\n",
+           "import os\nimport torch_xla\nos.environ.setdefault('XLA_DOWNCAST_FP16', '1')\n"]
+    good = ["import os\nimport torch_xla\nos.environ['PJRT_DEVICE'] = 'TPU'\n"]
+
+    def check(self, model):
+        yield from _env_finding(self, model, ("XLA705",))
