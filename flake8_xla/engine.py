@@ -75,14 +75,24 @@ def run(
 
 
 def _one_finding_per_fix(findings: list[Finding], rule_classes: list[type[Rule]]) -> list[Finding]:
-    """Drop a finding when a rule that supersedes its code fired on the same node."""
+    """Drop a finding that lies inside the node of a finding whose rule supersedes its code
+    (XLA103 on ``init_process_group("gloo", rank=int(os.environ["RANK"]))`` covers the
+    XLA109 on the env read: one fix rewrites the whole call)."""
     superseded: dict[str, set[str]] = {}
     for cls in rule_classes:
         for code in cls.supersedes:
             superseded.setdefault(code, set()).add(cls.code)
-    at = {(f.line, f.col, f.code) for f in findings}
-    out = {
-        f for f in findings
-        if not any((f.line, f.col, sup) in at for sup in superseded.get(f.code, ()))
-    }
-    return sorted(out)
+    by_code: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_code.setdefault(f.code, []).append(f)
+
+    def covered(f: Finding) -> bool:
+        for sup in superseded.get(f.code, ()):
+            for g in by_code.get(sup, ()):
+                start = (g.line, g.col)
+                end = g.end or start
+                if start <= (f.line, f.col) <= end:
+                    return True
+        return False
+
+    return sorted({f for f in findings if not covered(f)})

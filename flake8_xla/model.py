@@ -35,7 +35,6 @@ CANONICAL = {
 }
 _PREFIX_CANONICAL = (
     ("torch_xla.torch_xla.", "torch_xla."),
-    ("torch_xla._internal.pjrt.spawn", "torch_xla.distributed.xla_multiprocessing.spawn"),
 )
 
 TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
@@ -86,7 +85,7 @@ UNKNOWN = Unknown()
 
 
 class Scope:
-    __slots__ = ("kind", "node", "parent", "bindings", "globals", "cls")
+    __slots__ = ("kind", "node", "parent", "bindings", "globals", "nonlocals", "cls")
 
     def __init__(self, kind, node, parent, cls=None):
         self.kind = kind  # "module" | "function" | "lambda" | "class" | "comprehension"
@@ -94,6 +93,7 @@ class Scope:
         self.parent = parent
         self.bindings: dict[str, list[tuple]] = {}
         self.globals: set[str] = set()
+        self.nonlocals: set[str] = set()
         self.cls = cls  # ClassInfo for a class scope
 
     def bind(self, name, line, kind, target, ctx=None):
@@ -103,6 +103,13 @@ class Scope:
                 scope = scope.parent
             scope.bind(name, line, kind, target, ctx)
             return
+        if name in self.nonlocals:
+            scope = self.parent
+            while scope is not None and scope.kind not in ("function", "lambda"):
+                scope = scope.parent
+            if scope is not None:
+                scope.bind(name, line, kind, target, ctx)
+                return
         self.bindings.setdefault(name, []).append((line, kind, target, ctx))
 
 
@@ -179,7 +186,9 @@ class Model:
         self.guard_tests: dict[object, bool] = {}  # test key -> True (positive guard)
         self.uses_torch_xla = False
         self._cache: dict = {}
+        self._walked = False
         self._walk()
+        self._walked = True
 
     # ------------------------------------------------------------------ the walk
     def _walk(self) -> None:
@@ -245,6 +254,7 @@ class Model:
             ast.MatchStar: self._on_match_name,
             ast.MatchMapping: self._on_match_name,
             ast.With: self._on_with,
+            ast.Match: self._on_match,
             ast.AsyncWith: self._on_with,
             ast.Module: self._on_block_owner,
             ast.Return: self._on_return,
@@ -252,10 +262,12 @@ class Model:
 
     @staticmethod
     def _push_block(stack, stmts, ctx):
-        """Push a statement list; code after ``if T: return`` runs only when ``not T``."""
+        """Push a statement list so it is walked in source order (the stack is LIFO);
+        code after ``if T: return`` runs only when ``not T``."""
         cur = ctx
+        items = []
         for stmt in stmts:
-            stack.append((stmt, cur))
+            items.append((stmt, cur))
             if type(stmt) is ast.If:
                 body_ends = bool(stmt.body) and isinstance(stmt.body[-1], TERMINATORS)
                 else_ends = bool(stmt.orelse) and isinstance(stmt.orelse[-1], TERMINATORS)
@@ -263,6 +275,7 @@ class Model:
                     cur = Ctx(cur.scope, cur.func, cur.loops, cur.frames + ((stmt.test, False),))
                 elif else_ends and not body_ends:
                     cur = Ctx(cur.scope, cur.func, cur.loops, cur.frames + ((stmt.test, True),))
+        stack.extend(reversed(items))
 
     def _on_block_owner(self, node, ctx, stack):
         self._push_block(stack, node.body, ctx)
@@ -481,8 +494,24 @@ class Model:
             stack.append((node.value, ctx))
         return True
 
+    def _on_match(self, node, ctx, stack):
+        stack.append((node.subject, ctx))
+        for case in reversed(node.cases):
+            cctx = ctx
+            pattern = case.pattern
+            if type(pattern) is ast.MatchValue:  # case "cuda": / case "tpu":
+                cctx = Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + ((pattern.value, True),))
+            stack.append((pattern, cctx))
+            if case.guard is not None:
+                stack.append((case.guard, cctx))
+            self._push_block(stack, case.body, cctx)
+        return True
+
     def _on_global(self, node, ctx, stack):
-        ctx.scope.globals.update(node.names)
+        if type(node) is ast.Global:
+            ctx.scope.globals.update(node.names)
+        else:
+            ctx.scope.nonlocals.update(node.names)
         return True
 
     def _on_call(self, node, ctx, stack):
@@ -557,8 +586,13 @@ class Model:
                 while scope.parent is not None:
                     scope = scope.parent
             bindings = scope.bindings.get(name)
+            if bindings and len(bindings) > 1 and self._walked:
+                # a value bound only where XLA is off (else of `if USE_TPU:`, `except
+                # ImportError:` of the torch_xla import) never holds in XLA code
+                on = [b for b in bindings if b[3] is None or not self.is_xla_off(b[3])]
+                bindings = on or bindings
             if bindings:
-                # the walk appends in stack order, not source order: pick by line
+                # pick by line (nested blocks are walked after their siblings' headers)
                 if first and line is not None and (scope.kind != "module" or ctx.func is None):
                     before = [b for b in bindings if b[0] <= line]
                     if before:
@@ -708,6 +742,30 @@ class Model:
                     return first
         return UNKNOWN
 
+    def const_values(self, expr: ast.AST | None, ctx: Ctx) -> list | None:
+        """Every literal ``expr`` may evaluate to: both arms of ``a if t else b`` and every
+        assignment of a name; None when any of them is unknown."""
+        out = []
+        todo = [(expr, ctx, 0)]
+        while todo:
+            e, c, depth = todo.pop()
+            if depth > 8 or len(out) > 16:
+                return None
+            if type(e) is ast.IfExp:
+                todo.append((e.body, c, depth + 1))
+                todo.append((e.orelse, c, depth + 1))
+                continue
+            if type(e) is ast.Name:
+                vals = self.values(e, c)
+                if vals:
+                    todo.extend((v, vc, depth + 1) for v, vc in vals)
+                    continue
+            value = self.const(e, c)
+            if value is UNKNOWN:
+                return None
+            out.append(value)
+        return out
+
     def values(self, expr: ast.AST, ctx: Ctx) -> list[tuple[ast.AST, Ctx]] | None:
         """The expressions a name or ``self.attr`` may hold at ``expr``; None when unknown.
 
@@ -802,6 +860,7 @@ class Model:
         cache = self._cache
         if key in cache:
             return cache[key]
+        cache[key] = (False, False)  # a test whose names depend on itself is unrelated
         result = self._classify_uncached(test)
         cache[key] = result
         return result
@@ -847,6 +906,19 @@ class Model:
     def _atom_sign(self, node):
         """+1: true means XLA is on; -1: true means XLA is off (a CUDA test); 0: unrelated."""
         t = type(node)
+        if t is ast.Constant and isinstance(node.value, str):  # a `case "cuda":` pattern
+            low = node.value.lower()
+            return 1 if low.startswith(("xla", "tpu")) else -1 if low.startswith(("cuda", "gpu")) else 0
+        if t is ast.Compare and len(node.ops) == 1 and not any(
+                type(c) is ast.Constant and isinstance(c.value, str) for c in (node.left, node.comparators[0])) \
+                and not (type(node.comparators[0]) is ast.Constant and node.comparators[0].value is None):
+            # n_gpu > 0, torch.cuda.device_count() == 0, state.type == DistributedType.XLA
+            left, op, right = node.left, node.ops[0], node.comparators[0]
+            sign = self._atom_sign(left) or (self._atom_sign(right) if type(right) is not ast.Constant else 0)
+            zero = type(right) is ast.Constant and right.value == 0 and not isinstance(right.value, bool)
+            if (zero and type(op) in (ast.Eq, ast.LtE)) or type(op) in (ast.NotEq, ast.IsNot, ast.NotIn):
+                sign = -sign
+            return sign
         if t is ast.Compare and len(node.ops) == 1:
             left, op, right = node.left, node.ops[0], node.comparators[0]
             if type(right) is ast.Constant and right.value is None and type(op) in (ast.Is, ast.IsNot):
@@ -888,11 +960,57 @@ class Model:
             return -1
         return 0
 
+    _VERSION_NAME = re.compile(r"(?i)(__version__|(^|_)(pt|torch|xla|torch_xla)_?v?\d)")
+
+    def version_adaptive(self, ctx: Ctx) -> bool:
+        """True inside either branch (or after the early return) of a feature or version
+        test: ``hasattr(<torch_xla module>, "name")``, a test on ``__version__``, or a name
+        like ``is_pt20`` / ``IS_XLA_2_1``: such code picks the API that exists at run time."""
+        for frame in ctx.frames:
+            if frame is _OFF:
+                continue
+            key = ("va", id(frame[0]))
+            if key not in self._cache:
+                self._cache[key] = self._is_version_test(frame[0], ctx)
+            if self._cache[key]:
+                return True
+        return False
+
+    def _is_version_test(self, test, ctx) -> bool:
+        for i, node in enumerate(ast.walk(test)):
+            if i > 64:
+                return False
+            if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in ("hasattr", "getattr") \
+                    and node.args:
+                q = self.qualname(node.args[0], ctx)
+                if q is not None and (q == "torch_xla" or q.startswith("torch_xla.")):
+                    return True
+            ident = node.attr if type(node) is ast.Attribute else node.id if type(node) is ast.Name else None
+            if ident and self._VERSION_NAME.search(ident):
+                return True
+        return False
+
     # ------------------------------------------------------------------ functions and launches
     def function_of(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> list[FunctionInfo]:
-        """Module functions an expression names: ``f``, ``partial(f, ...)``, ``self.m``, ``Cls.m``."""
+        """Module functions an expression names: ``f``, ``partial(f, ...)``, ``self.m``,
+        ``Cls.m``, ``obj.m`` for ``obj = Cls(...)``, and what a ``lambda`` calls."""
+        key = ("fo", id(expr))
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = []  # cycles resolve to nothing
+        result = self._function_of(expr, ctx, _depth)
+        cache[key] = result
+        return result
+
+    def _function_of(self, expr, ctx, _depth):
         t = type(expr)
         if _depth > 8:
+            return []
+        if t is ast.Lambda:
+            body = expr.body
+            if type(body) is ast.Call:
+                return self.function_of(body.func, Ctx(ctx.scope, ctx.func, (), ctx.frames), _depth + 1)
             return []
         if t is ast.Call and expr.args:
             q = self.qualname(expr.func, ctx)
@@ -907,8 +1025,9 @@ class Model:
             for _, kind, target, b_ctx in bindings:
                 if kind == "def":
                     out.append(target)
-                elif kind == "value" and type(target) in (ast.Name, ast.Attribute, ast.Call) and b_ctx is not None:
-                    out.extend(self.function_of(target, b_ctx, _depth + 1))
+                elif kind == "value" and type(target) in (ast.Name, ast.Attribute, ast.Call, ast.Lambda) \
+                        and b_ctx is not None:
+                    out.extend(f for f in self.function_of(target, b_ctx, _depth + 1) if f not in out)
             return out
         if t is ast.Attribute:
             base = expr.value
@@ -919,6 +1038,11 @@ class Model:
                     cls = func.cls
                 else:
                     cls = self.class_named(base.id, ctx)
+                    if cls is None:  # obj = Cls(...); obj.method
+                        values = self.values(base, ctx)
+                        if values and len(values) == 1 and type(values[0][0]) is ast.Call \
+                                and type(values[0][0].func) is ast.Name:
+                            cls = self.class_named(values[0][0].func.id, values[0][1])
             if cls is not None:
                 return [m for m in self._mro_methods(cls, expr.attr)]
         return []

@@ -30,6 +30,9 @@ class Finding:
     col: int
     code: str
     message: str  # the full text after the code: "problem; fix"
+    #: where the reported node ends (for "one finding per fix": a finding that supersedes
+    #: others covers the findings inside its node); not part of equality or order
+    end: tuple[int, int] | None = dataclasses.field(default=None, compare=False, repr=False)
 
     @property
     def text(self) -> str:
@@ -63,7 +66,10 @@ class Rule:
     def finding(self, node: ast.AST, message: str | None = None, fix: str | None = None) -> Finding:
         """A finding at ``node`` with ``message; fix`` (the class defaults when omitted)."""
         text = f"{message or self.message}; {fix or self.fix}"
-        return Finding(getattr(node, "lineno", 1), getattr(node, "col_offset", 0), self.code, text)
+        line, col = getattr(node, "lineno", 1), getattr(node, "col_offset", 0)
+        end_line = getattr(node, "end_lineno", None)
+        end = (end_line, getattr(node, "end_col_offset", None) or 0) if end_line is not None else None
+        return Finding(line, col, self.code, text, end)
 
 
 def rule(cls: type[Rule]) -> type[Rule]:

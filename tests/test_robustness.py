@@ -134,3 +134,19 @@ def test_odd_programs_through_flake8(tmp_path):
         files.append(path)
     found = flake8(files, ["--xla-scope=always"])
     assert not any(code == "XLA000" for v in found.values() for _, _, code in v)
+
+
+def test_alias_chains_and_fan_out_stay_linear():
+    """Names re-bound many times, chained into each other, and a wide call graph with many
+    step loops: each resolves once (memoised), so this finishes at once instead of 8**30."""
+    lines = [HEADER.rstrip(), "def f0(i): pass"]
+    for i in range(1, 31):
+        lines.append(" = ".join([f"f{i}"] * 8) + f" = f{i - 1}")
+    lines.append("torch_xla.launch(f30)")
+    for i in range(300):
+        lines.append(f"def h{i}(model, opt, x):\n    model(x).sum().backward()\n    h{(i + 1) % 300}(model, opt, x)")
+    for i in range(40):
+        lines.append(f"def loop{i}(i, loader, model, opt):\n    for x in loader:\n        h{i}(model, opt, x)\n"
+                     f"        opt.step()\ntorch_xla.launch(loop{i}, args=(None, None, None))")
+    found = lint_ok("\n".join(lines) + "\n")
+    assert [f.code for f in found] == ["XLA201"] * 40

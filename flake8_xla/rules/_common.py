@@ -55,7 +55,9 @@ def runtime_api(settings: Settings, what: str) -> str:
            "LOCAL_WORLD_SIZE": "xr.local_process_count()"}
     old = {"WORLD_SIZE": "xm.xrt_world_size()", "RANK": "xm.get_ordinal()", "LOCAL_RANK": "xm.get_local_ordinal()",
            "LOCAL_WORLD_SIZE": "xm.xrt_world_size()"}
-    return (new if at_least(settings, "2.1") else old)[what]
+    if at_least(settings, "2.1"):
+        return new[what] + " (import torch_xla.runtime as xr)"
+    return old[what]
 
 
 def render(expr) -> str:
@@ -72,10 +74,12 @@ def render(expr) -> str:
     if type(node) is ast.Constant and not parts:
         text = repr(node.value)
         return text if len(text) <= 30 else text[:27] + "..."
+    if type(node) is ast.UnaryOp and type(node.op) is ast.USub and type(node.operand) is ast.Constant and not parts:
+        return "-" + repr(node.operand.value)
     return "..."
 
 
-def is_rank_value(model: Model, expr: ast.AST, ctx: Ctx) -> bool:
+def is_rank_value(model: Model, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> bool:
     """True when ``expr`` holds a process rank/ordinal (an integer naming a replica).
 
     The first parameter of a launched target (the launcher passes the global ordinal), a
@@ -83,6 +87,8 @@ def is_rank_value(model: Model, expr: ast.AST, ctx: Ctx) -> bool:
     assigned from a rank API (``xr.global_ordinal()``, ``dist.get_rank()``,
     ``int(os.environ["LOCAL_RANK"])``).
     """
+    if _depth > 8:
+        return False
     node = expr
     if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "int" and node.args:
         node = node.args[0]
@@ -111,7 +117,7 @@ def is_rank_value(model: Model, expr: ast.AST, ctx: Ctx) -> bool:
         if values and len(values) == 1:
             value, vctx = values[0]
             if value is not expr and type(value) in (ast.Call, ast.Subscript):
-                return is_rank_value(model, value, vctx)
+                return is_rank_value(model, value, vctx, _depth + 1)
     return False
 
 
@@ -128,22 +134,54 @@ def str_value(model: Model, expr, ctx: Ctx):
     return value if isinstance(value, str) else None
 
 
-def is_cuda_string(model: Model, expr, ctx: Ctx) -> bool:
-    """``"cuda"``, ``"cuda:0"``, ``f"cuda:{rank}"``, an ``IfExp`` with such a branch, or a
-    name or ``self.`` attribute bound only to such values."""
-    if expr is None or expr is UNKNOWN:
-        return False
-    values = model.resolve_values(expr, ctx) if type(expr) in (ast.Name, ast.Attribute) else [(expr, ctx)]
-    if not values:
-        return False
-    todo = list(values)
+XLA_DEVICE_CALLS = frozenset({"torch_xla.device", "torch_xla.core.xla_model.xla_device", "torch_xla.runtime.xla_device"})
+
+
+def device_leaves(model: Model, expr, ctx: Ctx) -> list | None:
+    """What a device expression may be: both arms of a conditional, every assignment of a
+    name or ``self.`` attribute; None if unknown."""
+    out = []
+    todo = [(expr, ctx, 0)]
     while todo:
-        value, vctx = todo.pop()
-        if type(value) is ast.IfExp:
-            todo.append((value.body, vctx))
-            todo.append((value.orelse, vctx))
+        e, c, depth = todo.pop()
+        if e is None or e is UNKNOWN or depth > 8 or len(out) > 16:
+            return None
+        if type(e) is ast.IfExp:
+            todo.append((e.body, c, depth + 1))
+            todo.append((e.orelse, c, depth + 1))
             continue
-        text = str_value(model, value, vctx)
+        if type(e) in (ast.Name, ast.Attribute) and model.qualname(e, c) is None:
+            vals = model.values(e, c)
+            if not vals:
+                return None
+            todo.extend((v, vc, depth + 1) for v, vc in vals)
+            continue
+        out.append((e, c))
+    return out
+
+
+def _is_xla_device(model: Model, expr, ctx: Ctx) -> bool:
+    if type(expr) is ast.Call:
+        q = model.call_name(expr, ctx)
+        if q in XLA_DEVICE_CALLS:
+            return True
+        if q == "torch.device" and expr.args:
+            text = str_value(model, expr.args[0], ctx)
+            return text is not None and text.startswith("xla")
+        return False
+    text = str_value(model, expr, ctx)
+    return text is not None and text.startswith("xla")
+
+
+def is_cuda_string(model: Model, expr, ctx: Ctx) -> bool:
+    """``"cuda"``, ``"cuda:0"``, ``f"cuda:{rank}"``, ``"cuda" if ... else "cpu"``, or a name
+    bound to such values; False when any possible value is an XLA device (the code picks
+    XLA when it runs under XLA) or a value cannot be seen."""
+    leaves = device_leaves(model, expr, ctx)
+    if not leaves or any(_is_xla_device(model, e, c) for e, c in leaves):
+        return False
+    for e, c in leaves:
+        text = str_value(model, e, c)
         if text is not None and (text == "cuda" or text.startswith("cuda:")):
             return True
     return False

@@ -159,7 +159,7 @@ class Fp16AutocastOnTpu(Rule):
     ## References
     - torch_xla `torch_xla/amp/autocast_mode.py` ("TPU Autocast only supports dtype of torch.bfloat16 currently")
     - torch_xla `docs/source/perf/amp.md`
-    - Applies to torch_xla 2.0-2.9.
+    - Applies to torch_xla 2.1-2.9 (the TPU dtype check first appears in 2.1).
     """
 
     code = "XLA703"
@@ -167,20 +167,23 @@ class Fp16AutocastOnTpu(Rule):
     message = "float16 autocast on XLA (TPU autocast supports only bfloat16 and disables itself)"
     fix = "use dtype=torch.bfloat16"
     severity = "W"
-    versions = "2.0+"
+    versions = "2.1+"
     bad = ["import torch\nimport torch_xla\ndef f(m, x):\n    with torch.autocast('xla', dtype=torch.float16):\n"
            "        return m(x)\n"]
     good = ["import torch\nimport torch_xla\ndef f(m, x):\n    with torch.autocast('xla', dtype=torch.bfloat16):\n"
             "        return m(x)\n"]
 
     def check(self, model):
+        if self.settings.target_version < (2, 1):
+            return  # 2.0's torch_xla.amp.autocast is torch.cuda.amp.autocast: no TPU check
         for call, ctx in model.calls_to(*GENERIC_AUTOCAST, *XLA_AUTOCAST):
             if not model.in_xla_code(ctx):
                 continue
             q = model.call_name(call, ctx)
             if q in GENERIC_AUTOCAST and _device_type(model, call, ctx) != "xla":
                 continue
-            dtype = model.kwarg(call, "dtype", 1)
+            # torch.autocast(device_type, dtype, ...); torch_xla.amp.autocast(device, enabled, dtype, ...)
+            dtype = model.kwarg(call, "dtype", 2 if q in XLA_AUTOCAST else 1)
             if isinstance(dtype, ast.AST) and model.qualname(dtype, ctx) in FP16:
                 yield self.finding(call)
 

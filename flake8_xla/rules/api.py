@@ -64,7 +64,7 @@ class ApiChangeRule(Rule):
                 continue
             fix = _replacement(entry, self.settings) or self.fix
             for node, q, ctx in model.references(entry["name"]):
-                if q == entry["name"]:
+                if q == entry["name"] and not model.version_adaptive(ctx):
                     yield self.finding(node, _problem(entry, short_name(entry["name"]), status, node), fix)
 
     def _module(self, model, entry, status):
@@ -72,8 +72,11 @@ class ApiChangeRule(Rule):
         names = entry.get("names", {})
         fix = _replacement(entry, self.settings) or self.fix
         for node, full, ctx in model.import_refs(module):
-            yield self.finding(node, _problem(entry, full, status, node), fix)
+            if not model.version_adaptive(ctx):
+                yield self.finding(node, _problem(entry, full, status, node), fix)
         for node, q, ctx in model.references(module):
+            if model.version_adaptive(ctx):
+                continue
             rest = q[len(module) + 1:].split(".", 1)[0] if q != module else ""
             display = f"{module}.{rest}" if rest else module
             specific = names.get(rest)
@@ -516,9 +519,8 @@ def _env_finding(rule_obj, model, codes):
         _, entry = found
         if entry["code"] not in codes or target < _v(entry["deprecated"]):
             continue
-        if entry.get("last") is not None and target > _v(entry["last"]):
-            continue
-        if entry["no_effect"] is not None and target >= _v(entry["no_effect"]):
+        until = entry.get("no_effect_until")
+        if entry["no_effect"] is not None and target >= _v(entry["no_effect"]) and (until is None or target <= _v(until)):
             problem = f"{key} has no effect since torch_xla {entry['no_effect']}"
         else:
             problem = f"{key} is deprecated since torch_xla {entry['deprecated']}"
@@ -621,7 +623,8 @@ class NonexistentXlaApi(Rule):
     common here.
 
     ## Known problems
-    Names that another XLA8 rule covers (deprecations and removals with a replacement)
+    Version-adaptive code is not checked: either branch of `if hasattr(<torch_xla module>,
+    "name"):` or of a test on `__version__` / a name like `IS_XLA_2_1`. Names that another XLA8 rule covers (deprecations and removals with a replacement)
     are left to that rule. Private names (`_x`) and dunders are not checked. The public
     names per module and release were read from the release tags; a name set at run time
     by a module would be reported, none is known in these modules.
@@ -664,6 +667,8 @@ class NonexistentXlaApi(Rule):
         refs += model.import_refs("torch_xla")
         seen = set()
         for node, q, ctx in refs:
+            if model.version_adaptive(ctx):
+                continue  # if hasattr(torch_xla, "sync"): ... else: ...
             problem = self._problem(q, version, covered)
             if problem is None or (node.lineno, node.col_offset) in seen:
                 continue

@@ -435,10 +435,13 @@ class RankFromEnvOrHardcoded(Rule):
 
 # Imports that register the "xla" backend and xla:// init method, per target release
 # (followed through the release tags' import chains: 2.5+ `import torch_xla` itself does).
+# In 2.0 xla_model imports experimental.pjrt, which imports xla_backend: any torch_xla
+# module but the bare package registers it.
 _REGISTERS = {
-    "2.0": ("torch_xla.distributed.xla_backend", "torch_xla.distributed.xla_multiprocessing",
-            "torch_xla.core.xla_model", "torch_xla.experimental.pjrt"),
-    "2.1-2.4": ("torch_xla.distributed.xla_backend", "torch_xla.distributed.xla_multiprocessing"),
+    "2.0": ("torch_xla.",),
+    "2.1-2.4": ("torch_xla.distributed.xla_backend", "torch_xla.distributed.xla_multiprocessing",
+                "torch_xla.experimental.pjrt_backend", "torch_xla.experimental.pjrt",
+                "torch_xla._internal.pjrt", "torch_xla._internal.rendezvous"),
 }
 
 
@@ -494,7 +497,7 @@ class XlaBackendNotRegistered(Rule):
             return
         registering = _REGISTERS["2.0"] if target == (2, 0) else _REGISTERS["2.1-2.4"]
         imported = [full for _, _, full, _ in model.imports + model.import_froms]
-        if any(full == r or full.startswith(r + ".") for full in imported for r in registering):
+        if any(full == r or full.startswith(r if r.endswith(".") else r + ".") for full in imported for r in registering):
             return
         for call, ctx in model.calls_to(INIT_PG):
             if model.is_xla_off(ctx):
@@ -512,6 +515,10 @@ class PjrtInitMethod(Rule):
     ## Why is this bad?
     The `pjrt://` init method was renamed `xla://` in 2.1; `pjrt://` needs
     `torch_xla.experimental.pjrt_backend` and is kept only for compatibility.
+
+    ## Known problems
+    Not reported inside an explicit version branch (`if torch_xla.__version__ ...`,
+    `elif is_pt20:`), where `pjrt://` serves torch_xla 2.0.
 
     ## Example
     ```python
@@ -545,5 +552,5 @@ class PjrtInitMethod(Rule):
         if self.settings.target_version < (2, 1):
             return
         for call, ctx in model.calls_to(INIT_PG):
-            if _init_method(model, call, ctx) == "pjrt://":
+            if _init_method(model, call, ctx) == "pjrt://" and not model.version_adaptive(ctx):
                 yield self.finding(call)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ast
 
-from ..model import UNKNOWN
+from ..model import UNKNOWN, Ctx
 from ..registry import Rule, rule
-from ._common import at_least, launch_call, render
+from ._common import at_least, launch_call, render, str_value
 
 
 @rule
@@ -69,9 +69,9 @@ class SpawnHardcodedNprocs(Rule):
             nprocs = model.kwarg(call, "nprocs", 2)
             if nprocs is None or nprocs is UNKNOWN:
                 continue
-            value = model.const(nprocs, ctx)
-            if value is None or value == 1:
-                continue
+            values = model.const_values(nprocs, ctx)
+            if values is not None and all(v is None or (v == 1 and v is not True) for v in values):
+                continue  # nprocs=1 if debug else None, NPROCS = 1, ...
             if at_least(self.settings, "2.6"):
                 problem = f"xmp.spawn() given nprocs={render(nprocs)}: raises ValueError on torch_xla >= 2.6 (only None or 1 are accepted)"
             else:
@@ -150,12 +150,27 @@ def _funcs(model, roots):
     return [f for f in model.functions if id(f) in ids]
 
 
+DEVICE_WORK = ("torch_xla", "torch.distributed", "torch.nn", "torch.optim", "torch.cuda", "torch.autograd",
+               "torch.device")
+
+
 def _does_device_work(model, func) -> bool:
-    """Does the function touch torch or torch_xla (tensors, models, devices, collectives)?"""
+    """Does the function touch a device: torch_xla, models, optimizers, collectives,
+    ``.to()`` / ``.cuda()`` / ``.backward()``, or tensors created with ``device=``?
+    CPU work (``torch.load(..., map_location="cpu")``, ``torch.save``, ``torch.cat``) is not."""
     for call, ctx in func.calls:
         q = model.call_name(call, ctx)
-        if q is not None and (q.startswith("torch_xla") or (q.startswith("torch.") and not q.startswith("torch.multiprocessing"))):
+        if q is not None and (q == "torch_xla" or q.startswith(tuple(p + "." for p in DEVICE_WORK) + ("torch_xla",))
+                              or q in DEVICE_WORK):
             return True
         if type(call.func) is ast.Attribute and call.func.attr in ("backward", "to", "cuda"):
+            return True
+        for kw in call.keywords:
+            if kw.arg == "device" and str_value(model, kw.value, ctx) != "cpu":
+                return True
+    for name in func.names:
+        bindings = model.lookup(name, Ctx(func.scope, func, (), ()), None)
+        if bindings and any(kind == "import" and (target == "torch_xla" or target.startswith("torch_xla."))
+                            for _, kind, target, _ in bindings):
             return True
     return False

@@ -107,8 +107,9 @@ class UnreducedOptimizerStep(Rule):
                 continue
             # a helper called from the loop body steps once per iteration too
             roots = [f for call, cctx in loop.calls for f in model.function_of(call.func, cctx)]
+            reachable = model.reachable(roots)
             for func in model.functions:
-                if id(func) not in model.reachable(roots):
+                if id(func) not in reachable:
                     continue
                 helper_reductions = [c.lineno for c, x in func.calls if _reduces_gradients(model, c, x)]
                 for call, cctx in func.calls:
@@ -119,21 +120,58 @@ class UnreducedOptimizerStep(Rule):
     @staticmethod
     def _unreduced(model, call, ctx, reductions) -> bool:
         return (model.is_optimizer_step(call, ctx) and model.in_xla_code(ctx)
-                and not any(line <= call.lineno for line in reductions))
+                and not any(line <= call.lineno for line in reductions)
+                and not _overridden(model, ctx.func))
 
 
-def _reduces_gradients(model, call, ctx) -> bool:
-    """``xm.reduce_gradients(opt)``, or an all-reduce whose arguments are gradients."""
+def _overridden(model, func) -> bool:
+    """A method that a subclass in the module overrides: which one runs is not known here
+    (``TrainBase.run_optimizer`` vs ``TrainXlaDP.run_optimizer`` calling xm.optimizer_step)."""
+    if func is None or func.cls is None:
+        return False
+    for cls in model.classes:
+        if cls is not func.cls and func.name in cls.methods \
+                and any(c is func.cls for c in _bases(model, cls)):
+            return True
+    return False
+
+
+def _bases(model, cls):
+    out, todo, seen = [], [cls], set()
+    while todo:
+        c = todo.pop()
+        for base in c.node.bases:
+            if type(base) is ast.Name:
+                b = model.class_named(base.id, c.ctx)
+                if b is not None and id(b) not in seen:
+                    seen.add(id(b))
+                    out.append(b)
+                    todo.append(b)
+    return out
+
+
+def _reduces_gradients(model, call, ctx, _seen=None) -> bool:
+    """``xm.reduce_gradients(opt)``, an all-reduce whose arguments are gradients, or a call
+    to a module helper that does one of those."""
     q = model.call_name(call, ctx)
     if q in GRADIENT_REDUCERS:
         return True
-    if q not in REDUCERS:
+    if q in REDUCERS:
+        for arg in list(call.args) + [k.value for k in call.keywords]:
+            for node in ast.walk(arg):
+                ident = node.attr if type(node) is ast.Attribute else node.id if type(node) is ast.Name else ""
+                if "grad" in ident.lower():
+                    return True
         return False
-    for arg in list(call.args) + [k.value for k in call.keywords]:
-        for node in ast.walk(arg):
-            ident = node.attr if type(node) is ast.Attribute else node.id if type(node) is ast.Name else ""
-            if "grad" in ident.lower():
-                return True
+    if q is not None:
+        return False
+    seen = _seen if _seen is not None else set()
+    for func in model.function_of(call.func, ctx):
+        if id(func) in seen:
+            continue
+        seen.add(id(func))
+        if any(_reduces_gradients(model, c, x, seen) for c, x in func.calls):
+            return True
     return False
 
 
