@@ -86,11 +86,12 @@ def tracked_modules() -> dict[str, dict]:
 
 
 def name_versions(module: str, name: str) -> frozenset[str] | None:
-    """Releases whose ``module`` binds ``name``; None when the module is not tracked."""
+    """Releases whose ``module`` binds ``name`` (a submodule counts); None when the module
+    is not tracked."""
     data = tracked_modules().get(module)
     if data is None:
         return None
-    return data["names"].get(name, frozenset())
+    return data["names"].get(name, frozenset()) | module_presence().get(f"{module}.{name}", frozenset())
 
 
 def names_in(module: str, version: str) -> list[str]:
@@ -115,3 +116,24 @@ def env_var(key: str) -> tuple[str, dict] | None:
 
 def older_equivalent(qualname: str) -> str | None:
     return _load("api_changes.json")["older_equivalents"].get(qualname)
+
+
+def removed_hint(qualname: str) -> str | None:
+    return _load("api_changes.json").get("removed_hints", {}).get(qualname)
+
+
+@functools.lru_cache(maxsize=None)
+def module_presence() -> dict[str, frozenset[str]]:
+    """Every torch_xla module (dotted) -> the releases that ship it."""
+    return {m: _expand(r) for m, r in _load("torch_xla_names.json")["module_presence"].items()}
+
+
+def pick(value, version: tuple[int, int]) -> str:
+    """A replacement text, or the last of ``[[since, text], ...]`` whose ``since`` <= version."""
+    if isinstance(value, str):
+        return value
+    chosen = value[0][1]
+    for since, text in value:
+        if vtuple(since) <= version:
+            chosen = text
+    return chosen

@@ -41,6 +41,8 @@ TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _OFF = "off"  # a branch frame that is XLA-off by construction (except ImportError of torch_xla)
+_GUARDED = "guarded"  # the body of a try whose handler catches ImportError (a version fallback)
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"})
 
 # Fields that never hold a child node worth visiting (strings, ints, operator singletons).
 _SKIP_FIELDS = frozenset(
@@ -333,6 +335,8 @@ class Model:
         if qualname == "torch_xla" or qualname.startswith("torch_xla."):
             self.uses_torch_xla = True
             for frame in reversed(ctx.frames):
+                if frame is _GUARDED:
+                    continue
                 if frame is _OFF:
                     break
                 test, polarity = frame
@@ -463,7 +467,9 @@ class Model:
             or (type(s) is ast.ImportFrom and not s.level and (s.module or "").split(".")[0] == "torch_xla")
             for s in node.body
         )
-        self._push_block(stack, node.body, ctx)
+        catches_import_error = any(_catches_import_error(h) for h in node.handlers)
+        body_ctx = Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + (_GUARDED,)) if catches_import_error else ctx
+        self._push_block(stack, node.body, body_ctx)
         hctx = Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + (_OFF,)) if guards_xla else ctx
         for handler in node.handlers:
             stack.append((handler, hctx))
@@ -848,6 +854,8 @@ class Model:
         for frame in ctx.frames:
             if frame is _OFF:
                 return True
+            if frame is _GUARDED:
+                continue
             test, polarity = frame
             off_true, off_false = self._classify(test)
             if (polarity and off_true) or (not polarity and off_false):
@@ -960,14 +968,19 @@ class Model:
             return -1
         return 0
 
-    _VERSION_NAME = re.compile(r"(?i)(__version__|(^|_)(pt|torch|xla|torch_xla)_?v?\d)")
+    _VERSION_NAME = re.compile(r"(?i)(version|(^|_)(pt|torch|xla|torch_xla)(_[a-z]+)*_?v?\d)")
 
-    def version_adaptive(self, ctx: Ctx) -> bool:
-        """True inside either branch (or after the early return) of a feature or version
-        test: ``hasattr(<torch_xla module>, "name")``, a test on ``__version__``, or a name
-        like ``is_pt20`` / ``IS_XLA_2_1``: such code picks the API that exists at run time."""
+    def version_adaptive(self, ctx: Ctx, probe: bool = False) -> bool:
+        """True where code picks the torch_xla API that exists at run time: either branch (or
+        after the early return) of ``hasattr(<torch_xla module>, "name")``, of a test on
+        ``__version__`` or a name like ``is_pt20`` / ``_XLA_GREATER_EQUAL_2_1``, and the
+        ``except ImportError:`` fallback of a torch_xla import. With ``probe``, also the body
+        of such a ``try`` (importing a name newer than the target there is a forward probe;
+        a deprecated or removed one still is the code's main path)."""
         for frame in ctx.frames:
-            if frame is _OFF:
+            if frame is _OFF or (probe and frame is _GUARDED):
+                return True
+            if frame is _GUARDED:
                 continue
             key = ("va", id(frame[0]))
             if key not in self._cache:
@@ -1425,6 +1438,17 @@ def _expr_key(node: ast.AST, limit: int = 40):
         else:
             out.append(repr(n))
     return tuple(out)
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    types = handler.type.elts if type(handler.type) is ast.Tuple else [handler.type]
+    for t in types:
+        ident = t.attr if type(t) is ast.Attribute else t.id if type(t) is ast.Name else ""
+        if ident in _IMPORT_ERRORS:
+            return True
+    return False
 
 
 def _is_main_guard(test: ast.AST) -> bool:

@@ -85,7 +85,7 @@ class ApiChangeRule(Rule):
                 if root is not None and (root == module or root.startswith(module + ".")) and not specific:
                     continue  # the import is reported; the use needs no other change
             yield self.finding(node, _problem(entry, display, status, node),
-                               f"use {specific}" if specific else fix)
+                               f"use {api_table.pick(specific, self.settings.target_version)}" if specific else fix)
 
 
 @rule
@@ -514,7 +514,7 @@ def _env_finding(rule_obj, model, codes):
     target = rule_obj.settings.target_version
     for key, node, _, ctx in model.env_writes():
         found = api_table.env_var(key)
-        if found is None:
+        if found is None or not model.in_xla_code(ctx):
             continue
         _, entry = found
         if entry["code"] not in codes or target < _v(entry["deprecated"]):
@@ -624,7 +624,10 @@ class NonexistentXlaApi(Rule):
 
     ## Known problems
     Version-adaptive code is not checked: either branch of `if hasattr(<torch_xla module>,
-    "name"):` or of a test on `__version__` / a name like `IS_XLA_2_1`. Names that another XLA8 rule covers (deprecations and removals with a replacement)
+    "name"):` or of a test on `__version__` / a name like `_XLA_GREATER_EQUAL_2_1` (whatever
+    the threshold), the `except ImportError:` fallback, and names newer than the target
+    imported inside `try: ... except ImportError:`. A module that does not exist in the
+    target is reported at its import, not at each use. Names that another XLA8 rule covers (deprecations and removals with a replacement)
     are left to that rule. Private names (`_x`) and dunders are not checked. The public
     names per module and release were read from the release tags; a name set at run time
     by a module would be reported, none is known in these modules.
@@ -662,18 +665,27 @@ class NonexistentXlaApi(Rule):
     def check(self, model):
         version = self.settings.version_text
         covered = tuple(e["name"] for e in api_table.changes())
-        refs = [(n, q, c) for n, q, c in model.references("torch_xla")
-                if not (type(n) is ast.Attribute and type(n.ctx) is not ast.Load)]
+        all_refs = model.references("torch_xla")
+        assigned = {q for n, q, c in all_refs if type(n) is ast.Attribute and type(n.ctx) is not ast.Load}
+        covered += tuple(assigned)  # a compat shim `xm.is_master_process = ...` defines the name
+        refs = [(n, q, c) for n, q, c in all_refs if not (type(n) is ast.Attribute and type(n.ctx) is not ast.Load)]
         refs += model.import_refs("torch_xla")
         seen = set()
         for node, q, ctx in refs:
-            if model.version_adaptive(ctx):
-                continue  # if hasattr(torch_xla, "sync"): ... else: ...
+            if type(node) is ast.Attribute:
+                root = model.root_import(node, ctx)
+                if root is not None and self._problem(root, version, covered) is not None:
+                    continue  # `import torch_xla.runtime as xr` is reported once, not at each use of xr
             problem = self._problem(q, version, covered)
             if problem is None or (node.lineno, node.col_offset) in seen:
                 continue
+            if model.version_adaptive(ctx, probe="does not exist" in problem[0]):
+                continue  # if hasattr(torch_xla, "sync"): ... else: ...; try: from torch_xla import sync
             seen.add((node.lineno, node.col_offset))
-            yield self.finding(node, *problem)
+            text, fix = problem
+            if type(node) is ast.alias:
+                text = text.replace("(AttributeError", "(ImportError")
+            yield self.finding(node, text, fix)
 
     def _usable(self, hint, version):
         """A hint if it exists in ``version``, else its older equivalent, else None."""
@@ -687,11 +699,14 @@ class NonexistentXlaApi(Rule):
     def _problem(self, qualname, version, covered):
         parts = qualname.split(".")
         tracked = api_table.tracked_modules()
+        presence = api_table.module_presence()
         for i in range(1, len(parts)):
             module, name = ".".join(parts[:i]), parts[i]
             full = f"{module}.{name}"
             if full in covered or full.startswith(tuple(c + "." for c in covered)) or name.startswith("_"):
                 return None
+            if full in presence and version not in presence[full]:  # a whole module
+                return self._version_problem(full, presence[full], version)
             versions = api_table.name_versions(module, name)
             if versions is None:  # an untracked package on the way (torch_xla.core): go on if a tracked one is below
                 if any(t.startswith(full) for t in tracked):
@@ -707,13 +722,20 @@ class NonexistentXlaApi(Rule):
                 fix = f"use {hint}" if hint else f"see the names {short_name(module + '.')[:-1] or module} defines"
                 return f"{display} is not a torch_xla API (no release 2.0-2.9 defines it)", fix
             if version not in versions:
-                ordered = sorted(versions, key=api_table.vtuple)
-                if api_table.vtuple(ordered[0]) > api_table.vtuple(version):
-                    older = api_table.older_equivalent(full)
-                    fix = f"use {older} on torch_xla {version}" if older else f"target torch_xla {ordered[0]}+ (--xla-version)"
-                    return f"{display} does not exist in torch_xla {version} (added in {ordered[0]})", fix
-                last = ordered[-1]
-                after = api_table.VERSIONS[api_table.VERSIONS.index(last) + 1]
-                return f"{display} was removed in torch_xla {after} (AttributeError from {after} on)", \
-                    "see the release notes of that version for its replacement"
+                return self._version_problem(full, versions, version)
         return None
+
+    def _version_problem(self, full, versions, version):
+        """The message for a name or module that exists in some releases, not the target."""
+        display = short_name(full)
+        ordered = sorted(versions, key=api_table.vtuple)
+        if api_table.vtuple(ordered[0]) > api_table.vtuple(version):
+            older = api_table.older_equivalent(full)
+            fix = f"use {older} on torch_xla {version}" if older else f"target torch_xla {ordered[0]}+ (--xla-version)"
+            return f"{display} does not exist in torch_xla {version} (added in {ordered[0]})", fix
+        after = api_table.VERSIONS[api_table.VERSIONS.index(ordered[-1]) + 1]
+        error = "ModuleNotFoundError" if full in api_table.module_presence() else "AttributeError"
+        hint = api_table.removed_hint(full)
+        return (f"{display} was removed in torch_xla {after} ({error} from {after} on)",
+                hint if hint and hint.startswith("drop") else f"use {hint}" if hint else
+                "see the torch_xla release notes of that version for its replacement")
