@@ -1066,19 +1066,15 @@ class Model:
             return bindings[0][2]
         return None
 
-    def _mro_methods(self, cls: ClassInfo, name: str) -> list[FunctionInfo]:
-        seen = set()
-        todo = [cls]
-        out = []
+    def mro(self, cls: ClassInfo) -> list[ClassInfo]:
+        """``cls`` and its base classes defined in the module, nearest first (cycle-safe)."""
+        out, seen, todo = [], set(), [cls]
         while todo:
             c = todo.pop(0)
             if id(c) in seen:
                 continue
             seen.add(id(c))
-            m = c.methods.get(name)
-            if m is not None:
-                out.append(m)
-                break
+            out.append(c)
             for base in c.node.bases:
                 if type(base) is ast.Name:
                     b = self.class_named(base.id, c.ctx)
@@ -1086,22 +1082,19 @@ class Model:
                         todo.append(b)
         return out
 
+    def _mro_methods(self, cls: ClassInfo, name: str) -> list[FunctionInfo]:
+        for c in self.mro(cls):
+            if name in c.methods:
+                return [c.methods[name]]
+        return []
+
     def _class_methods(self, cls: ClassInfo) -> list[FunctionInfo]:
-        out = []
-        seen = set()
-        todo = [cls]
-        while todo:
-            c = todo.pop()
-            if id(c) in seen:
-                continue
-            seen.add(id(c))
-            out.extend(c.methods.values())
-            for base in c.node.bases:
-                if type(base) is ast.Name:
-                    b = self.class_named(base.id, c.ctx)
-                    if b is not None:
-                        todo.append(b)
-        return out
+        """The methods an instance of ``cls`` has: a subclass's override hides the base's."""
+        found: dict[str, FunctionInfo] = {}
+        for c in self.mro(cls):
+            for name, method in c.methods.items():
+                found.setdefault(name, method)
+        return list(found.values())
 
     def callees(self, func: FunctionInfo) -> list[FunctionInfo]:
         """Module functions ``func`` calls or refers to (methods of classes it instantiates too)."""

@@ -131,23 +131,9 @@ def _overridden(model, func) -> bool:
         return False
     for cls in model.classes:
         if cls is not func.cls and func.name in cls.methods \
-                and any(c is func.cls for c in _bases(model, cls)):
+                and any(c is func.cls for c in model.mro(cls)[1:]):
             return True
     return False
-
-
-def _bases(model, cls):
-    out, todo, seen = [], [cls], set()
-    while todo:
-        c = todo.pop()
-        for base in c.node.bases:
-            if type(base) is ast.Name:
-                b = model.class_named(base.id, c.ctx)
-                if b is not None and id(b) not in seen:
-                    seen.add(id(b))
-                    out.append(b)
-                    todo.append(b)
-    return out
 
 
 def _reduces_gradients(model, call, ctx, _seen=None) -> bool:
