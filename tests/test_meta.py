@@ -75,3 +75,15 @@ def test_ci_runs_exactly_the_readme_commands():
     assert "flake8 --select=XLA examples/" in install_and_lint and "pytest" in run_tests
     assert install_and_lint in ci
     assert run_tests in ci
+
+
+def test_readme_example_output_is_current():
+    """The Quick start block in README.md is exactly what flake8 prints on examples/."""
+    import subprocess
+    import sys
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```text\n(.*?)```", text, re.S).group(1)
+    proc = subprocess.run([sys.executable, "-m", "flake8", "--select=XLA", "examples/"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.stdout == block
