@@ -99,11 +99,11 @@ class Scope:
         self.cls = cls  # ClassInfo for a class scope
 
     def bind(self, name, line, kind, target, ctx=None):
-        if name in self.globals:
+        if name in self.globals and self.parent is not None:  # `global x` (legal at module level too)
             scope = self
             while scope.parent is not None:
                 scope = scope.parent
-            scope.bind(name, line, kind, target, ctx)
+            scope.bindings.setdefault(name, []).append((line, kind, target, ctx))
             return
         if name in self.nonlocals:
             scope = self.parent
