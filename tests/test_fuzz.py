@@ -11,11 +11,14 @@ import os
 import warnings
 
 import hypothesmith
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from flake8_xla import engine
 from flake8_xla.settings import Settings
 
+# the generators compile odd programs themselves ("'int' object is not callable")
+pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")
 EXAMPLES = int(os.environ.get("FLAKE8_XLA_FUZZ_EXAMPLES", "200"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=False,
                 suppress_health_check=list(HealthCheck))
