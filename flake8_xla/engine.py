@@ -67,6 +67,8 @@ def run(
     for cls in rule_classes:
         if cls.scope != ANYWHERE and not context_ok:
             continue
+        if cls.scope == ANYWHERE and not model.uses_torch_xla:
+            continue  # API rules need a torch_xla name, and only a torch_xla import binds one
         try:
             findings.extend(cls(settings).check(model))
         except Exception as exc:

@@ -15,7 +15,9 @@ unknown.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
+import sys
 
 from .settings import Settings
 
@@ -38,6 +40,12 @@ _PREFIX_CANONICAL = (
 )
 
 TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+_BISECT_KEY = sys.version_info >= (3, 10)  # bisect's key= (always true: python_requires >= 3.10)
+
+
+def _line_of(binding) -> int:
+    return binding[0]
+
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _OFF = "off"  # a branch frame that is XLA-off by construction (except ImportError of torch_xla)
@@ -186,6 +194,10 @@ class Model:
         self.subscript_stores: list[tuple[ast.Subscript, ast.AST, Ctx]] = []
         self.compares: list[tuple[ast.Compare, Ctx]] = []
         self.guard_tests: dict[object, bool] = {}  # test key -> True (positive guard)
+        # names that can resolve to a dotted name: bound by an import or aliased from a name
+        # or attribute chain (`DDP = torch.nn.parallel.DistributedDataParallel`); any other
+        # root (self, locals, params) resolves to nothing without a lookup
+        self.resolvable: set[str] = set()
         self.uses_torch_xla = False
         self._cache: dict = {}
         self._walked = False
@@ -202,6 +214,7 @@ class Model:
         handlers = self._handlers()
         child_fields = _child_fields
         AST = ast.AST
+        Constant = ast.Constant  # a leaf with nothing to record: never pushed
         pop = stack.pop
         push = stack.append
         while stack:
@@ -216,9 +229,9 @@ class Model:
                     continue
                 if type(value) is list:
                     for item in value:
-                        if isinstance(item, AST):
+                        if type(item) is not Constant and isinstance(item, AST):
                             push((item, ctx))
-                elif isinstance(value, AST):
+                elif type(value) is not Constant and isinstance(value, AST):
                     push((value, ctx))
 
     def _handlers(self):
@@ -350,9 +363,11 @@ class Model:
             full = alias.name
             if alias.asname:
                 ctx.scope.bind(alias.asname, node.lineno, "import", full, ctx)
+                self.resolvable.add(alias.asname)
             else:
                 first = full.split(".", 1)[0]
                 ctx.scope.bind(first, node.lineno, "import", first, ctx)
+                self.resolvable.add(first)
             self.imports.append((node, alias, full, ctx))
             self._note_import(full, ctx)
         return True
@@ -368,6 +383,7 @@ class Model:
                 continue
             full = f"{module}.{alias.name}"
             ctx.scope.bind(bound, node.lineno, "import", full, ctx)
+            self.resolvable.add(bound)
             self.import_froms.append((node, alias, full, ctx))
             self._note_import(full, ctx)
         return True
@@ -380,6 +396,8 @@ class Model:
                 ctx.scope.bind(target.id, line, "unknown", None, ctx)
             else:
                 ctx.scope.bind(target.id, line, "value", value, ctx)
+                if type(value) in (ast.Name, ast.Attribute):
+                    self.resolvable.add(target.id)
         elif t in (ast.Tuple, ast.List):
             elts = target.elts
             vals = value.elts if type(value) in (ast.Tuple, ast.List) else None
@@ -428,6 +446,8 @@ class Model:
             scope = scope.parent
         if type(node.target) is ast.Name:
             scope.bind(node.target.id, node.lineno, "value", node.value, ctx)
+            if type(node.value) in (ast.Name, ast.Attribute):
+                self.resolvable.add(node.target.id)
         stack.append((node.value, ctx))
         return True
 
@@ -592,21 +612,33 @@ class Model:
                 while scope.parent is not None:
                     scope = scope.parent
             bindings = scope.bindings.get(name)
-            if bindings and len(bindings) > 1 and self._walked:
-                # a value bound only where XLA is off (else of `if USE_TPU:`, `except
-                # ImportError:` of the torch_xla import) never holds in XLA code
-                on = [b for b in bindings if b[3] is None or not self.is_xla_off(b[3])]
-                bindings = on or bindings
             if bindings:
-                # pick by line (nested blocks are walked after their siblings' headers)
+                if len(bindings) == 1:
+                    return bindings
+                bindings = self._ordered_bindings(scope, name, bindings)
+                # in the use's own scope, the latest binding at or before the use
                 if first and line is not None and (scope.kind != "module" or ctx.func is None):
-                    before = [b for b in bindings if b[0] <= line]
-                    if before:
-                        return [max(before, key=lambda b: b[0])]
-                return sorted(bindings, key=lambda b: b[0])
+                    i = bisect.bisect_right(bindings, line, key=_line_of) if _BISECT_KEY else \
+                        sum(1 for b in bindings if b[0] <= line)
+                    if i:
+                        return [bindings[i - 1]]
+                return bindings
             first = False
             scope = scope.parent
         return None
+
+    def _ordered_bindings(self, scope, name, bindings):
+        """A name's bindings in source order, minus those made only where XLA is off (the
+        ``else`` of ``if USE_TPU:``, ``except ImportError:`` of the torch_xla import: such a
+        value never holds in XLA code); cached once the walk is done."""
+        if not self._walked:
+            return sorted(bindings, key=_line_of)
+        key = ("ob", id(scope), name)
+        cached = self._cache.get(key)
+        if cached is None:
+            on = [b for b in bindings if b[3] is None or not self.is_xla_off(b[3])]
+            cached = self._cache[key] = sorted(on or bindings, key=_line_of)
+        return cached
 
     def qualname(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> str | None:
         """Canonical dotted name of a name or attribute chain rooted in an import.
@@ -619,7 +651,7 @@ class Model:
         while type(node) is ast.Attribute:
             parts.append(node.attr)
             node = node.value
-        if type(node) is not ast.Name or _depth > 8:
+        if type(node) is not ast.Name or _depth > 8 or node.id not in self.resolvable:
             return None
         base = self._resolve_name(node.id, ctx, getattr(node, "lineno", None), _depth)
         if base is None:
@@ -688,11 +720,18 @@ class Model:
         key = ("refs", prefix)
         if key in self._cache:
             return self._cache[key]
+        index = self._cache.get("attr_index")
+        if index is None:  # qualname -> chains, built once: the attribute chains are many
+            index = {}
+            for node, ctx in self.attrs:
+                q = self._attr_qualname(node, ctx)
+                if q is not None:
+                    index.setdefault(q, []).append((node, ctx))
+            self._cache["attr_index"] = index
         out = []
-        for node, ctx in self.attrs:
-            q = self._attr_qualname(node, ctx)
-            if q is not None and (q == prefix or q.startswith(prefix + ".") or prefix.endswith(".") and q.startswith(prefix)):
-                out.append((node, q, ctx))
+        for q, chains in index.items():
+            if q == prefix or q.startswith(prefix + ".") or prefix.endswith(".") and q.startswith(prefix):
+                out.extend((node, q, ctx) for node, ctx in chains)
         for node, alias, full, ctx in self.import_froms:
             q = canonical(full)
             if q == prefix or q.startswith(prefix + ".") or prefix.endswith(".") and q.startswith(prefix):

@@ -91,8 +91,8 @@ class UnreducedOptimizerStep(Rule):
     ]
 
     def check(self, model):
-        if model.reduces_gradients_elsewhere():
-            return
+        if not model.launched(multi_only=True) or model.reduces_gradients_elsewhere():
+            return  # nothing launched on several replicas, or something reduces the gradients
         seen = set()
         for loop in model.loops:
             ctx = loop.ctx
