@@ -17,7 +17,6 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-import sys
 
 from .settings import Settings
 
@@ -40,14 +39,12 @@ _PREFIX_CANONICAL = (
 )
 
 TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
-_BISECT_KEY = sys.version_info >= (3, 10)  # bisect's key= (always true: python_requires >= 3.10)
 
 
 def _line_of(binding) -> int:
     return binding[0]
 
-_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
 _OFF = "off"  # a branch frame that is XLA-off by construction (except ImportError of torch_xla)
 _GUARDED = "guarded"  # the body of a try whose handler catches ImportError (a version fallback)
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"})
@@ -618,8 +615,7 @@ class Model:
                 bindings = self._ordered_bindings(scope, name, bindings)
                 # in the use's own scope, the latest binding at or before the use
                 if first and line is not None and (scope.kind != "module" or ctx.func is None):
-                    i = bisect.bisect_right(bindings, line, key=_line_of) if _BISECT_KEY else \
-                        sum(1 for b in bindings if b[0] <= line)
+                    i = bisect.bisect_right(bindings, line, key=_line_of)
                     if i:
                         return [bindings[i - 1]]
                 return bindings
@@ -1294,7 +1290,6 @@ class Model:
         out.sort(key=lambda r: (r[1].lineno, r[1].col_offset))
         self._cache["env_writes"] = out
         return out
-
 
     # ------------------------------------------------------------------ step loops
     _OPT_NAME = re.compile(r"^(?:.*_)?(?:opt|optim|optimizer|optimiser|optimizers)(?:_\w+|\d+)?$", re.I)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from test_cases import CASES, RUNS, _id, _results, _runnable
+from test_cases import RUNS, _id, _results, _runnable
 
 ROOT = Path(__file__).resolve().parent.parent
 PYLINT_TEMPLATE = "{path}\t{line}\t{column}\t{msg_id}\t{symbol}\t{msg}"

@@ -4,7 +4,6 @@ exception and without XLA000, through the engine and through real flake8."""
 from __future__ import annotations
 
 import ast
-import os
 import sys
 import textwrap
 

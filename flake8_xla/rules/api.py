@@ -7,14 +7,12 @@ import difflib
 import functools
 
 from .. import api_table
-from ..model import UNKNOWN
 from ..registry import ANYWHERE, Rule, rule
 from ..settings import version_str
 from ._common import short_name
 
 
-def _v(text: str | None):
-    return api_table.vtuple(text)
+_v = api_table.vtuple
 
 
 def _replacement(entry, settings) -> str:
@@ -363,8 +361,6 @@ class BadCallSignature(Rule):
 
 def _required(params) -> str:
     return ", ".join(p[0] for p in params if p[1] == "pos" and not p[2])
-
-del UNKNOWN
 
 
 @rule
