@@ -21,6 +21,7 @@ from pathlib import Path
 
 from . import __version__
 from .engine import run
+from .registry import all_rules
 from .settings import NEWEST_VERSION, SCOPES, SettingsError, parse_scope, parse_version, version_str, Settings
 
 SKIP_DIRS = frozenset({
@@ -136,6 +137,9 @@ def selected(code: str, select: list[str], ignore: list[str]) -> bool:
     return not (ignore and code.startswith(tuple(ignore)))
 
 
+SEVERITY = {code: cls.severity for code, cls in all_rules().items()}
+
+
 def _github_escape(text: str, prop: bool = False) -> str:
     text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     if prop:
@@ -192,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         for p, line, col, code, msg in results:
             if fmt == "github":
-                level = "error" if code in ("E902", "E999") or not code.startswith("XLA8") else "warning"
+                level = "error" if code in ("E902", "E999", "XLA000") or SEVERITY.get(code) == "E" else "warning"
                 out.write(f"::{level} file={_github_escape(p, True)},line={line},col={col},"
                           f"title={code}::{_github_escape(f'{code} {msg}')}\n")
             else:

@@ -47,6 +47,7 @@ def _line_of(binding) -> int:
 
 _OFF = "off"  # a branch frame that is XLA-off by construction (except ImportError of torch_xla)
 _GUARDED = "guarded"  # the body of a try whose handler catches ImportError (a version fallback)
+_FALLBACK = "fallback"  # an `except ImportError/AttributeError:` handler: version-adaptive, not XLA-off
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"})
 
 # Fields that never hold a child node worth visiting (strings, ints, operator singletons).
@@ -195,6 +196,7 @@ class Model:
         # or attribute chain (`DDP = torch.nn.parallel.DistributedDataParallel`); any other
         # root (self, locals, params) resolves to nothing without a lookup
         self.resolvable: set[str] = set()
+        self.resolvable_values: set[str] = set()  # names bound to a plain value somewhere
         self.uses_torch_xla = False
         self._cache: dict = {}
         self._walked = False
@@ -345,7 +347,7 @@ class Model:
         if qualname == "torch_xla" or qualname.startswith("torch_xla."):
             self.uses_torch_xla = True
             for frame in reversed(ctx.frames):
-                if frame is _GUARDED:
+                if frame is _GUARDED or frame is _FALLBACK:
                     continue
                 if frame is _OFF:
                     break
@@ -393,6 +395,7 @@ class Model:
                 ctx.scope.bind(target.id, line, "unknown", None, ctx)
             else:
                 ctx.scope.bind(target.id, line, "value", value, ctx)
+                self.resolvable_values.add(target.id)
                 if type(value) in (ast.Name, ast.Attribute):
                     self.resolvable.add(target.id)
         elif t in (ast.Tuple, ast.List):
@@ -487,8 +490,13 @@ class Model:
         catches_import_error = any(_catches_import_error(h) for h in node.handlers)
         body_ctx = Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + (_GUARDED,)) if catches_import_error else ctx
         self._push_block(stack, node.body, body_ctx)
-        hctx = Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + (_OFF,)) if guards_xla else ctx
         for handler in node.handlers:
+            if guards_xla:
+                hctx = Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + (_OFF,))
+            elif _catches_import_error(handler):
+                hctx = Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + (_FALLBACK,))
+            else:
+                hctx = ctx
             stack.append((handler, hctx))
         self._push_block(stack, node.orelse, ctx)
         self._push_block(stack, node.finalbody, ctx)
@@ -889,7 +897,7 @@ class Model:
         for frame in ctx.frames:
             if frame is _OFF:
                 return True
-            if frame is _GUARDED:
+            if frame is _GUARDED or frame is _FALLBACK:
                 continue
             test, polarity = frame
             off_true, off_false = self._classify(test)
@@ -909,6 +917,9 @@ class Model:
         return result
 
     def _classify_uncached(self, test):
+        key = _expr_key(test)
+        if key is not None and key in self.guard_tests:  # `if in_colab and on_tpu:` guarding the import
+            return (False, True) if self.guard_tests[key] else (True, False)
         # iterative over not/and/or by an explicit post-order evaluation
         order = []
         stack = [test]
@@ -982,6 +993,9 @@ class Model:
                 sign = -sign
             return sign
         if t is ast.Call:
+            if type(node.func) is ast.Attribute and node.func.attr in ("startswith", "endswith") and node.args \
+                    and type(node.args[0]) is ast.Constant and isinstance(node.args[0].value, str):
+                return self._atom_sign(node.args[0])  # device.startswith("cuda")
             node = node.func
             t = type(node)
         if t is ast.Name:
@@ -1013,7 +1027,7 @@ class Model:
         of such a ``try`` (importing a name newer than the target there is a forward probe;
         a deprecated or removed one still is the code's main path)."""
         for frame in ctx.frames:
-            if frame is _OFF or (probe and frame is _GUARDED):
+            if frame is _OFF or frame is _FALLBACK or (probe and frame is _GUARDED):
                 return True
             if frame is _GUARDED:
                 continue
@@ -1024,10 +1038,15 @@ class Model:
                 return True
         return False
 
-    def _is_version_test(self, test, ctx) -> bool:
+    def _is_version_test(self, test, ctx, _depth: int = 0) -> bool:
         for i, node in enumerate(ast.walk(test)):
-            if i > 64:
+            if i > 64 or _depth > 4:
                 return False
+            if type(node) is ast.Name and node.id in self.resolvable_values:
+                # HAS_SYNC = hasattr(torch_xla, "sync"); NEW_XLA = version.parse(...) >= ...
+                values = self.values(node, ctx)
+                if values and any(self._is_version_test(v, c, _depth + 1) for v, c in values if c is not None):
+                    return True
             if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in ("hasattr", "getattr") \
                     and node.args:
                 q = self.qualname(node.args[0], ctx)
@@ -1394,7 +1413,16 @@ class Model:
             for f in self.function_of(call.func, ctx):
                 if any(self.call_name(c, x) in self.SYNCS for c, x in f.calls):
                     return True
+                if any(self.qualname(d.func if type(d) is ast.Call else d, f.ctx) in self.COMPILERS
+                       for d in f.node.decorator_list):
+                    return True  # @torch_xla.compile syncs before and after the step
+            if q is None and type(call.func) in (ast.Name, ast.Attribute):
+                values = self.values(call.func, ctx)  # step = torch_xla.compile(step_fn)
+                if values and all(type(v) is ast.Call and self.call_name(v, c) in self.COMPILERS for v, c in values):
+                    return True
         return False
+
+    COMPILERS = ("torch_xla.compile",)
 
     REDUCING_WRAPPERS = (
         "torch.nn.parallel.DistributedDataParallel",
@@ -1445,7 +1473,7 @@ def _all_args(args: ast.arguments) -> list[ast.arg]:
     return out
 
 
-def _expr_key(node: ast.AST, limit: int = 40):
+def _expr_key(node: ast.AST, limit: int = 200):
     """A hashable structural key for a small expression (iterative; None when too big)."""
     out = []
     stack = [node]

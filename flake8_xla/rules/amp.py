@@ -17,6 +17,17 @@ GRAD_SCALERS = ("torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.cuda
 FP16 = ("torch.float16", "torch.half")
 
 
+def _disabled_on_xla(model, call, ctx) -> bool:
+    """``enabled=False``, or ``enabled=<a CUDA test>`` (False wherever XLA runs)."""
+    enabled = model.kwarg(call, "enabled")
+    if enabled is None or not isinstance(enabled, ast.AST):
+        return False
+    if model.const(enabled, ctx) is False:
+        return True
+    off_when_true, _ = model._classify(enabled)
+    return off_when_true
+
+
 def _device_type(model, call, ctx):
     value = str_value(model, model.kwarg(call, "device_type", 0), ctx)
     return value.split(":")[0].lower() if value else None
@@ -70,7 +81,7 @@ class CudaAutocastOnXla(Rule):
             if not model.in_xla_code(ctx):
                 continue
             q = model.call_name(call, ctx)
-            if q in GENERIC_AUTOCAST and _device_type(model, call, ctx) != "cuda":
+            if (q in GENERIC_AUTOCAST and _device_type(model, call, ctx) != "cuda") or _disabled_on_xla(model, call, ctx):
                 continue
             yield self.finding(call)
 
@@ -87,7 +98,8 @@ class GradScalerOnTpu(Rule):
     (`ImportError` / `AttributeError`).
 
     ## Known problems
-    `GradScaler(enabled=False)` is not reported. fp16 on XLA:GPU (torch_xla 2.8 or older)
+    `GradScaler(enabled=False)` and `enabled=torch.cuda.is_available()` (False on a TPU
+    host) are not reported. fp16 on XLA:GPU (torch_xla 2.8 or older)
     did use a scaler; silence it with `# noqa: XLA702`.
 
     ## Example
@@ -124,7 +136,7 @@ class GradScalerOnTpu(Rule):
         removed = {e["name"]: e["removed"] for e in api_table.changes() if e["code"] == self.code}
         target = self.settings.target_version
         for call, ctx in model.calls_to(*GRAD_SCALERS):
-            if not model.in_xla_code(ctx) or model.const(model.kwarg(call, "enabled"), ctx) is False:
+            if not model.in_xla_code(ctx) or _disabled_on_xla(model, call, ctx):
                 continue
             q = model.call_name(call, ctx)
             if q in removed and target >= api_table.vtuple(removed[q]):

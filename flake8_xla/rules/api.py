@@ -117,6 +117,7 @@ class RemovedXrtWorldSize(ApiChangeRule):
     name = "removed-xrt-world-size"
     message = "xm.xrt_world_size is removed"
     fix = "use torch_xla.runtime.world_size()"
+    severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.5, removed 2.7"
     bad = ["import torch_xla.core.xla_model as xm\nn = xm.xrt_world_size()\n",
            "from torch_xla.core.xla_model import xrt_world_size\n"]
@@ -152,6 +153,7 @@ class RemovedGetOrdinal(ApiChangeRule):
     name = "removed-get-ordinal"
     message = "xm.get_ordinal is removed"
     fix = "use torch_xla.runtime.global_ordinal()"
+    severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.5, removed 2.7"
     bad = ["from torch_xla.core import xla_model as xm\nr = xm.get_ordinal()\n"]
     good = ["import torch_xla.runtime as xr\nr = xr.global_ordinal()\n"]
@@ -391,6 +393,7 @@ class RemovedParseXlaDevice(ApiChangeRule):
     name = "removed-parse-xla-device"
     message = "xm.parse_xla_device is removed"
     fix = "use torch.device(device).index"
+    severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.5, removed 2.7"
     bad = ["import torch_xla.core.xla_model as xm\ni = xm.parse_xla_device('xla:0')\n"]
     good = ["import torch\nimport torch_xla\ni = torch.device('xla:0').index\n"]
@@ -428,6 +431,7 @@ class RemovedExperimentalPjrt(ApiChangeRule):
     name = "removed-experimental-pjrt"
     message = "torch_xla.experimental.pjrt is removed"
     fix = "use torch_xla.runtime (import torch_xla.runtime as xr)"
+    severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.1, removed 2.5"
     bad = ["import torch_xla.experimental.pjrt as pjrt\n",
            "import torch_xla\nn = torch_xla.experimental.pjrt.world_size()\n"]
@@ -464,6 +468,7 @@ class RemovedExperimentalSharding(ApiChangeRule):
     name = "removed-experimental-sharding"
     message = "torch_xla.experimental.xla_sharding is removed"
     fix = "use torch_xla.distributed.spmd (import torch_xla.distributed.spmd as xs)"
+    severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.2, removed 2.5"
     bad = ["import torch_xla.experimental.xla_sharding as xs\n",
            "from torch_xla.experimental.xla_sharded_tensor import XLAShardedTensor\n"]
@@ -499,6 +504,7 @@ class RemovedExperimentalCompile(ApiChangeRule):
     name = "removed-experimental-compile"
     message = "torch_xla.experimental.compile is removed"
     fix = "use torch_xla.compile(fn)"
+    severity = "E"  # removed in the default target: it raises
     versions = "added 2.4, deprecated 2.5, removed 2.7"
     bad = ["import torch_xla\nf = torch_xla.experimental.compile(lambda x: x)\n",
            "from torch_xla.experimental import compile\n"]

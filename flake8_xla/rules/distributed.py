@@ -324,7 +324,7 @@ class XlaPgWithoutXlaInitMethod(Rule):
     message = 'init_process_group("xla") without init_method="xla://" (falls back to env:// and fails under the XLA launcher)'
     fix = 'pass init_method="xla://" and drop rank=/world_size='
     severity = "E"
-    versions = "2.1+"
+    versions = "2.0+ (pjrt:// in 2.0, xla:// from 2.1)"
     supersedes = ("XLA109",)
     bad = [
         "import torch.distributed as dist\nimport torch_xla\n"
@@ -352,7 +352,10 @@ class XlaPgWithoutXlaInitMethod(Rule):
             if current is UNKNOWN or current in ("xla://", "pjrt://"):
                 continue
             message = self.message.replace("xla://", method)
-            yield self.finding(call, message, self.fix.replace("xla://", method))
+            fix = self.fix.replace("xla://", method)
+            if method == "pjrt://":
+                fix += " (torch_xla 2.0: with import torch_xla.experimental.pjrt_backend)"
+            yield self.finding(call, message, fix)
 
 
 @rule
@@ -426,7 +429,7 @@ class RankFromEnvOrHardcoded(Rule):
                 continue
             for kw in call.keywords:
                 if kw.arg in ("world_size", "num_replicas") and type(kw.value) is ast.Constant \
-                        and type(kw.value.value) is int and kw.value.value >= 1:
+                        and type(kw.value.value) is int and kw.value.value > 1:  # 1: deliberately not sharded
                     yield self.finding(
                         call, f"hard-coded {kw.arg}={render(kw.value)} in code started by the XLA launcher",
                         f"use {runtime_api(self.settings, 'WORLD_SIZE')}",
@@ -457,7 +460,8 @@ class XlaBackendNotRegistered(Rule):
     `torch_xla.distributed.xla_backend` was imported (directly, or through
     `torch_xla.distributed.xla_multiprocessing`; in 2.0 also `xla_model`): otherwise
     `init_process_group` fails with an invalid backend. From 2.5 `import torch_xla`
-    registers it.
+    registers it. In 2.0 there is no `xla://` at all, and `pjrt://` needs
+    `torch_xla.experimental.pjrt_backend`: both are reported there too.
 
     ## Example
     ```python
@@ -495,8 +499,10 @@ class XlaBackendNotRegistered(Rule):
         target = self.settings.target_version
         if target >= (2, 5):
             return
-        registering = _REGISTERS["2.0"] if target == (2, 0) else _REGISTERS["2.1-2.4"]
         imported = [full for _, _, full, _ in model.imports + model.import_froms]
+        if target == (2, 0):
+            yield from self._check_20(model, imported)
+        registering = _REGISTERS["2.0"] if target == (2, 0) else _REGISTERS["2.1-2.4"]
         if any(full == r or full.startswith(r if r.endswith(".") else r + ".") for full in imported for r in registering):
             return
         for call, ctx in model.calls_to(INIT_PG):
@@ -504,6 +510,21 @@ class XlaBackendNotRegistered(Rule):
                 continue
             if _backend(model, call, ctx) == "xla" or _init_method(model, call, ctx) == "xla://":
                 yield self.finding(call)
+
+    def _check_20(self, model, imported):
+        """torch_xla 2.0 has no ``xla://``; ``pjrt://`` exists once ``experimental.pjrt_backend``
+        is imported (docs/pjrt.md at v2.0.0)."""
+        has_pjrt_backend = any(full.startswith("torch_xla.experimental.pjrt_backend") for full in imported)
+        for call, ctx in model.calls_to(INIT_PG):
+            method = _init_method(model, call, ctx)
+            if model.is_xla_off(ctx) or model.version_adaptive(ctx):
+                continue
+            if method == "xla://":
+                yield self.finding(call, 'init_method="xla://" does not exist in torch_xla 2.0 (added in 2.1)',
+                                   'use init_method="pjrt://" with import torch_xla.experimental.pjrt_backend')
+            elif method == "pjrt://" and not has_pjrt_backend:
+                yield self.finding(call, 'init_method="pjrt://" is registered only by torch_xla.experimental.pjrt_backend '
+                                         "in torch_xla 2.0", "add import torch_xla.experimental.pjrt_backend")
 
 
 @rule
