@@ -197,6 +197,7 @@ class Model:
         # root (self, locals, params) resolves to nothing without a lookup
         self.resolvable: set[str] = set()
         self.resolvable_values: set[str] = set()  # names bound to a plain value somewhere
+        self.name_loads: dict[str, list[Ctx]] = {}  # name -> the contexts it is read in
         self.uses_torch_xla = False
         self._cache: dict = {}
         self._walked = False
@@ -566,6 +567,11 @@ class Model:
         if type(node.ctx) is ast.Load:
             if ctx.func is not None:
                 ctx.func.names.add(node.id)
+            sites = self.name_loads.get(node.id)
+            if sites is None:
+                self.name_loads[node.id] = [ctx]
+            elif sites[-1] is not ctx:  # siblings share one Ctx: keep one entry per context
+                sites.append(ctx)
         else:
             ctx.scope.bind(node.id, node.lineno, "unknown", None, ctx)
         return True
@@ -894,6 +900,43 @@ class Model:
         return not self.is_xla_off(ctx)
 
     def is_xla_off(self, ctx: Ctx) -> bool:
+        """True in a branch XLA never takes, or in a function that only such branches call."""
+        if self._frames_off(ctx):
+            return True
+        func = ctx.func
+        while func is not None:
+            if self.func_off(func):
+                return True
+            func = func.ctx.func
+        return False
+
+    def func_off(self, func: FunctionInfo) -> bool:
+        """True when every place in the module that calls or names ``func`` is XLA-off
+        (``setup_gpu`` called only from the ``else`` of ``if args.tpu:``); a function that
+        nothing in the module refers to (an entry point) is not."""
+        key = ("foff", id(func))
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = False  # recursion through a cycle of callers: not off
+        sites = [c for c in self.name_loads.get(func.name, ()) if self._names_def(func, c)]
+        if func.cls is not None:
+            by_attr = self._cache.get("attr_calls")
+            if by_attr is None:  # method calls by name, indexed once
+                by_attr = self._cache["attr_calls"] = {}
+                for call, c in self.calls:
+                    if type(call.func) is ast.Attribute:
+                        by_attr.setdefault(call.func.attr, []).append((call, c))
+            sites += [c for call, c in by_attr.get(func.name, ()) if func in self.function_of(call.func, c)]
+        result = bool(sites) and all(self.is_xla_off(c) for c in sites)
+        cache[key] = result
+        return result
+
+    def _names_def(self, func, ctx) -> bool:
+        bindings = self.lookup(func.name, ctx, None)
+        return bool(bindings) and any(kind == "def" and target is func for _, kind, target, _ in bindings)
+
+    def _frames_off(self, ctx: Ctx) -> bool:
         for frame in ctx.frames:
             if frame is _OFF:
                 return True
@@ -1122,18 +1165,20 @@ class Model:
 
     def mro(self, cls: ClassInfo) -> list[ClassInfo]:
         """``cls`` and its base classes defined in the module, nearest first (cycle-safe)."""
-        out, seen, todo = [], set(), [cls]
-        while todo:
-            c = todo.pop(0)
-            if id(c) in seen:
-                continue
-            seen.add(id(c))
-            out.append(c)
+        key = ("mro", id(cls))
+        if key in self._cache:
+            return self._cache[key]
+        out, seen, i = [cls], {id(cls)}, 0
+        while i < len(out):  # breadth first; each class once (diamonds would otherwise explode)
+            c = out[i]
+            i += 1
             for base in c.node.bases:
                 if type(base) is ast.Name:
                     b = self.class_named(base.id, c.ctx)
-                    if b is not None:
-                        todo.append(b)
+                    if b is not None and id(b) not in seen:
+                        seen.add(id(b))
+                        out.append(b)
+        self._cache[key] = out
         return out
 
     def _mro_methods(self, cls: ClassInfo, name: str) -> list[FunctionInfo]:
@@ -1158,6 +1203,9 @@ class Model:
         out = []
         inner_ctx = Ctx(func.scope, func, (), ())
         for name in func.names:
+            sites = [c for c in self.name_loads.get(name, ()) if c.func is func]
+            if sites and all(self._frames_off(c) for c in sites):
+                continue  # only named where XLA is off: `if not use_tpu: return train_gpu(...)`
             bindings = self.lookup(name, inner_ctx, None)
             if not bindings:
                 continue
@@ -1167,7 +1215,7 @@ class Model:
                 elif kind == "class":
                     out.extend(self._class_methods(target))
         for call, ctx in func.calls:
-            if type(call.func) is ast.Attribute:
+            if type(call.func) is ast.Attribute and not self._frames_off(ctx):
                 out.extend(self.function_of(call.func, ctx))
         # nested defs run when their parent runs (closures, local helpers)
         for f in self.functions:
