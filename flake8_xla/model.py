@@ -201,8 +201,13 @@ class Model:
         self.uses_torch_xla = False
         self._cache: dict = {}
         self._walked = False
+        self._xla_imports: list = []  # (bound name, ctx) of every torch_xla import
         self._walk()
         self._walked = True
+        self.uses_torch_xla = any(
+            not any(f is _GUARDED for f in ctx.frames) or bound in self.name_loads
+            for bound, ctx in self._xla_imports
+        )  # an import inside `try: import torch_xla ... except ImportError:` that nothing reads is a probe
 
     # ------------------------------------------------------------------ the walk
     def _walk(self) -> None:
@@ -344,9 +349,9 @@ class Model:
         self._push_block(stack, node.body, Ctx(scope, ctx.func, ctx.loops, ctx.frames))
         return True
 
-    def _note_import(self, qualname, ctx):
+    def _note_import(self, qualname, ctx, bound=None):
         if qualname == "torch_xla" or qualname.startswith("torch_xla."):
-            self.uses_torch_xla = True
+            self._xla_imports.append((bound, ctx))
             for frame in reversed(ctx.frames):
                 if frame is _GUARDED or frame is _FALLBACK:
                     continue
@@ -369,7 +374,7 @@ class Model:
                 ctx.scope.bind(first, node.lineno, "import", first, ctx)
                 self.resolvable.add(first)
             self.imports.append((node, alias, full, ctx))
-            self._note_import(full, ctx)
+            self._note_import(full, ctx, alias.asname or full.split(".", 1)[0])
         return True
 
     def _on_import_from(self, node, ctx, stack):
@@ -385,7 +390,7 @@ class Model:
             ctx.scope.bind(bound, node.lineno, "import", full, ctx)
             self.resolvable.add(bound)
             self.import_froms.append((node, alias, full, ctx))
-            self._note_import(full, ctx)
+            self._note_import(full, ctx, bound)
         return True
 
     def _bind_target(self, target, value, ctx, stack, line):
@@ -899,18 +904,19 @@ class Model:
             return False
         return not self.is_xla_off(ctx)
 
-    def is_xla_off(self, ctx: Ctx) -> bool:
-        """True in a branch XLA never takes, or in a function that only such branches call."""
+    def is_xla_off(self, ctx: Ctx, _depth: int = 0) -> bool:
+        """True in a branch XLA never takes, or in a function that only such branches call
+        (callers are followed 16 levels up; deeper is taken as reachable with XLA on)."""
         if self._frames_off(ctx):
             return True
         func = ctx.func
-        while func is not None:
-            if self.func_off(func):
+        while func is not None and _depth < 16:
+            if self.func_off(func, _depth + 1):
                 return True
             func = func.ctx.func
         return False
 
-    def func_off(self, func: FunctionInfo) -> bool:
+    def func_off(self, func: FunctionInfo, _depth: int = 0) -> bool:
         """True when every place in the module that calls or names ``func`` is XLA-off
         (``setup_gpu`` called only from the ``else`` of ``if args.tpu:``); a function that
         nothing in the module refers to (an entry point) is not."""
@@ -928,8 +934,11 @@ class Model:
                     if type(call.func) is ast.Attribute:
                         by_attr.setdefault(call.func.attr, []).append((call, c))
             sites += [c for call, c in by_attr.get(func.name, ()) if func in self.function_of(call.func, c)]
-        result = bool(sites) and all(self.is_xla_off(c) for c in sites)
-        cache[key] = result
+        result = bool(sites) and all(self.is_xla_off(c, _depth) for c in sites)
+        if _depth < 16 or result:  # a verdict cut short by the depth bound is not cached
+            cache[key] = result
+        else:
+            del cache[key]
         return result
 
     def _names_def(self, func, ctx) -> bool:

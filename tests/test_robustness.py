@@ -197,3 +197,25 @@ def test_whole_standard_library_lints_without_internal_errors():
         assert not [f for f in found if f.code == "XLA000"], (path, found)
         checked += 1
     assert checked > 500
+
+
+def test_deep_call_chain_from_a_launched_step_loop():
+    """A 1,000-function call chain below a launched step loop: helpers are followed
+    iteratively (a recursive walk raised RecursionError at about 330 levels)."""
+    lines = [HEADER.rstrip()]
+    lines += [f"def f{i}(x):\n    return f{i + 1}(x)" for i in range(1000)]
+    lines.append("def f1000(x):\n    return x")
+    lines.append("def train(i, loader, model, opt):\n    for x in loader:\n        model(f0(x)).sum().backward()\n"
+                 "        opt.step()\ntorch_xla.launch(train, args=(None, None, None))")
+    found = lint_ok("\n".join(lines) + "\n")
+    assert [f.code for f in found] == ["XLA201"]
+
+
+def test_deep_caller_chain_into_cuda_code():
+    """XLA-off is decided through the callers of a function; a 1,000-deep chain of callers
+    must neither recurse without bound nor lose the finding at its end."""
+    lines = [HEADER.rstrip(), "def g0(model):\n    return model.cuda()"]
+    lines += [f"def g{i}(model):\n    return g{i - 1}(model)" for i in range(1, 1000)]
+    lines.append("g999(None)")
+    found = lint_ok("\n".join(lines) + "\n", Settings())
+    assert [(f.line, f.code) for f in found] == [(5, "XLA401")]
