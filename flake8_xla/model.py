@@ -1505,19 +1505,28 @@ class Model:
         ZeRO-1, torch FSDP, a training framework (Accelerate, Lightning, HF Trainer), or
         ``XLA_USE_SPMD`` in the environment.
         """
-        if "reduces" in self._cache:
-            return self._cache["reduces"]
-        result = False
-        names = [q for _, q, _ in self.references("torch")] + [q for _, q, _ in self.references("torch_xla")]
-        names += [full for _, _, full, _ in self.imports + self.import_froms]
-        for q in names:
-            if q.startswith(self.REDUCING_WRAPPERS) or q.startswith(self._FRAMEWORKS):
-                result = True
-                break
-        if not result:
-            result = any(key == "XLA_USE_SPMD" for key, _, _, _ in self.env_writes())
-        self._cache["reduces"] = result
-        return result
+        if "reduces" not in self._cache:
+            self._cache["reduces"] = self.uses_spmd() or any(
+                q.startswith(self.REDUCING_WRAPPERS) or q.startswith(self._FRAMEWORKS) for q in self.used_names())
+        return self._cache["reduces"]
+
+    def used_names(self) -> list[str]:
+        """Every dotted name the module imports or reaches through torch / torch_xla chains."""
+        if "used_names" not in self._cache:
+            names = [q for _, q, _ in self.references("torch")] + [q for _, q, _ in self.references("torch_xla")]
+            names += [full for _, _, full, _ in self.imports + self.import_froms]
+            self._cache["used_names"] = names
+        return self._cache["used_names"]
+
+    def uses_spmd(self) -> bool:
+        """SPMD: ``xr.use_spmd()``, ``torch_xla.distributed.spmd`` (or the old
+        ``experimental.xla_sharding``), or ``XLA_USE_SPMD`` set in the environment."""
+        if "spmd" not in self._cache:
+            self._cache["spmd"] = any(
+                q == "torch_xla.runtime.use_spmd" or q.startswith(("torch_xla.distributed.spmd",
+                                                                   "torch_xla.experimental.xla_sharding"))
+                for q in self.used_names()) or any(key == "XLA_USE_SPMD" for key, _, _, _ in self.env_writes())
+        return self._cache["spmd"]
 
 
 def _all_args(args: ast.arguments) -> list[ast.arg]:

@@ -157,13 +157,6 @@ def _backend(model, call, ctx):
     return UNKNOWN
 
 
-def _is_spmd_module(model) -> bool:
-    names = [q for _, q, _ in model.references("torch_xla")]
-    names += [full for _, _, full, _ in model.imports + model.import_froms]
-    return any(q == "torch_xla.runtime.use_spmd" or q.startswith(("torch_xla.distributed.spmd", "torch_xla.experimental.xla_sharding"))
-               for q in names) or any(key == "XLA_USE_SPMD" for key, _, _, _ in model.env_writes())
-
-
 def _guarded_by_env_test(model, ctx, keys) -> bool:
     """Code in the body of ``if "RANK" in os.environ:`` (or ``os.environ.get("RANK")``)."""
     for frame in ctx.frames:
@@ -271,7 +264,7 @@ class NonXlaProcessGroup(Rule):
             backend = _backend(model, call, ctx)
             if backend not in ("gloo", "nccl", "mpi"):
                 continue
-            if backend == "gloo" and _init_method(model, call, ctx) in ("xla://", "pjrt://") and _is_spmd_module(model):
+            if backend == "gloo" and _init_method(model, call, ctx) in ("xla://", "pjrt://") and model.uses_spmd():
                 continue
             yield self.finding(call, f'init_process_group with the "{backend}" backend in XLA code', fix)
         if _explicit_env_init(model):
