@@ -1,0 +1,84 @@
+"""The semantic model of one module, built by one iterative walk of its AST.
+
+Rules never walk the tree themselves: they ask this model (the facade :class:`Model`).
+The walk records, for every call, attribute chain, loop, import and assignment, the
+context it sits in; everything else is derived from those records on demand and memoised.
+One module per question it answers:
+
+- :mod:`.scopes`: scopes, bindings and the context records (``Scope``, ``Ctx``,
+  ``FunctionInfo``, ``ClassInfo``, ``LoopInfo``);
+- :mod:`.walk`: the one walk that fills them;
+- :mod:`.names`: which binding a name means and the canonical dotted name of an import
+  chain (``qualname``, ``calls_to``, ``references``);
+- :mod:`.values`: values through assignments, literals, call arguments;
+- :mod:`.context`: XLA-on and XLA-off code, backend dispatch, version-adaptive code;
+- :mod:`.calls`: the call graph, launches and launched code;
+- :mod:`.env`: environment reads and writes, torchrun hints;
+- :mod:`.training`: optimizers, step loops, per-step syncs, gradient reduction.
+
+Nothing here imports or runs the linted code, torch or torch_xla. Whatever cannot be seen
+statically is *unknown* (``None`` / :data:`UNKNOWN`), and rules never fire on unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..settings import Settings
+from .calls import Calls
+from .context import XlaContext
+from .env import Environment
+from .names import CANONICAL, Names, canonical
+from .scopes import _GUARDED, UNKNOWN, ClassInfo, Ctx, FunctionInfo, LoopInfo, Scope, Unknown
+from .training import Training
+from .values import Values
+from .walk import Walker
+
+__all__ = [
+    "CANONICAL", "UNKNOWN", "ClassInfo", "Ctx", "FunctionInfo", "LoopInfo", "Model", "Scope",
+    "Unknown", "canonical",
+]
+
+
+class Model(Walker, Names, Values, XlaContext, Calls, Environment, Training):
+    """Facts about one module. Build with ``Model(tree, settings)``.
+
+    Args:
+        tree: the module's ``ast.Module`` (flake8's tree, never modified).
+        settings: the run's :class:`~flake8_xla.settings.Settings`.
+
+    Every query is memoised in ``self._cache`` once the walk is done, so a rule may ask
+    the same question per node without re-walking.
+    """
+
+    def __init__(self, tree: ast.AST, settings: Settings | None = None):
+        self.tree = tree
+        self.settings = settings or Settings()
+        self.module_scope = Scope("module", tree, None)
+        self.calls: list[tuple[ast.Call, Ctx]] = []
+        self.attrs: list[tuple[ast.Attribute, Ctx]] = []  # outermost attribute chains
+        self.import_froms: list[tuple[ast.ImportFrom, ast.alias, str, Ctx]] = []
+        self.imports: list[tuple[ast.AST, ast.alias, str, Ctx]] = []
+        self.functions: list[FunctionInfo] = []
+        self.classes: list[ClassInfo] = []
+        self.loops: list[LoopInfo] = []
+        self.subscript_loads: list[tuple[ast.Subscript, Ctx]] = []
+        self.subscript_stores: list[tuple[ast.Subscript, ast.AST, Ctx]] = []
+        self.compares: list[tuple[ast.Compare, Ctx]] = []
+        self.guard_tests: dict[object, bool] = {}  # test key -> True (positive guard)
+        # names that can resolve to a dotted name: bound by an import or aliased from a name
+        # or attribute chain (`DDP = torch.nn.parallel.DistributedDataParallel`); any other
+        # root (self, locals, params) resolves to nothing without a lookup
+        self.resolvable: set[str] = set()
+        self.resolvable_values: set[str] = set()  # names bound to a plain value somewhere
+        self.name_loads: dict[str, list[Ctx]] = {}  # name -> the contexts it is read in
+        self.uses_torch_xla = False
+        self._cache: dict = {}
+        self._walked = False
+        self._xla_imports: list = []  # (bound name, ctx) of every torch_xla import
+        self._walk()
+        self._walked = True
+        self.uses_torch_xla = any(
+            not any(f is _GUARDED for f in ctx.frames) or bound in self.name_loads
+            for bound, ctx in self._xla_imports
+        )  # an import inside `try: import torch_xla ... except ImportError:` that nothing reads is a probe

@@ -1,0 +1,189 @@
+"""Calls and launches: which module functions an expression names, the call graph, and the
+code the XLA launcher (``xmp.spawn`` / ``torch_xla.launch``) runs.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .scopes import ClassInfo, Ctx, FunctionInfo
+
+
+class Calls:
+    """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
+
+    def function_of(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> list[FunctionInfo]:
+        """Module functions an expression names: ``f``, ``partial(f, ...)``, ``self.m``,
+        ``Cls.m``, ``obj.m`` for ``obj = Cls(...)``, and what a ``lambda`` calls."""
+        key = ("fo", id(expr))
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = []  # cycles resolve to nothing
+        result = self._function_of(expr, ctx, _depth)
+        cache[key] = result
+        return result
+
+    def _function_of(self, expr, ctx, _depth):
+        t = type(expr)
+        if _depth > 8:
+            return []
+        if t is ast.Lambda:
+            body = expr.body
+            if type(body) is ast.Call:
+                return self.function_of(body.func, Ctx(ctx.scope, ctx.func, (), ctx.frames), _depth + 1)
+            return []
+        if t is ast.Call and expr.args:
+            q = self.qualname(expr.func, ctx)
+            if q == "functools.partial":
+                return self.function_of(expr.args[0], ctx, _depth + 1)
+            return []
+        if t is ast.Name:
+            bindings = self.lookup(expr.id, ctx, None)
+            if not bindings:
+                return []
+            out = []
+            for _, kind, target, b_ctx in bindings:
+                if kind == "def":
+                    out.append(target)
+                elif kind == "value" and type(target) in (ast.Name, ast.Attribute, ast.Call, ast.Lambda) \
+                        and b_ctx is not None:
+                    out.extend(f for f in self.function_of(target, b_ctx, _depth + 1) if f not in out)
+            return out
+        if t is ast.Attribute:
+            base = expr.value
+            cls = None
+            if type(base) is ast.Name:
+                func = ctx.func
+                if func is not None and func.cls is not None and func.params and base.id == func.params[0]:
+                    cls = func.cls
+                else:
+                    cls = self.class_named(base.id, ctx)
+                    if cls is None:  # obj = Cls(...); obj.method
+                        values = self.values(base, ctx)
+                        if values and len(values) == 1 and type(values[0][0]) is ast.Call \
+                                and type(values[0][0].func) is ast.Name:
+                            cls = self.class_named(values[0][0].func.id, values[0][1])
+            if cls is not None:
+                return [m for m in self._mro_methods(cls, expr.attr)]
+        return []
+
+    def class_named(self, name: str, ctx: Ctx) -> ClassInfo | None:
+        bindings = self.lookup(name, ctx, None)
+        if bindings and len(bindings) == 1 and bindings[0][1] == "class":
+            return bindings[0][2]
+        return None
+
+    def mro(self, cls: ClassInfo) -> list[ClassInfo]:
+        """``cls`` and its base classes defined in the module, nearest first (cycle-safe)."""
+        key = ("mro", id(cls))
+        if key in self._cache:
+            return self._cache[key]
+        out, seen, i = [cls], {id(cls)}, 0
+        while i < len(out):  # breadth first; each class once (diamonds would otherwise explode)
+            c = out[i]
+            i += 1
+            for base in c.node.bases:
+                if type(base) is ast.Name:
+                    b = self.class_named(base.id, c.ctx)
+                    if b is not None and id(b) not in seen:
+                        seen.add(id(b))
+                        out.append(b)
+        self._cache[key] = out
+        return out
+
+    def _mro_methods(self, cls: ClassInfo, name: str) -> list[FunctionInfo]:
+        for c in self.mro(cls):
+            if name in c.methods:
+                return [c.methods[name]]
+        return []
+
+    def _class_methods(self, cls: ClassInfo) -> list[FunctionInfo]:
+        """The methods an instance of ``cls`` has: a subclass's override hides the base's."""
+        found: dict[str, FunctionInfo] = {}
+        for c in self.mro(cls):
+            for name, method in c.methods.items():
+                found.setdefault(name, method)
+        return list(found.values())
+
+    def callees(self, func: FunctionInfo) -> list[FunctionInfo]:
+        """Module functions ``func`` calls or refers to (methods of classes it instantiates too)."""
+        key = ("callees", id(func))
+        if key in self._cache:
+            return self._cache[key]
+        out = []
+        inner_ctx = Ctx(func.scope, func, (), ())
+        for name in func.names:
+            sites = [c for c in self.name_loads.get(name, ()) if c.func is func]
+            if sites and all(self._frames_off(c) for c in sites):
+                continue  # only named where XLA is off: `if not use_tpu: return train_gpu(...)`
+            bindings = self.lookup(name, inner_ctx, None)
+            if not bindings:
+                continue
+            for _, kind, target, _ in bindings:
+                if kind == "def":
+                    out.append(target)
+                elif kind == "class":
+                    out.extend(self._class_methods(target))
+        for call, ctx in func.calls:
+            if type(call.func) is ast.Attribute and not self._frames_off(ctx):
+                out.extend(self.function_of(call.func, ctx))
+        # nested defs run when their parent runs (closures, local helpers)
+        for f in self.functions:
+            if f.ctx.func is func:
+                out.append(f)
+        self._cache[key] = out
+        return out
+
+    def reachable(self, roots: list[FunctionInfo]) -> set[int]:
+        """ids of functions reachable from ``roots`` through :meth:`callees`."""
+        seen: set[int] = set()
+        todo = list(roots)
+        while todo:
+            f = todo.pop()
+            if id(f) in seen:
+                continue
+            seen.add(id(f))
+            todo.extend(self.callees(f))
+        return seen
+
+    XLA_LAUNCHERS = ("torch_xla.distributed.xla_multiprocessing.spawn", "torch_xla.launch")
+    TORCH_LAUNCHERS = ("torch.multiprocessing.spawn", "torch.multiprocessing.start_processes")
+
+    def launches(self) -> list[tuple[ast.Call, Ctx, list[FunctionInfo], bool]]:
+        """Launch calls: ``(call, ctx, target functions, single_process)``.
+
+        ``xmp.spawn`` / ``torch_xla.launch`` anywhere; ``torch.multiprocessing.spawn`` /
+        ``start_processes`` only in XLA code. Targets are the module functions named by the
+        first argument or ``fn=``; an empty list means the target cannot be seen.
+        """
+        if "launches" in self._cache:
+            return self._cache["launches"]
+        out = []
+        for call, ctx in self.calls_to(*self.XLA_LAUNCHERS, *self.TORCH_LAUNCHERS):
+            q = self.call_name(call, ctx)
+            if q in self.TORCH_LAUNCHERS and not self.in_xla_code(ctx):
+                continue
+            target = self.kwarg(call, "fn", 0)
+            targets = self.function_of(target, ctx) if isinstance(target, ast.AST) else []
+            nprocs = self.const(self.kwarg(call, "nprocs", 2), ctx) if q != "torch_xla.launch" else None
+            debug = self.const(self.kwarg(call, "debug_single_process", 3), ctx) if q == "torch_xla.launch" else None
+            single = nprocs == 1 or debug is True
+            out.append((call, ctx, targets, single))
+        self._cache["launches"] = out
+        return out
+
+    def launched(self, multi_only: bool = False) -> set[int]:
+        """ids of functions run by a launcher (targets and what they call in the module)."""
+        key = ("launched", multi_only)
+        if key not in self._cache:
+            roots = [t for _, _, targets, single in self.launches() if not (multi_only and single) for t in targets]
+            self._cache[key] = self.reachable(roots)
+        return self._cache[key]
+
+    def is_launched(self, ctx: Ctx, multi_only: bool = False) -> bool:
+        func = ctx.func
+        return func is not None and id(func) in self.launched(multi_only)
+
+    def launch_targets(self) -> list[FunctionInfo]:
+        return [t for _, _, targets, _ in self.launches() for t in targets]

@@ -1,0 +1,229 @@
+"""XLA context and backend dispatch: is code at a place XLA code?
+
+A branch that runs only without XLA (the ``else`` of an ``if`` that guards the torch_xla
+import, ``if torch.cuda.is_available():``, ``case "cuda":``, the handler of the torch_xla
+import's ``except ImportError``) is XLA-off, and so is a function only such branches call.
+Also version-adaptive code (``hasattr(torch_xla, "sync")``, ``__version__`` tests).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from .scopes import _FALLBACK, _GUARDED, _OFF, Ctx, FunctionInfo, _expr_key
+
+
+class XlaContext:
+    """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
+
+    def in_xla_code(self, ctx: Ctx) -> bool:
+        """True when code at ``ctx`` runs as XLA code (module scope and not an XLA-off branch)."""
+        if not (self.uses_torch_xla or self.settings.scope == "always"):
+            return False
+        return not self.is_xla_off(ctx)
+
+    def is_xla_off(self, ctx: Ctx, _depth: int = 0) -> bool:
+        """True in a branch XLA never takes, or in a function that only such branches call
+        (callers are followed 16 levels up; deeper is taken as reachable with XLA on)."""
+        if self._frames_off(ctx):
+            return True
+        func = ctx.func
+        while func is not None and _depth < 16:
+            if self.func_off(func, _depth + 1):
+                return True
+            func = func.ctx.func
+        return False
+
+    def func_off(self, func: FunctionInfo, _depth: int = 0) -> bool:
+        """True when every place in the module that calls or names ``func`` is XLA-off
+        (``setup_gpu`` called only from the ``else`` of ``if args.tpu:``); a function that
+        nothing in the module refers to (an entry point) is not."""
+        key = ("foff", id(func))
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = False  # recursion through a cycle of callers: not off
+        sites = [c for c in self.name_loads.get(func.name, ()) if self._names_def(func, c)]
+        if func.cls is not None:
+            by_attr = self._cache.get("attr_calls")
+            if by_attr is None:  # method calls by name, indexed once
+                by_attr = self._cache["attr_calls"] = {}
+                for call, c in self.calls:
+                    if type(call.func) is ast.Attribute:
+                        by_attr.setdefault(call.func.attr, []).append((call, c))
+            sites += [c for call, c in by_attr.get(func.name, ()) if func in self.function_of(call.func, c)]
+        result = bool(sites) and all(self.is_xla_off(c, _depth) for c in sites)
+        if _depth < 16 or result:  # a verdict cut short by the depth bound is not cached
+            cache[key] = result
+        else:
+            del cache[key]
+        return result
+
+    def _names_def(self, func, ctx) -> bool:
+        bindings = self.lookup(func.name, ctx, None)
+        return bool(bindings) and any(kind == "def" and target is func for _, kind, target, _ in bindings)
+
+    def _frames_off(self, ctx: Ctx) -> bool:
+        for frame in ctx.frames:
+            if frame is _OFF:
+                return True
+            if frame is _GUARDED or frame is _FALLBACK:
+                continue
+            test, polarity = frame
+            off_true, off_false = self._classify(test)
+            if (polarity and off_true) or (not polarity and off_false):
+                return True
+        return False
+
+    def _classify(self, test):
+        """(off when true, off when false) for an ``if`` test."""
+        key = ("cls", id(test))
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = (False, False)  # a test whose names depend on itself is unrelated
+        result = self._classify_uncached(test)
+        cache[key] = result
+        return result
+
+    def _classify_uncached(self, test):
+        key = _expr_key(test)
+        if key is not None and key in self.guard_tests:  # `if in_colab and on_tpu:` guarding the import
+            return (False, True) if self.guard_tests[key] else (True, False)
+        # iterative over not/and/or by an explicit post-order evaluation
+        order = []
+        stack = [test]
+        while stack:
+            node = stack.pop()
+            order.append(node)
+            if type(node) is ast.UnaryOp and type(node.op) is ast.Not:
+                stack.append(node.operand)
+            elif type(node) is ast.BoolOp:
+                stack.extend(node.values)
+        results = {}
+        for node in reversed(order):
+            if type(node) is ast.UnaryOp and type(node.op) is ast.Not:
+                t, f = results[id(node.operand)]
+                results[id(node)] = (f, t)
+            elif type(node) is ast.BoolOp:
+                vals = [results[id(v)] for v in node.values]
+                if type(node.op) is ast.And:
+                    results[id(node)] = (any(v[0] for v in vals), all(v[1] for v in vals))
+                else:
+                    results[id(node)] = (all(v[0] for v in vals), any(v[1] for v in vals))
+            else:
+                results[id(node)] = self._classify_atom(node)
+        return results[id(test)]
+
+    def _classify_atom(self, node):
+        key = _expr_key(node)
+        if key is not None and key in self.guard_tests:
+            positive = self.guard_tests[key]
+            return (False, True) if positive else (True, False)
+        sign = self._atom_sign(node)
+        if sign > 0:
+            return (False, True)
+        if sign < 0:
+            return (True, False)
+        return (False, False)
+
+    def _atom_sign(self, node):
+        """+1: true means XLA is on; -1: true means XLA is off (a CUDA test); 0: unrelated."""
+        t = type(node)
+        if t is ast.Constant and isinstance(node.value, str):  # a `case "cuda":` pattern
+            low = node.value.lower()
+            return 1 if low.startswith(("xla", "tpu")) else -1 if low.startswith(("cuda", "gpu")) else 0
+        if t is ast.Compare and len(node.ops) == 1 and not any(
+                type(c) is ast.Constant and isinstance(c.value, str) for c in (node.left, node.comparators[0])) \
+                and not (type(node.comparators[0]) is ast.Constant and node.comparators[0].value is None):
+            # n_gpu > 0, torch.cuda.device_count() == 0, state.type == DistributedType.XLA
+            left, op, right = node.left, node.ops[0], node.comparators[0]
+            sign = self._atom_sign(left) or (self._atom_sign(right) if type(right) is not ast.Constant else 0)
+            zero = type(right) is ast.Constant and right.value == 0 and not isinstance(right.value, bool)
+            if (zero and type(op) in (ast.Eq, ast.LtE)) or type(op) in (ast.NotEq, ast.IsNot, ast.NotIn):
+                sign = -sign
+            return sign
+        if t is ast.Compare and len(node.ops) == 1:
+            left, op, right = node.left, node.ops[0], node.comparators[0]
+            if type(right) is ast.Constant and right.value is None and type(op) in (ast.Is, ast.IsNot):
+                q = self.qualname(left, Ctx(self.module_scope, None, (), ()))
+                if q is not None and q.startswith("torch_xla"):
+                    return 1 if type(op) is ast.IsNot else -1
+                return 0
+            strings = [c.value.lower() for c in (left, right) if type(c) is ast.Constant and isinstance(c.value, str)]
+            if type(right) in (ast.Tuple, ast.List, ast.Set):
+                strings += [c.value.lower() for c in right.elts if type(c) is ast.Constant and isinstance(c.value, str)]
+            sign = 0
+            for s in strings:
+                if s.startswith(("xla", "tpu")):
+                    sign = 1
+                elif s.startswith(("cuda", "gpu", "nccl")):
+                    sign = -1
+            if type(op) in (ast.NotEq, ast.NotIn, ast.IsNot):
+                sign = -sign
+            return sign
+        if t is ast.Call:
+            if type(node.func) is ast.Attribute and node.func.attr in ("startswith", "endswith") and node.args \
+                    and type(node.args[0]) is ast.Constant and isinstance(node.args[0].value, str):
+                return self._atom_sign(node.args[0])  # device.startswith("cuda")
+            node = node.func
+            t = type(node)
+        if t is ast.Name:
+            ident = node.id
+        elif t is ast.Attribute:
+            ident = node.attr
+            if ident in ("is_available", "device_count"):
+                q = self.qualname(node, Ctx(self.module_scope, None, (), ()))
+                if q is not None and q.startswith("torch.cuda."):
+                    return -1
+                base = node.value
+                ident = base.attr if type(base) is ast.Attribute else getattr(base, "id", "")
+        else:
+            return 0
+        low = ident.lower()
+        if "xla" in low or "tpu" in low:
+            return 1
+        if re.search(r"(^|_)(cuda|gpu|gpus|nccl)($|_)", low):
+            return -1
+        return 0
+
+    _VERSION_NAME = re.compile(r"(?i)(version|(^|_)(pt|torch|xla|torch_xla)(_[a-z]+)*_?v?\d)")
+
+    def version_adaptive(self, ctx: Ctx, probe: bool = False) -> bool:
+        """True where code picks the torch_xla API that exists at run time: either branch (or
+        after the early return) of ``hasattr(<torch_xla module>, "name")``, of a test on
+        ``__version__`` or a name like ``is_pt20`` / ``_XLA_GREATER_EQUAL_2_1``, and the
+        ``except ImportError:`` fallback of a torch_xla import. With ``probe``, also the body
+        of such a ``try`` (importing a name newer than the target there is a forward probe;
+        a deprecated or removed one still is the code's main path)."""
+        for frame in ctx.frames:
+            if frame is _OFF or frame is _FALLBACK or (probe and frame is _GUARDED):
+                return True
+            if frame is _GUARDED:
+                continue
+            key = ("va", id(frame[0]))
+            if key not in self._cache:
+                self._cache[key] = self._is_version_test(frame[0], ctx)
+            if self._cache[key]:
+                return True
+        return False
+
+    def _is_version_test(self, test, ctx, _depth: int = 0) -> bool:
+        for i, node in enumerate(ast.walk(test)):
+            if i > 64 or _depth > 4:
+                return False
+            if type(node) is ast.Name and node.id in self.resolvable_values:
+                # HAS_SYNC = hasattr(torch_xla, "sync"); NEW_XLA = version.parse(...) >= ...
+                values = self.values(node, ctx)
+                if values and any(self._is_version_test(v, c, _depth + 1) for v, c in values if c is not None):
+                    return True
+            if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in ("hasattr", "getattr") \
+                    and node.args:
+                q = self.qualname(node.args[0], ctx)
+                if q is not None and (q == "torch_xla" or q.startswith("torch_xla.")):
+                    return True
+            ident = node.attr if type(node) is ast.Attribute else node.id if type(node) is ast.Name else None
+            if ident and self._VERSION_NAME.search(ident):
+                return True
+        return False

@@ -1,0 +1,93 @@
+"""Environment access: reads, membership tests and writes of ``os.environ`` in every
+spelling, and whether the module looks launched by torchrun rather than by the XLA launcher.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .scopes import UNKNOWN, Ctx
+
+
+class Environment:
+    """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
+
+    def torchrun_hints(self) -> bool:
+        """True when the module looks launched by torchrun (elastic), not by the XLA launcher."""
+        if "torchrun" in self._cache:
+            return self._cache["torchrun"]
+        hint = bool(self.calls_to("torch.distributed.is_torchelastic_launched",
+                                  "torch.distributed.elastic.utils.distributed.is_torchelastic_launched"))
+        if not hint:
+            hint = any(n == "torch.distributed.run" or n.startswith("torch.distributed.elastic")
+                       for _, _, n, _ in self.imports + self.import_froms)
+        if not hint:
+            launched = self.launched()
+            for key, node, ctx in self.env_reads() + self.env_tests():
+                if key in ("LOCAL_RANK", "RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "TORCHELASTIC_RUN_ID") \
+                        and not (ctx.func is not None and id(ctx.func) in launched):
+                    hint = True
+                    break
+        self._cache["torchrun"] = hint
+        return hint
+
+    def env_reads(self) -> list[tuple[str, ast.AST, Ctx]]:
+        """Reads of environment variables: ``os.environ[k]``, ``.get(k)``, ``os.getenv(k)``, ``k in os.environ``."""
+        if "env_reads" in self._cache:
+            return self._cache["env_reads"]
+        out = []
+        for node, ctx in self.subscript_loads:
+            if self.qualname(node.value, ctx) == "os.environ":
+                key = self.const(node.slice, ctx)
+                if isinstance(key, str):
+                    out.append((key, node, ctx))
+        for call, ctx in self.calls_to("os.environ.get", "os.getenv", "os.environ.__getitem__"):
+            key = self.const(call.args[0], ctx) if call.args else UNKNOWN
+            if isinstance(key, str):
+                out.append((key, call, ctx))
+        self._cache["env_reads"] = out
+        return out
+
+    def env_tests(self) -> list[tuple[str, ast.Compare, Ctx]]:
+        """Membership tests ``"K" in os.environ`` (they read no value)."""
+        out = []
+        for node, ctx in self.compares:
+            if len(node.ops) == 1 and type(node.ops[0]) in (ast.In, ast.NotIn) \
+                    and self.qualname(node.comparators[0], ctx) == "os.environ":
+                key = self.const(node.left, ctx)
+                if isinstance(key, str):
+                    out.append((key, node, ctx))
+        return out
+
+    def env_writes(self) -> list[tuple[str, ast.AST, ast.AST | None, Ctx]]:
+        """Writes of environment variables in every spelling: ``(key, node, value, ctx)``.
+
+        ``os.environ[k] = v``, ``os.environ.setdefault(k, v)``, ``os.environ.update({k: v})``
+        and ``update(k=v)``, ``os.putenv(k, v)``.
+        """
+        if "env_writes" in self._cache:
+            return self._cache["env_writes"]
+        out = []
+        for target, value, ctx in self.subscript_stores:
+            if self.qualname(target.value, ctx) == "os.environ":
+                key = self.const(target.slice, ctx)
+                if isinstance(key, str):
+                    out.append((key, target, value, ctx))
+        for call, ctx in self.calls_to("os.environ.setdefault", "os.putenv", "os.environ.__setitem__"):
+            if call.args:
+                key = self.const(call.args[0], ctx)
+                if isinstance(key, str):
+                    out.append((key, call, call.args[1] if len(call.args) > 1 else None, ctx))
+        for call, ctx in self.calls_to("os.environ.update"):
+            for arg in call.args:
+                if type(arg) is ast.Dict:
+                    for k, v in zip(arg.keys, arg.values):
+                        key = self.const(k, ctx) if k is not None else UNKNOWN
+                        if isinstance(key, str):
+                            out.append((key, k, v, ctx))
+            for kw in call.keywords:
+                if kw.arg is not None:
+                    out.append((kw.arg, kw, kw.value, ctx))
+        out.sort(key=lambda r: (r[1].lineno, r[1].col_offset))
+        self._cache["env_writes"] = out
+        return out

@@ -1,0 +1,219 @@
+"""Names: which binding a name means at a use, and the canonical dotted name of a name or
+attribute chain rooted in an import (``xm.optimizer_step`` ->
+``torch_xla.core.xla_model.optimizer_step`` for every import spelling).
+
+Also the indexes rules query by name: calls by callee, references under a prefix.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+
+from .scopes import Ctx, _line_of
+
+# Aliases of one API mapped to the canonical dotted name the rules ask for.
+CANONICAL = {
+    "torch.nn.parallel.distributed.DistributedDataParallel": "torch.nn.parallel.DistributedDataParallel",
+    "torch.distributed.distributed_c10d.init_process_group": "torch.distributed.init_process_group",
+    "torch.distributed.distributed_c10d.new_group": "torch.distributed.new_group",
+    "torch.distributed.distributed_c10d.all_reduce": "torch.distributed.all_reduce",
+    "torch.distributed.elastic.utils.distributed.is_torchelastic_launched": "torch.distributed.is_torchelastic_launched",
+    "torch.multiprocessing.spawn.spawn": "torch.multiprocessing.spawn",
+    "torch.multiprocessing.spawn.start_processes": "torch.multiprocessing.start_processes",
+    "torch.utils.data.dataloader.DataLoader": "torch.utils.data.DataLoader",
+    "torch_xla.distributed.fsdp.xla_fully_sharded_data_parallel.XlaFullyShardedDataParallel": "torch_xla.distributed.fsdp.XlaFullyShardedDataParallel",
+    "torch_xla.distributed.parallel_loader.ParallelLoader.per_device_loader": "torch_xla.distributed.parallel_loader.ParallelLoader.per_device_loader",
+    "os.environ.__setitem__": "os.environ.__setitem__",
+}
+_PREFIX_CANONICAL = (
+    ("torch_xla.torch_xla.", "torch_xla."),
+)
+
+
+def canonical(qualname: str | None) -> str | None:
+    """Map a resolved dotted name onto the canonical spelling of the same API."""
+    if qualname is None:
+        return None
+    found = CANONICAL.get(qualname)
+    if found is not None:
+        return found
+    for prefix, repl in _PREFIX_CANONICAL:
+        if qualname.startswith(prefix):
+            return repl + qualname[len(prefix):]
+    return qualname
+
+
+class Names:
+    """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
+
+    def lookup(self, name: str, ctx: Ctx, line: int | None = None):
+        """The bindings of ``name`` visible from ``ctx`` (Python's LEGB, class scopes skipped).
+
+        Returns a list of ``(line, kind, target, ctx)`` bindings in the scope that owns the
+        name: in the use's own scope only the latest binding at or before ``line``; in an
+        enclosing scope every binding. ``None`` when the name is bound nowhere (a builtin).
+        """
+        scope = ctx.scope
+        first = True
+        while scope is not None:
+            if not first and scope.kind == "class":
+                scope = scope.parent
+                continue
+            if name in scope.globals:
+                while scope.parent is not None:
+                    scope = scope.parent
+            bindings = scope.bindings.get(name)
+            if bindings:
+                if len(bindings) == 1:
+                    return bindings
+                bindings = self._ordered_bindings(scope, name, bindings)
+                # in the use's own scope, the latest binding at or before the use
+                if first and line is not None and (scope.kind != "module" or ctx.func is None):
+                    i = bisect.bisect_right(bindings, line, key=_line_of)
+                    if i:
+                        return [bindings[i - 1]]
+                return bindings
+            first = False
+            scope = scope.parent
+        return None
+
+    def _ordered_bindings(self, scope, name, bindings):
+        """A name's bindings in source order, minus those made only where XLA is off (the
+        ``else`` of ``if USE_TPU:``, ``except ImportError:`` of the torch_xla import: such a
+        value never holds in XLA code); cached once the walk is done."""
+        if not self._walked:
+            return sorted(bindings, key=_line_of)
+        key = ("ob", id(scope), name)
+        cached = self._cache.get(key)
+        if cached is None:
+            on = [b for b in bindings if b[3] is None or not self.is_xla_off(b[3])]
+            cached = self._cache[key] = sorted(on or bindings, key=_line_of)
+        return cached
+
+    def qualname(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> str | None:
+        """Canonical dotted name of a name or attribute chain rooted in an import.
+
+        ``xm.optimizer_step`` -> ``torch_xla.core.xla_model.optimizer_step`` for every import
+        spelling; ``None`` when the root is not an import (a local, a call result, a param).
+        """
+        parts = []
+        node = expr
+        while type(node) is ast.Attribute:
+            parts.append(node.attr)
+            node = node.value
+        if type(node) is not ast.Name or _depth > 8 or node.id not in self.resolvable:
+            return None
+        base = self._resolve_name(node.id, ctx, getattr(node, "lineno", None), _depth)
+        if base is None:
+            return None
+        if parts:
+            base = base + "." + ".".join(reversed(parts))
+        return canonical(base)
+
+    def _resolve_name(self, name, ctx, line, depth):
+        bindings = self.lookup(name, ctx, line)
+        if not bindings:
+            return None
+        if len(bindings) > 1:
+            # `except ImportError: xm = None` next to the import: the fallback is not a rebinding
+            kept = [b for b in bindings if not (b[1] == "value" and type(b[2]) is ast.Constant and b[2].value is None)]
+            bindings = kept or bindings
+        result = None
+        for b_line, kind, target, b_ctx in bindings:
+            if kind == "import":
+                q = target
+            elif kind == "value" and type(target) in (ast.Name, ast.Attribute):
+                q = self.qualname(target, b_ctx, depth + 1)
+            else:
+                return None
+            if q is None or (result is not None and q != result):
+                return None
+            result = q
+        return result
+
+    def call_name(self, call: ast.Call, ctx: Ctx) -> str | None:
+        """Qualified name of what a call calls (cached per call node)."""
+        key = ("cn", id(call))
+        cache = self._cache
+        if key not in cache:
+            cache[key] = self.qualname(call.func, ctx)
+        return cache[key]
+
+    def calls_to(self, *qualnames: str) -> list[tuple[ast.Call, Ctx]]:
+        """Every call (with its context) whose callee resolves to one of ``qualnames``."""
+        index = self._cache.get("calls_index")
+        if index is None:
+            index = {}
+            for call, ctx in self.calls:
+                q = self.call_name(call, ctx)
+                if q is not None:
+                    index.setdefault(q, []).append((call, ctx))
+            self._cache["calls_index"] = index
+        out = []
+        for q in qualnames:
+            out.extend(index.get(q, ()))
+        out.sort(key=lambda rec: (rec[0].lineno, rec[0].col_offset))
+        return out
+
+    def calls_with_prefix(self, prefix: str) -> list[tuple[ast.Call, Ctx]]:
+        self.calls_to()  # build the index
+        index = self._cache["calls_index"]
+        return [rec for q, recs in index.items() if q.startswith(prefix) for rec in recs]
+
+    def references(self, prefix: str) -> list[tuple[ast.AST, str, Ctx]]:
+        """Attribute chains and from-imports whose name resolves under ``prefix``.
+
+        Returns ``(node, qualname, ctx)``: the outermost attribute chain for ``xm.x`` and
+        ``torch_xla.core.xla_model.x``; the ``alias`` of ``from torch_xla... import x``.
+        A bare name bound by such a from-import is reported at the import, not at each use.
+        """
+        key = ("refs", prefix)
+        if key in self._cache:
+            return self._cache[key]
+        index = self._cache.get("attr_index")
+        if index is None:  # qualname -> chains, built once: the attribute chains are many
+            index = {}
+            for node, ctx in self.attrs:
+                q = self._attr_qualname(node, ctx)
+                if q is not None:
+                    index.setdefault(q, []).append((node, ctx))
+            self._cache["attr_index"] = index
+        out = []
+        for q, chains in index.items():
+            if q == prefix or q.startswith(prefix + ".") or prefix.endswith(".") and q.startswith(prefix):
+                out.extend((node, q, ctx) for node, ctx in chains)
+        for node, alias, full, ctx in self.import_froms:
+            q = canonical(full)
+            if q == prefix or q.startswith(prefix + ".") or prefix.endswith(".") and q.startswith(prefix):
+                out.append((alias if hasattr(alias, "lineno") else node, q, ctx))
+        out.sort(key=lambda r: (r[0].lineno, r[0].col_offset))
+        self._cache[key] = out
+        return out
+
+    def import_refs(self, prefix: str) -> list[tuple[ast.alias, str, Ctx]]:
+        """``import a.b.c [as x]`` statements (their alias) naming a module under ``prefix``."""
+        out = []
+        for node, alias, full, ctx in self.imports:
+            if full == prefix or full.startswith(prefix + "."):
+                out.append((alias if hasattr(alias, "lineno") else node, full, ctx))
+        return out
+
+    def root_import(self, expr: ast.AST, ctx: Ctx) -> str | None:
+        """The dotted name imported into the root name of an attribute chain, if an import binds it."""
+        node = expr
+        while type(node) is ast.Attribute:
+            node = node.value
+        if type(node) is not ast.Name:
+            return None
+        bindings = self.lookup(node.id, ctx, getattr(node, "lineno", None))
+        if bindings and all(kind == "import" for _, kind, _, _ in bindings) and len({b[2] for b in bindings}) == 1:
+            return bindings[0][2]
+        return None
+
+    def _attr_qualname(self, node, ctx):
+        key = ("aq", id(node))
+        cache = self._cache
+        if key not in cache:
+            cache[key] = self.qualname(node, ctx)
+        return cache[key]

@@ -1,0 +1,176 @@
+"""Scopes and bindings: the records the walk fills and every query reads.
+
+:class:`Scope` holds a scope's bindings (``(line, kind, target, ctx)``; kind is
+``import``, ``value``, ``def``, ``class``, ``param`` or ``unknown``); :class:`Ctx` says
+where a node sits (scope, enclosing function, enclosing loops, the ``if`` frames around
+it); :class:`FunctionInfo`, :class:`ClassInfo` and :class:`LoopInfo` describe the module's
+functions, classes and loops. Also the small AST helpers the other parts share.
+"""
+
+from __future__ import annotations
+
+import ast
+
+TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def _line_of(binding) -> int:
+    return binding[0]
+
+
+_OFF = "off"  # a branch frame that is XLA-off by construction (except ImportError of torch_xla)
+_GUARDED = "guarded"  # the body of a try whose handler catches ImportError (a version fallback)
+_FALLBACK = "fallback"  # an `except ImportError/AttributeError:` handler: version-adaptive, not XLA-off
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"})
+
+# Fields that never hold a child node worth visiting (strings, ints, operator singletons).
+_SKIP_FIELDS = frozenset(
+    {"ctx", "op", "id", "arg", "attr", "name", "names", "module", "level", "kind", "conversion",
+     "type_comment", "is_async", "n", "s", "asname", "kwd_attrs", "rest", "lineno"}
+)
+_FIELDS_CACHE: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    fields = _FIELDS_CACHE.get(cls)
+    if fields is None:
+        if cls is ast.Constant:
+            fields = ()
+        else:
+            fields = tuple(f for f in cls._fields if f not in _SKIP_FIELDS)
+        _FIELDS_CACHE[cls] = fields
+    return fields
+
+
+class Unknown:
+    """Sentinel for a value that cannot be seen statically."""
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return "UNKNOWN"
+
+
+UNKNOWN = Unknown()
+
+
+class Scope:
+    __slots__ = ("kind", "node", "parent", "bindings", "globals", "nonlocals", "cls")
+
+    def __init__(self, kind, node, parent, cls=None):
+        self.kind = kind  # "module" | "function" | "lambda" | "class" | "comprehension"
+        self.node = node
+        self.parent = parent
+        self.bindings: dict[str, list[tuple]] = {}
+        self.globals: set[str] = set()
+        self.nonlocals: set[str] = set()
+        self.cls = cls  # ClassInfo for a class scope
+
+    def bind(self, name, line, kind, target, ctx=None):
+        if name in self.globals and self.parent is not None:  # `global x` (legal at module level too)
+            scope = self
+            while scope.parent is not None:
+                scope = scope.parent
+            scope.bindings.setdefault(name, []).append((line, kind, target, ctx))
+            return
+        if name in self.nonlocals:
+            scope = self.parent
+            while scope is not None and scope.kind not in ("function", "lambda"):
+                scope = scope.parent
+            if scope is not None:
+                scope.bind(name, line, kind, target, ctx)
+                return
+        self.bindings.setdefault(name, []).append((line, kind, target, ctx))
+
+
+class Ctx:
+    """Where a node sits: scope, enclosing function, enclosing loops, ``if`` frames."""
+
+    __slots__ = ("scope", "func", "loops", "frames")
+
+    def __init__(self, scope, func, loops, frames):
+        self.scope = scope
+        self.func = func  # FunctionInfo or None (module/class level)
+        self.loops = loops  # tuple of LoopInfo, innermost last, within the same function
+        self.frames = frames  # tuple of (test expr, polarity) or _OFF
+
+
+class FunctionInfo:
+    __slots__ = ("node", "name", "cls", "scope", "ctx", "calls", "names", "params", "returns")
+
+    def __init__(self, node, cls, ctx):
+        self.node = node
+        self.name = node.name
+        self.cls = cls  # ClassInfo when a method
+        self.ctx = ctx  # context of the def statement
+        self.scope = None
+        self.calls: list = []
+        self.names: set[str] = set()
+        self.returns: list = []  # (value expr, ctx) of each ``return <value>``
+        args = node.args
+        self.params = [a.arg for a in args.posonlyargs + args.args]
+
+
+class ClassInfo:
+    __slots__ = ("node", "name", "methods", "attrs", "ctx")
+
+    def __init__(self, node, ctx):
+        self.node = node
+        self.name = node.name
+        self.ctx = ctx
+        self.methods: dict[str, FunctionInfo] = {}
+        self.attrs: dict[str, list] = {}  # self.<attr> -> [(value expr, ctx)]
+
+
+class LoopInfo:
+    __slots__ = ("node", "ctx", "calls")
+
+    def __init__(self, node, ctx):
+        self.node = node
+        self.ctx = ctx
+        self.calls: list = []  # (Call, ctx) anywhere in the body (nested loops included)
+
+
+def _all_args(args: ast.arguments) -> list[ast.arg]:
+    out = list(args.posonlyargs) + list(args.args)
+    if args.vararg:
+        out.append(args.vararg)
+    out.extend(args.kwonlyargs)
+    if args.kwarg:
+        out.append(args.kwarg)
+    return out
+
+
+def _expr_key(node: ast.AST, limit: int = 200):
+    """A hashable structural key for a small expression (iterative; None when too big)."""
+    out = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if len(out) > limit:
+            return None
+        if isinstance(n, ast.AST):
+            out.append(type(n).__name__)
+            for field in n._fields:
+                if field == "ctx":
+                    continue
+                stack.append(getattr(n, field, None))
+        elif isinstance(n, list):
+            out.append(len(n))
+            stack.extend(n)
+        else:
+            out.append(repr(n))
+    return tuple(out)
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    types = handler.type.elts if type(handler.type) is ast.Tuple else [handler.type]
+    for t in types:
+        ident = t.attr if type(t) is ast.Attribute else t.id if type(t) is ast.Name else ""
+        if ident in _IMPORT_ERRORS:
+            return True
+    return False
+
+
+def _is_main_guard(test: ast.AST) -> bool:
+    return type(test) is ast.Compare and type(test.left) is ast.Name and test.left.id == "__name__"

@@ -1,0 +1,129 @@
+"""Values: what a name, ``self.attr`` or argument holds, followed through plain
+assignments, tuple unpacking and helper return values; literal values of expressions.
+
+Whatever cannot be seen is unknown (``None`` or :data:`UNKNOWN`), and unknown never fires.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .scopes import UNKNOWN, Ctx
+
+
+class Values:
+    """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
+
+    def const(self, expr: ast.AST | None, ctx: Ctx, _depth: int = 0):
+        """The literal value of ``expr``, following simple constant assignments; else UNKNOWN."""
+        if expr is None:
+            return UNKNOWN
+        t = type(expr)
+        if t is ast.Constant:
+            return expr.value
+        if t is ast.UnaryOp and type(expr.op) is ast.USub and type(expr.operand) is ast.Constant \
+                and type(expr.operand.value) in (int, float):
+            return -expr.operand.value
+        if t is ast.Name and _depth < 8:
+            values = self.values(expr, ctx)
+            if values:
+                results = {repr(self.const(v, c, _depth + 1)) for v, c in values}
+                first = self.const(values[0][0], values[0][1], _depth + 1)
+                if len(results) == 1 and first is not UNKNOWN:
+                    return first
+        return UNKNOWN
+
+    def const_values(self, expr: ast.AST | None, ctx: Ctx) -> list | None:
+        """Every literal ``expr`` may evaluate to: both arms of ``a if t else b`` and every
+        assignment of a name; None when any of them is unknown."""
+        out = []
+        todo = [(expr, ctx, 0)]
+        while todo:
+            e, c, depth = todo.pop()
+            if depth > 8 or len(out) > 16:
+                return None
+            if type(e) is ast.IfExp:
+                todo.append((e.body, c, depth + 1))
+                todo.append((e.orelse, c, depth + 1))
+                continue
+            if type(e) is ast.Name:
+                vals = self.values(e, c)
+                if vals:
+                    todo.extend((v, vc, depth + 1) for v, vc in vals)
+                    continue
+            value = self.const(e, c)
+            if value is UNKNOWN:
+                return None
+            out.append(value)
+        return out
+
+    def values(self, expr: ast.AST, ctx: Ctx) -> list[tuple[ast.AST, Ctx]] | None:
+        """The expressions a name or ``self.attr`` may hold at ``expr``; None when unknown.
+
+        Plain assignments and tuple unpacking are followed; a parameter, a loop target or
+        anything else that cannot be seen makes the answer unknown.
+        """
+        t = type(expr)
+        if t is ast.Name:
+            bindings = self.lookup(expr.id, ctx, getattr(expr, "lineno", None))
+            if not bindings:
+                return None
+            out = []
+            for _, kind, target, b_ctx in bindings:
+                if kind != "value":
+                    return None
+                out.append((target, b_ctx))
+            return out
+        if t is ast.Attribute and type(expr.value) is ast.Name and ctx.func is not None:
+            func = ctx.func
+            if func.cls is not None and func.params and expr.value.id == func.params[0]:
+                assigned = func.cls.attrs.get(expr.attr)
+                if assigned and all(v is not None for v, _ in assigned):
+                    return list(assigned)
+        return None
+
+    def resolve_values(self, expr: ast.AST, ctx: Ctx, limit: int = 8) -> list[tuple[ast.AST, Ctx]] | None:
+        """Follow names through assignments to the expressions that produced them."""
+        pending = [(expr, ctx)]
+        done = []
+        seen = set()
+        while pending:
+            e, c = pending.pop()
+            if id(e) in seen:
+                continue
+            seen.add(id(e))
+            if len(seen) > limit * 4:
+                return None
+            if type(e) in (ast.Name, ast.Attribute) and self.qualname(e, c) is None:
+                vals = self.values(e, c)
+                if vals is None:
+                    return None
+                pending.extend(vals)
+            elif type(e) is ast.Call and self.call_name(e, c) is None and type(e.func) is ast.Name:
+                funcs = self.function_of(e.func, c)
+                if len(funcs) == 1 and funcs[0].returns:
+                    pending.extend(funcs[0].returns)
+                else:
+                    done.append((e, c))
+            else:
+                done.append((e, c))
+        return done
+
+    def kwarg(self, call: ast.Call, name: str, pos: int | None = None):
+        """The argument passed as keyword ``name`` or at position ``pos``.
+
+        Returns the expression, ``None`` when absent, or UNKNOWN when a ``*args`` or
+        ``**kwargs`` splat could supply it.
+        """
+        for kw in call.keywords:
+            if kw.arg == name:
+                return kw.value
+        if pos is not None:
+            for i, arg in enumerate(call.args):
+                if type(arg) is ast.Starred:
+                    return UNKNOWN
+                if i == pos:
+                    return arg
+        if any(kw.arg is None for kw in call.keywords):
+            return UNKNOWN
+        return None

@@ -1,0 +1,422 @@
+"""The one walk: an explicit-stack traversal of the module that records, for every call,
+attribute chain, loop, import and assignment, the context it sits in.
+
+Answers nothing itself. It fills the records every other part of the model reads:
+``calls``, ``attrs``, ``imports``/``import_froms``, ``functions``, ``classes``, ``loops``,
+subscript loads and stores, comparisons, name loads, the bindings of every scope, and the
+``if`` tests that guard a torch_xla import. Iterative, so any tree ``ast.parse`` accepts
+can be walked.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .scopes import (
+    _FALLBACK, _GUARDED, _OFF, TERMINATORS, ClassInfo, Ctx, FunctionInfo, LoopInfo, Scope,
+    _all_args, _catches_import_error, _child_fields, _expr_key, _is_main_guard,
+)
+
+
+class Walker:
+    """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
+
+    def _walk(self) -> None:
+        module_ctx = Ctx(self.module_scope, None, (), ())
+        stack: list = []
+        self._push_block(stack, getattr(self.tree, "body", []), module_ctx)
+        if not isinstance(self.tree, ast.Module):
+            stack.append((self.tree, module_ctx))
+        handlers = self._handlers()
+        child_fields = _child_fields
+        AST = ast.AST
+        Constant = ast.Constant  # a leaf with nothing to record: never pushed
+        pop = stack.pop
+        push = stack.append
+        while stack:
+            node, ctx = pop()
+            handler = handlers.get(type(node))
+            if handler is not None:
+                if handler(node, ctx, stack):
+                    continue
+            for field in child_fields(type(node)):
+                value = getattr(node, field, None)
+                if value is None:
+                    continue
+                if type(value) is list:
+                    for item in value:
+                        if type(item) is not Constant and isinstance(item, AST):
+                            push((item, ctx))
+                elif type(value) is not Constant and isinstance(value, AST):
+                    push((value, ctx))
+
+    def _handlers(self):
+        return {
+            ast.FunctionDef: self._on_function,
+            ast.AsyncFunctionDef: self._on_function,
+            ast.Lambda: self._on_lambda,
+            ast.ClassDef: self._on_class,
+            ast.Import: self._on_import,
+            ast.ImportFrom: self._on_import_from,
+            ast.Assign: self._on_assign,
+            ast.AnnAssign: self._on_ann_assign,
+            ast.AugAssign: self._on_aug_assign,
+            ast.NamedExpr: self._on_named_expr,
+            ast.For: self._on_for,
+            ast.AsyncFor: self._on_for,
+            ast.While: self._on_while,
+            ast.If: self._on_if,
+            ast.IfExp: self._on_ifexp,
+            ast.Try: self._on_try,
+            getattr(ast, "TryStar", ast.Try): self._on_try,
+            ast.ExceptHandler: self._on_handler,
+            ast.Global: self._on_global,
+            ast.Nonlocal: self._on_global,
+            ast.Call: self._on_call,
+            ast.Attribute: self._on_attribute,
+            ast.Name: self._on_name,
+            ast.Subscript: self._on_subscript,
+            ast.Compare: self._on_compare,
+            ast.ListComp: self._on_comp,
+            ast.SetComp: self._on_comp,
+            ast.DictComp: self._on_comp,
+            ast.GeneratorExp: self._on_comp,
+            ast.MatchAs: self._on_match_name,
+            ast.MatchStar: self._on_match_name,
+            ast.MatchMapping: self._on_match_name,
+            ast.With: self._on_with,
+            ast.Match: self._on_match,
+            ast.AsyncWith: self._on_with,
+            ast.Module: self._on_block_owner,
+            ast.Return: self._on_return,
+        }
+
+    @staticmethod
+    def _push_block(stack, stmts, ctx):
+        """Push a statement list so it is walked in source order (the stack is LIFO);
+        code after ``if T: return`` runs only when ``not T``."""
+        cur = ctx
+        items = []
+        for stmt in stmts:
+            items.append((stmt, cur))
+            if type(stmt) is ast.If:
+                body_ends = bool(stmt.body) and isinstance(stmt.body[-1], TERMINATORS)
+                else_ends = bool(stmt.orelse) and isinstance(stmt.orelse[-1], TERMINATORS)
+                if body_ends and not stmt.orelse:
+                    cur = Ctx(cur.scope, cur.func, cur.loops, cur.frames + ((stmt.test, False),))
+                elif else_ends and not body_ends:
+                    cur = Ctx(cur.scope, cur.func, cur.loops, cur.frames + ((stmt.test, True),))
+        stack.extend(reversed(items))
+
+    def _on_block_owner(self, node, ctx, stack):
+        self._push_block(stack, node.body, ctx)
+        return True
+
+    def _push_exprs(self, stack, exprs, ctx):
+        for e in exprs:
+            if e is not None:
+                stack.append((e, ctx))
+
+    def _on_function(self, node, ctx, stack):
+        cls = ctx.scope.cls if ctx.scope.kind == "class" else None
+        info = FunctionInfo(node, cls, ctx)
+        self.functions.append(info)
+        if cls is not None:
+            cls.methods[node.name] = info
+        ctx.scope.bind(node.name, node.lineno, "def", info, ctx)
+        args = node.args
+        self._push_exprs(stack, node.decorator_list, ctx)
+        self._push_exprs(stack, args.defaults, ctx)
+        self._push_exprs(stack, args.kw_defaults, ctx)
+        self._push_exprs(stack, [a.annotation for a in _all_args(args)], ctx)
+        if node.returns is not None:
+            stack.append((node.returns, ctx))
+        scope = Scope("function", node, ctx.scope)
+        info.scope = scope
+        for a in _all_args(args):
+            scope.bind(a.arg, node.lineno, "param", info, None)
+        inner = Ctx(scope, info, (), ctx.frames)
+        self._push_block(stack, node.body, inner)
+        return True
+
+    def _on_lambda(self, node, ctx, stack):
+        args = node.args
+        self._push_exprs(stack, args.defaults, ctx)
+        self._push_exprs(stack, args.kw_defaults, ctx)
+        scope = Scope("lambda", node, ctx.scope)
+        for a in _all_args(args):
+            scope.bind(a.arg, node.lineno, "param", None, None)
+        stack.append((node.body, Ctx(scope, ctx.func, (), ctx.frames)))
+        return True
+
+    def _on_class(self, node, ctx, stack):
+        info = ClassInfo(node, ctx)
+        self.classes.append(info)
+        ctx.scope.bind(node.name, node.lineno, "class", info, ctx)
+        self._push_exprs(stack, node.decorator_list, ctx)
+        self._push_exprs(stack, node.bases, ctx)
+        self._push_exprs(stack, [k.value for k in node.keywords], ctx)
+        scope = Scope("class", node, ctx.scope, cls=info)
+        self._push_block(stack, node.body, Ctx(scope, ctx.func, ctx.loops, ctx.frames))
+        return True
+
+    def _note_import(self, qualname, ctx, bound=None):
+        if qualname == "torch_xla" or qualname.startswith("torch_xla."):
+            self._xla_imports.append((bound, ctx))
+            for frame in reversed(ctx.frames):
+                if frame is _GUARDED or frame is _FALLBACK:
+                    continue
+                if frame is _OFF:
+                    break
+                test, polarity = frame
+                key = _expr_key(test)
+                if key is not None and not _is_main_guard(test):
+                    self.guard_tests[key] = polarity
+                break
+
+    def _on_import(self, node, ctx, stack):
+        for alias in node.names:
+            full = alias.name
+            if alias.asname:
+                ctx.scope.bind(alias.asname, node.lineno, "import", full, ctx)
+                self.resolvable.add(alias.asname)
+            else:
+                first = full.split(".", 1)[0]
+                ctx.scope.bind(first, node.lineno, "import", first, ctx)
+                self.resolvable.add(first)
+            self.imports.append((node, alias, full, ctx))
+            self._note_import(full, ctx, alias.asname or full.split(".", 1)[0])
+        return True
+
+    def _on_import_from(self, node, ctx, stack):
+        module = node.module or ""
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            bound = alias.asname or alias.name
+            if node.level:
+                ctx.scope.bind(bound, node.lineno, "unknown", None, ctx)
+                continue
+            full = f"{module}.{alias.name}"
+            ctx.scope.bind(bound, node.lineno, "import", full, ctx)
+            self.resolvable.add(bound)
+            self.import_froms.append((node, alias, full, ctx))
+            self._note_import(full, ctx, bound)
+        return True
+
+    def _bind_target(self, target, value, ctx, stack, line):
+        """Bind an assignment target; ``value`` is the assigned expr or None (unknown)."""
+        t = type(target)
+        if t is ast.Name:
+            if value is None:
+                ctx.scope.bind(target.id, line, "unknown", None, ctx)
+            else:
+                ctx.scope.bind(target.id, line, "value", value, ctx)
+                self.resolvable_values.add(target.id)
+                if type(value) in (ast.Name, ast.Attribute):
+                    self.resolvable.add(target.id)
+        elif t in (ast.Tuple, ast.List):
+            elts = target.elts
+            vals = value.elts if type(value) in (ast.Tuple, ast.List) else None
+            if vals is not None and (len(vals) != len(elts) or any(type(e) is ast.Starred for e in elts)):
+                vals = None
+            for i, elt in enumerate(elts):
+                self._bind_target(elt, vals[i] if vals is not None else None, ctx, stack, line)
+        elif t is ast.Starred:
+            self._bind_target(target.value, None, ctx, stack, line)
+        elif t is ast.Attribute:
+            base = target.value
+            if type(base) is ast.Name and ctx.func is not None and ctx.func.cls is not None \
+                    and ctx.func.params and base.id == ctx.func.params[0]:
+                ctx.func.cls.attrs.setdefault(target.attr, []).append((value, ctx))
+            stack.append((target, ctx))
+        elif t is ast.Subscript:
+            if value is not None:
+                self.subscript_stores.append((target, value, ctx))
+            stack.append((target, ctx))
+        else:
+            stack.append((target, ctx))
+
+    def _on_assign(self, node, ctx, stack):
+        for target in node.targets:
+            self._bind_target(target, node.value, ctx, stack, node.lineno)
+        stack.append((node.value, ctx))
+        return True
+
+    def _on_ann_assign(self, node, ctx, stack):
+        if node.value is not None:
+            self._bind_target(node.target, node.value, ctx, stack, node.lineno)
+            stack.append((node.value, ctx))
+        elif type(node.target) is not ast.Name:
+            stack.append((node.target, ctx))
+        stack.append((node.annotation, ctx))
+        return True
+
+    def _on_aug_assign(self, node, ctx, stack):
+        self._bind_target(node.target, None, ctx, stack, node.lineno)
+        stack.append((node.value, ctx))
+        return True
+
+    def _on_named_expr(self, node, ctx, stack):
+        scope = ctx.scope
+        while scope.kind == "comprehension" and scope.parent is not None:
+            scope = scope.parent
+        if type(node.target) is ast.Name:
+            scope.bind(node.target.id, node.lineno, "value", node.value, ctx)
+            if type(node.value) in (ast.Name, ast.Attribute):
+                self.resolvable.add(node.target.id)
+        stack.append((node.value, ctx))
+        return True
+
+    def _on_for(self, node, ctx, stack):
+        loop = LoopInfo(node, ctx)
+        self.loops.append(loop)
+        stack.append((node.iter, ctx))
+        self._bind_target(node.target, None, ctx, stack, node.lineno)
+        self._push_block(stack, node.body, Ctx(ctx.scope, ctx.func, ctx.loops + (loop,), ctx.frames))
+        self._push_block(stack, node.orelse, ctx)
+        return True
+
+    def _on_while(self, node, ctx, stack):
+        loop = LoopInfo(node, ctx)
+        self.loops.append(loop)
+        inner = Ctx(ctx.scope, ctx.func, ctx.loops + (loop,), ctx.frames)
+        stack.append((node.test, inner))
+        self._push_block(stack, node.body, inner)
+        self._push_block(stack, node.orelse, ctx)
+        return True
+
+    def _on_if(self, node, ctx, stack):
+        stack.append((node.test, ctx))
+        self._push_block(stack, node.body, Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + ((node.test, True),)))
+        self._push_block(stack, node.orelse, Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + ((node.test, False),)))
+        return True
+
+    def _on_ifexp(self, node, ctx, stack):
+        stack.append((node.test, ctx))
+        stack.append((node.body, Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + ((node.test, True),))))
+        stack.append((node.orelse, Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + ((node.test, False),))))
+        return True
+
+    def _on_try(self, node, ctx, stack):
+        guards_xla = any(
+            (type(s) is ast.Import and any(a.name.split(".")[0] == "torch_xla" for a in s.names))
+            or (type(s) is ast.ImportFrom and not s.level and (s.module or "").split(".")[0] == "torch_xla")
+            for s in node.body
+        )
+        catches_import_error = any(_catches_import_error(h) for h in node.handlers)
+        body_ctx = Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + (_GUARDED,)) if catches_import_error else ctx
+        self._push_block(stack, node.body, body_ctx)
+        for handler in node.handlers:
+            if guards_xla:
+                hctx = Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + (_OFF,))
+            elif _catches_import_error(handler):
+                hctx = Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + (_FALLBACK,))
+            else:
+                hctx = ctx
+            stack.append((handler, hctx))
+        self._push_block(stack, node.orelse, ctx)
+        self._push_block(stack, node.finalbody, ctx)
+        return True
+
+    def _on_handler(self, node, ctx, stack):
+        if node.name:
+            ctx.scope.bind(node.name, node.lineno, "unknown", None, ctx)
+        if node.type is not None:
+            stack.append((node.type, ctx))
+        self._push_block(stack, node.body, ctx)
+        return True
+
+    def _on_with(self, node, ctx, stack):
+        for item in node.items:
+            stack.append((item.context_expr, ctx))
+            if item.optional_vars is not None:
+                self._bind_target(item.optional_vars, None, ctx, stack, node.lineno)
+        self._push_block(stack, node.body, ctx)
+        return True
+
+    def _on_return(self, node, ctx, stack):
+        if node.value is not None:
+            if ctx.func is not None and ctx.func.node is ctx.scope.node:
+                ctx.func.returns.append((node.value, ctx))
+            stack.append((node.value, ctx))
+        return True
+
+    def _on_match(self, node, ctx, stack):
+        stack.append((node.subject, ctx))
+        for case in reversed(node.cases):
+            cctx = ctx
+            pattern = case.pattern
+            if type(pattern) is ast.MatchValue:  # case "cuda": / case "tpu":
+                cctx = Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + ((pattern.value, True),))
+            stack.append((pattern, cctx))
+            if case.guard is not None:
+                stack.append((case.guard, cctx))
+            self._push_block(stack, case.body, cctx)
+        return True
+
+    def _on_global(self, node, ctx, stack):
+        if type(node) is ast.Global:
+            ctx.scope.globals.update(node.names)
+        else:
+            ctx.scope.nonlocals.update(node.names)
+        return True
+
+    def _on_call(self, node, ctx, stack):
+        rec = (node, ctx)
+        self.calls.append(rec)
+        if ctx.func is not None:
+            ctx.func.calls.append(rec)
+        for loop in ctx.loops:
+            loop.calls.append(rec)
+        return False
+
+    def _on_attribute(self, node, ctx, stack):
+        self.attrs.append((node, ctx))
+        root = node.value
+        while type(root) is ast.Attribute:
+            root = root.value
+        stack.append((root, ctx))
+        return True
+
+    def _on_name(self, node, ctx, stack):
+        if type(node.ctx) is ast.Load:
+            if ctx.func is not None:
+                ctx.func.names.add(node.id)
+            sites = self.name_loads.get(node.id)
+            if sites is None:
+                self.name_loads[node.id] = [ctx]
+            elif sites[-1] is not ctx:  # siblings share one Ctx: keep one entry per context
+                sites.append(ctx)
+        else:
+            ctx.scope.bind(node.id, node.lineno, "unknown", None, ctx)
+        return True
+
+    def _on_subscript(self, node, ctx, stack):
+        if type(node.ctx) is ast.Load:
+            self.subscript_loads.append((node, ctx))
+        return False
+
+    def _on_compare(self, node, ctx, stack):
+        self.compares.append((node, ctx))
+        return False
+
+    def _on_comp(self, node, ctx, stack):
+        scope = Scope("comprehension", node, ctx.scope)
+        inner = Ctx(scope, ctx.func, ctx.loops, ctx.frames)
+        for i, gen in enumerate(node.generators):
+            stack.append((gen.iter, ctx if i == 0 else inner))
+            self._bind_target(gen.target, None, inner, stack, node.lineno)
+            self._push_exprs(stack, gen.ifs, inner)
+        if type(node) is ast.DictComp:
+            stack.append((node.key, inner))
+            stack.append((node.value, inner))
+        else:
+            stack.append((node.elt, inner))
+        return True
+
+    def _on_match_name(self, node, ctx, stack):
+        name = getattr(node, "name", None) or getattr(node, "rest", None)
+        if name:
+            ctx.scope.bind(name, getattr(node, "lineno", 0), "unknown", None, ctx)
+        return False
