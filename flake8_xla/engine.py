@@ -7,6 +7,7 @@ back a sorted list of :class:`~flake8_xla.registry.Finding`.
 from __future__ import annotations
 
 import ast
+import bisect
 from typing import Iterable, Sequence
 
 from .model import Model
@@ -84,17 +85,25 @@ def _one_finding_per_fix(findings: list[Finding], rule_classes: list[type[Rule]]
     for cls in rule_classes:
         for code in cls.supersedes:
             superseded.setdefault(code, set()).add(cls.code)
-    by_code: dict[str, list[Finding]] = {}
-    for f in findings:
-        by_code.setdefault(f.code, []).append(f)
+    # per superseding code: its findings' spans sorted by start, with the running maximum of
+    # their ends, so "inside a span of code C" is one bisect (linear in findings overall)
+    spans: dict[str, tuple[list, list]] = {}
+    for code in {c for sups in superseded.values() for c in sups}:
+        found = sorted(((f.line, f.col), f.end or (f.line, f.col)) for f in findings if f.code == code)
+        starts, reach, best = [], [], None
+        for start, end in found:
+            best = end if best is None or end > best else best
+            starts.append(start)
+            reach.append(best)
+        spans[code] = (starts, reach)
 
     def covered(f: Finding) -> bool:
+        pos = (f.line, f.col)
         for sup in superseded.get(f.code, ()):
-            for g in by_code.get(sup, ()):
-                start = (g.line, g.col)
-                end = g.end or start
-                if start <= (f.line, f.col) <= end:
-                    return True
+            starts, reach = spans.get(sup, ((), ()))
+            i = bisect.bisect_right(starts, pos)
+            if i and reach[i - 1] >= pos:
+                return True
         return False
 
     return sorted({f for f in findings if not covered(f)})

@@ -65,16 +65,30 @@ class XlaContext:
         return bool(bindings) and any(kind == "def" and target is func for _, kind, target, _ in bindings)
 
     def _frames_off(self, ctx: Ctx) -> bool:
-        for frame in ctx.frames:
-            if frame is _OFF:
-                return True
-            if frame is _GUARDED or frame is _FALLBACK:
-                continue
-            test, polarity = frame
-            off_true, off_false = self._classify(test)
-            if (polarity and off_true) or (not polarity and off_false):
-                return True
-        return False
+        """True when a branch frame around ``ctx`` is XLA-off; memoised on each link of the
+        frame chain, so asking at every node of an N-branch chain costs N, not N squared."""
+        frames = ctx.frames
+        if not frames:
+            return False
+        todo = []
+        node = frames
+        while node is not None and node.off is None:
+            todo.append(node)
+            node = node.parent
+        result = node.off if node is not None else False
+        for link in reversed(todo):  # outermost first
+            result = result or self._frame_off(link.frame)
+            link.off = result
+        return frames.off
+
+    def _frame_off(self, frame) -> bool:
+        if frame is _OFF:
+            return True
+        if frame is _GUARDED or frame is _FALLBACK:
+            return False
+        test, polarity = frame
+        off_true, off_false = self._classify(test)
+        return (polarity and off_true) or (not polarity and off_false)
 
     def _classify(self, test):
         """(off when true, off when false) for an ``if`` test."""
@@ -197,17 +211,39 @@ class XlaContext:
         ``except ImportError:`` fallback of a torch_xla import. With ``probe``, also the body
         of such a ``try`` (importing a name newer than the target there is a forward probe;
         a deprecated or removed one still is the code's main path)."""
-        for frame in ctx.frames:
-            if frame is _OFF or frame is _FALLBACK or (probe and frame is _GUARDED):
-                return True
-            if frame is _GUARDED:
-                continue
-            key = ("va", id(frame[0]))
-            if key not in self._cache:
-                self._cache[key] = self._is_version_test(frame[0], ctx)
-            if self._cache[key]:
-                return True
-        return False
+        frames = ctx.frames
+        if not frames:
+            return False
+        if probe and self._chain_guarded(frames):
+            return True
+        todo = []
+        node = frames
+        while node is not None and node.va is None:
+            todo.append(node)
+            node = node.parent
+        result = node.va if node is not None else False
+        for link in reversed(todo):  # outermost first; memoised on each link
+            frame = link.frame
+            if not result:
+                if frame is _OFF or frame is _FALLBACK:
+                    result = True
+                elif frame is not _GUARDED:
+                    result = self._is_version_test(frame[0], ctx)
+            link.va = result
+        return frames.va
+
+    @staticmethod
+    def _chain_guarded(frames) -> bool:
+        todo = []
+        node = frames
+        while node is not None and node.guarded is None:
+            todo.append(node)
+            node = node.parent
+        result = node.guarded if node is not None else False
+        for link in reversed(todo):
+            result = result or link.frame is _GUARDED
+            link.guarded = result
+        return frames.guarded
 
     def _is_version_test(self, test, ctx, _depth: int = 0) -> bool:
         for i, node in enumerate(ast.walk(test)):

@@ -81,6 +81,40 @@ class Scope:
         self.bindings.setdefault(name, []).append((line, kind, target, ctx))
 
 
+class Frames:
+    """The branch frames around a node: an immutable chain, innermost first when iterated.
+
+    A frame is ``(test expr, polarity)`` (the body of ``if test:`` is ``(test, True)``, its
+    ``else`` and the code after ``if test: return`` are ``(test, False)``) or one of the
+    markers ``_OFF``, ``_GUARDED``, ``_FALLBACK``. Chains share their tails, so N nested or
+    consecutive branches cost N links, not N squared; the model memoises its verdicts on
+    each link (``off``, ``va``, ``guarded``), so a query costs only the links not yet seen.
+    """
+
+    __slots__ = ("frame", "parent", "off", "va", "guarded")
+
+    def __init__(self, frame, parent):
+        self.frame = frame
+        self.parent = parent  # Frames or None
+        self.off = None  # XLA-off verdict of this chain (context.py), None until asked
+        self.va = None  # version-adaptive verdict (context.py)
+        self.guarded = None  # a _GUARDED marker anywhere in the chain
+
+    def __iter__(self):
+        node = self
+        while node is not None:
+            yield node.frame
+            node = node.parent
+
+    def __bool__(self) -> bool:
+        return True
+
+
+def push_frame(frames, frame) -> Frames:
+    """``frames`` (a chain, or an empty tuple for none) with ``frame`` innermost."""
+    return Frames(frame, frames or None)
+
+
 class Ctx:
     """Where a node sits: scope, enclosing function, enclosing loops, ``if`` frames."""
 
@@ -90,7 +124,7 @@ class Ctx:
         self.scope = scope
         self.func = func  # FunctionInfo or None (module/class level)
         self.loops = loops  # tuple of LoopInfo, innermost last, within the same function
-        self.frames = frames  # tuple of (test expr, polarity) or _OFF
+        self.frames = frames  # Frames (innermost first), or () for none
 
 
 class FunctionInfo:

@@ -14,7 +14,7 @@ import ast
 
 from .scopes import (
     _FALLBACK, _GUARDED, _OFF, TERMINATORS, ClassInfo, Ctx, FunctionInfo, LoopInfo, Scope,
-    _all_args, _catches_import_error, _child_fields, _expr_key, _is_main_guard,
+    _all_args, _catches_import_error, push_frame, _child_fields, _expr_key, _is_main_guard,
 )
 
 
@@ -103,9 +103,9 @@ class Walker:
                 body_ends = bool(stmt.body) and isinstance(stmt.body[-1], TERMINATORS)
                 else_ends = bool(stmt.orelse) and isinstance(stmt.orelse[-1], TERMINATORS)
                 if body_ends and not stmt.orelse:
-                    cur = Ctx(cur.scope, cur.func, cur.loops, cur.frames + ((stmt.test, False),))
+                    cur = Ctx(cur.scope, cur.func, cur.loops, push_frame(cur.frames, (stmt.test, False)))
                 elif else_ends and not body_ends:
-                    cur = Ctx(cur.scope, cur.func, cur.loops, cur.frames + ((stmt.test, True),))
+                    cur = Ctx(cur.scope, cur.func, cur.loops, push_frame(cur.frames, (stmt.test, True)))
         stack.extend(reversed(items))
 
     def _on_block_owner(self, node, ctx, stack):
@@ -163,7 +163,7 @@ class Walker:
     def _note_import(self, qualname, ctx, bound=None):
         if qualname == "torch_xla" or qualname.startswith("torch_xla."):
             self._xla_imports.append((bound, ctx))
-            for frame in reversed(ctx.frames):
+            for frame in ctx.frames:  # innermost first
                 if frame is _GUARDED or frame is _FALLBACK:
                     continue
                 if frame is _OFF:
@@ -288,14 +288,14 @@ class Walker:
 
     def _on_if(self, node, ctx, stack):
         stack.append((node.test, ctx))
-        self._push_block(stack, node.body, Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + ((node.test, True),)))
-        self._push_block(stack, node.orelse, Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + ((node.test, False),)))
+        self._push_block(stack, node.body, Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (node.test, True))))
+        self._push_block(stack, node.orelse, Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (node.test, False))))
         return True
 
     def _on_ifexp(self, node, ctx, stack):
         stack.append((node.test, ctx))
-        stack.append((node.body, Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + ((node.test, True),))))
-        stack.append((node.orelse, Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + ((node.test, False),))))
+        stack.append((node.body, Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (node.test, True)))))
+        stack.append((node.orelse, Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (node.test, False)))))
         return True
 
     def _on_try(self, node, ctx, stack):
@@ -305,13 +305,13 @@ class Walker:
             for s in node.body
         )
         catches_import_error = any(_catches_import_error(h) for h in node.handlers)
-        body_ctx = Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + (_GUARDED,)) if catches_import_error else ctx
+        body_ctx = Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, _GUARDED)) if catches_import_error else ctx
         self._push_block(stack, node.body, body_ctx)
         for handler in node.handlers:
             if guards_xla:
-                hctx = Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + (_OFF,))
+                hctx = Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, _OFF))
             elif _catches_import_error(handler):
-                hctx = Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + (_FALLBACK,))
+                hctx = Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, _FALLBACK))
             else:
                 hctx = ctx
             stack.append((handler, hctx))
@@ -348,7 +348,7 @@ class Walker:
             cctx = ctx
             pattern = case.pattern
             if type(pattern) is ast.MatchValue:  # case "cuda": / case "tpu":
-                cctx = Ctx(ctx.scope, ctx.func, ctx.loops, ctx.frames + ((pattern.value, True),))
+                cctx = Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (pattern.value, True)))
             stack.append((pattern, cctx))
             if case.guard is not None:
                 stack.append((case.guard, cctx))

@@ -1,0 +1,44 @@
+"""Generated worst-case inputs for the linearity tests and the benchmark.
+
+Each generator takes N and returns a module whose findings grow with N; the engine's
+work on it must grow linearly (tests/test_linear.py, ``benchmarks/bench.py --generated``).
+"""
+
+from __future__ import annotations
+
+HEAD = "import os\nimport torch\nimport torch.distributed as dist\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n\n\n"
+
+
+def early_returns(n: int) -> str:
+    """One function: N ``if c: return`` statements, each followed by a finding."""
+    return HEAD + "def f(x):\n" + "".join(f"    if c{i}:\n        return\n    x.cuda()\n" for i in range(n))
+
+
+def elif_chain(n: int) -> str:
+    """An N-branch ``if``/``elif`` chain (N nested ``orelse`` frames), a finding per branch."""
+    return (HEAD + "def f(x, mode):\n    if mode == 0:\n        x.cuda()\n"
+            + "".join(f"    elif mode == {i}:\n        x.cuda()\n" for i in range(1, n)))
+
+
+def superseding_findings(n: int) -> str:
+    """N calls each giving a finding that supersedes another (the one-finding-per-fix pass)."""
+    calls = "".join(f'    dist.init_process_group("gloo", rank=int(os.environ["RANK"]), world_size={i + 2})\n'
+                    for i in range(n))
+    return HEAD + "def worker(index):\n" + calls + "\n\ntorch_xla.launch(worker)\n"
+
+
+def call_chain(n: int) -> str:
+    """N functions each calling the next, the last only from a CUDA branch (XLA-off callers)."""
+    funcs = "".join(f"def f{i}(x):\n    x.cuda()\n    return f{i + 1}(x)\n\n\n" for i in range(n))
+    return HEAD + funcs + f"def f{n}(x):\n    return x\n\n\nif torch.cuda.is_available():\n    f0(1)\n"
+
+
+def step_loops(n: int) -> str:
+    """N functions with a step loop over a plain DataLoader each (loader and sync queries)."""
+    funcs = "".join(
+        f"def train{i}(model, ds, opt):\n    loader = DataLoader(ds)\n    for x in loader:\n"
+        f"        model(x).sum().backward()\n        xm.optimizer_step(opt)\n\n\n" for i in range(n))
+    return HEAD + "from torch.utils.data import DataLoader\n\n\n" + funcs
+
+
+GENERATORS = {f.__name__: f for f in (early_returns, elif_chain, superseding_findings, call_chain, step_loops)}
