@@ -137,3 +137,15 @@ def pick(value, version: tuple[int, int]) -> str:
         if vtuple(since) <= version:
             chosen = text
     return chosen
+
+
+@functools.lru_cache(maxsize=None)
+def star_names(module: str) -> frozenset[str]:
+    """The names ``from module import *`` binds in some release: the module's ``__all__``
+    where it has one, else the public names it defines (not those it imports); empty for a
+    module the table does not track (``torch_xla_star_exports.json``, generated from the
+    release tags by ``scripts/gen_star_exports.py``)."""
+    data = _load("torch_xla_star_exports.json")["modules"].get(module)
+    if data is None:
+        return frozenset()
+    return frozenset(data["all"]) | frozenset(data["defined"])

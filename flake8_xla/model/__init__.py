@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 
+from ..api_table import star_names
 from ..settings import Settings
 from .calls import Calls
 from .context import XlaContext
@@ -76,9 +77,37 @@ class Model(Walker, Names, Values, XlaContext, Calls, Environment, Training):
         self._cache: dict = {}
         self._walked = False
         self._xla_imports: list = []  # (bound name, ctx) of every torch_xla import
+        self._guard_candidates: list = []  # (if test, polarity) around each torch_xla import
+        self._elif_prev: dict[int, ast.AST] = {}  # id(elif test) -> the test before it in its chain
+        self.probe_flags: set[str] = set()  # names set True in `try: import torch_xla`
+        self._star_names = _star_imported_names(tree)  # names torch_xla star imports may bind
+        self._chain_roots: set[int] = set()
+        self.star_uses: list[tuple[ast.Name, Ctx]] = []  # reads of those names
         self._walk()
+        self._settle_guards()
         self._walked = True
         self.uses_torch_xla = any(
             not any(f is _GUARDED for f in ctx.frames) or bound in self.name_loads
             for bound, ctx in self._xla_imports
         )  # an import inside `try: import torch_xla ... except ImportError:` that nothing reads is a probe
+
+
+def _star_imported_names(tree) -> frozenset[str]:
+    """Every name a ``from torch_xla... import *`` of this module may bind (module level,
+    in ``if``/``try``/``with`` blocks too: star imports are legal nowhere else)."""
+    found: set[str] = set()
+    todo = list(getattr(tree, "body", ()))
+    while todo:
+        stmt = todo.pop()
+        t = type(stmt)
+        if t is ast.ImportFrom:
+            if not stmt.level and stmt.module and stmt.module.split(".")[0] == "torch_xla" \
+                    and any(a.name == "*" for a in stmt.names):
+                found |= star_names(stmt.module)
+        elif t in (ast.If, ast.Try, ast.With) or t.__name__ == "TryStar":
+            todo.extend(getattr(stmt, "body", ()))
+            todo.extend(getattr(stmt, "orelse", ()))
+            todo.extend(getattr(stmt, "finalbody", ()))
+            for h in getattr(stmt, "handlers", ()):
+                todo.extend(h.body)
+    return frozenset(found)

@@ -12,6 +12,9 @@ from .scopes import ClassInfo, Ctx, FunctionInfo
 class Calls:
     """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
 
+    #: calls that return (a wrapper of) their first argument, which runs when the result is called
+    SEE_THROUGH = ("functools.partial", "torch_xla.compile")
+
     def function_of(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> list[FunctionInfo]:
         """Module functions an expression names: ``f``, ``partial(f, ...)``, ``self.m``,
         ``Cls.m``, ``obj.m`` for ``obj = Cls(...)``, and what a ``lambda`` calls."""
@@ -33,10 +36,15 @@ class Calls:
             if type(body) is ast.Call:
                 return self.function_of(body.func, Ctx(ctx.scope, ctx.func, (), ctx.frames), _depth + 1)
             return []
-        if t is ast.Call and expr.args:
-            q = self.qualname(expr.func, ctx)
-            if q == "functools.partial":
-                return self.function_of(expr.args[0], ctx, _depth + 1)
+        if t is ast.Call:
+            if expr.args:
+                q = self.qualname(expr.func, ctx)
+                if q in self.SEE_THROUGH:  # partial(f, ...), torch_xla.compile(f): f runs
+                    return self.function_of(expr.args[0], ctx, _depth + 1)
+            if type(expr.func) is ast.Name:  # Cls(...): a callable object runs its __call__
+                cls = self.class_named(expr.func.id, ctx)
+                if cls is not None:
+                    return self._mro_methods(cls, "__call__")
             return []
         if t is ast.Name:
             bindings = self.lookup(expr.id, ctx, None)
@@ -65,7 +73,15 @@ class Calls:
                                 and type(values[0][0].func) is ast.Name:
                             cls = self.class_named(values[0][0].func.id, values[0][1])
             if cls is not None:
-                return [m for m in self._mro_methods(cls, expr.attr)]
+                methods = self._mro_methods(cls, expr.attr)
+                if methods:
+                    return methods
+                out = []  # self.step_fn = torch_xla.compile(self._step): what it was set to
+                for c in self.mro(cls):
+                    for value, v_ctx in c.attrs.get(expr.attr, ()):
+                        if value is not None and type(value) in (ast.Name, ast.Attribute, ast.Call, ast.Lambda):
+                            out.extend(f for f in self.function_of(value, v_ctx, _depth + 1) if f not in out)
+                return out
         return []
 
     def class_named(self, name: str, ctx: Ctx) -> ClassInfo | None:

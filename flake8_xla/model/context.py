@@ -145,11 +145,15 @@ class XlaContext:
     def _atom_sign(self, node):
         """+1: true means XLA is on; -1: true means XLA is off (a CUDA test); 0: unrelated."""
         t = type(node)
+        if t is ast.MatchOr:  # case "cuda" | "gpu": every alternative says the same
+            signs = {self._atom_sign(p.value) for p in node.patterns}
+            return signs.pop() if len(signs) == 1 else 0
         if t is ast.Constant and isinstance(node.value, str):  # a `case "cuda":` pattern
             low = node.value.lower()
             return 1 if low.startswith(("xla", "tpu")) else -1 if low.startswith(("cuda", "gpu")) else 0
         if t is ast.Compare and len(node.ops) == 1 and not any(
                 type(c) is ast.Constant and isinstance(c.value, str) for c in (node.left, node.comparators[0])) \
+                and not _string_collection(node.comparators[0]) \
                 and not (type(node.comparators[0]) is ast.Constant and node.comparators[0].value is None):
             # n_gpu > 0, torch.cuda.device_count() == 0, state.type == DistributedType.XLA
             left, op, right = node.left, node.ops[0], node.comparators[0]
@@ -177,6 +181,10 @@ class XlaContext:
             if type(op) in (ast.NotEq, ast.NotIn, ast.IsNot):
                 sign = -sign
             return sign
+        if t is ast.Name and node.id in self.probe_flags:  # try: import torch_xla; HAS_XLA = True
+            return 1
+        if t is ast.Call and self.probe_flags and self._returns_probe_flag(node):
+            return 1
         if t is ast.Call:
             if type(node.func) is ast.Attribute and node.func.attr in ("startswith", "endswith") and node.args \
                     and type(node.args[0]) is ast.Constant and isinstance(node.args[0].value, str):
@@ -201,6 +209,13 @@ class XlaContext:
         if re.search(r"(^|_)(cuda|gpu|gpus|nccl)($|_)", low):
             return -1
         return 0
+
+    def _returns_probe_flag(self, call) -> bool:
+        """``xla_ok()`` where every ``return`` of the module function returns a flag set by a
+        try-import of torch_xla (``return _XLA_AVAILABLE``)."""
+        funcs = self.function_of(call.func, Ctx(self.module_scope, None, (), ()))
+        return len(funcs) == 1 and bool(funcs[0].returns) and all(
+            type(v) is ast.Name and v.id in self.probe_flags for v, _ in funcs[0].returns)
 
     _VERSION_NAME = re.compile(r"(?i)(version|(^|_)(pt|torch|xla|torch_xla)(_[a-z]+)*_?v?\d)")
 
@@ -263,3 +278,9 @@ class XlaContext:
             if ident and self._VERSION_NAME.search(ident):
                 return True
         return False
+
+
+def _string_collection(node) -> bool:
+    """``("cuda", "gpu")``, ``["tpu"]``, ``{"xla"}``: a literal collection holding strings."""
+    return type(node) in (ast.Tuple, ast.List, ast.Set) and any(
+        type(e) is ast.Constant and isinstance(e.value, str) for e in node.elts)

@@ -16,16 +16,19 @@ class Environment:
         """True when the module looks launched by torchrun (elastic), not by the XLA launcher."""
         if "torchrun" in self._cache:
             return self._cache["torchrun"]
-        hint = bool(self.calls_to("torch.distributed.is_torchelastic_launched",
-                                  "torch.distributed.elastic.utils.distributed.is_torchelastic_launched"))
+        # only hints in XLA-on code count: a LOCAL_RANK read in the GPU branch of a dual-launch
+        # script says how the GPU path starts, not the XLA one
+        hint = any(not self.is_xla_off(ctx) for _, ctx in self.calls_to(
+            "torch.distributed.is_torchelastic_launched",
+            "torch.distributed.elastic.utils.distributed.is_torchelastic_launched"))
         if not hint:
-            hint = any(n == "torch.distributed.run" or n.startswith("torch.distributed.elastic")
-                       for _, _, n, _ in self.imports + self.import_froms)
+            hint = any((n == "torch.distributed.run" or n.startswith("torch.distributed.elastic"))
+                       and not self.is_xla_off(ctx) for _, _, n, ctx in self.imports + self.import_froms)
         if not hint:
             launched = self.launched()
             for key, node, ctx in self.env_reads() + self.env_tests():
                 if key in ("LOCAL_RANK", "RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "TORCHELASTIC_RUN_ID") \
-                        and not (ctx.func is not None and id(ctx.func) in launched):
+                        and not (ctx.func is not None and id(ctx.func) in launched) and not self.is_xla_off(ctx):
                     hint = True
                     break
         self._cache["torchrun"] = hint

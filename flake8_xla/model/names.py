@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import bisect
 
+from .walk import dynamic_import_name
 from .scopes import Ctx, _line_of
 
 # Aliases of one API mapped to the canonical dotted name the rules ask for.
@@ -125,12 +126,25 @@ class Names:
                 q = target
             elif kind == "value" and type(target) in (ast.Name, ast.Attribute):
                 q = self.qualname(target, b_ctx, depth + 1)
+            elif kind == "value" and type(target) is ast.Call:
+                q = self._dynamic_import(target, b_ctx, depth)
             else:
                 return None
             if q is None or (result is not None and q != result):
                 return None
             result = q
         return result
+
+    def _dynamic_import(self, call, ctx, depth) -> str | None:
+        """The module ``importlib.import_module("m")`` / ``__import__("m")`` returns, when the
+        callee really is importlib's (or the builtin ``__import__``)."""
+        name = dynamic_import_name(call)
+        if name is None:
+            return None
+        f = call.func
+        if type(f) is ast.Name and f.id == "__import__":
+            return name if self.lookup("__import__", ctx, getattr(f, "lineno", None)) is None else None
+        return name if self.qualname(f, ctx, depth + 1) == "importlib.import_module" else None
 
     def call_name(self, call: ast.Call, ctx: Ctx) -> str | None:
         """Qualified name of what a call calls (cached per call node)."""
@@ -187,6 +201,10 @@ class Names:
             q = canonical(full)
             if q == prefix or q.startswith(prefix + ".") or prefix.endswith(".") and q.startswith(prefix):
                 out.append((alias if hasattr(alias, "lineno") else node, q, ctx))
+        for node, ctx in self.star_uses:  # a star-imported name is reported where it is read
+            q = self._attr_qualname(node, ctx)
+            if q is not None and (q == prefix or q.startswith(prefix + ".") or prefix.endswith(".") and q.startswith(prefix)):
+                out.append((node, q, ctx))
         out.sort(key=lambda r: (r[0].lineno, r[0].col_offset))
         self._cache[key] = out
         return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 
+from ..api_table import star_names
 from .scopes import (
     _FALLBACK, _GUARDED, _OFF, TERMINATORS, ClassInfo, Ctx, FunctionInfo, LoopInfo, Scope,
     _all_args, _catches_import_error, push_frame, _child_fields, _expr_key, _is_main_guard,
@@ -74,7 +75,7 @@ class Walker:
             ast.Nonlocal: self._on_global,
             ast.Call: self._on_call,
             ast.Attribute: self._on_attribute,
-            ast.Name: self._on_name,
+            ast.Name: self._on_name_star if self._star_names else self._on_name,
             ast.Subscript: self._on_subscript,
             ast.Compare: self._on_compare,
             ast.ListComp: self._on_comp,
@@ -100,8 +101,8 @@ class Walker:
         for stmt in stmts:
             items.append((stmt, cur))
             if type(stmt) is ast.If:
-                body_ends = bool(stmt.body) and isinstance(stmt.body[-1], TERMINATORS)
-                else_ends = bool(stmt.orelse) and isinstance(stmt.orelse[-1], TERMINATORS)
+                body_ends = bool(stmt.body) and _ends_block(stmt.body[-1])
+                else_ends = bool(stmt.orelse) and _ends_block(stmt.orelse[-1])
                 if body_ends and not stmt.orelse:
                     cur = Ctx(cur.scope, cur.func, cur.loops, push_frame(cur.frames, (stmt.test, False)))
                 elif else_ends and not body_ends:
@@ -161,18 +162,49 @@ class Walker:
         return True
 
     def _note_import(self, qualname, ctx, bound=None):
-        if qualname == "torch_xla" or qualname.startswith("torch_xla."):
-            self._xla_imports.append((bound, ctx))
-            for frame in ctx.frames:  # innermost first
-                if frame is _GUARDED or frame is _FALLBACK:
-                    continue
-                if frame is _OFF:
-                    break
-                test, polarity = frame
-                key = _expr_key(test)
-                if key is not None and not _is_main_guard(test):
-                    self.guard_tests[key] = polarity
+        """Record an import of a torch_xla module (``bound``: the name it binds, if any) and
+        the ``if`` test that guards it; guards are settled after the walk
+        (:meth:`_settle_guards`). An import under ``if TYPE_CHECKING:`` never runs."""
+        if not (qualname == "torch_xla" or qualname.startswith("torch_xla.")):
+            return
+        if _type_checking_only(ctx.frames):
+            return
+        self._xla_imports.append((bound, ctx))
+        for frame in ctx.frames:  # innermost first
+            if frame is _GUARDED or frame is _FALLBACK:
+                continue
+            if frame is _OFF:
                 break
+            test, polarity = frame
+            if not _is_main_guard(test):
+                self._guard_candidates.append((test, polarity))
+            break
+
+    def _settle_guards(self) -> None:
+        """Turn the tests around torch_xla imports into XLA guards, once the walk is done.
+
+        An ``if`` whose branch imports torch_xla decides XLA on or off, and so do the tests
+        before it in its ``if``/``elif`` chain (their branches run without that import).
+        In a module that imports torch_xla unconditionally at module level, an ``if`` that
+        imports one more submodule (``if FLAGS.profile: import torch_xla.debug.profiler``)
+        is no guard: its ``else`` still runs with XLA on.
+        """
+        if any(ctx.func is None and ctx.scope is self.module_scope and not ctx.frames for _, ctx in self._xla_imports):
+            return
+        for test, polarity in self._guard_candidates:
+            key = _expr_key(test)
+            if key is None:
+                continue
+            self.guard_tests[key] = polarity
+            if polarity:
+                prev = self._elif_prev.get(id(test))
+                seen = 0
+                while prev is not None and seen < 10_000:  # earlier branches of the chain: XLA off
+                    prev_key = _expr_key(prev)
+                    if prev_key is not None and prev_key not in self.guard_tests:
+                        self.guard_tests[prev_key] = False
+                    prev = self._elif_prev.get(id(prev))
+                    seen += 1
 
     def _on_import(self, node, ctx, stack):
         for alias in node.names:
@@ -192,6 +224,8 @@ class Walker:
         module = node.module or ""
         for alias in node.names:
             if alias.name == "*":
+                if not node.level and module:
+                    self._on_star_import(node, module, ctx)
                 continue
             bound = alias.asname or alias.name
             if node.level:
@@ -204,6 +238,15 @@ class Walker:
             self._note_import(full, ctx, bound)
         return True
 
+    def _on_star_import(self, node, module, ctx):
+        """``from torch_xla.core.xla_model import *``: the module is imported (XLA code), and
+        the names it exports (its ``__all__``, else the public names it defines, in any
+        release) are bound to ``module.name`` in this scope."""
+        self._note_import(module, ctx, None)
+        for name in star_names(module):
+            ctx.scope.bind(name, node.lineno, "import", f"{module}.{name}", ctx)
+            self.resolvable.add(name)
+
     def _bind_target(self, target, value, ctx, stack, line):
         """Bind an assignment target; ``value`` is the assigned expr or None (unknown)."""
         t = type(target)
@@ -213,7 +256,7 @@ class Walker:
             else:
                 ctx.scope.bind(target.id, line, "value", value, ctx)
                 self.resolvable_values.add(target.id)
-                if type(value) in (ast.Name, ast.Attribute):
+                if type(value) in (ast.Name, ast.Attribute) or dynamic_import_name(value) is not None:
                     self.resolvable.add(target.id)
         elif t in (ast.Tuple, ast.List):
             elts = target.elts
@@ -287,6 +330,9 @@ class Walker:
         return True
 
     def _on_if(self, node, ctx, stack):
+        orelse = node.orelse
+        if len(orelse) == 1 and type(orelse[0]) is ast.If:  # `elif`: remember the test before it
+            self._elif_prev[id(orelse[0].test)] = node.test
         stack.append((node.test, ctx))
         self._push_block(stack, node.body, Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (node.test, True))))
         self._push_block(stack, node.orelse, Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (node.test, False))))
@@ -305,6 +351,10 @@ class Walker:
             for s in node.body
         )
         catches_import_error = any(_catches_import_error(h) for h in node.handlers)
+        if guards_xla and catches_import_error:  # try: import torch_xla; HAS_XLA = True
+            for s in node.body:
+                if type(s) is ast.Assign and type(s.value) is ast.Constant and s.value.value is True:
+                    self.probe_flags.update(t.id for t in s.targets if type(t) is ast.Name)
         body_ctx = Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, _GUARDED)) if catches_import_error else ctx
         self._push_block(stack, node.body, body_ctx)
         for handler in node.handlers:
@@ -349,6 +399,8 @@ class Walker:
             pattern = case.pattern
             if type(pattern) is ast.MatchValue:  # case "cuda": / case "tpu":
                 cctx = Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (pattern.value, True)))
+            elif type(pattern) is ast.MatchOr and all(type(p) is ast.MatchValue for p in pattern.patterns):
+                cctx = Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (pattern, True)))  # "cuda" | "gpu"
             stack.append((pattern, cctx))
             if case.guard is not None:
                 stack.append((case.guard, cctx))
@@ -365,6 +417,11 @@ class Walker:
     def _on_call(self, node, ctx, stack):
         rec = (node, ctx)
         self.calls.append(rec)
+        args = node.args
+        if args and type(args[0]) is ast.Constant:  # importlib.import_module("torch_xla...")
+            name = dynamic_import_name(node)
+            if name is not None:
+                self._note_import(name, ctx, None)
         if ctx.func is not None:
             ctx.func.calls.append(rec)
         for loop in ctx.loops:
@@ -376,8 +433,17 @@ class Walker:
         root = node.value
         while type(root) is ast.Attribute:
             root = root.value
+        if self._star_names and type(root) is ast.Name:
+            self._chain_roots.add(id(root))  # the chain is reported, not its root name
         stack.append((root, ctx))
         return True
+
+    def _on_name_star(self, node, ctx, stack):
+        """``_on_name`` in a module with a torch_xla star import: also keep each read of a
+        name the star import may bind, so rules can report it where it is used."""
+        if type(node.ctx) is ast.Load and node.id in self._star_names and id(node) not in self._chain_roots:
+            self.star_uses.append((node, ctx))
+        return self._on_name(node, ctx, stack)
 
     def _on_name(self, node, ctx, stack):
         if type(node.ctx) is ast.Load:
@@ -420,3 +486,53 @@ class Walker:
         if name:
             ctx.scope.bind(name, getattr(node, "lineno", 0), "unknown", None, ctx)
         return False
+
+
+_EXITS = frozenset({"exit", "quit", "_exit"})
+
+
+def _ends_block(stmt) -> bool:
+    """A statement after which the rest of its block never runs: ``return``, ``raise``,
+    ``continue``, ``break``, ``sys.exit()``, ``exit()``, ``quit()``, ``os._exit()``."""
+    if isinstance(stmt, TERMINATORS):
+        return True
+    if type(stmt) is ast.Expr and type(stmt.value) is ast.Call:
+        f = stmt.value.func
+        if type(f) is ast.Name:
+            return f.id in ("exit", "quit")
+        if type(f) is ast.Attribute and type(f.value) is ast.Name:
+            return f.attr in _EXITS and f.value.id in ("sys", "os")
+    return False
+
+
+def _type_checking_only(frames) -> bool:
+    """True inside the body of ``if TYPE_CHECKING:`` / ``if typing.TYPE_CHECKING:``."""
+    for frame in frames or ():
+        if type(frame) is tuple and frame[1]:
+            test = frame[0]
+            ident = test.id if type(test) is ast.Name else test.attr if type(test) is ast.Attribute else None
+            if ident == "TYPE_CHECKING":
+                return True
+    return False
+
+
+def dynamic_import_name(call) -> str | None:
+    """The module a literal dynamic import names: ``importlib.import_module("m")`` (also
+    ``import_module`` imported from importlib) gives ``m``; ``__import__("a.b")`` gives
+    ``a`` (``a.b`` with a non-empty ``fromlist``). None for anything else. Syntactic: the
+    walk has no bindings yet; names.py checks what ``importlib`` resolves to."""
+    if type(call) is not ast.Call or not call.args:
+        return None
+    arg = call.args[0]
+    if type(arg) is not ast.Constant or not isinstance(arg.value, str) or not arg.value:
+        return None
+    f = call.func
+    if (type(f) is ast.Attribute and f.attr == "import_module") or (type(f) is ast.Name and f.id == "import_module"):
+        return arg.value if len(call.args) == 1 or type(call.args[1]) is ast.Constant and call.args[1].value is None \
+            else None
+    if type(f) is ast.Name and f.id == "__import__":
+        fromlist = call.args[3] if len(call.args) > 3 else next((k.value for k in call.keywords if k.arg == "fromlist"), None)
+        if fromlist is not None and not (type(fromlist) in (ast.List, ast.Tuple) and not fromlist.elts):
+            return arg.value
+        return arg.value.split(".", 1)[0]
+    return None
