@@ -1,6 +1,11 @@
 """Benchmark: the engine's cost relative to ``ast.parse`` of the same files.
 
     python benchmarks/bench.py --corpus DIR [--rounds N] [--scope auto|always] [--no-fast-path]
+    python benchmarks/bench.py --generated N [--rounds N]
+
+``--generated N`` benchmarks the worst-case shapes of tests/generated.py (N early returns,
+an N-branch elif chain, N superseding findings, an N-deep call chain, N step loops), one
+file each, instead of a corpus: the engine must stay linear on them.
 
 In one process, interleaved rounds: parse every file (timed), then run the engine on
 the parsed trees (timed), as flake8 does (it parses once and hands the tree and lines to
@@ -44,14 +49,31 @@ def load(corpus: Path):
     return files
 
 
+def write_generated(n: int) -> Path:
+    """Write tests/generated.py's shapes at size ``n`` into a temporary folder."""
+    import tempfile
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from generated import GENERATORS
+
+    folder = Path(tempfile.mkdtemp(prefix="flake8_xla_generated_"))
+    for name, gen in GENERATORS.items():
+        (folder / f"{name}_{n}.py").write_text(gen(n), encoding="utf-8")
+    return folder
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", required=True, type=Path)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--corpus", type=Path)
+    source.add_argument("--generated", type=int, metavar="N", help="the generated worst cases at size N")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--scope", default="auto", choices=("auto", "always"))
     parser.add_argument("--no-fast-path", action="store_true", help="walk every file (source not passed)")
     args = parser.parse_args(argv)
     settings = build(args.scope)
+    if args.generated is not None:
+        args.corpus = write_generated(args.generated)
     files = load(args.corpus)
     if not files:
         parser.error(f"no parsable .py files under {args.corpus}")
