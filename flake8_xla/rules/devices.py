@@ -6,7 +6,7 @@ import ast
 
 from ..model import UNKNOWN
 from ..registry import Rule, rule
-from ._common import at_least, device_call, is_cuda_string, is_rank_value, render, str_value
+from ._common import at_least, device_call, is_cuda_string, is_rank_value, source_text, str_value
 
 CUDA_CALLS = {
     "torch.cuda.set_device": "drop it: each process already owns its XLA device",
@@ -113,10 +113,14 @@ XLA_DEVICE_APIS = ("torch_xla.device", "torch_xla.core.xla_model.xla_device")
 @rule
 class RankIndexedDevice(Rule):
     """## What it does
-    Flags a device chosen by the process rank in XLA code: `.to(rank)` / `.to(0)` (an
-    integer is a CUDA index), `xm.xla_device(rank)`, `torch_xla.device(rank)`,
+    Flags a device chosen by the process rank in XLA code: `.to(rank)` / `.to(0)` /
+    `.to(device=rank)` (an integer is a CUDA index), `device=rank` on torch's own calls
+    (`torch.zeros(..., device=rank)` and the other tensor factories, `nn.Linear(...,
+    device=rank)`), `torch.device(rank)`, `xm.xla_device(rank)`, `torch_xla.device(rank)`,
     `torch.device("xla", rank)` and `f"xla:{rank}"`; in code started by the XLA launcher
-    also any explicit index other than 0.
+    also any explicit index other than 0. A rank is the launched function's first parameter,
+    a rank API (`xr.global_ordinal()`, `dist.get_rank()`, `LOCAL_RANK`), or a value computed
+    from one by integer arithmetic (`index + 1`, `n = index - 1`, `index % 8`, `rank // 4`).
 
     ## Why is this bad?
     Each PJRT process sees only its own chip, as `xla:0`. An integer given to `.to()` is
@@ -125,25 +129,31 @@ class RankIndexedDevice(Rule):
 
     ## Known problems
     `torch_xla.device(i)` over `torch_xla.devices()` in a single process (addressing its
-    local devices on purpose) is not reported.
+    local devices on purpose) is not reported, nor the rank used as data (`batch[index + 1]`,
+    samplers, logging), nor `device=rank` given to the script's own functions (what they
+    do with it is unknown). On `xm.xla_device(rank)` this finding replaces XLA804: one fix.
 
     ## Example
     ```python
-    def _mp_fn(rank):
-        model = model.to(rank)
-        device = xm.xla_device(rank)
+    def _mp_fn(index):
+        model = model.to(index)
+        device = xm.xla_device(index + 1)
+        mask = torch.ones(8, device=index)
     ```
 
     ## Use instead
     ```python
-    def _mp_fn(rank):
+    def _mp_fn(index):
         device = torch_xla.device()
         model = model.to(device)
+        mask = torch.ones(8, device=device)
     ```
 
     ## References
     - torch_xla `docs/source/learn/pytorch-on-xla-devices.md` ("you will see `xla:0` on all devices")
-    - torch_xla `torch_xla/torch_xla.py` `device(index)`; `torch_xla/_internal/pjrt.py` `_SpawnFn`
+    - torch_xla `torch_xla/torch_xla.py` `device(index)` (2.3+); `torch_xla/core/xla_model.py`
+      `xla_device(n)`; `torch_xla/_internal/pjrt.py` `_SpawnFn` (passes the global ordinal as
+      the first argument)
     - Applies to torch_xla 2.0-2.9.
     """
 
@@ -158,6 +168,9 @@ class RankIndexedDevice(Rule):
         "import torch_xla\n"
         "def f(rank, model):\n    model.to(rank)\n    return torch_xla.device(rank)\n"
         "torch_xla.launch(f, args=(None,))\n",
+        "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"
+        "def f(index):\n    dev = xm.xla_device(index + 1)\n    return torch.ones(8, device=index)\n"
+        "torch_xla.launch(f)\n",
     ]
     good = [
         "import torch_xla\n"
@@ -165,40 +178,60 @@ class RankIndexedDevice(Rule):
         "import torch_xla\n"
         "def f(rank, model):\n    return model.to(torch_xla.device())\n"
         "torch_xla.launch(f, args=(None,))\n",
+        "import torch_xla\n"
+        "def f(index, batch):\n    return batch[index + 1].to(torch_xla.device())\n"
+        "torch_xla.launch(f, args=(None,))\n",
     ]
 
     def check(self, model):
         dev = device_call(self.settings)
         fix = f"use {dev}: each process sees its own chip as xla:0"
+        to_fix = f"use .to({dev}): each process sees its own chip as xla:0"
         for call, ctx in model.calls:
             func = call.func
             q = model.call_name(call, ctx)
-            if q is None and type(func) is ast.Attribute and func.attr == "to" and call.args:
-                arg = call.args[0]
-                if (type(arg) is ast.Constant and type(arg.value) is int) or is_rank_value(model, arg, ctx):
-                    if model.in_xla_code(ctx):
-                        yield self.finding(call, f".to({render(arg)}) in XLA code: an integer is a CUDA device index",
-                                           f"use .to({dev}): each process sees its own chip as xla:0")
-                    continue
+            is_to = q is None and type(func) is ast.Attribute and func.attr == "to"
+            if is_to and call.args and _int_device(model, call.args[0], ctx):
+                if model.in_xla_code(ctx):
+                    yield self.finding(call, f".to({source_text(call.args[0])}) in XLA code: an integer is a CUDA "
+                                             "device index", to_fix)
+                continue
             if q in XLA_DEVICE_APIS:
                 arg = model.kwarg(call, "index" if q == "torch_xla.device" else "n", 0)
                 if self._rank_index(model, arg, ctx) and model.in_xla_code(ctx):
-                    yield self.finding(call, f"{'xm.xla_device' if q != 'torch_xla.device' else q}({render(arg)}) picks a device by rank", fix)
+                    name = q if q == "torch_xla.device" else "xm.xla_device"
+                    yield self.finding(call, f"{name}({source_text(arg)}) picks a device by rank", fix)
                 continue
             if q == "torch.device" and call.args:
                 if len(call.args) > 1:
                     text = str_value(model, call.args[0], ctx)
                     if text == "xla" and self._rank_index(model, call.args[1], ctx) and model.in_xla_code(ctx):
-                        yield self.finding(call, f'torch.device("xla", {render(call.args[1])}) picks a device by rank', fix)
+                        yield self.finding(call, f'torch.device("xla", {source_text(call.args[1])}) picks a device '
+                                                 "by rank", fix)
                     continue
-            for arg in _device_args(call, q):
-                if self._xla_string_with_rank(model, arg, ctx) and model.in_xla_code(ctx):
-                    yield self.finding(arg, "xla:<rank> device string in XLA code", fix)
+                if _int_device(model, call.args[0], ctx):
+                    if model.in_xla_code(ctx):
+                        yield self.finding(call, f"torch.device({source_text(call.args[0])}) in XLA code: an integer "
+                                                 "is a CUDA device index", fix)
+                    continue
+            # device=<int or rank> on .to() and on torch's own calls (tensor factories, ...)
+            takes_device = is_to or (q is not None and q.startswith("torch.") and not q.startswith("torch.cuda."))
+            for kw in call.keywords:
+                if kw.arg == "device" and takes_device and _int_device(model, kw.value, ctx):
+                    if model.in_xla_code(ctx):
+                        yield self.finding(kw.value, f"device={source_text(kw.value)} in XLA code: an integer is a "
+                                                     "CUDA device index", f"use device={dev}: each process sees "
+                                                                          "its own chip as xla:0")
+                    break
+            else:
+                for arg in _device_args(call, q):
+                    if self._xla_string_with_rank(model, arg, ctx) and model.in_xla_code(ctx):
+                        yield self.finding(arg, "xla:<rank> device string in XLA code", fix)
 
     def _rank_index(self, model, arg, ctx) -> bool:
         if arg is None or arg is UNKNOWN:
             return False
-        if is_rank_value(model, arg, ctx):
+        if rank_derived(model, arg, ctx):
             return True
         value = model.const(arg, ctx)
         return type(value) is int and value != 0 and model.is_launched(ctx)
@@ -219,6 +252,44 @@ class RankIndexedDevice(Rule):
         if text is not None and text.startswith("xla:") and text[4:].isdigit() and text[4:] != "0":
             return model.is_launched(ctx)
         return False
+
+
+#: arithmetic that keeps a value rank-dependent: ``index + 1``, ``rank - 1``, ``index % 8``,
+#: ``rank // 4``, ``2 * rank``
+RANK_ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Mod, ast.FloorDiv)
+
+
+def rank_derived(model, expr, ctx, _depth: int = 0) -> bool:
+    """A process rank (see ``is_rank_value``) or a value computed from one by integer
+    arithmetic, directly or through names: ``index + 1``, ``n = index - 1``, ``index % 8``."""
+    if expr is None or expr is UNKNOWN or _depth > 8:
+        return False
+    if is_rank_value(model, expr, ctx):
+        return True
+    node = expr
+    if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "int" and len(node.args) == 1 \
+            and model.lookup("int", ctx, getattr(node, "lineno", None)) is None:
+        node = node.args[0]
+    t = type(node)
+    if t is ast.BinOp:
+        return type(node.op) in RANK_ARITH and (
+            rank_derived(model, node.left, ctx, _depth + 1) or rank_derived(model, node.right, ctx, _depth + 1))
+    if t is ast.Name and model.qualname(node, ctx) is None:
+        values = model.values(node, ctx)
+        return bool(values) and all(type(v) in (ast.BinOp, ast.Call, ast.Name, ast.Attribute) and rank_derived(model, v, vc, _depth + 1)
+                                    for v, vc in values)
+    return False
+
+
+def _int_device(model, expr, ctx) -> bool:
+    """An integer used as a device: a literal or constant int (``.to(0)``), or a rank-derived
+    value (``.to(rank)``, ``.to(index % 8)``)."""
+    if expr is None or expr is UNKNOWN:
+        return False
+    value = model.const(expr, ctx)
+    if type(value) is int:
+        return True
+    return rank_derived(model, expr, ctx)
 
 
 def _device_args(call, q):
