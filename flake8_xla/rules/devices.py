@@ -6,13 +6,20 @@ import ast
 
 from ..model import UNKNOWN
 from ..registry import Rule, rule
-from ._common import at_least, device_call, is_cuda_string, is_rank_value, source_text, str_value
+from ._common import at_least, device_call, device_leaves, is_cuda_string, is_rank_value, source_text, str_value
 
 CUDA_CALLS = {
     "torch.cuda.set_device": "drop it: each process already owns its XLA device",
+    "torch.cuda.device": "drop it: each process already owns its XLA device",  # `with torch.cuda.device(i):`
+    "torch.cuda.current_device": "use {dev}: each process sees its own chip as xla:0",
     "torch.cuda.synchronize": None,  # version-dependent, see _sync_fix
     "torch.cuda.empty_cache": "drop it: the XLA runtime manages device memory",
 }
+#: calls whose finding is dropped when it lies inside another: the outer fix rewrites it
+#: (`torch.device("cuda", torch.cuda.current_device())`, `.to(torch.cuda.current_device())`)
+INNER_CALLS = frozenset({"torch.cuda.current_device"})
+#: DDP's CUDA-only arguments: XLA102 says to drop them, and what they hold with them
+DDP_DEVICE_ARGS = frozenset({"device_ids", "output_device"})
 
 
 def _sync_fix(settings):
@@ -25,8 +32,11 @@ def _sync_fix(settings):
 class CudaDeviceInXlaCode(Rule):
     """## What it does
     Flags CUDA placement in XLA code: `.cuda()`, `torch.device("cuda...")`,
-    `device="cuda..."`, `.to("cuda...")` (strings, f-strings and `"cuda" if ... else ...`),
-    and `torch.cuda.set_device`, `torch.cuda.synchronize`, `torch.cuda.empty_cache`.
+    `device="cuda..."` (tensor factories `torch.zeros/ones/empty/randn/full/arange/tensor`
+    and any other call), `.to("cuda...")` (strings, f-strings and `"cuda" if ... else ...`),
+    `torch.load(..., map_location="cuda...")` (or a dict mapping storages to CUDA),
+    `torch.set_default_device("cuda")`, `with torch.cuda.device(i):`, and
+    `torch.cuda.current_device`, `set_device`, `synchronize`, `empty_cache`.
 
     ## Why is this bad?
     A TPU host has no CUDA: the call raises (`Found no NVIDIA driver`), or the
@@ -35,10 +45,16 @@ class CudaDeviceInXlaCode(Rule):
     ## Known problems
     Not reported in branches that run only without XLA (the `else` of an XLA test, code
     after `if on_tpu: ... return`, the body of `if torch.cuda.is_available():`), nor
-    `torch.cuda.is_available()` used as a test.
+    `torch.cuda.is_available()` used as a test. `map_location="cpu"`, a callable, a dict
+    mapping CUDA storages to the CPU and `"cuda" if torch.cuda.is_available() else "cpu"`
+    (the CPU on a TPU host) load fine. `torch.cuda.current_device()` inside another finding
+    (`torch.device("cuda", torch.cuda.current_device())`) or inside DDP's `device_ids=`
+    (XLA102 drops the argument) is not reported on its own. An integer device
+    (`device=rank`) is XLA402.
 
     ## Example
     ```python
+    state = torch.load(path, map_location="cuda")
     model = model.cuda()
     x = torch.zeros(2, 4, device="cuda")
     torch.cuda.synchronize()
@@ -47,6 +63,7 @@ class CudaDeviceInXlaCode(Rule):
     ## Use instead
     ```python
     device = torch_xla.device()
+    state = torch.load(path, map_location="cpu")
     model = model.to(device)
     x = torch.zeros(2, 4, device=device)
     torch_xla.sync(wait=True)
@@ -55,6 +72,8 @@ class CudaDeviceInXlaCode(Rule):
     ## References
     - torch_xla `docs/source/learn/xla-examples.md` ("Replace `cuda` with `torch_xla.device()`")
     - torch_xla `docs/source/learn/trace-vs-execution-time.md` (`torch_xla.sync(wait=True)`)
+    - torch_xla `docs/source/learn/pytorch-on-xla-devices.md` "Saving and Loading XLA Tensors"
+      (`torch.load` the CPU copy, then `.to(device)`)
     - Applies to torch_xla 2.0-2.9 (`torch_xla.device()` since 2.3).
     """
 
@@ -68,6 +87,8 @@ class CudaDeviceInXlaCode(Rule):
         "import torch\nimport torch_xla\n"
         "def f(model):\n    model.cuda()\n    return torch.zeros(2, device='cuda:0')\n",
         "import torch\nimport torch_xla\ntorch.cuda.synchronize()\n",
+        "import torch\nimport torch_xla\n"
+        "def restore(path):\n    return torch.load(path, map_location='cuda:0')\n",
     ]
     good = [
         "import torch\nimport torch_xla\n"
@@ -75,36 +96,106 @@ class CudaDeviceInXlaCode(Rule):
         "    if torch.cuda.is_available():\n        return model.cuda()\n"
         "    return model.to(torch_xla.device())\n",
         "import torch\ndef f(model):\n    return model.cuda()  # no torch_xla: not XLA code\n",
+        "import torch\nimport torch_xla\n"
+        "def restore(path):\n    return torch.load(path, map_location='cpu')\n",
     ]
 
     def check(self, model):
+        found = list(self._findings(model))
+        outer = [f for f, inner in found if not inner]
+        skip = _under_ddp_device_args(model) if any(inner for _, inner in found) else set()
+        for f, inner in found:
+            if inner and (inner in skip or any(g is not f and _covers(g, f) for g in outer)):
+                continue
+            yield f
+
+    def _findings(self, model):
+        """Findings with, for a call of ``INNER_CALLS``, the id of that call (else 0)."""
         dev = device_call(self.settings)
         for call, ctx in model.calls:
             func = call.func
             if type(func) is ast.Attribute and func.attr == "cuda" and model.call_name(call, ctx) is None:
                 if model.in_xla_code(ctx):
-                    yield self.finding(call, ".cuda() in XLA code", f"use .to({dev})")
+                    yield self.finding(call, ".cuda() in XLA code", f"use .to({dev})"), 0
                 continue
             q = model.call_name(call, ctx)
             if q in CUDA_CALLS:
                 if model.in_xla_code(ctx):
-                    fix = CUDA_CALLS[q] or _sync_fix(self.settings)
-                    yield self.finding(call, f"{q}() in XLA code", fix)
+                    fix = (CUDA_CALLS[q] or _sync_fix(self.settings)).format(dev=dev)
+                    yield self.finding(call, f"{q}() in XLA code", fix), id(call) if q in INNER_CALLS else 0
                 continue
             if q == "torch.device" and is_cuda_string(model, model.kwarg(call, "type", 0), ctx):
                 if model.in_xla_code(ctx):
-                    yield self.finding(call, 'torch.device("cuda") in XLA code', f"use {dev}")
+                    yield self.finding(call, 'torch.device("cuda") in XLA code', f"use {dev}"), 0
+                continue
+            if q == "torch.set_default_device" and is_cuda_string(model, model.kwarg(call, "device", 0), ctx):
+                if model.in_xla_code(ctx):
+                    yield self.finding(call, 'torch.set_default_device("cuda") in XLA code',
+                                       f"drop it and create tensors with device={dev}"), 0
+                continue
+            if q == "torch.load":
+                for node in _cuda_map_locations(model, model.kwarg(call, "map_location", 1), ctx):
+                    if model.in_xla_code(ctx):
+                        yield self.finding(node, 'torch.load(map_location="cuda") in XLA code',
+                                           f'use map_location="cpu", then .to({dev})'), 0
                 continue
             if type(func) is ast.Attribute and func.attr == "to" and call.args \
                     and is_cuda_string(model, call.args[0], ctx):
                 if model.in_xla_code(ctx):
-                    yield self.finding(call, '.to("cuda") in XLA code', f"use .to({dev})")
+                    yield self.finding(call, '.to("cuda") in XLA code', f"use .to({dev})"), 0
                 continue
             for kw in call.keywords:
                 if kw.arg == "device" and is_cuda_string(model, kw.value, ctx):
                     if model.in_xla_code(ctx):
-                        yield self.finding(kw.value, 'device="cuda" in XLA code', f"use device={dev}")
+                        yield self.finding(kw.value, 'device="cuda" in XLA code', f"use device={dev}"), 0
                     break
+
+
+def _covers(outer, inner) -> bool:
+    return outer.end is not None and (outer.line, outer.col) <= (inner.line, inner.col) <= outer.end
+
+
+def _under_ddp_device_args(model) -> set[int]:
+    """Ids of the calls inside ``device_ids=`` / ``output_device=`` arguments."""
+    out = set()
+    for call, _ in model.calls:
+        for kw in call.keywords:
+            if kw.arg in DDP_DEVICE_ARGS:
+                out.update(id(n) for n in ast.walk(kw.value) if type(n) is ast.Call)
+    return out
+
+
+def _cuda_map_locations(model, expr, ctx) -> list:
+    """The parts of a ``torch.load`` ``map_location`` that send storages to CUDA: the whole
+    value when it is always a CUDA string (``"cuda"``, ``f"cuda:{rank}"``), the CUDA values
+    of a dict (``{"cpu": "cuda:0"}``; ``{"cuda:0": "cpu"}`` maps *away* from CUDA and is
+    fine). ``torch.device("cuda")`` is reported as such; callables, ``"cpu"`` and
+    ``"cuda" if torch.cuda.is_available() else "cpu"`` (the CPU on a TPU host) are not."""
+    if expr is None or expr is UNKNOWN:
+        return []
+    if _always_cuda(model, expr, ctx):
+        return [expr]
+    node, nctx = expr, ctx
+    if type(node) is ast.Name:
+        values = model.values(node, ctx)
+        if not values or len(values) != 1:
+            return []
+        node, nctx = values[0]
+    if type(node) is not ast.Dict:
+        return []
+    cuda = [v for k, v in zip(node.keys, node.values) if k is not None and _always_cuda(model, v, nctx)]
+    return cuda if node is expr else cuda[:1] and [expr]  # through a name: once, at the argument
+
+
+def _always_cuda(model, expr, ctx) -> bool:
+    leaves = device_leaves(model, expr, ctx)
+    if not leaves:
+        return False
+    for e, c in leaves:
+        text = str_value(model, e, c)
+        if text is None or not (text == "cuda" or text.startswith("cuda:")):
+            return False
+    return True
 
 
 XLA_DEVICE_APIS = ("torch_xla.device", "torch_xla.core.xla_model.xla_device")
