@@ -79,6 +79,19 @@ def render(expr) -> str:
     return "..."
 
 
+def source_text(expr, limit: int = 30) -> str:
+    """``expr`` as source (``ast.unparse``), cut to ``limit`` characters with an ellipsis:
+    ``nprocs=POD_CORES // HOST_CORES`` rather than ``nprocs=...``."""
+    if expr is None or expr is UNKNOWN:
+        return "..."
+    try:
+        text = ast.unparse(expr)
+    except Exception:  # a malformed tree from some host: never crash the message
+        return render(expr)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+
+
 def is_rank_value(model: Model, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> bool:
     """True when ``expr`` holds a process rank/ordinal (an integer naming a replica).
 

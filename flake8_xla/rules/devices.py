@@ -6,13 +6,20 @@ import ast
 
 from ..model import UNKNOWN
 from ..registry import Rule, rule
-from ._common import at_least, device_call, is_cuda_string, is_rank_value, render, str_value
+from ._common import at_least, device_call, device_leaves, is_cuda_string, is_rank_value, source_text, str_value
 
 CUDA_CALLS = {
     "torch.cuda.set_device": "drop it: each process already owns its XLA device",
+    "torch.cuda.device": "drop it: each process already owns its XLA device",  # `with torch.cuda.device(i):`
+    "torch.cuda.current_device": "use {dev}: each process sees its own chip as xla:0",
     "torch.cuda.synchronize": None,  # version-dependent, see _sync_fix
     "torch.cuda.empty_cache": "drop it: the XLA runtime manages device memory",
 }
+#: calls whose finding is dropped when it lies inside another: the outer fix rewrites it
+#: (`torch.device("cuda", torch.cuda.current_device())`, `.to(torch.cuda.current_device())`)
+INNER_CALLS = frozenset({"torch.cuda.current_device"})
+#: DDP's CUDA-only arguments: XLA102 says to drop them, and what they hold with them
+DDP_DEVICE_ARGS = frozenset({"device_ids", "output_device"})
 
 
 def _sync_fix(settings):
@@ -25,8 +32,11 @@ def _sync_fix(settings):
 class CudaDeviceInXlaCode(Rule):
     """## What it does
     Flags CUDA placement in XLA code: `.cuda()`, `torch.device("cuda...")`,
-    `device="cuda..."`, `.to("cuda...")` (strings, f-strings and `"cuda" if ... else ...`),
-    and `torch.cuda.set_device`, `torch.cuda.synchronize`, `torch.cuda.empty_cache`.
+    `device="cuda..."` (tensor factories `torch.zeros/ones/empty/randn/full/arange/tensor`
+    and any other call), `.to("cuda...")` (strings, f-strings and `"cuda" if ... else ...`),
+    `torch.load(..., map_location="cuda...")` (or a dict mapping storages to CUDA),
+    `torch.set_default_device("cuda")`, `with torch.cuda.device(i):`, and
+    `torch.cuda.current_device`, `set_device`, `synchronize`, `empty_cache`.
 
     ## Why is this bad?
     A TPU host has no CUDA: the call raises (`Found no NVIDIA driver`), or the
@@ -35,10 +45,16 @@ class CudaDeviceInXlaCode(Rule):
     ## Known problems
     Not reported in branches that run only without XLA (the `else` of an XLA test, code
     after `if on_tpu: ... return`, the body of `if torch.cuda.is_available():`), nor
-    `torch.cuda.is_available()` used as a test.
+    `torch.cuda.is_available()` used as a test. `map_location="cpu"`, a callable, a dict
+    mapping CUDA storages to the CPU and `"cuda" if torch.cuda.is_available() else "cpu"`
+    (the CPU on a TPU host) load fine. `torch.cuda.current_device()` inside another finding
+    (`torch.device("cuda", torch.cuda.current_device())`) or inside DDP's `device_ids=`
+    (XLA102 drops the argument) is not reported on its own. An integer device
+    (`device=rank`) is XLA402.
 
     ## Example
     ```python
+    state = torch.load(path, map_location="cuda")
     model = model.cuda()
     x = torch.zeros(2, 4, device="cuda")
     torch.cuda.synchronize()
@@ -47,6 +63,7 @@ class CudaDeviceInXlaCode(Rule):
     ## Use instead
     ```python
     device = torch_xla.device()
+    state = torch.load(path, map_location="cpu")
     model = model.to(device)
     x = torch.zeros(2, 4, device=device)
     torch_xla.sync(wait=True)
@@ -55,6 +72,8 @@ class CudaDeviceInXlaCode(Rule):
     ## References
     - torch_xla `docs/source/learn/xla-examples.md` ("Replace `cuda` with `torch_xla.device()`")
     - torch_xla `docs/source/learn/trace-vs-execution-time.md` (`torch_xla.sync(wait=True)`)
+    - torch_xla `docs/source/learn/pytorch-on-xla-devices.md` "Saving and Loading XLA Tensors"
+      (`torch.load` the CPU copy, then `.to(device)`)
     - Applies to torch_xla 2.0-2.9 (`torch_xla.device()` since 2.3).
     """
 
@@ -68,6 +87,8 @@ class CudaDeviceInXlaCode(Rule):
         "import torch\nimport torch_xla\n"
         "def f(model):\n    model.cuda()\n    return torch.zeros(2, device='cuda:0')\n",
         "import torch\nimport torch_xla\ntorch.cuda.synchronize()\n",
+        "import torch\nimport torch_xla\n"
+        "def restore(path):\n    return torch.load(path, map_location='cuda:0')\n",
     ]
     good = [
         "import torch\nimport torch_xla\n"
@@ -75,36 +96,106 @@ class CudaDeviceInXlaCode(Rule):
         "    if torch.cuda.is_available():\n        return model.cuda()\n"
         "    return model.to(torch_xla.device())\n",
         "import torch\ndef f(model):\n    return model.cuda()  # no torch_xla: not XLA code\n",
+        "import torch\nimport torch_xla\n"
+        "def restore(path):\n    return torch.load(path, map_location='cpu')\n",
     ]
 
     def check(self, model):
+        found = list(self._findings(model))
+        outer = [f for f, inner in found if not inner]
+        skip = _under_ddp_device_args(model) if any(inner for _, inner in found) else set()
+        for f, inner in found:
+            if inner and (inner in skip or any(g is not f and _covers(g, f) for g in outer)):
+                continue
+            yield f
+
+    def _findings(self, model):
+        """Findings with, for a call of ``INNER_CALLS``, the id of that call (else 0)."""
         dev = device_call(self.settings)
         for call, ctx in model.calls:
             func = call.func
             if type(func) is ast.Attribute and func.attr == "cuda" and model.call_name(call, ctx) is None:
                 if model.in_xla_code(ctx):
-                    yield self.finding(call, ".cuda() in XLA code", f"use .to({dev})")
+                    yield self.finding(call, ".cuda() in XLA code", f"use .to({dev})"), 0
                 continue
             q = model.call_name(call, ctx)
             if q in CUDA_CALLS:
                 if model.in_xla_code(ctx):
-                    fix = CUDA_CALLS[q] or _sync_fix(self.settings)
-                    yield self.finding(call, f"{q}() in XLA code", fix)
+                    fix = (CUDA_CALLS[q] or _sync_fix(self.settings)).format(dev=dev)
+                    yield self.finding(call, f"{q}() in XLA code", fix), id(call) if q in INNER_CALLS else 0
                 continue
             if q == "torch.device" and is_cuda_string(model, model.kwarg(call, "type", 0), ctx):
                 if model.in_xla_code(ctx):
-                    yield self.finding(call, 'torch.device("cuda") in XLA code', f"use {dev}")
+                    yield self.finding(call, 'torch.device("cuda") in XLA code', f"use {dev}"), 0
+                continue
+            if q == "torch.set_default_device" and is_cuda_string(model, model.kwarg(call, "device", 0), ctx):
+                if model.in_xla_code(ctx):
+                    yield self.finding(call, 'torch.set_default_device("cuda") in XLA code',
+                                       f"drop it and create tensors with device={dev}"), 0
+                continue
+            if q == "torch.load":
+                for node in _cuda_map_locations(model, model.kwarg(call, "map_location", 1), ctx):
+                    if model.in_xla_code(ctx):
+                        yield self.finding(node, 'torch.load(map_location="cuda") in XLA code',
+                                           f'use map_location="cpu", then .to({dev})'), 0
                 continue
             if type(func) is ast.Attribute and func.attr == "to" and call.args \
                     and is_cuda_string(model, call.args[0], ctx):
                 if model.in_xla_code(ctx):
-                    yield self.finding(call, '.to("cuda") in XLA code', f"use .to({dev})")
+                    yield self.finding(call, '.to("cuda") in XLA code', f"use .to({dev})"), 0
                 continue
             for kw in call.keywords:
                 if kw.arg == "device" and is_cuda_string(model, kw.value, ctx):
                     if model.in_xla_code(ctx):
-                        yield self.finding(kw.value, 'device="cuda" in XLA code', f"use device={dev}")
+                        yield self.finding(kw.value, 'device="cuda" in XLA code', f"use device={dev}"), 0
                     break
+
+
+def _covers(outer, inner) -> bool:
+    return outer.end is not None and (outer.line, outer.col) <= (inner.line, inner.col) <= outer.end
+
+
+def _under_ddp_device_args(model) -> set[int]:
+    """Ids of the calls inside ``device_ids=`` / ``output_device=`` arguments."""
+    out = set()
+    for call, _ in model.calls:
+        for kw in call.keywords:
+            if kw.arg in DDP_DEVICE_ARGS:
+                out.update(id(n) for n in ast.walk(kw.value) if type(n) is ast.Call)
+    return out
+
+
+def _cuda_map_locations(model, expr, ctx) -> list:
+    """The parts of a ``torch.load`` ``map_location`` that send storages to CUDA: the whole
+    value when it is always a CUDA string (``"cuda"``, ``f"cuda:{rank}"``), the CUDA values
+    of a dict (``{"cpu": "cuda:0"}``; ``{"cuda:0": "cpu"}`` maps *away* from CUDA and is
+    fine). ``torch.device("cuda")`` is reported as such; callables, ``"cpu"`` and
+    ``"cuda" if torch.cuda.is_available() else "cpu"`` (the CPU on a TPU host) are not."""
+    if expr is None or expr is UNKNOWN:
+        return []
+    if _always_cuda(model, expr, ctx):
+        return [expr]
+    node, nctx = expr, ctx
+    if type(node) is ast.Name:
+        values = model.values(node, ctx)
+        if not values or len(values) != 1:
+            return []
+        node, nctx = values[0]
+    if type(node) is not ast.Dict:
+        return []
+    cuda = [v for k, v in zip(node.keys, node.values) if k is not None and _always_cuda(model, v, nctx)]
+    return cuda if node is expr else cuda[:1] and [expr]  # through a name: once, at the argument
+
+
+def _always_cuda(model, expr, ctx) -> bool:
+    leaves = device_leaves(model, expr, ctx)
+    if not leaves:
+        return False
+    for e, c in leaves:
+        text = str_value(model, e, c)
+        if text is None or not (text == "cuda" or text.startswith("cuda:")):
+            return False
+    return True
 
 
 XLA_DEVICE_APIS = ("torch_xla.device", "torch_xla.core.xla_model.xla_device")
@@ -113,10 +204,14 @@ XLA_DEVICE_APIS = ("torch_xla.device", "torch_xla.core.xla_model.xla_device")
 @rule
 class RankIndexedDevice(Rule):
     """## What it does
-    Flags a device chosen by the process rank in XLA code: `.to(rank)` / `.to(0)` (an
-    integer is a CUDA index), `xm.xla_device(rank)`, `torch_xla.device(rank)`,
+    Flags a device chosen by the process rank in XLA code: `.to(rank)` / `.to(0)` /
+    `.to(device=rank)` (an integer is a CUDA index), `device=rank` on torch's own calls
+    (`torch.zeros(..., device=rank)` and the other tensor factories, `nn.Linear(...,
+    device=rank)`), `torch.device(rank)`, `xm.xla_device(rank)`, `torch_xla.device(rank)`,
     `torch.device("xla", rank)` and `f"xla:{rank}"`; in code started by the XLA launcher
-    also any explicit index other than 0.
+    also any explicit index other than 0. A rank is the launched function's first parameter,
+    a rank API (`xr.global_ordinal()`, `dist.get_rank()`, `LOCAL_RANK`), or a value computed
+    from one by integer arithmetic (`index + 1`, `n = index - 1`, `index % 8`, `rank // 4`).
 
     ## Why is this bad?
     Each PJRT process sees only its own chip, as `xla:0`. An integer given to `.to()` is
@@ -125,25 +220,31 @@ class RankIndexedDevice(Rule):
 
     ## Known problems
     `torch_xla.device(i)` over `torch_xla.devices()` in a single process (addressing its
-    local devices on purpose) is not reported.
+    local devices on purpose) is not reported, nor the rank used as data (`batch[index + 1]`,
+    samplers, logging), nor `device=rank` given to the script's own functions (what they
+    do with it is unknown). On `xm.xla_device(rank)` this finding replaces XLA804: one fix.
 
     ## Example
     ```python
-    def _mp_fn(rank):
-        model = model.to(rank)
-        device = xm.xla_device(rank)
+    def _mp_fn(index):
+        model = model.to(index)
+        device = xm.xla_device(index + 1)
+        mask = torch.ones(8, device=index)
     ```
 
     ## Use instead
     ```python
-    def _mp_fn(rank):
+    def _mp_fn(index):
         device = torch_xla.device()
         model = model.to(device)
+        mask = torch.ones(8, device=device)
     ```
 
     ## References
     - torch_xla `docs/source/learn/pytorch-on-xla-devices.md` ("you will see `xla:0` on all devices")
-    - torch_xla `torch_xla/torch_xla.py` `device(index)`; `torch_xla/_internal/pjrt.py` `_SpawnFn`
+    - torch_xla `torch_xla/torch_xla.py` `device(index)` (2.3+); `torch_xla/core/xla_model.py`
+      `xla_device(n)`; `torch_xla/_internal/pjrt.py` `_SpawnFn` (passes the global ordinal as
+      the first argument)
     - Applies to torch_xla 2.0-2.9.
     """
 
@@ -158,6 +259,9 @@ class RankIndexedDevice(Rule):
         "import torch_xla\n"
         "def f(rank, model):\n    model.to(rank)\n    return torch_xla.device(rank)\n"
         "torch_xla.launch(f, args=(None,))\n",
+        "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"
+        "def f(index):\n    dev = xm.xla_device(index + 1)\n    return torch.ones(8, device=index)\n"
+        "torch_xla.launch(f)\n",
     ]
     good = [
         "import torch_xla\n"
@@ -165,40 +269,60 @@ class RankIndexedDevice(Rule):
         "import torch_xla\n"
         "def f(rank, model):\n    return model.to(torch_xla.device())\n"
         "torch_xla.launch(f, args=(None,))\n",
+        "import torch_xla\n"
+        "def f(index, batch):\n    return batch[index + 1].to(torch_xla.device())\n"
+        "torch_xla.launch(f, args=(None,))\n",
     ]
 
     def check(self, model):
         dev = device_call(self.settings)
         fix = f"use {dev}: each process sees its own chip as xla:0"
+        to_fix = f"use .to({dev}): each process sees its own chip as xla:0"
         for call, ctx in model.calls:
             func = call.func
             q = model.call_name(call, ctx)
-            if q is None and type(func) is ast.Attribute and func.attr == "to" and call.args:
-                arg = call.args[0]
-                if (type(arg) is ast.Constant and type(arg.value) is int) or is_rank_value(model, arg, ctx):
-                    if model.in_xla_code(ctx):
-                        yield self.finding(call, f".to({render(arg)}) in XLA code: an integer is a CUDA device index",
-                                           f"use .to({dev}): each process sees its own chip as xla:0")
-                    continue
+            is_to = q is None and type(func) is ast.Attribute and func.attr == "to"
+            if is_to and call.args and _int_device(model, call.args[0], ctx):
+                if model.in_xla_code(ctx):
+                    yield self.finding(call, f".to({source_text(call.args[0])}) in XLA code: an integer is a CUDA "
+                                             "device index", to_fix)
+                continue
             if q in XLA_DEVICE_APIS:
                 arg = model.kwarg(call, "index" if q == "torch_xla.device" else "n", 0)
                 if self._rank_index(model, arg, ctx) and model.in_xla_code(ctx):
-                    yield self.finding(call, f"{'xm.xla_device' if q != 'torch_xla.device' else q}({render(arg)}) picks a device by rank", fix)
+                    name = q if q == "torch_xla.device" else "xm.xla_device"
+                    yield self.finding(call, f"{name}({source_text(arg)}) picks a device by rank", fix)
                 continue
             if q == "torch.device" and call.args:
                 if len(call.args) > 1:
                     text = str_value(model, call.args[0], ctx)
                     if text == "xla" and self._rank_index(model, call.args[1], ctx) and model.in_xla_code(ctx):
-                        yield self.finding(call, f'torch.device("xla", {render(call.args[1])}) picks a device by rank', fix)
+                        yield self.finding(call, f'torch.device("xla", {source_text(call.args[1])}) picks a device '
+                                                 "by rank", fix)
                     continue
-            for arg in _device_args(call, q):
-                if self._xla_string_with_rank(model, arg, ctx) and model.in_xla_code(ctx):
-                    yield self.finding(arg, "xla:<rank> device string in XLA code", fix)
+                if _int_device(model, call.args[0], ctx):
+                    if model.in_xla_code(ctx):
+                        yield self.finding(call, f"torch.device({source_text(call.args[0])}) in XLA code: an integer "
+                                                 "is a CUDA device index", fix)
+                    continue
+            # device=<int or rank> on .to() and on torch's own calls (tensor factories, ...)
+            takes_device = is_to or (q is not None and q.startswith("torch.") and not q.startswith("torch.cuda."))
+            for kw in call.keywords:
+                if kw.arg == "device" and takes_device and _int_device(model, kw.value, ctx):
+                    if model.in_xla_code(ctx):
+                        yield self.finding(kw.value, f"device={source_text(kw.value)} in XLA code: an integer is a "
+                                                     "CUDA device index", f"use device={dev}: each process sees "
+                                                                          "its own chip as xla:0")
+                    break
+            else:
+                for arg in _device_args(call, q):
+                    if self._xla_string_with_rank(model, arg, ctx) and model.in_xla_code(ctx):
+                        yield self.finding(arg, "xla:<rank> device string in XLA code", fix)
 
     def _rank_index(self, model, arg, ctx) -> bool:
         if arg is None or arg is UNKNOWN:
             return False
-        if is_rank_value(model, arg, ctx):
+        if rank_derived(model, arg, ctx):
             return True
         value = model.const(arg, ctx)
         return type(value) is int and value != 0 and model.is_launched(ctx)
@@ -219,6 +343,44 @@ class RankIndexedDevice(Rule):
         if text is not None and text.startswith("xla:") and text[4:].isdigit() and text[4:] != "0":
             return model.is_launched(ctx)
         return False
+
+
+#: arithmetic that keeps a value rank-dependent: ``index + 1``, ``rank - 1``, ``index % 8``,
+#: ``rank // 4``, ``2 * rank``
+RANK_ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Mod, ast.FloorDiv)
+
+
+def rank_derived(model, expr, ctx, _depth: int = 0) -> bool:
+    """A process rank (see ``is_rank_value``) or a value computed from one by integer
+    arithmetic, directly or through names: ``index + 1``, ``n = index - 1``, ``index % 8``."""
+    if expr is None or expr is UNKNOWN or _depth > 8:
+        return False
+    if is_rank_value(model, expr, ctx):
+        return True
+    node = expr
+    if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "int" and len(node.args) == 1 \
+            and model.lookup("int", ctx, getattr(node, "lineno", None)) is None:
+        node = node.args[0]
+    t = type(node)
+    if t is ast.BinOp:
+        return type(node.op) in RANK_ARITH and (
+            rank_derived(model, node.left, ctx, _depth + 1) or rank_derived(model, node.right, ctx, _depth + 1))
+    if t is ast.Name and model.qualname(node, ctx) is None:
+        values = model.values(node, ctx)
+        return bool(values) and all(type(v) in (ast.BinOp, ast.Call, ast.Name, ast.Attribute) and rank_derived(model, v, vc, _depth + 1)
+                                    for v, vc in values)
+    return False
+
+
+def _int_device(model, expr, ctx) -> bool:
+    """An integer used as a device: a literal or constant int (``.to(0)``), or a rank-derived
+    value (``.to(rank)``, ``.to(index % 8)``)."""
+    if expr is None or expr is UNKNOWN:
+        return False
+    value = model.const(expr, ctx)
+    if type(value) is int:
+        return True
+    return rank_derived(model, expr, ctx)
 
 
 def _device_args(call, q):
