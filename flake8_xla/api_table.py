@@ -17,6 +17,7 @@ Versions are ``"X.Y"`` strings; ``None`` means never within the releases the rul
 
 from __future__ import annotations
 
+import builtins
 import functools
 import json
 from pathlib import Path
@@ -140,12 +141,24 @@ def pick(value, version: tuple[int, int]) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def star_names(module: str) -> frozenset[str]:
-    """The names ``from module import *`` binds in some release: the module's ``__all__``
-    where it has one, else the public names it defines (not those it imports); empty for a
-    module the table does not track (``torch_xla_star_exports.json``, generated from the
-    release tags by ``scripts/gen_star_exports.py``)."""
+def star_names(module: str, version: str | None = None) -> frozenset[str]:
+    """The names ``from module import *`` binds: the module's ``__all__`` where it has one,
+    else the public names it (and the modules it star-imports) defines, in any release, so
+    a name the target release removed is still recognised and reported as removed. A name
+    that is also a Python builtin (``compile``) is left out where ``version`` does not
+    export it: there the builtin is meant. Empty for a module the table does not track
+    (``torch_xla_star_exports.json``, generated from the release tags by
+    ``scripts/gen_star_exports.py``)."""
     data = _load("torch_xla_star_exports.json")["modules"].get(module)
     if data is None:
         return frozenset()
-    return frozenset(data["all"]) | frozenset(data["defined"])
+    out = set()
+    for table in (data["all"], data["defined"]):
+        for name, ranges in table.items():
+            if version is not None and name in _BUILTINS and version not in _expand(ranges):
+                continue
+            out.add(name)
+    return frozenset(out)
+
+
+_BUILTINS = frozenset(dir(builtins))

@@ -57,9 +57,11 @@ def defined_names(source: str) -> list[str]:
     inside module-level if/try/with); names bound by imports are left out: a star import
     re-binds them to the same objects (``torch``, ``os``), which the user's own imports name."""
     out, imported = [], set()
-    todo = list(ast.parse(source).body)
+    todo = [(n, False) for n in ast.parse(source).body]
     while todo:
-        node = todo.pop()
+        node, in_try = todo.pop()
+        if in_try and not isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue  # names set only inside try (probes such as `dist = distribution("tensorflow")`)
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             imported.update((a.asname or a.name).split(".")[0] for a in node.names)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -71,10 +73,44 @@ def defined_names(source: str) -> list[str]:
                     if isinstance(n, ast.Name):
                         out.append(n.id)
         elif isinstance(node, (ast.If, ast.Try, ast.With)):
-            todo.extend(getattr(node, "body", []) + getattr(node, "orelse", []) + getattr(node, "finalbody", []))
+            inner = in_try or isinstance(node, ast.Try)
+            todo.extend((n, inner) for n in getattr(node, "body", []) + getattr(node, "orelse", [])
+                        + getattr(node, "finalbody", []))
+            for h in getattr(node, "handlers", []):
+                todo.extend((n, inner) for n in h.body)
+    return sorted({n for n in out if not n.startswith("_") and n not in imported})
+
+
+def imported_names(source: str) -> set[str]:
+    """Names bound by module-level imports (also inside if/try)."""
+    out = set()
+    todo = list(ast.parse(source).body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
+        elif isinstance(node, (ast.If, ast.Try)):
+            todo.extend(node.body + node.orelse + getattr(node, "finalbody", []))
             for h in getattr(node, "handlers", []):
                 todo.extend(h.body)
-    return sorted({n for n in out if not n.startswith("_") and n not in imported})
+    return out
+
+
+def star_reexports(source: str, path: str) -> list[str]:
+    """Files a module star-imports from inside torch_xla (``from .torch_xla import *`` in
+    ``torch_xla/__init__.py`` from 2.5 on), as repository paths."""
+    package = path.rsplit("/", 1)[0]
+    out = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            if node.level == 1 and node.module:
+                base = f"{package}/{node.module.replace('.', '/')}"
+            elif not node.level and (node.module or "").startswith("torch_xla."):
+                base = node.module.replace(".", "/")
+            else:
+                continue
+            out += [f"{base}.py", f"{base}/__init__.py"]
+    return out
 
 
 def main(git_dir: str) -> None:
@@ -94,7 +130,16 @@ def main(git_dir: str) -> None:
                         for name in dict.fromkeys(found):  # a name listed twice counts once
                             names.setdefault(name, []).append(version)
                     else:
-                        for name in defined_names(proc.stdout):
+                        names_here = set(defined_names(proc.stdout))
+                        for target in star_reexports(proc.stdout, path):  # from .torch_xla import *
+                            sub = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{tag}:{target}"],
+                                                 capture_output=True, text=True)
+                            if sub.returncode == 0:
+                                names_here |= set(dunder_all(sub.stdout) or defined_names(sub.stdout))
+                                # a name the re-exported module imports (torch_xla.dist is
+                                # torch.distributed from 2.4) is that module, not torch_xla's
+                                names_here -= imported_names(sub.stdout)
+                        for name in sorted(names_here):
                             own.setdefault(name, []).append(version)
                     break
         result[module] = {"all": {n: ranges(v) for n, v in sorted(names.items())},

@@ -41,4 +41,17 @@ def step_loops(n: int) -> str:
     return HEAD + "from torch.utils.data import DataLoader\n\n\n" + funcs
 
 
-GENERATORS = {f.__name__: f for f in (early_returns, elif_chain, superseding_findings, call_chain, step_loops)}
+def elif_imports(n: int) -> str:
+    """An N-branch chain where every branch imports torch_xla (guards settled once each)."""
+    return ("import torch\n\n\ndef f(x, mode):\n    if mode == 0:\n        import torch_xla\n        x.cuda()\n"
+            + "".join(f"    elif mode == {i}:\n        import torch_xla\n        x.cuda()\n" for i in range(1, n)))
+
+
+def exit_imports(n: int) -> str:
+    """N consecutive `if a.tI: import torch_xla; sys.exit(0)` (N stacked frames around imports)."""
+    return ("import sys\n\nimport torch\n\n\ndef f(a, x):\n"
+            + "".join(f"    if a.t{i}:\n        import torch_xla\n        sys.exit(0)\n    x.cuda()\n" for i in range(n)))
+
+
+GENERATORS = {f.__name__: f for f in (early_returns, elif_chain, superseding_findings, call_chain, step_loops,
+                                      elif_imports, exit_imports)}

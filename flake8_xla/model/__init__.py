@@ -66,7 +66,9 @@ class Model(Walker, Names, Values, XlaContext, Calls, Environment, Training):
         self.subscript_loads: list[tuple[ast.Subscript, Ctx]] = []
         self.subscript_stores: list[tuple[ast.Subscript, ast.AST, Ctx]] = []
         self.compares: list[tuple[ast.Compare, Ctx]] = []
-        self.guard_tests: dict[object, bool] = {}  # test key -> True (positive guard)
+        # if tests that guard a torch_xla import: structural key -> (off when true, off when false)
+        self.guard_tests: dict[object, tuple[bool, bool]] = {}
+        self.chain_off: dict[int, tuple[bool, bool]] = {}  # id(test) of a branch before the XLA elif
         # names that can resolve to a dotted name: bound by an import or aliased from a name
         # or attribute chain (`DDP = torch.nn.parallel.DistributedDataParallel`); any other
         # root (self, locals, params) resolves to nothing without a lookup
@@ -77,9 +79,14 @@ class Model(Walker, Names, Values, XlaContext, Calls, Environment, Training):
         self._cache: dict = {}
         self._walked = False
         self._xla_imports: list = []  # (bound name, ctx) of every torch_xla import
-        self._guard_candidates: list = []  # (if test, polarity) around each torch_xla import
+        self._guard_candidates: list = []  # (if test, polarity, ctx) around each torch_xla import
         self._elif_prev: dict[int, ast.AST] = {}  # id(elif test) -> the test before it in its chain
+        self._elif_next: dict[int, ast.AST] = {}  # id(test) -> the test of the elif after it
         self.probe_flags: set[str] = set()  # names set True in `try: import torch_xla`
+        self._probe_candidates: list = []  # (name, ctx) of those, settled after the walk
+        self._dynamic_candidates: list = []  # (call, ctx, bound name) of literal dynamic imports
+        self._bound_dynamic: set[int] = set()
+        self._hard_tries: list = []  # frame links of try bodies whose except ImportError exits
         self._star_names = _star_imported_names(tree)  # names torch_xla star imports may bind
         self._chain_roots: set[int] = set()
         self.star_uses: list[tuple[ast.Name, Ctx]] = []  # reads of those names
@@ -88,6 +95,7 @@ class Model(Walker, Names, Values, XlaContext, Calls, Environment, Training):
         self._walked = True
         self.uses_torch_xla = any(
             not any(f is _GUARDED for f in ctx.frames) or bound in self.name_loads
+            or (bound == "*" and bool(self.star_uses))  # a star import whose names are read
             for bound, ctx in self._xla_imports
         )  # an import inside `try: import torch_xla ... except ImportError:` that nothing reads is a probe
 

@@ -37,10 +37,11 @@ class Calls:
                 return self.function_of(body.func, Ctx(ctx.scope, ctx.func, (), ctx.frames), _depth + 1)
             return []
         if t is ast.Call:
-            if expr.args:
+            if expr.args or expr.keywords:
                 q = self.qualname(expr.func, ctx)
-                if q in self.SEE_THROUGH:  # partial(f, ...), torch_xla.compile(f): f runs
-                    return self.function_of(expr.args[0], ctx, _depth + 1)
+                if q in self.SEE_THROUGH:  # partial(f, ...), torch_xla.compile(f) / compile(f=f): f runs
+                    inner = expr.args[0] if expr.args else self.kwarg(expr, "f") if q == "torch_xla.compile" else None
+                    return self.function_of(inner, ctx, _depth + 1) if isinstance(inner, ast.AST) else []
             if type(expr.func) is ast.Name:  # Cls(...): a callable object runs its __call__
                 cls = self.class_named(expr.func.id, ctx)
                 if cls is not None:

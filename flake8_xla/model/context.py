@@ -102,9 +102,11 @@ class XlaContext:
         return result
 
     def _classify_uncached(self, test):
+        if id(test) in self.chain_off:
+            return self.chain_off[id(test)]
         key = _expr_key(test)
         if key is not None and key in self.guard_tests:  # `if in_colab and on_tpu:` guarding the import
-            return (False, True) if self.guard_tests[key] else (True, False)
+            return self.guard_tests[key]
         # iterative over not/and/or by an explicit post-order evaluation
         order = []
         stack = [test]
@@ -133,8 +135,7 @@ class XlaContext:
     def _classify_atom(self, node):
         key = _expr_key(node)
         if key is not None and key in self.guard_tests:
-            positive = self.guard_tests[key]
-            return (False, True) if positive else (True, False)
+            return self.guard_tests[key]
         sign = self._atom_sign(node)
         if sign > 0:
             return (False, True)
@@ -145,9 +146,8 @@ class XlaContext:
     def _atom_sign(self, node):
         """+1: true means XLA is on; -1: true means XLA is off (a CUDA test); 0: unrelated."""
         t = type(node)
-        if t is ast.MatchOr:  # case "cuda" | "gpu": every alternative says the same
-            signs = {self._atom_sign(p.value) for p in node.patterns}
-            return signs.pop() if len(signs) == 1 else 0
+        if isinstance(node, ast.pattern):  # case "cuda" | "gpu", Cuda(...), ("cuda", r), ... as b
+            return self._pattern_sign(node)
         if t is ast.Constant and isinstance(node.value, str):  # a `case "cuda":` pattern
             low = node.value.lower()
             return 1 if low.startswith(("xla", "tpu")) else -1 if low.startswith(("cuda", "gpu")) else 0
@@ -172,12 +172,9 @@ class XlaContext:
             strings = [c.value.lower() for c in (left, right) if type(c) is ast.Constant and isinstance(c.value, str)]
             if type(right) in (ast.Tuple, ast.List, ast.Set):
                 strings += [c.value.lower() for c in right.elts if type(c) is ast.Constant and isinstance(c.value, str)]
-            sign = 0
-            for s in strings:
-                if s.startswith(("xla", "tpu")):
-                    sign = 1
-                elif s.startswith(("cuda", "gpu", "nccl")):
-                    sign = -1
+            signs = {1 if s.startswith(("xla", "tpu")) else -1 if s.startswith(("cuda", "gpu", "nccl")) else 0
+                     for s in strings} - {0}
+            sign = signs.pop() if len(signs) == 1 else 0  # ("tpu", "gpu"): both backends, unrelated
             if type(op) in (ast.NotEq, ast.NotIn, ast.IsNot):
                 sign = -sign
             return sign
@@ -210,12 +207,45 @@ class XlaContext:
             return -1
         return 0
 
+    def _pattern_sign(self, pattern) -> int:
+        """The backend a ``case`` pattern selects: the common sign of the strings, names and
+        classes in it (``"cuda" | "gpu"``, ``Cuda(idx=i)``, ``torch.device(type="cuda")``,
+        ``("cuda", rank)``); 0 when they disagree or say nothing."""
+        signs = set()
+        todo = [pattern]
+        seen = 0
+        while todo and seen < 256:
+            p = todo.pop()
+            seen += 1
+            t = type(p)
+            if t is ast.MatchValue:
+                signs.add(self._atom_sign(p.value))
+            elif t is ast.MatchOr or t is ast.MatchSequence:
+                todo.extend(p.patterns)
+            elif t is ast.MatchAs and p.pattern is not None:
+                todo.append(p.pattern)
+            elif t is ast.MatchClass:
+                cls = p.cls
+                if not (type(cls) is ast.Attribute and cls.attr == "device"):  # torch.device(...)
+                    signs.add(self._atom_sign(cls))
+                todo.extend(p.patterns)
+                todo.extend(p.kwd_patterns)
+            elif t is ast.MatchMapping:
+                todo.extend(p.patterns)
+        signs.discard(0)
+        return signs.pop() if len(signs) == 1 else 0
+
     def _returns_probe_flag(self, call) -> bool:
         """``xla_ok()`` where every ``return`` of the module function returns a flag set by a
         try-import of torch_xla (``return _XLA_AVAILABLE``)."""
         funcs = self.function_of(call.func, Ctx(self.module_scope, None, (), ()))
-        return len(funcs) == 1 and bool(funcs[0].returns) and all(
-            type(v) is ast.Name and v.id in self.probe_flags for v, _ in funcs[0].returns)
+
+        def implies_flag(v):  # `return _OK` or `return _OK and not args.cpu`
+            if type(v) is ast.BoolOp and type(v.op) is ast.And:
+                return any(type(x) is ast.Name and x.id in self.probe_flags for x in v.values)
+            return type(v) is ast.Name and v.id in self.probe_flags
+
+        return len(funcs) == 1 and bool(funcs[0].returns) and all(implies_flag(v) for v, _ in funcs[0].returns)
 
     _VERSION_NAME = re.compile(r"(?i)(version|(^|_)(pt|torch|xla|torch_xla)(_[a-z]+)*_?v?\d)")
 

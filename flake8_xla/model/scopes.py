@@ -91,7 +91,7 @@ class Frames:
     each link (``off``, ``va``, ``guarded``), so a query costs only the links not yet seen.
     """
 
-    __slots__ = ("frame", "parent", "off", "va", "guarded")
+    __slots__ = ("frame", "parent", "off", "va", "guarded", "tc")
 
     def __init__(self, frame, parent):
         self.frame = frame
@@ -99,6 +99,7 @@ class Frames:
         self.off = None  # XLA-off verdict of this chain (context.py), None until asked
         self.va = None  # version-adaptive verdict (context.py)
         self.guarded = None  # a _GUARDED marker anywhere in the chain
+        self.tc = None  # inside `if TYPE_CHECKING:` (walk.py)
 
     def __iter__(self):
         node = self

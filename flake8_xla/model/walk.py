@@ -103,9 +103,21 @@ class Walker:
             if type(stmt) is ast.If:
                 body_ends = bool(stmt.body) and _ends_block(stmt.body[-1])
                 else_ends = bool(stmt.orelse) and _ends_block(stmt.orelse[-1])
-                if body_ends and not stmt.orelse:
-                    cur = Ctx(cur.scope, cur.func, cur.loops, push_frame(cur.frames, (stmt.test, False)))
-                elif else_ends and not body_ends:
+                if body_ends:
+                    # `if A: return / elif B: return / ...`: the code after runs only when the
+                    # tests of the leading branches that end were all false
+                    frames = cur.frames
+                    branch = stmt
+                    while True:
+                        frames = push_frame(frames, (branch.test, False))
+                        orelse = branch.orelse
+                        if len(orelse) == 1 and type(orelse[0]) is ast.If and orelse[0].body \
+                                and _ends_block(orelse[0].body[-1]):
+                            branch = orelse[0]
+                            continue
+                        break
+                    cur = Ctx(cur.scope, cur.func, cur.loops, frames)
+                elif else_ends and not (len(stmt.orelse) == 1 and type(stmt.orelse[0]) is ast.If):
                     cur = Ctx(cur.scope, cur.func, cur.loops, push_frame(cur.frames, (stmt.test, True)))
         stack.extend(reversed(items))
 
@@ -177,34 +189,68 @@ class Walker:
                 break
             test, polarity = frame
             if not _is_main_guard(test):
-                self._guard_candidates.append((test, polarity))
+                self._guard_candidates.append((test, polarity, ctx))
             break
 
     def _settle_guards(self) -> None:
         """Turn the tests around torch_xla imports into XLA guards, once the walk is done.
 
-        An ``if`` whose branch imports torch_xla decides XLA on or off, and so do the tests
-        before it in its ``if``/``elif`` chain (their branches run without that import).
-        In a module that imports torch_xla unconditionally at module level, an ``if`` that
-        imports one more submodule (``if FLAGS.profile: import torch_xla.debug.profiler``)
-        is no guard: its ``else`` still runs with XLA on.
+        An ``if`` whose branch imports torch_xla decides XLA on or off, and the tests before
+        it in its ``if``/``elif`` chain mark their own branches XLA-off (those branches run
+        without that import); a chain where several branches import torch_xla leaves the
+        others alone. An import that already ran unconditionally (at module level, or at
+        the top of an enclosing function) makes the module XLA code whatever follows: an
+        ``if`` that imports one more submodule (``if FLAGS.profile: import
+        torch_xla.debug.profiler``) is then no guard, and neither is a flag set by a
+        try-import of one more submodule. Dynamic imports count once their callee resolves
+        to ``importlib.import_module`` or the builtin ``__import__``.
         """
-        if any(ctx.func is None and ctx.scope is self.module_scope and not ctx.frames for _, ctx in self._xla_imports):
-            return
-        for test, polarity in self._guard_candidates:
+        for call, ctx, bound in self._dynamic_candidates:
+            name = self._dynamic_import(call, ctx, 0)
+            if name is not None:
+                self._note_import(name, ctx, bound)
+        module_wide = False
+        funcs: set[int] = set()
+        hard = {id(link) for link in self._hard_tries}
+        for _, ctx in self._xla_imports:
+            if _unconditional(ctx, hard):
+                if ctx.func is None:
+                    module_wide = True
+                else:
+                    funcs.add(id(ctx.func))
+
+        def dominated(ctx) -> bool:
+            if module_wide:
+                return True
+            func = ctx.func
+            while func is not None:
+                if id(func) in funcs:
+                    return True
+                func = func.ctx.func
+            return False
+
+        live = [(test, polarity) for test, polarity, ctx in self._guard_candidates if not dominated(ctx)]
+        positives = {id(test) for test, polarity in live if polarity}
+        for test, polarity in live:
             key = _expr_key(test)
             if key is None:
                 continue
-            self.guard_tests[key] = polarity
+            nxt = self._elif_next.get(id(test))
+            if polarity and nxt is not None and id(nxt) in positives:
+                self.guard_tests[key] = (False, False)  # the next branch imports torch_xla too
+            else:
+                self.guard_tests[key] = (False, True) if polarity else (True, False)
             if polarity:
+                subject = _selector(test)
                 prev = self._elif_prev.get(id(test))
-                seen = 0
-                while prev is not None and seen < 10_000:  # earlier branches of the chain: XLA off
-                    prev_key = _expr_key(prev)
-                    if prev_key is not None and prev_key not in self.guard_tests:
-                        self.guard_tests[prev_key] = False
+                while prev is not None and id(prev) not in self.chain_off and id(prev) not in positives:
+                    self.chain_off[id(prev)] = (True, False)  # this branch of the chain: XLA off
+                    if subject is not None and _selector(prev) == subject and _expr_key(prev) is not None:
+                        # `backend == "nv"` before `elif backend == "tpu":` picks a backend by
+                        # value: the same test elsewhere picks the same one
+                        self.guard_tests.setdefault(_expr_key(prev), (True, False))
                     prev = self._elif_prev.get(id(prev))
-                    seen += 1
+        self.probe_flags.update(name for name, ctx in self._probe_candidates if not dominated(ctx))
 
     def _on_import(self, node, ctx, stack):
         for alias in node.names:
@@ -242,8 +288,8 @@ class Walker:
         """``from torch_xla.core.xla_model import *``: the module is imported (XLA code), and
         the names it exports (its ``__all__``, else the public names it defines, in any
         release) are bound to ``module.name`` in this scope."""
-        self._note_import(module, ctx, None)
-        for name in star_names(module):
+        self._note_import(module, ctx, "*")
+        for name in star_names(module, self.settings.version_text):
             ctx.scope.bind(name, node.lineno, "import", f"{module}.{name}", ctx)
             self.resolvable.add(name)
 
@@ -281,6 +327,11 @@ class Walker:
             stack.append((target, ctx))
 
     def _on_assign(self, node, ctx, stack):
+        value = node.value
+        if type(value) is ast.Call and value.args and dynamic_import_name(value) is not None:
+            bound = node.targets[0].id if len(node.targets) == 1 and type(node.targets[0]) is ast.Name else None
+            self._dynamic_candidates.append((value, ctx, bound))  # xm = importlib.import_module(...)
+            self._bound_dynamic.add(id(value))
         for target in node.targets:
             self._bind_target(target, node.value, ctx, stack, node.lineno)
         stack.append((node.value, ctx))
@@ -331,8 +382,9 @@ class Walker:
 
     def _on_if(self, node, ctx, stack):
         orelse = node.orelse
-        if len(orelse) == 1 and type(orelse[0]) is ast.If:  # `elif`: remember the test before it
+        if len(orelse) == 1 and type(orelse[0]) is ast.If:  # `elif`: remember the tests around it
             self._elif_prev[id(orelse[0].test)] = node.test
+            self._elif_next[id(node.test)] = orelse[0].test
         stack.append((node.test, ctx))
         self._push_block(stack, node.body, Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (node.test, True))))
         self._push_block(stack, node.orelse, Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (node.test, False))))
@@ -351,11 +403,15 @@ class Walker:
             for s in node.body
         )
         catches_import_error = any(_catches_import_error(h) for h in node.handlers)
-        if guards_xla and catches_import_error:  # try: import torch_xla; HAS_XLA = True
-            for s in node.body:
-                if type(s) is ast.Assign and type(s.value) is ast.Constant and s.value.value is True:
-                    self.probe_flags.update(t.id for t in s.targets if type(t) is ast.Name)
+        if guards_xla and catches_import_error:  # try: import torch_xla; HAS_XLA = True (or in else:)
+            for s in node.body + node.orelse:
+                if type(s) in (ast.Assign, ast.AnnAssign) and type(s.value) is ast.Constant and s.value.value is True:
+                    targets = s.targets if type(s) is ast.Assign else [s.target]
+                    self._probe_candidates.extend((t.id, ctx) for t in targets if type(t) is ast.Name)
         body_ctx = Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, _GUARDED)) if catches_import_error else ctx
+        if guards_xla and catches_import_error and all(
+                h.body and _ends_block(h.body[-1]) for h in node.handlers if _catches_import_error(h)):
+            self._hard_tries.append(body_ctx.frames)  # except ImportError: sys.exit(...): no fallback
         self._push_block(stack, node.body, body_ctx)
         for handler in node.handlers:
             if guards_xla:
@@ -399,8 +455,9 @@ class Walker:
             pattern = case.pattern
             if type(pattern) is ast.MatchValue:  # case "cuda": / case "tpu":
                 cctx = Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (pattern.value, True)))
-            elif type(pattern) is ast.MatchOr and all(type(p) is ast.MatchValue for p in pattern.patterns):
-                cctx = Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (pattern, True)))  # "cuda" | "gpu"
+            elif not (type(pattern) is ast.MatchAs and pattern.pattern is None):  # not `case _:` / `case x:`
+                # "cuda" | "gpu", Cuda(idx=i), torch.device(type="cuda"), ("cuda", rank), ... as b
+                cctx = Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (pattern, True)))
             stack.append((pattern, cctx))
             if case.guard is not None:
                 stack.append((case.guard, cctx))
@@ -418,10 +475,9 @@ class Walker:
         rec = (node, ctx)
         self.calls.append(rec)
         args = node.args
-        if args and type(args[0]) is ast.Constant:  # importlib.import_module("torch_xla...")
-            name = dynamic_import_name(node)
-            if name is not None:
-                self._note_import(name, ctx, None)
+        if args and type(args[0]) is ast.Constant and id(node) not in self._bound_dynamic:
+            if dynamic_import_name(node) is not None:  # importlib.import_module("torch_xla..."):
+                self._dynamic_candidates.append((node, ctx, None))  # settled once names resolve
         if ctx.func is not None:
             ctx.func.calls.append(rec)
         for loop in ctx.loops:
@@ -506,14 +562,49 @@ def _ends_block(stmt) -> bool:
 
 
 def _type_checking_only(frames) -> bool:
-    """True inside the body of ``if TYPE_CHECKING:`` / ``if typing.TYPE_CHECKING:``."""
-    for frame in frames or ():
-        if type(frame) is tuple and frame[1]:
+    """True inside the body of ``if TYPE_CHECKING:`` / ``if typing.TYPE_CHECKING:``;
+    memoised on each link of the frame chain (linear over nested and consecutive ifs)."""
+    if not frames:
+        return False
+    todo = []
+    node = frames
+    while node is not None and node.tc is None:
+        todo.append(node)
+        node = node.parent
+    result = node.tc if node is not None else False
+    for link in reversed(todo):
+        frame = link.frame
+        if not result and type(frame) is tuple and frame[1]:
             test = frame[0]
             ident = test.id if type(test) is ast.Name else test.attr if type(test) is ast.Attribute else None
-            if ident == "TYPE_CHECKING":
-                return True
-    return False
+            result = ident == "TYPE_CHECKING"
+        link.tc = result
+    return frames.tc
+
+
+def _selector(test):
+    """The structural key of ``x`` in ``x == "tpu"`` / ``x in ("tpu", "xla")`` (a test that
+    picks by a string value), else None."""
+    if type(test) is ast.Compare and len(test.ops) == 1 and type(test.ops[0]) in (ast.Eq, ast.In):
+        right = test.comparators[0]
+        if (type(right) is ast.Constant and isinstance(right.value, str)) or (
+                type(right) in (ast.Tuple, ast.List, ast.Set)
+                and all(type(e) is ast.Constant and isinstance(e.value, str) for e in right.elts)):
+            return _expr_key(test.left)
+    return None
+
+
+def _unconditional(ctx, hard: set[int]) -> bool:
+    """True when code at ``ctx`` runs whenever its function (or the module) runs: no branch
+    frame between it and the function's start except ``try:`` bodies whose ``except
+    ImportError`` ends the program (``hard``: ids of those frame links)."""
+    base = ctx.func.ctx.frames if ctx.func is not None else None
+    node = ctx.frames or None
+    while node is not None and node is not base:
+        if not (node.frame is _GUARDED and id(node) in hard):
+            return False
+        node = node.parent
+    return True
 
 
 def dynamic_import_name(call) -> str | None:
