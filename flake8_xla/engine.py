@@ -22,7 +22,7 @@ def needs_walk(source: str | None, settings: Settings) -> bool:
     torch_xla import, or a torch_xla name, to fire) -- except the environment-variable
     rules (scope ``ENV``), which fire wherever ``XLA_*`` / ``PJRT_*`` / ``XRT_*`` is set:
     their text test is a prefix and ``environ`` or ``putenv``, checked only when the first
-    test fails (a few substring scans of a file that mentions neither).
+    test fails (one more substring scan, ``env``, for most files).
     """
     if source is None:
         return True
@@ -32,7 +32,8 @@ def needs_walk(source: str | None, settings: Settings) -> bool:
 
 
 def _may_set_env(source: str) -> bool:
-    return any(p in source for p in ENV_PREFIXES) and any(s in source for s in ENV_SETTERS)
+    # "env" is in both setters: one scan turns away most files (9 in 10 of site-packages)
+    return "env" in source and any(p in source for p in ENV_PREFIXES) and any(s in source for s in ENV_SETTERS)
 
 
 def internal_error(where: str, exc: BaseException) -> Finding:
