@@ -9,6 +9,10 @@
   per release.
 - ``torch_xla_signatures.json`` (generated from the release tags): parameter lists of
   the public functions of those modules, per release range.
+- ``torch_xla_env_vars.json`` (generated from the release tags by
+  ``scripts/gen_env_table.py``): every environment variable each release reads, through
+  the C++ runtime's ``GetEnv*`` helpers and ``env_vars.cc`` constants or torch_xla's
+  Python (``os.environ``, ``xu.getenv_as``, ``xla_env_vars.py``).
 
 Every boundary was checked on the pytorch/xla release tags (``git show vX.Y.0:...``; 2.1
 from ``v2.1.1``, since the ``v2.1.0`` tag points at a pre-release master commit).
@@ -20,6 +24,7 @@ from __future__ import annotations
 import builtins
 import functools
 import json
+import os
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -113,6 +118,43 @@ def env_var(key: str) -> tuple[str, dict] | None:
         if pattern.endswith("*") and key.startswith(pattern[:-1]):
             return pattern, entry
     return None
+
+
+@functools.lru_cache(maxsize=None)
+def read_env_vars() -> dict[str, frozenset[str]]:
+    """Every environment variable some torch_xla release reads -> the releases that read it."""
+    return {name: _expand(r) for name, r in _load("torch_xla_env_vars.json")["names"].items()}
+
+
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance of ``a`` and ``b``, or ``limit + 1`` once it exceeds ``limit``."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        if min(cur) > limit:
+            return limit + 1
+        prev = cur
+    return min(prev[-1], limit + 1)
+
+
+def nearest_env_var(name: str, limit: int = 2) -> str | None:
+    """The variable some torch_xla release reads that is nearest to ``name`` (at most
+    ``limit`` edits), or None. Ties go to the same prefix, then to the longer common
+    beginning (``XLA_USE_F16`` -> ``XLA_USE_FP16``, not ``XLA_USE_BF16``), then the name."""
+    prefix = name.split("_", 1)[0]
+    best = None
+    for known in read_env_vars():
+        d = edit_distance(name, known, limit)
+        if d <= limit:
+            common = len(os.path.commonprefix([name, known]))
+            key = (d, known.split("_", 1)[0] != prefix, -common, known)
+            if best is None or key < best:
+                best = key
+    return None if best is None else best[-1]
 
 
 def older_equivalent(qualname: str) -> str | None:

@@ -12,7 +12,7 @@ import inspect
 import sys
 from pathlib import Path
 
-from .registry import ANYWHERE, all_rules
+from .registry import ANYWHERE, ENV, all_rules
 
 FAMILIES = {
     "0": "launch", "1": "torch.distributed and DDP", "2": "gradient reduction and the optimizer step",
@@ -25,7 +25,8 @@ FAMILIES = {
 def rule_page(cls) -> str:
     doc = inspect.cleandoc(cls.__doc__ or "")
     scope = ("anywhere a torch_xla name resolves (no scope needed)" if cls.scope == ANYWHERE
-             else "XLA code (modules that import torch_xla, or `--xla-scope=always`)")
+             else "wherever the variable is set, whatever the module imports (not in XLA-off branches)"
+             if cls.scope == ENV else "XLA code (modules that import torch_xla, or `--xla-scope=always`)")
     lines = [
         f"# {cls.code} `{cls.name}`",
         "",

@@ -17,6 +17,12 @@ from .settings import Settings
 CODE_RE = re.compile(r"^XLA\d{3}$")
 XLA_CONTEXT = "xla-context"  # fires only in XLA code (module imports torch_xla, or --xla-scope=always)
 ANYWHERE = "anywhere"  # fires wherever a torch_xla name resolves (deprecations, signatures)
+#: fires wherever torch_xla's environment variables are set, whatever the module imports
+#: (launchers set them before torch_xla is imported, Accelerate scripts never import it)
+ENV = "env"
+#: the fast path's text test for ENV rules: a variable prefix and a way to set it
+ENV_PREFIXES = ("XLA_", "PJRT_", "XRT_")
+ENV_SETTERS = ("environ", "putenv")
 
 #: Every registered rule class, by code, in registration order.
 RULES: dict[str, type["Rule"]] = {}

@@ -130,6 +130,19 @@ def test_fast_path_skips_files_without_torch_xla():
     assert not engine.needs_walk("import torch\n", Settings())
 
 
+@pytest.mark.parametrize("scope", ["auto", "always"])
+def test_fast_path_lets_env_writes_through(scope):
+    """torch_xla's variables are checked whatever the module imports: a prefix and a setter
+    let the file through; either alone does not."""
+    settings = Settings(scope=scope)
+    for text in ('import os\nos.environ["XLA_USE_BF16"] = "1"\n', 'import os\nos.putenv("PJRT_DEVICES", "TPU")\n',
+                 'from os import environ\nenviron.update(XRT_WORKERS="x")\n'):
+        assert engine.needs_walk(text, settings), text
+        assert [f.code for f in engine.run(ast.parse(text), settings, text)], text
+    for text in ('import os\nos.environ["HOME"] = "/"\n', 'XLA_USE_BF16 = 1\n', "import numpy\n"):
+        assert not engine.needs_walk(text, settings), text
+
+
 def test_lint_never_imports_the_linted_code_or_torch(tmp_path):
     marker = tmp_path / "imported.marker"
     mod = tmp_path / "evil.py"

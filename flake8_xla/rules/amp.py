@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from .. import api_table
-from ..registry import ANYWHERE, Rule, rule
+from ..registry import ENV, Rule, rule
 from ._common import str_value
 from .api import _env_finding
 
@@ -214,6 +214,9 @@ class DeprecatedPrecisionEnv(Rule):
 
     ## Known problems
     AWS Neuron still relies on the BF16 variables; silence with `# noqa: XLA705`.
+    Reported wherever the variables are set, whatever the module imports (a launcher sets
+    them before torch_xla is imported), except in branches XLA never takes
+    (`if torch.cuda.is_available():`, the `else` of `if use_tpu:`).
 
     ## Example
     ```python
@@ -228,6 +231,8 @@ class DeprecatedPrecisionEnv(Rule):
     ## References
     - torch_xla `torch_xla/csrc/dtype.cpp` (deprecation notices 2.4-2.6+)
     - torch_xla `torch_xla/__init__.py` `_check_deprecated_env_var` (2.5+)
+    - Every release 2.0-2.9 reads all five names (`dtype.cpp` `GetEnvBool`, or
+      `_check_deprecated_env_var`; `flake8_xla/data/torch_xla_env_vars.json`)
     - Reported from `--xla-version=2.4` on.
     """
 
@@ -235,12 +240,14 @@ class DeprecatedPrecisionEnv(Rule):
     name = "deprecated-precision-env"
     message = "deprecated precision environment variable"
     fix = "cast the model or use autocast"
-    scope = ANYWHERE
+    scope = ENV
     severity = "C"
     versions = "deprecated 2.4 (BF16), no effect 2.5 (FP16)"
     bad = ["import os\nimport torch_xla\nos.environ['XLA_USE_BF16'] = '1'\n",
-           "import os\nimport torch_xla\nos.environ.setdefault('XLA_DOWNCAST_FP16', '1')\n"]
-    good = ["import os\nimport torch_xla\nos.environ['PJRT_DEVICE'] = 'TPU'\n"]
+           "import os\nimport torch_xla\nos.environ.setdefault('XLA_DOWNCAST_FP16', '1')\n",
+           "import os\nos.environ['XLA_USE_BF16'] = '1'  # no torch_xla import: a launcher\n"]
+    good = ["import os\nimport torch_xla\nos.environ['PJRT_DEVICE'] = 'TPU'\n",
+            "import os\nimport torch\nif torch.cuda.is_available():\n    os.environ['XLA_USE_BF16'] = '1'\n"]
 
     def check(self, model):
         yield from _env_finding(self, model, ("XLA705",))

@@ -7,7 +7,7 @@ import difflib
 import functools
 
 from .. import api_table
-from ..registry import ANYWHERE, Rule, rule
+from ..registry import ANYWHERE, ENV, ENV_PREFIXES, Rule, rule
 from ..settings import version_str
 from ._common import short_name
 
@@ -511,12 +511,28 @@ class RemovedExperimentalCompile(ApiChangeRule):
     good = ["import torch_xla\nf = torch_xla.compile(lambda x: x)\n"]
 
 
-def _env_finding(rule_obj, model, codes):
-    """Findings for writes of the environment variables of ``api_table.env_vars`` with ``codes``."""
-    target = rule_obj.settings.target_version
+def env_writes(model):
+    """``(key, node, ctx)`` of every literal environment variable write that may configure
+    torch_xla: anywhere in the module, whatever it imports (a launcher sets the variables
+    before torch_xla is imported; an Accelerate script never imports it), except in
+    branches XLA never takes (the CUDA branch of ``if torch.cuda.is_available():``, the
+    ``else`` of ``if use_tpu:``) and functions only they call."""
     for key, node, _, ctx in model.env_writes():
+        if not model.is_xla_off(ctx):
+            yield key, node, ctx
+
+
+def _env_finding(rule_obj, model, codes):
+    """Findings for writes of the environment variables of ``api_table.env_vars`` with ``codes``.
+
+    A pattern entry (``XRT_*``) covers every name under it in XLA code; in a module that
+    is not XLA code only the names some torch_xla release reads count (``XRT_TPU_CONFIG``,
+    not a reporting service's ``XRT_ENDPOINT``)."""
+    target = rule_obj.settings.target_version
+    xla_module = model.uses_torch_xla or rule_obj.settings.scope == "always"
+    for key, node, ctx in env_writes(model):
         found = api_table.env_var(key)
-        if found is None or not model.in_xla_code(ctx):
+        if found is None or not (xla_module or key in api_table.read_env_vars()):
             continue
         _, entry = found
         if entry["code"] not in codes or target < _v(entry["deprecated"]):
@@ -541,6 +557,14 @@ class XrtConfiguration(ApiChangeRule):
     (PJRT runs instead, with different process semantics), and `xla_dist` no longer
     exists. In 2.0 setting them still selects the legacy runtime.
 
+    ## Known problems
+    The variables are reported wherever they are set, whatever the module imports (a
+    launcher sets them before torch_xla is imported), except in branches XLA never takes
+    (`if torch.cuda.is_available():`, the `else` of `if use_tpu:`). In a module that does
+    not import torch_xla only the `XRT_*` names torch_xla 2.0 read count (`XRT_TPU_CONFIG`,
+    `XRT_WORKERS`, ...; another tool's `XRT_ENDPOINT` is left alone); in XLA code every
+    `XRT_*` name does. `xla_dist` is reported only where torch_xla is imported.
+
     ## Example
     ```python
     os.environ["XRT_TPU_CONFIG"] = "localservice;0;localhost:51011"
@@ -554,6 +578,9 @@ class XrtConfiguration(ApiChangeRule):
     ## References
     - torch_xla `docs/source/learn/_pjrt.md` (migration diff `XRT_TPU_CONFIG` -> `PJRT_DEVICE`; `xla_dist` not needed)
     - torch_xla release notes 2.1 ("the last release with XRT"); #5240 removed XRT
+    - The `XRT_*` variables torch_xla reads: `third_party/xla_client/env_vars.cc` and
+      `sys_util` `GetEnv*` calls at v2.0.0; none from v2.1.1 to v2.9.0
+      (`flake8_xla/data/torch_xla_env_vars.json`)
     - Target version: `--xla-version` (default 2.9) decides the wording.
     """
 
@@ -561,13 +588,18 @@ class XrtConfiguration(ApiChangeRule):
     name = "xrt-configuration"
     message = "XRT runtime configuration"
     fix = "use PJRT: set PJRT_DEVICE=TPU"
+    scope = ENV
+    supersedes = ApiChangeRule.supersedes + ("XLA813",)  # a misspelt XRT_ variable: PJRT is the fix
     versions = "deprecated 2.0, no effect from 2.1"
     bad = ["import os\nimport torch_xla\nos.environ['XRT_TPU_CONFIG'] = 'localservice;0;localhost:51011'\n",
+           "import os\nos.environ['XRT_TPU_CONFIG'] = 'localservice;0;localhost:51011'\n",
            "import torch_xla.distributed.xla_dist\n"]
-    good = ["import os\nos.environ['PJRT_DEVICE'] = 'TPU'\n"]
+    good = ["import os\nos.environ['PJRT_DEVICE'] = 'TPU'\n",
+            "import os\nimport torch\nif torch.cuda.is_available():\n    os.environ['XRT_WORKERS'] = 'x'\n"]
 
     def check(self, model):
-        yield from super().check(model)
+        if model.uses_torch_xla:  # xla_dist: a torch_xla name, bound only by a torch_xla import
+            yield from super().check(model)
         yield from _env_finding(self, model, ("XLA810",))
 
 
@@ -579,6 +611,11 @@ class XlaUseSpmdEnv(Rule):
     ## Why is this bad?
     Since 2.1 `torch_xla.runtime.use_spmd()` is the way to enable SPMD and warns
     "XLA_USE_SPMD is being deprecated"; the call must come before any XLA tensor exists.
+
+    ## Known problems
+    Reported wherever the variable is set, whatever the module imports (a launcher sets
+    it before torch_xla is imported), except in branches XLA never takes
+    (`if torch.cuda.is_available():`, the `else` of `if use_tpu:`).
 
     ## Example
     ```python
@@ -594,6 +631,8 @@ class XlaUseSpmdEnv(Rule):
     ## References
     - torch_xla `torch_xla/runtime.py` `use_spmd` (#5474, 2.1; late-call warning #6680, 2.3)
     - torch_xla `docs/source/perf/spmd_basic.md`
+    - torch_xla reads `XLA_USE_SPMD` in every release 2.0-2.9 (`torch_xla/runtime.py`,
+      `torch_xla/csrc` `GetEnvBool("XLA_USE_SPMD", ...)`; `flake8_xla/data/torch_xla_env_vars.json`)
     - Reported from `--xla-version=2.1` on.
     """
 
@@ -601,14 +640,88 @@ class XlaUseSpmdEnv(Rule):
     name = "xla-use-spmd-env"
     message = "XLA_USE_SPMD is deprecated"
     fix = "call torch_xla.runtime.use_spmd() at program start"
-    scope = ANYWHERE
+    scope = ENV
     severity = "C"
     versions = "deprecated 2.1"
-    bad = ["import os\nimport torch_xla\nos.environ['XLA_USE_SPMD'] = '1'\n"]
+    bad = ["import os\nimport torch_xla\nos.environ['XLA_USE_SPMD'] = '1'\n",
+           "import os\nos.environ.setdefault('XLA_USE_SPMD', '1')\n"]
     good = ["import torch_xla.runtime as xr\nxr.use_spmd()\n"]
 
     def check(self, model):
         yield from _env_finding(self, model, ("XLA811",))
+
+
+#: set by other software under the same prefixes: XLA's own flags, JAX's client options
+FOREIGN_ENV = ("XLA_FLAGS",)
+FOREIGN_ENV_PREFIXES = ("XLA_PYTHON_CLIENT_",)
+
+
+@rule
+class UnknownXlaEnv(Rule):
+    """## What it does
+    Flags an environment variable named `XLA_*`, `PJRT_*` or `XRT_*` set in the program
+    (`os.environ[...] =`, `setdefault`, `update`, `putenv`) that no torch_xla release
+    2.0-2.9 reads and that is at most two edits from one that some release reads:
+    `XLA_USE_F16` for `XLA_USE_FP16`, `PJRT_DEVICES` for `PJRT_DEVICE`.
+
+    ## Why is this bad?
+    Nothing reads the misspelt name: the setting is a silent no-op and the job runs with
+    the default (full precision, auto-detected device, no IR debug info) without a
+    warning.
+
+    ## Known problems
+    Only names torch_xla itself reads count as real; a variable that another library
+    (XLA's own `XLA_FLAGS`, JAX's `XLA_PYTHON_CLIENT_*`, a vendor plugin) reads under
+    these prefixes is left alone when it is not near a torch_xla name, and `XLA_FLAGS` and
+    `XLA_PYTHON_CLIENT_*` never fire. Names more than two edits from every real one (your
+    own `XLA_MY_APP_SETTING`) and keys that are not literal strings are not reported.
+    When two real names are equally near, the one sharing the longer beginning is named.
+    Reported wherever the variable is set, whatever the module imports, except in
+    branches XLA never takes (`if torch.cuda.is_available():`).
+
+    ## Example
+    ```python
+    os.environ["XLA_USE_F16"] = "1"
+    ```
+
+    ## Use instead
+    ```python
+    os.environ["XLA_USE_FP16"] = "1"    # the name torch_xla reads (itself deprecated: XLA705)
+    ```
+
+    ## References
+    - The variables read by the pytorch/xla release tags v2.0.0, v2.1.1 (the v2.1.0 tag is a
+      pre-release commit), v2.2.0 ... v2.9.0, generated by `scripts/gen_env_table.py` into
+      `flake8_xla/data/torch_xla_env_vars.json`: torch_xla `torch_xla/csrc/runtime/env_vars.h`
+      / `env_vars.cc` constants (`third_party/xla_client/env_vars.cc` in 2.0), the
+      `runtime::sys_util` `GetEnvString`/`GetEnvBool`/`GetEnvInt`/`GetEnvOrdinalPath` and
+      `getenv` calls, `torch_xla/core/xla_env_vars.py`, `xu.getenv_as(...)`,
+      `os.environ.get(...)` / `os.getenv(...)` in `torch_xla/*.py`
+    - A name any release reads is real (the union over 2.0-2.9, whatever `--xla-version` says).
+    """
+
+    code = "XLA813"
+    name = "unknown-xla-env"
+    message = "environment variable not read by any torch_xla release"
+    fix = "check the name"
+    scope = ENV
+    severity = "W"
+    versions = "2.0+ (names read by 2.0-2.9)"
+    bad = ["import os\nos.environ['XLA_USE_F16'] = '1'\n",
+           "import os\nimport torch_xla\nos.environ.setdefault('PJRT_DEVICES', 'TPU')\n"]
+    good = ["import os\nos.environ['XLA_USE_FP16'] = '1'\nos.environ['PJRT_DEVICE'] = 'TPU'\n"
+            "os.environ['XLA_FLAGS'] = '--xla_dump_to=/tmp'\nos.environ['XLA_MY_APP_SETTING'] = '1'\n"]
+
+    def check(self, model):
+        known = api_table.read_env_vars()
+        for key, node, _ in env_writes(model):
+            if not key.startswith(ENV_PREFIXES) or key in known or key in FOREIGN_ENV \
+                    or key.startswith(FOREIGN_ENV_PREFIXES):
+                continue
+            near = api_table.nearest_env_var(key)
+            if near is not None:
+                yield self.finding(node, f"{key} is not read by any torch_xla release (a silent no-op)",
+                                   f"did you mean {near}?")
 
 
 @rule
