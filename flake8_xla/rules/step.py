@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from ..registry import Rule, rule
+from ._common import render
 
 GRADIENT_REDUCERS = (
     "torch_xla.core.xla_model.reduce_gradients",
@@ -16,8 +17,6 @@ REDUCERS = (  # reduce gradients when given gradients
     "torch.distributed.all_reduce",
     "torch.distributed.reduce_scatter",
 )
-DATALOADER = "torch.utils.data.DataLoader"
-ITER_WRAPPERS = ("enumerate", "iter", "tqdm", "zip", "trange")
 
 
 @rule
@@ -168,40 +167,17 @@ def _reduces_gradients(model, call, ctx) -> bool:
     return False
 
 
-def _unwrap_iter(model, expr, ctx):
-    """``enumerate(loader)`` / ``tqdm(loader)`` / ``zip(a, b)`` -> the loaders iterated."""
-    todo = [expr]
-    out = []
-    while todo:
-        e = todo.pop()
-        if type(e) is ast.Call and type(e.func) in (ast.Name, ast.Attribute):
-            ident = e.func.id if type(e.func) is ast.Name else e.func.attr
-            if ident in ITER_WRAPPERS and model.call_name(e, ctx) in (None, ident, "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.trange"):
-                if ident == "zip":
-                    todo.extend(e.args)
-                elif e.args:
-                    todo.append(e.args[0])
-                continue
-        out.append(e)
-    return out
-
-
-def is_plain_dataloader(model, expr, ctx) -> bool:
-    """True when every value ``expr`` may hold is a ``torch.utils.data.DataLoader(...)`` call."""
-    values = model.resolve_values(expr, ctx)
-    if not values:
-        return False
-    for value, vctx in values:
-        if type(value) is not ast.Call or model.call_name(value, vctx) != DATALOADER:
-            return False
-    return True
-
-
 @rule
 class LoaderWithoutMpDeviceLoader(Rule):
     """## What it does
-    Flags a `torch.utils.data.DataLoader` (constructed inline, or a variable or `self.`
-    attribute bound from one) iterated by a training step loop in XLA code.
+    Flags a `torch.utils.data.DataLoader` that a training step loop in XLA code draws its
+    batches from: constructed inline, bound to a name or `self.` attribute, returned by a
+    module helper or method (`make_loader(ds)`, `self.train_dataloader()`, `loader, sampler
+    = make()`), through `enumerate` / `zip` / `itertools.islice` / `tqdm`, or advanced with
+    `next(it)` after `it = iter(loader)` (`for step in range(n):`, `while (b := next(it,
+    None)) is not None:`); reported at the loop header. A loader passed to a module function
+    whose step loop iterates that parameter is reported where it is passed (`fit(model,
+    loader)`), since the fix goes there.
 
     ## Why is this bad?
     `pl.MpDeviceLoader` preloads batches to the device, overlapping host-to-device
@@ -212,11 +188,13 @@ class LoaderWithoutMpDeviceLoader(Rule):
 
     ## Known problems
     Not reported for loops that do no backward pass or optimizer step (evaluation), for
-    loaders already wrapped (`pl.MpDeviceLoader`, `ParallelLoader(...).per_device_loader`),
-    nor for loops that sync every step (`with torch_xla.step():`, `torch_xla.sync()`,
-    `xm.mark_step()`, `xm.optimizer_step(..., barrier=True)`, a `torch_xla.compile`d step):
-    the torch_xla README (2.5-2.9) itself iterates a plain DataLoader that way; the loader
-    then only misses prefetching.
+    loaders wrapped anywhere on the way (`pl.MpDeviceLoader`,
+    `ParallelLoader(...).per_device_loader`, also inside the helper or the callee), for a
+    parameter or helper result that cannot be seen, nor for loops that sync every step
+    (`with torch_xla.step():`, `torch_xla.sync()`, `xm.mark_step()`,
+    `xm.optimizer_step(..., barrier=True)`, a `torch_xla.compile`d step), directly or in a
+    helper the loop calls (followed 32 levels): the torch_xla README (2.5-2.9) itself
+    iterates a plain DataLoader that way; the loader then only misses prefetching.
 
     ## Example
     ```python
@@ -268,12 +246,33 @@ class LoaderWithoutMpDeviceLoader(Rule):
     ]
 
     def check(self, model):
-        for loop in model.loops:
+        params = model.loader_params()
+        for loop, kind in model.unsynced_loader_loops():
+            if kind != "plain":
+                continue
             node = loop.node
-            if type(node) not in (ast.For, ast.AsyncFor) or not model.in_xla_code(loop.ctx):
+            if type(node) in (ast.For, ast.AsyncFor) and model.loader_kind(node.iter, loop.ctx) == "plain":
+                yield self.finding(node)
+            else:  # it = iter(loader); for _ in range(n): next(it)
+                yield self.finding(node, "torch DataLoader consumed with next() in an XLA training loop with no "
+                                         "per-step sync: the graph grows without bound")
+        if not params:
+            return
+        seen = set()
+        for func in model.functions:
+            names = [name for (fid, name) in params if fid == id(func)]
+            if not names:
                 continue
-            if not any(is_plain_dataloader(model, e, loop.ctx) for e in _unwrap_iter(model, node.iter, loop.ctx)):
-                continue
-            if not model.is_step_loop(loop) or model.loop_syncs(loop):
-                continue  # a per-step sync (torch_xla.step(), sync(), barrier=True, a compiled step) is the README's own loop
-            yield self.finding(node)
+            for call, ctx in model.calls_of(func):
+                if not model.in_xla_code(ctx):
+                    continue
+                for name in names:
+                    arg = model.argument_for(call, ctx, func, name)
+                    if isinstance(arg, ast.AST) and id(arg) not in seen and model.loader_kind(arg, ctx) == "plain":
+                        seen.add(id(arg))
+                        line = params[(id(func), name)].node.lineno
+                        yield self.finding(
+                            arg, f"torch DataLoader passed to {func.name}(), whose XLA training loop (line {line}) "
+                                 "iterates it with no per-step sync",
+                            f"pass pl.MpDeviceLoader({render(arg)}, device) instead",
+                        )
