@@ -9,8 +9,15 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 
-from .scopes import UNKNOWN, Ctx, FunctionInfo, LoopInfo
+from .names import canonical
+from .scopes import UNKNOWN, Ctx, FunctionInfo, LoopInfo, _expr_key
+
+
+def _end(body: list) -> int:
+    last = body[-1] if body else None
+    return getattr(last, "end_lineno", None) or getattr(last, "lineno", 0)
 
 
 class Training:
@@ -169,19 +176,24 @@ class Training:
 
     COMPILERS = ("torch_xla.compile",)
 
+    #: wrappers and optimizers that reduce the gradients themselves: they count only where
+    #: XLA code names them (a leftover import, or DDP only in the CUDA branch, reduces nothing)
     REDUCING_WRAPPERS = (
         "torch.nn.parallel.DistributedDataParallel",
         "torch_xla.distributed.fsdp.XlaFullyShardedDataParallel",
         "torch_xla.distributed.spmd.SpmdFullyShardedDataParallel",
         "torch_xla.experimental.spmd_fully_sharded_data_parallel",
         "torch_xla.distributed.zero_redundancy_optimizer.ZeroRedundancyOptimizer",
-        "torch_xla.distributed.spmd",
-        "torch_xla.experimental.xla_sharding",
-        "torch_xla.runtime.use_spmd",
         "torch.distributed.fsdp",
         "torch.distributed._composable.fsdp",
         "torch.distributed.optim.ZeroRedundancyOptimizer",
         "torch.distributed.algorithms",
+    )
+    #: SPMD and training frameworks: importing them is enough (the module runs under them)
+    _REDUCING_IMPORTS = (
+        "torch_xla.distributed.spmd",
+        "torch_xla.experimental.xla_sharding",
+        "torch_xla.runtime.use_spmd",
     )
     _FRAMEWORKS = ("accelerate", "lightning", "pytorch_lightning", "transformers.Trainer",
                    "transformers.trainer", "ignite", "composer")
@@ -189,14 +201,96 @@ class Training:
     def reduces_gradients_elsewhere(self) -> bool:
         """True when the module uses something that reduces gradients itself.
 
-        DDP, XLA FSDP, FSDPv2 / SPMD (``xr.use_spmd``, ``torch_xla.distributed.spmd``),
-        ZeRO-1, torch FSDP, a training framework (Accelerate, Lightning, HF Trainer), or
-        ``XLA_USE_SPMD`` in the environment.
+        DDP, XLA FSDP, FSDPv2, ZeRO-1 or torch FSDP named in XLA-on code (not a leftover
+        import, not a CUDA-only branch); SPMD (``xr.use_spmd``, ``torch_xla.distributed.spmd``,
+        ``XLA_USE_SPMD``); a training framework (Accelerate, Lightning, HF Trainer); or a
+        model re-bound by a helper imported from another module (``model = wrap(model)``:
+        it may wrap it, unknown).
         """
         if "reduces" not in self._cache:
-            self._cache["reduces"] = self.uses_spmd() or any(
-                q.startswith(self.REDUCING_WRAPPERS) or q.startswith(self._FRAMEWORKS) for q in self.used_names())
+            self._cache["reduces"] = (
+                self.uses_spmd()
+                or any(q.startswith(self._REDUCING_IMPORTS) or q.startswith(self._FRAMEWORKS)
+                       for q in self.used_names())
+                or self.names_in_xla_code(self.REDUCING_WRAPPERS)
+                or self.rewrapped_by_import())
         return self._cache["reduces"]
+
+    def names_in_xla_code(self, prefixes: tuple[str, ...]) -> bool:
+        """True when XLA-on code names something under ``prefixes``: an attribute chain, or a
+        name bound by a from-import of it (the import statement itself does not count)."""
+        for prefix in ("torch", "torch_xla"):
+            for node, q, ctx in self.references(prefix):
+                if type(node) is ast.Attribute and q.startswith(prefixes) and self.in_xla_code(ctx):
+                    return True
+        for _, alias, full, _ in self.import_froms:
+            if not canonical(full).startswith(prefixes):
+                continue
+            bound = alias.asname or alias.name
+            for ctx in self.name_loads.get(bound, ()):
+                bindings = self.lookup(bound, ctx, None)
+                if bindings and any(kind == "import" and canonical(target).startswith(prefixes)
+                                    for _, kind, target, _ in bindings) and self.in_xla_code(ctx):
+                    return True
+        return False
+
+    _MODEL_NAME = re.compile(r"(?i)model|net|module")
+
+    def rewrapped_by_import(self) -> bool:
+        """``model = wrap(model)`` (or ``self.model = wrap(self.model)``) in XLA-on code with
+        ``wrap`` imported from another module (not torch, not the standard library): it may
+        wrap the model in DDP or FSDP, which cannot be seen."""
+        if "rewrapped" in self._cache:
+            return self._cache["rewrapped"]
+        result = False
+        modules = set()
+        for call, _ in self.calls:
+            f = call.func
+            if type(f) is ast.Attribute and f.attr in ("parameters", "named_parameters"):
+                base = f.value
+                modules.add(base.id if type(base) is ast.Name else base.attr if type(base) is ast.Attribute else None)
+        scopes = [(self.module_scope.bindings, None)] + [(f.scope.bindings, f) for f in self.functions if f.scope]
+        for bindings, _ in scopes:
+            for name, entries in bindings.items():
+                if result:
+                    break
+                for _, kind, target, b_ctx in entries:
+                    if kind == "value" and type(target) is ast.Call and b_ctx is not None \
+                            and (name in modules or self._MODEL_NAME.search(name)) \
+                            and self._imported_helper(target, b_ctx) and self._passes(target, name) \
+                            and self.in_xla_code(b_ctx):
+                        result = True
+                        break
+        if not result:
+            for cls in self.classes:
+                for attr, assigned in cls.attrs.items():
+                    if any(type(v) is ast.Call and c is not None and self._imported_helper(v, c)
+                           and self._passes(v, attr) and self.in_xla_code(c) for v, c in assigned):
+                        result = True
+        self._cache["rewrapped"] = result
+        return result
+
+    @staticmethod
+    def _passes(call: ast.Call, name: str) -> bool:
+        for arg in list(call.args) + [k.value for k in call.keywords]:
+            node = arg.value if type(arg) is ast.Starred else arg
+            if (type(node) is ast.Name and node.id == name) or (type(node) is ast.Attribute and node.attr == name):
+                return True
+        return False
+
+    def _imported_helper(self, call: ast.Call, ctx: Ctx) -> bool:
+        """A call of a function imported from another module of the project or a third-party
+        package (a relative import included); not torch, torch_xla or the standard library."""
+        q = self.call_name(call, ctx)
+        if q is not None:
+            root = q.split(".", 1)[0]
+            return root not in ("torch", "torch_xla", "builtins") and root not in sys.stdlib_module_names
+        f = call.func
+        if type(f) is not ast.Name or self.function_of(f, ctx):
+            return False
+        bindings = self.lookup(f.id, ctx, None)  # `from .dist import wrap` binds an unknown name
+        return bool(bindings) and all(kind == "unknown" and b_ctx is not None and b_ctx.scope is self.module_scope
+                                      for _, kind, _, b_ctx in bindings)
 
     def used_names(self) -> list[str]:
         """Every dotted name the module imports or reaches through torch / torch_xla chains."""
@@ -463,3 +557,73 @@ class Training:
                         index.setdefault(id(f), []).append((call, ctx))
             self._cache["calls_of"] = index
         return index.get(id(func), [])
+
+    # -- branches: which calls can run in the same pass --------------------------------------
+
+    def branch_frames(self, ctx: Ctx) -> frozenset:
+        """The ``if`` branches around ``ctx`` as ``(test key, polarity)`` pairs, ``not`` and
+        negated comparisons folded in (``if not tpu:`` is the ``False`` branch of ``if tpu:``)."""
+        key = ("bframes", id(ctx))
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        out = set()
+        for frame in ctx.frames:
+            if not isinstance(frame, tuple):
+                continue
+            test, polarity = frame
+            while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+                test, polarity = test.operand, not polarity
+            if type(test) is ast.Compare and len(test.ops) == 1 and type(test.ops[0]) in self._NEGATED:
+                test = ast.Compare(test.left, [self._NEGATED[type(test.ops[0])]()], test.comparators)
+                polarity = not polarity
+            k = _expr_key(test)
+            if k is not None:
+                out.add((k, polarity))
+        result = self._cache[key] = frozenset(out)
+        return result
+
+    _NEGATED = {ast.NotEq: ast.Eq, ast.IsNot: ast.Is, ast.NotIn: ast.In}
+
+    def exclusive(self, a: tuple[ast.AST, Ctx], b: tuple[ast.AST, Ctx]) -> bool:
+        """True when the two nodes never run in the same pass: opposite branches of one ``if``
+        (or of ``if t: ...; continue``), different ``case`` arms of one ``match``, or a
+        ``try`` body and its handler."""
+        fa, fb = self.branch_frames(a[1]), self.branch_frames(b[1])
+        if any((k, not p) in fb for k, p in fa):
+            return True
+        owner = a[1].func.node if a[1].func is not None else self.tree
+        la, lb = a[0].lineno, b[0].lineno
+        for arms in self._arms(owner):
+            ia = next((i for i, (lo, hi) in enumerate(arms) if lo <= la <= hi), None)
+            ib = next((i for i, (lo, hi) in enumerate(arms) if lo <= lb <= hi), None)
+            if ia is not None and ib is not None and ia != ib:
+                return True
+        return False
+
+    def _arms(self, owner: ast.AST) -> list[list[tuple[int, int]]]:
+        """Line spans of the mutually exclusive arms of each ``match`` and ``try`` in
+        ``owner`` (memoised; walked only when a rule asks about two calls in it)."""
+        key = ("arms", id(owner))
+        if key in self._cache:
+            return self._cache[key]
+        out = []
+        for node in ast.walk(owner):
+            t = type(node)
+            if t is ast.Match:
+                out.append([(c.pattern.lineno, _end(c.body)) for c in node.cases])
+            elif t is ast.Try or t is getattr(ast, "TryStar", None):
+                if node.body and node.handlers:
+                    out.append([(node.body[0].lineno, _end(node.body))]
+                               + [(h.lineno, _end(h.body)) for h in node.handlers])
+        self._cache[key] = out
+        return out
+
+    def runs_with(self, a: tuple[ast.AST, Ctx], b: tuple[ast.AST, Ctx]) -> bool:
+        """True when there is a visible path on which both run: they are not exclusive, and
+        the branches around one are all around the other (whenever the more guarded one
+        runs, so does the other); two different unrelated conditions are unknown."""
+        if self.exclusive(a, b):
+            return False
+        fa, fb = self.branch_frames(a[1]), self.branch_frames(b[1])
+        return fa <= fb or fb <= fa

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from ..model import UNKNOWN
 from ..registry import Rule, rule
 from ._common import render
 
@@ -11,12 +12,7 @@ GRADIENT_REDUCERS = (
     "torch_xla.core.xla_model.reduce_gradients",
     "torch_xla.core.xla_model.all_reduce_bucketized_gradients",
 )
-REDUCERS = (  # reduce gradients when given gradients
-    "torch_xla.core.xla_model.all_reduce",
-    "torch_xla.core.xla_model.reduce_scatter",
-    "torch.distributed.all_reduce",
-    "torch.distributed.reduce_scatter",
-)
+OPTIMIZER_STEP = "torch_xla.core.xla_model.optimizer_step"
 
 
 @rule
@@ -32,11 +28,19 @@ class UnreducedOptimizerStep(Rule):
     Every replica silently trains its own model; no error is raised.
 
     ## Known problems
-    Not reported when the module uses DDP, XLA FSDP, FSDPv2 / SPMD, ZeRO-1, torch FSDP or
-    a training framework (Accelerate, Lightning, HF Trainer); when `xm.reduce_gradients`
-    or an `all_reduce` runs earlier in the same loop body; without a launcher (single
-    device); with `nprocs=1` or `debug_single_process=True`. An `all_reduce` counts only
-    when its arguments are gradients (`p.grad`, `grads`), not a loss reduced for logging.
+    Not reported when XLA code uses DDP, XLA FSDP, FSDPv2, ZeRO-1 or torch FSDP (a leftover
+    import, or DDP only in a CUDA branch, reduces nothing and does not count), when the
+    module uses SPMD or a training framework (Accelerate, Lightning, HF Trainer), or
+    re-binds its model from a helper imported from another module (`model = wrap(model)`
+    may wrap it: unknown); when `xm.reduce_gradients`, `xm.optimizer_step` or an
+    all-reduce of gradients runs earlier in the same loop body (a module helper doing it
+    counts); for a step in the other branch of an `if` that reduces (`if use_xla:
+    xm.optimizer_step(opt) else: opt.step()`), or in the single-replica branch of `if
+    xr.world_size() > 1:` (`xm.xrt_world_size()`, a name bound from them); without a
+    launcher (single device); with `nprocs=1` or `debug_single_process=True`. What an
+    all-reduce reduces decides, never a variable's name: `p.grad`, a list of them or a
+    tensor built from them counts (and what cannot be seen), a loss or a grad norm reduced
+    for logging does not.
 
     ## Example
     ```python
@@ -120,7 +124,74 @@ class UnreducedOptimizerStep(Rule):
     def _unreduced(model, call, ctx, reductions) -> bool:
         return (model.is_optimizer_step(call, ctx) and model.in_xla_code(ctx)
                 and not any(line <= call.lineno for line in reductions)
-                and not _overridden(model, ctx.func))
+                and not _overridden(model, ctx.func)
+                and not _single_replica_branch(model, ctx)
+                and not _alternative_to_reduction(model, call, ctx))
+
+
+def _alternative_to_reduction(model, call, ctx) -> bool:
+    """``opt.step()`` in one branch of an ``if`` whose other branch reduces
+    (``if use_xla: xm.optimizer_step(opt) else: opt.step()``): a deliberate alternative
+    path (DDP, single device), not a missed reduction."""
+    siblings = ctx.func.calls if ctx.func is not None else [(c, x) for c, x in model.calls if x.func is None]
+    for other, octx in siblings:
+        if other is call or not model.exclusive((call, ctx), (other, octx)):
+            continue
+        if _reduces_gradients(model, other, octx):
+            return True
+    return False
+
+
+WORLD_SIZE_APIS = ("torch_xla.runtime.world_size", "torch_xla.core.xla_model.xrt_world_size",
+                   "torch.distributed.get_world_size")
+_WORLD_SIZE_NAMES = ("world_size", "num_replicas", "n_replicas", "num_devices", "n_devices", "nprocs")
+
+
+def _is_world_size(model, expr, ctx) -> bool:
+    """``xr.world_size()`` / ``xm.xrt_world_size()`` / ``dist.get_world_size()``, or a name
+    bound from one (a name that says it is the world size and cannot be seen counts too:
+    the branch is then the author's single-replica path)."""
+    if type(expr) is ast.Call:
+        return model.call_name(expr, ctx) in WORLD_SIZE_APIS
+    if type(expr) in (ast.Name, ast.Attribute):
+        values = model.values(expr, ctx)
+        if values:
+            return all(type(v) is ast.Call and model.call_name(v, c) in WORLD_SIZE_APIS for v, c in values)
+        ident = expr.id if type(expr) is ast.Name else expr.attr
+        return ident.lower() in _WORLD_SIZE_NAMES
+    return False
+
+
+_FLIP = {ast.Gt: ast.Lt, ast.Lt: ast.Gt, ast.GtE: ast.LtE, ast.LtE: ast.GtE, ast.Eq: ast.Eq, ast.NotEq: ast.NotEq}
+
+
+def _single_replica_branch(model, ctx) -> bool:
+    """Code that runs only with one replica: the ``else`` of ``if xr.world_size() > 1:``,
+    the body of ``if world_size == 1:`` (and after ``if world_size > 1: ...; continue``)."""
+    for frame in ctx.frames:
+        if not isinstance(frame, tuple):
+            continue
+        test, polarity = frame
+        while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+            test, polarity = test.operand, not polarity
+        tests = test.values if polarity and type(test) is ast.BoolOp and type(test.op) is ast.And else [test]
+        for t in tests:
+            if type(t) is not ast.Compare or len(t.ops) != 1 or type(t.ops[0]) not in _FLIP:
+                continue
+            left, op, right = t.left, type(t.ops[0]), t.comparators[0]
+            if _is_world_size(model, right, ctx) and not _is_world_size(model, left, ctx):
+                left, right, op = right, left, _FLIP[op]
+            if not _is_world_size(model, left, ctx):
+                continue
+            n = model.const(right, ctx)
+            if type(n) is not int:
+                continue
+            # the set of world sizes (>= 1) for which the branch taken runs
+            holds = {ast.Gt: lambda w: w > n, ast.Lt: lambda w: w < n, ast.GtE: lambda w: w >= n,
+                     ast.LtE: lambda w: w <= n, ast.Eq: lambda w: w == n, ast.NotEq: lambda w: w != n}[op]
+            if not any(holds(w) == polarity for w in range(2, max(n, 2) + 2)):
+                return True  # no multi-replica world size takes this branch
+    return False
 
 
 def _overridden(model, func) -> bool:
@@ -136,35 +207,120 @@ def _overridden(model, func) -> bool:
 
 
 _MAYBE_REDUCER = ("reduce", "all_reduce", "allreduce", "sync_grad", "average_grad", "grad_sync")
+#: collectives and the argument (keyword, position) holding what they reduce
+REDUCED_ARG = {
+    "torch_xla.core.xla_model.all_reduce": ("inputs", 1),
+    "torch_xla.core.xla_model.reduce_scatter": ("input", 1),
+    "torch.distributed.all_reduce": ("tensor", 0),
+    "torch.distributed.reduce_scatter": ("input_list", 1),
+}
 
 
 def _reduces_gradients(model, call, ctx) -> bool:
-    """``xm.reduce_gradients(opt)``, an all-reduce whose arguments are gradients, a module
-    helper that does one of those (followed iteratively), or an imported non-torch helper
-    whose name says it reduces (``allreduce_gradients(model)``: unknown, so not a finding)."""
+    """``xm.reduce_gradients(opt)``, a collective over gradients (``p.grad``, a list of
+    them, a tensor built from them; what cannot be seen counts too), a module helper that
+    does one of those (followed iteratively), or an imported non-torch helper whose name
+    says it reduces (``allreduce_gradients(model)``: unknown, so not a finding). What is
+    reduced decides, never a variable's name: an all-reduced grad norm reduces nothing."""
     todo = [(call, ctx)]
     seen = set()
     while todo:
         c, x = todo.pop()
         q = model.call_name(c, x)
-        if q in GRADIENT_REDUCERS:
+        if q in GRADIENT_REDUCERS or q == OPTIMIZER_STEP:  # optimizer_step reduces, then steps
             return True
-        if q in REDUCERS:
-            for arg in list(c.args) + [k.value for k in c.keywords]:
-                for node in ast.walk(arg):
-                    ident = node.attr if type(node) is ast.Attribute else node.id if type(node) is ast.Name else ""
-                    if "grad" in ident.lower():
-                        return True
+        if q in REDUCED_ARG:
+            arg = model.kwarg(c, *REDUCED_ARG[q])
+            if arg is UNKNOWN or (arg is not None and _gradients(model, arg, x) is not False):
+                return True
             continue
         if q is not None:
             if not q.startswith(("torch.", "torch_xla.")) and any(w in q.rsplit(".", 1)[-1].lower() for w in _MAYBE_REDUCER):
                 return True
             continue
         for func in model.function_of(c.func, x):
-            if id(func) not in seen:
+            if id(func) not in seen and len(seen) < 64:
                 seen.add(id(func))
                 todo.extend(func.calls)
     return False
+
+
+def _gradients(model, expr, ctx):
+    """Whether ``expr`` holds gradients: True (``p.grad``, ``[p.grad for p in ...]``,
+    ``torch.cat([p.grad.view(-1) ...])``, through names and module helpers' returns), False
+    (visibly something else: a loss, a norm from ``clip_grad_norm_``, a constant), None
+    (cannot be seen: a parameter, a loop variable, an unknown callable's result)."""
+    key = ("grads", id(expr))
+    if key in model._cache:
+        return model._cache[key]
+    model._cache[key] = None  # cycles: unknown
+    result = _gradients_uncached(model, expr, ctx)
+    model._cache[key] = result
+    return result
+
+
+def _combine(results):
+    results = list(results)
+    if True in results:
+        return True
+    return None if None in results else False
+
+
+def _gradients_uncached(model, expr, ctx, limit=64):
+    nodes = 0
+    for node in ast.walk(expr):
+        nodes += 1
+        if nodes > limit:
+            return None
+        if type(node) is ast.Attribute and node.attr == "grad":
+            return True
+    t = type(expr)
+    if t is ast.Constant:
+        return False
+    if t is ast.Name:
+        bindings = model.lookup(expr.id, ctx, getattr(expr, "lineno", None))
+        if not bindings or any(kind != "value" or b_ctx is None for _, kind, _, b_ctx in bindings):
+            return None
+        return _combine(_gradients(model, target, b_ctx) for _, _, target, b_ctx in bindings)
+    if t is ast.Attribute:
+        values = model.values(expr, ctx)
+        if values:
+            return _combine(_gradients(model, v, c) if v is not None and c is not None else None for v, c in values)
+        return _gradients(model, expr.value, ctx)  # outputs.loss: what the receiver holds
+    if t in (ast.List, ast.Tuple, ast.Set):
+        return _combine(_gradients(model, e, ctx) for e in expr.elts) if expr.elts else False
+    if t is ast.Starred:
+        return _gradients(model, expr.value, ctx)
+    if t is ast.BinOp:
+        return _combine([_gradients(model, expr.left, ctx), _gradients(model, expr.right, ctx)])
+    if t is ast.UnaryOp:
+        return _gradients(model, expr.operand, ctx)
+    if t is ast.Subscript:
+        return _gradients(model, expr.value, ctx)
+    if t is ast.Call:
+        args = [a for a in expr.args] + [k.value for k in expr.keywords]
+        inputs = [_gradients(model, a, ctx) for a in args]
+        if True in inputs:
+            return True
+        q = model.call_name(expr, ctx)
+        if q == "torch.autograd.grad":
+            return True
+        if q is not None:
+            return False if q.startswith(("torch.", "torch_xla.")) else None
+        funcs = model.function_of(expr.func, ctx)
+        if len(funcs) == 1 and funcs[0].returns:
+            return _combine(_gradients(model, v, c) for v, c in funcs[0].returns)
+        if funcs:
+            return None
+        f = expr.func
+        if type(f) is ast.Attribute:
+            return _gradients(model, f.value, ctx)  # loss.detach(): derived from the receiver
+        if type(f) is ast.Name:
+            bindings = model.lookup(f.id, ctx, None)
+            if bindings and all(kind in ("param", "value") for _, kind, _, _ in bindings):
+                return False  # model(x), criterion(out, y): a forward pass, given no gradients
+        return None
+    return None
 
 
 @rule
