@@ -68,7 +68,7 @@ class Training:
     #: how many helper levels the call-graph queries follow (callers of callers ...)
     HELPER_DEPTH = 32
 
-    def _up_closure(self, key: str, direct: dict[int, bool]) -> dict[int, bool]:
+    def closure_over_callers(self, key: str, direct: dict[int, bool]) -> dict[int, bool]:
         """``direct`` (function id -> holds by itself) closed over callers: a function that
         calls one that holds holds too, up to :attr:`HELPER_DEPTH` levels. One breadth-first
         pass over the reversed call graph: linear in the calls, memoised under ``key``."""
@@ -99,7 +99,7 @@ class Training:
         table = self._cache.get("does_step")
         if table is None:
             direct = {id(f): any(self._is_step_marker(c, x) for c, x in f.calls) for f in self.functions}
-            table = self._up_closure("does_step", direct)
+            table = self.closure_over_callers("does_step", direct)
         return table.get(id(func), False)
 
     def _direct_callees(self, func: FunctionInfo) -> list[FunctionInfo]:
@@ -152,7 +152,7 @@ class Training:
         if table is None:
             direct = {id(f): self._compiled(f) or any(self.is_sync_call(c, x) for c, x in f.calls)
                       for f in self.functions}
-            table = self._up_closure("func_syncs", direct)
+            table = self.closure_over_callers("func_syncs", direct)
         return table.get(id(func), False)
 
     def loop_syncs(self, loop: LoopInfo) -> bool:

@@ -133,13 +133,12 @@ def _alternative_to_reduction(model, call, ctx) -> bool:
     """``opt.step()`` in one branch of an ``if`` whose other branch reduces
     (``if use_xla: xm.optimizer_step(opt) else: opt.step()``): a deliberate alternative
     path (DDP, single device), not a missed reduction."""
-    siblings = ctx.func.calls if ctx.func is not None else [(c, x) for c, x in model.calls if x.func is None]
-    for other, octx in siblings:
-        if other is call or not model.exclusive((call, ctx), (other, octx)):
-            continue
-        if _reduces_gradients(model, other, octx):
-            return True
-    return False
+    key = ("reducing_calls", id(ctx.func))
+    reducing = model._cache.get(key)
+    if reducing is None:
+        siblings = ctx.func.calls if ctx.func is not None else [(c, x) for c, x in model.calls if x.func is None]
+        reducing = model._cache[key] = [(c, x) for c, x in siblings if _reduces_gradients(model, c, x)]
+    return any(other is not call and model.exclusive((call, ctx), (other, octx)) for other, octx in reducing)
 
 
 WORLD_SIZE_APIS = ("torch_xla.runtime.world_size", "torch_xla.core.xla_model.xrt_world_size",
@@ -217,32 +216,33 @@ REDUCED_ARG = {
 
 
 def _reduces_gradients(model, call, ctx) -> bool:
-    """``xm.reduce_gradients(opt)``, a collective over gradients (``p.grad``, a list of
-    them, a tensor built from them; what cannot be seen counts too), a module helper that
-    does one of those (followed iteratively), or an imported non-torch helper whose name
-    says it reduces (``allreduce_gradients(model)``: unknown, so not a finding). What is
-    reduced decides, never a variable's name: an all-reduced grad norm reduces nothing."""
-    todo = [(call, ctx)]
-    seen = set()
-    while todo:
-        c, x = todo.pop()
-        q = model.call_name(c, x)
-        if q in GRADIENT_REDUCERS or q == OPTIMIZER_STEP:  # optimizer_step reduces, then steps
-            return True
-        if q in REDUCED_ARG:
-            arg = model.kwarg(c, *REDUCED_ARG[q])
-            if arg is UNKNOWN or (arg is not None and _gradients(model, arg, x) is not False):
-                return True
-            continue
-        if q is not None:
-            if not q.startswith(("torch.", "torch_xla.")) and any(w in q.rsplit(".", 1)[-1].lower() for w in _MAYBE_REDUCER):
-                return True
-            continue
-        for func in model.function_of(c.func, x):
-            if id(func) not in seen and len(seen) < 64:
-                seen.add(id(func))
-                todo.extend(func.calls)
-    return False
+    """``xm.reduce_gradients(opt)`` / ``xm.optimizer_step(opt)``, a collective over
+    gradients (``p.grad``, a list of them, a tensor built from them; what cannot be seen
+    counts too), a module helper that does one of those at any (bounded) depth, or an
+    imported non-torch helper whose name says it reduces (``allreduce_gradients(model)``:
+    unknown, so not a finding). What is reduced decides, never a variable's name: an
+    all-reduced grad norm reduces nothing."""
+    if _reduces_directly(model, call, ctx):
+        return True
+    if model.call_name(call, ctx) is not None:
+        return False
+    table = model._cache.get("reducing_funcs")
+    if table is None:
+        direct = {id(f): any(_reduces_directly(model, c, x) for c, x in f.calls) for f in model.functions}
+        table = model.closure_over_callers("reducing_funcs", direct)
+    return any(table.get(id(f)) for f in model.function_of(call.func, ctx))
+
+
+def _reduces_directly(model, call, ctx) -> bool:
+    q = model.call_name(call, ctx)
+    if q is None:
+        return False
+    if q in GRADIENT_REDUCERS or q == OPTIMIZER_STEP:  # optimizer_step reduces, then steps
+        return True
+    if q in REDUCED_ARG:
+        arg = model.kwarg(call, *REDUCED_ARG[q])
+        return arg is UNKNOWN or (arg is not None and _gradients(model, arg, ctx) is not False)
+    return not q.startswith(("torch.", "torch_xla.")) and any(w in q.rsplit(".", 1)[-1].lower() for w in _MAYBE_REDUCER)
 
 
 def _gradients(model, expr, ctx):
