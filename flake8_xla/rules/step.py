@@ -40,7 +40,7 @@ class UnreducedOptimizerStep(Rule):
     launcher (single device); with `nprocs=1` or `debug_single_process=True`. What an
     all-reduce reduces decides, never a variable's name: `p.grad`, a list of them or a
     tensor built from them counts (and what cannot be seen), a loss or a grad norm reduced
-    for logging does not.
+    for logging does not. A second step after `xm.optimizer_step` is XLA207.
 
     ## Example
     ```python
@@ -127,6 +127,117 @@ class UnreducedOptimizerStep(Rule):
                 and not _overridden(model, ctx.func)
                 and not _single_replica_branch(model, ctx)
                 and not _alternative_to_reduction(model, call, ctx))
+
+
+@rule
+class DoubleOptimizerStep(Rule):
+    """## What it does
+    Flags `optimizer.step()` on a path where `xm.optimizer_step(optimizer)` also runs in
+    the same iteration (the same optimizer: the same name or `self.` attribute), in XLA
+    code. `if cond: xm.optimizer_step(opt)` followed by an unconditional `opt.step()` is
+    such a path.
+
+    ## Why is this bad?
+    `xm.optimizer_step(optimizer)` all-reduces the gradients and then calls
+    `optimizer.step()` itself. A second `optimizer.step()` in the same iteration applies
+    the update twice (with momentum or Adam state advanced twice); training diverges or
+    silently runs at twice the learning rate, and no error is raised. Advice to "call
+    `xm.optimizer_step`" (XLA201) would be wrong here: the fix is to drop the extra call.
+
+    ## Known problems
+    Not reported when the two calls are alternatives (`if use_xla: xm.optimizer_step(opt)
+    else: opt.step()`, `if t: ...; continue`, different `case` arms, a `try` body and its
+    handler), when they sit under two unrelated conditions (whether both can hold is
+    unknown), or when the second step is in a helper function.
+
+    ## Example
+    ```python
+    loss.backward()
+    if on_tpu:
+        xm.optimizer_step(opt)
+    opt.step()
+    ```
+
+    ## Use instead
+    ```python
+    loss.backward()
+    if on_tpu:
+        xm.optimizer_step(opt)
+    else:
+        opt.step()
+    ```
+
+    ## References
+    - torch_xla `torch_xla/core/xla_model.py` `optimizer_step`: calls `reduce_gradients(optimizer, ...)`,
+      then `optimizer.step(**optimizer_args)`, then `torch_xla.sync()` when `barrier=True`
+    - torch_xla `README.md` multi-processing diff (`- optimizer.step()` / `+ xm.optimizer_step(optimizer)`: a replacement)
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA207"
+    name = "double-optimizer-step"
+    message = "opt.step() after xm.optimizer_step(opt) in the same iteration applies the update twice"
+    fix = "drop opt.step()"
+    severity = "E"
+    versions = "2.0+"
+    supersedes = ("XLA201",)
+    bad = [
+        "import torch_xla.core.xla_model as xm\n"
+        "def f(loader, model, opt, on_tpu):\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        if on_tpu:\n"
+        "            xm.optimizer_step(opt)\n"
+        "        opt.step()\n",
+    ]
+    good = [
+        "import torch_xla.core.xla_model as xm\n"
+        "def f(loader, model, opt, on_tpu):\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        if on_tpu:\n"
+        "            xm.optimizer_step(opt)\n"
+        "        else:\n"
+        "            opt.step()\n",
+    ]
+
+    def check(self, model):
+        groups: dict[tuple, list] = {}
+        for call, ctx in model.calls:
+            f = call.func
+            if type(f) is ast.Attribute and f.attr == "step":
+                groups.setdefault((id(ctx.func), id(ctx.loops[-1]) if ctx.loops else None), []).append((call, ctx))
+        reported = set()
+        for call, ctx in model.calls_to(OPTIMIZER_STEP):
+            opt = model.kwarg(call, "optimizer", 0)
+            if not isinstance(opt, ast.AST) or not model.in_xla_code(ctx):
+                continue
+            for step, sctx in groups.get((id(ctx.func), id(ctx.loops[-1]) if ctx.loops else None), ()):
+                if id(step) in reported or not _same_ref(model, step.func.value, sctx, opt, ctx):
+                    continue
+                if model.in_xla_code(sctx) and model.runs_with((call, ctx), (step, sctx)):
+                    reported.add(id(step))
+                    name = render(step.func.value)
+                    order = "after" if (step.lineno, step.col_offset) > (call.lineno, call.col_offset) else "before"
+                    yield self.finding(
+                        step, f"{name}.step() {order} xm.optimizer_step({render(opt)}) in the same iteration "
+                              "applies the update twice",
+                        f"drop {name}.step()")
+
+
+def _same_ref(model, a, actx, b, bctx) -> bool:
+    """The same optimizer: one name bound the same way at both places, or one ``self.``
+    attribute chain (a name rebound between them is another object)."""
+    if ast.dump(a) != ast.dump(b) or type(a) not in (ast.Name, ast.Attribute):
+        return False
+    root_a, root_b = a, b
+    while type(root_a) is ast.Attribute:
+        root_a, root_b = root_a.value, root_b.value
+    if type(root_a) is not ast.Name:
+        return False
+    la = model.lookup(root_a.id, actx, getattr(root_a, "lineno", None))
+    lb = model.lookup(root_b.id, bctx, getattr(root_b, "lineno", None))
+    return la is not None and la == lb
 
 
 def _alternative_to_reduction(model, call, ctx) -> bool:
