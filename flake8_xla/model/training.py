@@ -1,14 +1,23 @@
 """Training loops, syncs and reductions: optimizers, backward passes and optimizer steps,
 step loops, per-step graph cuts (``torch_xla.sync``, ``mark_step``, ``barrier=True``,
-compiled steps), and what in the module reduces gradients by itself (DDP, FSDP, SPMD).
+compiled steps, found through helpers), what a step loop draws its batches from (a plain
+DataLoader, a device loader, a parameter a caller fills), and what in the module reduces
+gradients by itself (DDP, FSDP, SPMD).
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import sys
 
-from .scopes import Ctx, FunctionInfo, LoopInfo
+from .names import canonical
+from .scopes import UNKNOWN, Ctx, FunctionInfo, LoopInfo, _expr_key
+
+
+def _end(body: list) -> int:
+    last = body[-1] if body else None
+    return getattr(last, "end_lineno", None) or getattr(last, "lineno", 0)
 
 
 class Training:
@@ -56,22 +65,41 @@ class Training:
                 or self.call_name(call, ctx) in ("torch_xla.core.xla_model.optimizer_step",
                                                  "torch_xla.core.xla_model.reduce_gradients"))
 
+    #: how many helper levels the call-graph queries follow (callers of callers ...)
+    HELPER_DEPTH = 32
+
+    def closure_over_callers(self, key: str, direct: dict[int, bool]) -> dict[int, bool]:
+        """``direct`` (function id -> holds by itself) closed over callers: a function that
+        calls one that holds holds too, up to :attr:`HELPER_DEPTH` levels. One breadth-first
+        pass over the reversed call graph: linear in the calls, memoised under ``key``."""
+        table = self._cache.get(key)
+        if table is not None:
+            return table
+        callers: dict[int, list[FunctionInfo]] = {}
+        for f in self.functions:
+            for g in self._direct_callees(f):
+                callers.setdefault(id(g), []).append(f)
+        table = dict(direct)
+        frontier = [f for f in self.functions if direct.get(id(f))]
+        level = 0
+        while frontier and level < self.HELPER_DEPTH:
+            level += 1
+            nxt = []
+            for g in frontier:
+                for f in callers.get(id(g), ()):
+                    if not table.get(id(f)):
+                        table[id(f)] = True
+                        nxt.append(f)
+            frontier = nxt
+        self._cache[key] = table
+        return table
+
     def does_step(self, func: FunctionInfo) -> bool:
         """True when ``func`` (or a module function it calls) runs backward or an optimizer step."""
         table = self._cache.get("does_step")
         if table is None:
             direct = {id(f): any(self._is_step_marker(c, x) for c, x in f.calls) for f in self.functions}
-            # propagate to callers until nothing changes (bounded by the number of functions)
-            changed = True
-            rounds = 0
-            while changed and rounds <= len(self.functions):
-                changed = False
-                rounds += 1
-                for f in self.functions:
-                    if not direct[id(f)] and any(direct.get(id(g)) for g in self._direct_callees(f)):
-                        direct[id(f)] = True
-                        changed = True
-            table = self._cache["does_step"] = direct
+            table = self.closure_over_callers("does_step", direct)
         return table.get(id(func), False)
 
     def _direct_callees(self, func: FunctionInfo) -> list[FunctionInfo]:
@@ -103,43 +131,69 @@ class Training:
 
     SYNCS = ("torch_xla.sync", "torch_xla.core.xla_model.mark_step", "torch_xla.step",
              "torch_xla._XLAC._xla_step_marker", "torch_xla.debug.profiler.StepTrace")
+    OPTIMIZER_STEP = "torch_xla.core.xla_model.optimizer_step"
+
+    def is_sync_call(self, call: ast.Call, ctx: Ctx) -> bool:
+        """A call that cuts the graph itself: ``torch_xla.sync()``, ``xm.mark_step()``,
+        ``torch_xla.step()``, ``xm.optimizer_step(..., barrier=True)``."""
+        q = self.call_name(call, ctx)
+        if q in self.SYNCS:
+            return True
+        return q == self.OPTIMIZER_STEP and self.const(self.kwarg(call, "barrier", 1), ctx) is True
+
+    def _compiled(self, func: FunctionInfo) -> bool:
+        return any(self.qualname(d.func if type(d) is ast.Call else d, func.ctx) in self.COMPILERS
+                   for d in func.node.decorator_list)  # @torch_xla.compile syncs before and after
+
+    def func_syncs(self, func: FunctionInfo) -> bool:
+        """True when calling ``func`` cuts the graph: it (or a helper it calls, followed
+        :attr:`HELPER_DEPTH` levels) syncs, or it is a ``@torch_xla.compile``d step."""
+        table = self._cache.get("func_syncs")
+        if table is None:
+            direct = {id(f): self._compiled(f) or any(self.is_sync_call(c, x) for c, x in f.calls)
+                      for f in self.functions}
+            table = self.closure_over_callers("func_syncs", direct)
+        return table.get(id(func), False)
 
     def loop_syncs(self, loop: LoopInfo) -> bool:
-        """True when the loop body cuts the graph each iteration (sync, mark_step, barrier=True, step())."""
+        """True when the loop body cuts the graph each iteration (sync, mark_step, barrier=True,
+        step(), a compiled step), directly or in a helper it calls at any (bounded) depth."""
+        key = ("loopsyncs", id(loop))
+        if key in self._cache:
+            return self._cache[key]
+        result = False
         for call, ctx in loop.calls:
-            q = self.call_name(call, ctx)
-            if q in self.SYNCS:
-                return True
-            if q == "torch_xla.core.xla_model.optimizer_step":
-                if self.const(self.kwarg(call, "barrier", 1), ctx) is True:
-                    return True
-            for f in self.function_of(call.func, ctx):
-                if any(self.call_name(c, x) in self.SYNCS for c, x in f.calls):
-                    return True
-                if any(self.qualname(d.func if type(d) is ast.Call else d, f.ctx) in self.COMPILERS
-                       for d in f.node.decorator_list):
-                    return True  # @torch_xla.compile syncs before and after the step
-            if q is None and type(call.func) in (ast.Name, ast.Attribute):
+            if self.is_sync_call(call, ctx) or any(self.func_syncs(f) for f in self.function_of(call.func, ctx)):
+                result = True
+                break
+            if self.call_name(call, ctx) is None and type(call.func) in (ast.Name, ast.Attribute):
                 values = self.values(call.func, ctx)  # step = torch_xla.compile(step_fn)
                 if values and all(type(v) is ast.Call and self.call_name(v, c) in self.COMPILERS for v, c in values):
-                    return True
-        return False
+                    result = True
+                    break
+        self._cache[key] = result
+        return result
 
     COMPILERS = ("torch_xla.compile",)
 
+    #: wrappers and optimizers that reduce the gradients themselves: they count only where
+    #: XLA code names them (a leftover import, or DDP only in the CUDA branch, reduces nothing)
     REDUCING_WRAPPERS = (
         "torch.nn.parallel.DistributedDataParallel",
         "torch_xla.distributed.fsdp.XlaFullyShardedDataParallel",
         "torch_xla.distributed.spmd.SpmdFullyShardedDataParallel",
         "torch_xla.experimental.spmd_fully_sharded_data_parallel",
         "torch_xla.distributed.zero_redundancy_optimizer.ZeroRedundancyOptimizer",
-        "torch_xla.distributed.spmd",
-        "torch_xla.experimental.xla_sharding",
-        "torch_xla.runtime.use_spmd",
         "torch.distributed.fsdp",
         "torch.distributed._composable.fsdp",
         "torch.distributed.optim.ZeroRedundancyOptimizer",
         "torch.distributed.algorithms",
+    )
+    #: SPMD and training frameworks: importing them is enough (the module runs under them)
+    _REDUCING_IMPORTS = (
+        "torch_xla.distributed.spmd",
+        "torch_xla.experimental.xla_sharding",
+        "torch_xla.runtime.use_spmd",
     )
     _FRAMEWORKS = ("accelerate", "lightning", "pytorch_lightning", "transformers.Trainer",
                    "transformers.trainer", "ignite", "composer")
@@ -147,14 +201,96 @@ class Training:
     def reduces_gradients_elsewhere(self) -> bool:
         """True when the module uses something that reduces gradients itself.
 
-        DDP, XLA FSDP, FSDPv2 / SPMD (``xr.use_spmd``, ``torch_xla.distributed.spmd``),
-        ZeRO-1, torch FSDP, a training framework (Accelerate, Lightning, HF Trainer), or
-        ``XLA_USE_SPMD`` in the environment.
+        DDP, XLA FSDP, FSDPv2, ZeRO-1 or torch FSDP named in XLA-on code (not a leftover
+        import, not a CUDA-only branch); SPMD (``xr.use_spmd``, ``torch_xla.distributed.spmd``,
+        ``XLA_USE_SPMD``); a training framework (Accelerate, Lightning, HF Trainer); or a
+        model re-bound by a helper imported from another module (``model = wrap(model)``:
+        it may wrap it, unknown).
         """
         if "reduces" not in self._cache:
-            self._cache["reduces"] = self.uses_spmd() or any(
-                q.startswith(self.REDUCING_WRAPPERS) or q.startswith(self._FRAMEWORKS) for q in self.used_names())
+            self._cache["reduces"] = (
+                self.uses_spmd()
+                or any(q.startswith(self._REDUCING_IMPORTS) or q.startswith(self._FRAMEWORKS)
+                       for q in self.used_names())
+                or self.names_in_xla_code(self.REDUCING_WRAPPERS)
+                or self.rewrapped_by_import())
         return self._cache["reduces"]
+
+    def names_in_xla_code(self, prefixes: tuple[str, ...]) -> bool:
+        """True when XLA-on code names something under ``prefixes``: an attribute chain, or a
+        name bound by a from-import of it (the import statement itself does not count)."""
+        for prefix in ("torch", "torch_xla"):
+            for node, q, ctx in self.references(prefix):
+                if type(node) is ast.Attribute and q.startswith(prefixes) and self.in_xla_code(ctx):
+                    return True
+        for _, alias, full, _ in self.import_froms:
+            if not canonical(full).startswith(prefixes):
+                continue
+            bound = alias.asname or alias.name
+            for ctx in self.name_loads.get(bound, ()):
+                bindings = self.lookup(bound, ctx, None)
+                if bindings and any(kind == "import" and canonical(target).startswith(prefixes)
+                                    for _, kind, target, _ in bindings) and self.in_xla_code(ctx):
+                    return True
+        return False
+
+    _MODEL_NAME = re.compile(r"(?i)model|net|module")
+
+    def rewrapped_by_import(self) -> bool:
+        """``model = wrap(model)`` (or ``self.model = wrap(self.model)``) in XLA-on code with
+        ``wrap`` imported from another module (not torch, not the standard library): it may
+        wrap the model in DDP or FSDP, which cannot be seen."""
+        if "rewrapped" in self._cache:
+            return self._cache["rewrapped"]
+        result = False
+        modules = set()
+        for call, _ in self.calls:
+            f = call.func
+            if type(f) is ast.Attribute and f.attr in ("parameters", "named_parameters"):
+                base = f.value
+                modules.add(base.id if type(base) is ast.Name else base.attr if type(base) is ast.Attribute else None)
+        scopes = [(self.module_scope.bindings, None)] + [(f.scope.bindings, f) for f in self.functions if f.scope]
+        for bindings, _ in scopes:
+            for name, entries in bindings.items():
+                if result:
+                    break
+                for _, kind, target, b_ctx in entries:
+                    if kind == "value" and type(target) is ast.Call and b_ctx is not None \
+                            and (name in modules or self._MODEL_NAME.search(name)) \
+                            and self._imported_helper(target, b_ctx) and self._passes(target, name) \
+                            and self.in_xla_code(b_ctx):
+                        result = True
+                        break
+        if not result:
+            for cls in self.classes:
+                for attr, assigned in cls.attrs.items():
+                    if any(type(v) is ast.Call and c is not None and self._imported_helper(v, c)
+                           and self._passes(v, attr) and self.in_xla_code(c) for v, c in assigned):
+                        result = True
+        self._cache["rewrapped"] = result
+        return result
+
+    @staticmethod
+    def _passes(call: ast.Call, name: str) -> bool:
+        for arg in list(call.args) + [k.value for k in call.keywords]:
+            node = arg.value if type(arg) is ast.Starred else arg
+            if (type(node) is ast.Name and node.id == name) or (type(node) is ast.Attribute and node.attr == name):
+                return True
+        return False
+
+    def _imported_helper(self, call: ast.Call, ctx: Ctx) -> bool:
+        """A call of a function imported from another module of the project or a third-party
+        package (a relative import included); not torch, torch_xla or the standard library."""
+        q = self.call_name(call, ctx)
+        if q is not None:
+            root = q.split(".", 1)[0]
+            return root not in ("torch", "torch_xla", "builtins") and root not in sys.stdlib_module_names
+        f = call.func
+        if type(f) is not ast.Name or self.function_of(f, ctx):
+            return False
+        bindings = self.lookup(f.id, ctx, None)  # `from .dist import wrap` binds an unknown name
+        return bool(bindings) and all(kind == "unknown" and b_ctx is not None and b_ctx.scope is self.module_scope
+                                      for _, kind, _, b_ctx in bindings)
 
     def used_names(self) -> list[str]:
         """Every dotted name the module imports or reaches through torch / torch_xla chains."""
@@ -173,3 +309,321 @@ class Training:
                                                                    "torch_xla.experimental.xla_sharding"))
                 for q in self.used_names()) or any(key == "XLA_USE_SPMD" for key, _, _, _ in self.env_writes())
         return self._cache["spmd"]
+
+    # -- loaders: what a step loop iterates -------------------------------------------------
+
+    DATALOADER = "torch.utils.data.DataLoader"
+    DEVICE_LOADERS = ("torch_xla.distributed.parallel_loader.MpDeviceLoader",
+                      "torch_xla.distributed.parallel_loader.ParallelLoader.per_device_loader")
+    _BUILTIN_WRAPPERS = ("enumerate", "iter", "reversed")  # the loader is their first argument
+
+    def loader_kind(self, expr: ast.AST, ctx: Ctx, _depth: int = 0):
+        """What an iterated expression draws its batches from.
+
+        ``"plain"``: a ``torch.utils.data.DataLoader(...)``; ``"device"``: an XLA device
+        loader (``pl.MpDeviceLoader``, ``ParallelLoader(...).per_device_loader``), which
+        syncs per batch; ``("param", func, name)``: a parameter of a module function;
+        ``None``: anything else, or what cannot be seen.
+
+        Followed through names and ``self.`` attributes (every assignment must agree),
+        ``enumerate`` / ``iter`` / ``zip`` / ``itertools.islice`` / ``tqdm`` (a device loader
+        anywhere in a ``zip`` wins), module functions and methods returning a loader (a
+        parameter they return maps back to the call's argument), and tuple items
+        (``loader, sampler = make()``). Bounded to 8 levels; memoised per node.
+        """
+        key = ("lk", id(expr))
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = None  # a cycle resolves to unknown
+        result = self._loader_kind(expr, ctx, _depth) if _depth <= 8 else None
+        cache[key] = result
+        return result
+
+    @staticmethod
+    def _agree(kinds: list):
+        if not kinds or any(k is None for k in kinds):
+            return None
+        first = kinds[0]
+        return first if all(k == first for k in kinds) else None
+
+    def _loader_kind(self, expr, ctx, depth):
+        t = type(expr)
+        if t is ast.Call:
+            q = self.call_name(expr, ctx)
+            if q == self.DATALOADER:
+                return "plain"
+            f = expr.func
+            if q in self.DEVICE_LOADERS or (type(f) is ast.Attribute and f.attr == "per_device_loader"):
+                return "device"
+            inner = self._wrapped_iterables(expr, ctx, q)
+            if inner is not None:
+                kinds = [self.loader_kind(e, ctx, depth + 1) for e in inner]
+                if "device" in kinds:
+                    return "device"
+                if len(inner) > 1:  # zip(a, b): one plain loader is enough, unless a device loader syncs
+                    return "plain" if "plain" in kinds else None
+                return kinds[0] if kinds else None
+            if q is not None:
+                return None
+            funcs = self.function_of(f, ctx)
+            if len(funcs) != 1 or not funcs[0].returns:
+                return None
+            func = funcs[0]
+            kinds = []
+            for value, vctx in func.returns:
+                kind = self.loader_kind(value, vctx, depth + 1)
+                if type(kind) is tuple and kind[1] is func:  # returns its parameter: the call's argument
+                    arg = self.argument_for(expr, ctx, func, kind[2])
+                    kind = self.loader_kind(arg, ctx, depth + 1) if isinstance(arg, ast.AST) else None
+                kinds.append(kind)
+            return self._agree(kinds)
+        if t is ast.Name:
+            bindings = self.lookup(expr.id, ctx, getattr(expr, "lineno", None))
+            if not bindings:
+                return None
+            kinds = []
+            for _, kind, target, b_ctx in bindings:
+                if kind == "param" and target is not None and ctx.func is target:
+                    kinds.append(("param", target, expr.id))
+                elif kind == "value" and b_ctx is not None:
+                    kinds.append(self.loader_kind(target, b_ctx, depth + 1))
+                elif kind == "item" and b_ctx is not None:
+                    item = self._tuple_item(target[0], target[1], b_ctx, depth)
+                    kinds.append(self.loader_kind(item[0], item[1], depth + 1) if item else None)
+                else:
+                    return None
+            return self._agree(kinds)
+        if t is ast.Attribute:
+            values = self.values(expr, ctx)
+            if values and all(v is not None and c is not None for v, c in values):
+                return self._agree([self.loader_kind(v, c, depth + 1) for v, c in values])
+        return None
+
+    def _wrapped_iterables(self, call: ast.Call, ctx: Ctx, q: str | None):
+        """The iterables a pass-through wrapper iterates (``enumerate(x)`` -> ``[x]``), or None."""
+        f = call.func
+        ident = f.id if type(f) is ast.Name else f.attr if type(f) is ast.Attribute else None
+        if ident is None:
+            return None
+        builtin = q is None and type(f) is ast.Name and self.lookup(ident, ctx, None) is None
+        if builtin and ident == "zip":
+            return [a for a in call.args if type(a) is not ast.Starred] or None
+        first = call.args[0] if call.args and type(call.args[0]) is not ast.Starred else None
+        if builtin and ident in self._BUILTIN_WRAPPERS \
+                or q == "itertools.islice" \
+                or (q is not None and q.split(".", 1)[0] == "tqdm" and q.rsplit(".", 1)[1] in ("tqdm", "tqdm_notebook")):
+            if first is None and ident == "tqdm":
+                first = self.kwarg(call, "iterable")
+            return [first] if isinstance(first, ast.AST) else None
+        return None
+
+    def _tuple_item(self, value: ast.AST, index: int, ctx: Ctx, depth: int):
+        """Item ``index`` of what ``value`` evaluates to: a tuple literal, directly, through a
+        name, or returned by a module function (every return must be a literal tuple)."""
+        todo = [(value, ctx)]
+        out = []
+        seen = 0
+        while todo:
+            e, c = todo.pop()
+            seen += 1
+            if seen > 16:
+                return None
+            if type(e) in (ast.Tuple, ast.List):
+                if index >= len(e.elts) or any(type(x) is ast.Starred for x in e.elts):
+                    return None
+                out.append((e.elts[index], c))
+            elif type(e) is ast.Name:
+                vals = self.values(e, c)
+                if not vals:
+                    return None
+                todo.extend(vals)
+            elif type(e) is ast.Call and self.call_name(e, c) is None:
+                funcs = self.function_of(e.func, c)
+                if len(funcs) != 1 or not funcs[0].returns:
+                    return None
+                todo.extend(funcs[0].returns)
+            else:
+                return None
+        return out[0] if len(out) == 1 else None
+
+    def argument_for(self, call: ast.Call, ctx: Ctx, func: FunctionInfo, param: str):
+        """The argument ``call`` passes for ``func``'s parameter ``param``: the expression,
+        None when absent, UNKNOWN when a splat may supply it. ``self`` is skipped for
+        ``obj.method(...)`` / ``self.method(...)`` calls."""
+        for kw in call.keywords:
+            if kw.arg == param:
+                return kw.value
+        if param not in func.params:
+            return UNKNOWN if any(kw.arg is None for kw in call.keywords) else None
+        index = func.params.index(param)
+        decorators = {d.id for d in func.node.decorator_list if type(d) is ast.Name}
+        if func.cls is not None and "staticmethod" not in decorators:
+            f = call.func
+            bound = type(f) is ast.Attribute and not (type(f.value) is ast.Name
+                                                      and self.class_named(f.value.id, ctx) is not None)
+            if bound or "classmethod" in decorators:
+                index -= 1
+            if type(f) is not ast.Attribute:
+                return UNKNOWN
+        if index < 0:
+            return UNKNOWN
+        for i, arg in enumerate(call.args):
+            if type(arg) is ast.Starred:
+                return UNKNOWN
+            if i == index:
+                return arg
+        return UNKNOWN if any(kw.arg is None for kw in call.keywords) else None
+
+    def loop_iterables(self, loop: LoopInfo) -> list[ast.AST]:
+        """What the loop draws batches from: the ``for`` iterable, and the iterators that
+        builtin ``next(it)`` / ``next(it, None)`` advances directly in its body or header
+        (``while (b := next(it, None)) is not None:``)."""
+        key = ("loopiters", id(loop))
+        if key in self._cache:
+            return self._cache[key]
+        out = []
+        node = loop.node
+        if type(node) in (ast.For, ast.AsyncFor):
+            out.append(node.iter)
+        for call, ctx in loop.calls:
+            f = call.func
+            if type(f) is ast.Name and f.id == "next" and call.args and ctx.loops and ctx.loops[-1] is loop \
+                    and type(call.args[0]) is not ast.Starred and self.lookup("next", ctx, None) is None:
+                out.append(call.args[0])
+        self._cache[key] = out
+        return out
+
+    def unsynced_loader_loops(self) -> list[tuple[LoopInfo, object]]:
+        """Step loops in XLA code with no per-step sync that draw batches from a plain
+        DataLoader (``(loop, "plain")``) or from a parameter of their function that no
+        device loader wraps (``(loop, ("param", func, name))``); evaluation loops and loops
+        over a device loader are left out."""
+        if "unsynced_loops" in self._cache:
+            return self._cache["unsynced_loops"]
+        out = []
+        for loop in self.loops:
+            iterables = self.loop_iterables(loop)
+            if not iterables or not self.in_xla_code(loop.ctx):
+                continue
+            kinds = [self.loader_kind(e, loop.ctx) for e in iterables]
+            if "device" in kinds or not any(k == "plain" or type(k) is tuple for k in kinds):
+                continue
+            if not self.is_step_loop(loop) or self.loop_syncs(loop):
+                continue
+            found = "plain" if "plain" in kinds else next(k for k in kinds if type(k) is tuple)
+            out.append((loop, found))
+        self._cache["unsynced_loops"] = out
+        return out
+
+    def loader_params(self) -> dict[tuple[int, str], LoopInfo]:
+        """``(id(func), param) -> loop``: a parameter whose value some unsynced step loop
+        iterates unwrapped, in ``func`` itself or in a module function it passes the
+        parameter on to (followed :attr:`HELPER_DEPTH` levels up the callers)."""
+        if "loader_params" in self._cache:
+            return self._cache["loader_params"]
+        table: dict[tuple[int, str], LoopInfo] = {}
+        frontier = []
+        for loop, kind in self.unsynced_loader_loops():
+            if type(kind) is tuple and (id(kind[1]), kind[2]) not in table:
+                table[(id(kind[1]), kind[2])] = loop
+                frontier.append((kind[1], kind[2]))
+        level = 0
+        while frontier and level < self.HELPER_DEPTH:
+            level += 1
+            nxt = []
+            for callee, param in frontier:
+                for call, ctx in self.calls_of(callee):
+                    caller = ctx.func
+                    arg = self.argument_for(call, ctx, callee, param)
+                    if caller is None or not isinstance(arg, ast.AST):
+                        continue
+                    kind = self.loader_kind(arg, ctx)
+                    if type(kind) is tuple and (id(kind[1]), kind[2]) not in table:
+                        table[(id(kind[1]), kind[2])] = table[(id(callee), param)]
+                        nxt.append((kind[1], kind[2]))
+            frontier = nxt
+        self._cache["loader_params"] = table
+        return table
+
+    def calls_of(self, func: FunctionInfo) -> list[tuple[ast.Call, Ctx]]:
+        """Every call in the module whose callee resolves to ``func`` (indexed once)."""
+        index = self._cache.get("calls_of")
+        if index is None:
+            index = {}
+            for call, ctx in self.calls:
+                if self.call_name(call, ctx) is None:
+                    for f in self.function_of(call.func, ctx):
+                        index.setdefault(id(f), []).append((call, ctx))
+            self._cache["calls_of"] = index
+        return index.get(id(func), [])
+
+    # -- branches: which calls can run in the same pass --------------------------------------
+
+    def branch_frames(self, ctx: Ctx) -> frozenset:
+        """The ``if`` branches around ``ctx`` as ``(test key, polarity)`` pairs, ``not`` and
+        negated comparisons folded in (``if not tpu:`` is the ``False`` branch of ``if tpu:``)."""
+        key = ("bframes", id(ctx))
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        out = set()
+        for frame in ctx.frames:
+            if not isinstance(frame, tuple):
+                continue
+            test, polarity = frame
+            while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+                test, polarity = test.operand, not polarity
+            if type(test) is ast.Compare and len(test.ops) == 1 and type(test.ops[0]) in self._NEGATED:
+                test = ast.Compare(test.left, [self._NEGATED[type(test.ops[0])]()], test.comparators)
+                polarity = not polarity
+            k = _expr_key(test)
+            if k is not None:
+                out.add((k, polarity))
+        result = self._cache[key] = frozenset(out)
+        return result
+
+    _NEGATED = {ast.NotEq: ast.Eq, ast.IsNot: ast.Is, ast.NotIn: ast.In}
+
+    def exclusive(self, a: tuple[ast.AST, Ctx], b: tuple[ast.AST, Ctx]) -> bool:
+        """True when the two nodes never run in the same pass: opposite branches of one ``if``
+        (or of ``if t: ...; continue``), different ``case`` arms of one ``match``, or a
+        ``try`` body and its handler."""
+        fa, fb = self.branch_frames(a[1]), self.branch_frames(b[1])
+        if any((k, not p) in fb for k, p in fa):
+            return True
+        owner = a[1].func.node if a[1].func is not None else self.tree
+        la, lb = a[0].lineno, b[0].lineno
+        for arms in self._arms(owner):
+            ia = next((i for i, (lo, hi) in enumerate(arms) if lo <= la <= hi), None)
+            ib = next((i for i, (lo, hi) in enumerate(arms) if lo <= lb <= hi), None)
+            if ia is not None and ib is not None and ia != ib:
+                return True
+        return False
+
+    def _arms(self, owner: ast.AST) -> list[list[tuple[int, int]]]:
+        """Line spans of the mutually exclusive arms of each ``match`` and ``try`` in
+        ``owner`` (memoised; walked only when a rule asks about two calls in it)."""
+        key = ("arms", id(owner))
+        if key in self._cache:
+            return self._cache[key]
+        out = []
+        for node in ast.walk(owner):
+            t = type(node)
+            if t is ast.Match:
+                out.append([(c.pattern.lineno, _end(c.body)) for c in node.cases])
+            elif t is ast.Try or t is getattr(ast, "TryStar", None):
+                if node.body and node.handlers:
+                    out.append([(node.body[0].lineno, _end(node.body))]
+                               + [(h.lineno, _end(h.body)) for h in node.handlers])
+        self._cache[key] = out
+        return out
+
+    def runs_with(self, a: tuple[ast.AST, Ctx], b: tuple[ast.AST, Ctx]) -> bool:
+        """True when there is a visible path on which both run: they are not exclusive, and
+        the branches around one are all around the other (whenever the more guarded one
+        runs, so does the other); two different unrelated conditions are unknown."""
+        if self.exclusive(a, b):
+            return False
+        fa, fb = self.branch_frames(a[1]), self.branch_frames(b[1])
+        return fa <= fb or fb <= fa

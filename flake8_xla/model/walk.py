@@ -310,6 +310,11 @@ class Walker:
             if vals is not None and (len(vals) != len(elts) or any(type(e) is ast.Starred for e in elts)):
                 vals = None
             for i, elt in enumerate(elts):
+                if vals is None and value is not None and type(elt) is ast.Name \
+                        and not any(type(e) is ast.Starred for e in elts):
+                    # `loader, sampler = make()`: item i of the value (values() still says unknown)
+                    ctx.scope.bind(elt.id, line, "item", (value, i), ctx)
+                    continue
                 self._bind_target(elt, vals[i] if vals is not None else None, ctx, stack, line)
         elif t is ast.Starred:
             self._bind_target(target.value, None, ctx, stack, line)

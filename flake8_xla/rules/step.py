@@ -4,20 +4,15 @@ from __future__ import annotations
 
 import ast
 
+from ..model import UNKNOWN
 from ..registry import Rule, rule
+from ._common import render
 
 GRADIENT_REDUCERS = (
     "torch_xla.core.xla_model.reduce_gradients",
     "torch_xla.core.xla_model.all_reduce_bucketized_gradients",
 )
-REDUCERS = (  # reduce gradients when given gradients
-    "torch_xla.core.xla_model.all_reduce",
-    "torch_xla.core.xla_model.reduce_scatter",
-    "torch.distributed.all_reduce",
-    "torch.distributed.reduce_scatter",
-)
-DATALOADER = "torch.utils.data.DataLoader"
-ITER_WRAPPERS = ("enumerate", "iter", "tqdm", "zip", "trange")
+OPTIMIZER_STEP = "torch_xla.core.xla_model.optimizer_step"
 
 
 @rule
@@ -33,11 +28,19 @@ class UnreducedOptimizerStep(Rule):
     Every replica silently trains its own model; no error is raised.
 
     ## Known problems
-    Not reported when the module uses DDP, XLA FSDP, FSDPv2 / SPMD, ZeRO-1, torch FSDP or
-    a training framework (Accelerate, Lightning, HF Trainer); when `xm.reduce_gradients`
-    or an `all_reduce` runs earlier in the same loop body; without a launcher (single
-    device); with `nprocs=1` or `debug_single_process=True`. An `all_reduce` counts only
-    when its arguments are gradients (`p.grad`, `grads`), not a loss reduced for logging.
+    Not reported when XLA code uses DDP, XLA FSDP, FSDPv2, ZeRO-1 or torch FSDP (a leftover
+    import, or DDP only in a CUDA branch, reduces nothing and does not count), when the
+    module uses SPMD or a training framework (Accelerate, Lightning, HF Trainer), or
+    re-binds its model from a helper imported from another module (`model = wrap(model)`
+    may wrap it: unknown); when `xm.reduce_gradients`, `xm.optimizer_step` or an
+    all-reduce of gradients runs earlier in the same loop body (a module helper doing it
+    counts); for a step in the other branch of an `if` that reduces (`if use_xla:
+    xm.optimizer_step(opt) else: opt.step()`), or in the single-replica branch of `if
+    xr.world_size() > 1:` (`xm.xrt_world_size()`, a name bound from them); without a
+    launcher (single device); with `nprocs=1` or `debug_single_process=True`. What an
+    all-reduce reduces decides, never a variable's name: `p.grad`, a list of them or a
+    tensor built from them counts (and what cannot be seen), a loss or a grad norm reduced
+    for logging does not. A second step after `xm.optimizer_step` is XLA207.
 
     ## Example
     ```python
@@ -121,7 +124,184 @@ class UnreducedOptimizerStep(Rule):
     def _unreduced(model, call, ctx, reductions) -> bool:
         return (model.is_optimizer_step(call, ctx) and model.in_xla_code(ctx)
                 and not any(line <= call.lineno for line in reductions)
-                and not _overridden(model, ctx.func))
+                and not _overridden(model, ctx.func)
+                and not _single_replica_branch(model, ctx)
+                and not _alternative_to_reduction(model, call, ctx))
+
+
+@rule
+class DoubleOptimizerStep(Rule):
+    """## What it does
+    Flags `optimizer.step()` on a path where `xm.optimizer_step(optimizer)` also runs in
+    the same iteration (the same optimizer: the same name or `self.` attribute), in XLA
+    code. `if cond: xm.optimizer_step(opt)` followed by an unconditional `opt.step()` is
+    such a path.
+
+    ## Why is this bad?
+    `xm.optimizer_step(optimizer)` all-reduces the gradients and then calls
+    `optimizer.step()` itself. A second `optimizer.step()` in the same iteration applies
+    the update twice (with momentum or Adam state advanced twice); training diverges or
+    silently runs at twice the learning rate, and no error is raised. Advice to "call
+    `xm.optimizer_step`" (XLA201) would be wrong here: the fix is to drop the extra call.
+
+    ## Known problems
+    Not reported when the two calls are alternatives (`if use_xla: xm.optimizer_step(opt)
+    else: opt.step()`, `if t: ...; continue`, different `case` arms, a `try` body and its
+    handler), when they sit under two unrelated conditions (whether both can hold is
+    unknown), or when the second step is in a helper function.
+
+    ## Example
+    ```python
+    loss.backward()
+    if on_tpu:
+        xm.optimizer_step(opt)
+    opt.step()
+    ```
+
+    ## Use instead
+    ```python
+    loss.backward()
+    if on_tpu:
+        xm.optimizer_step(opt)
+    else:
+        opt.step()
+    ```
+
+    ## References
+    - torch_xla `torch_xla/core/xla_model.py` `optimizer_step`: calls `reduce_gradients(optimizer, ...)`,
+      then `optimizer.step(**optimizer_args)`, then `torch_xla.sync()` when `barrier=True`
+    - torch_xla `README.md` multi-processing diff (`- optimizer.step()` / `+ xm.optimizer_step(optimizer)`: a replacement)
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA207"
+    name = "double-optimizer-step"
+    message = "opt.step() after xm.optimizer_step(opt) in the same iteration applies the update twice"
+    fix = "drop opt.step()"
+    severity = "E"
+    versions = "2.0+"
+    supersedes = ("XLA201",)
+    bad = [
+        "import torch_xla.core.xla_model as xm\n"
+        "def f(loader, model, opt, on_tpu):\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        if on_tpu:\n"
+        "            xm.optimizer_step(opt)\n"
+        "        opt.step()\n",
+    ]
+    good = [
+        "import torch_xla.core.xla_model as xm\n"
+        "def f(loader, model, opt, on_tpu):\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        if on_tpu:\n"
+        "            xm.optimizer_step(opt)\n"
+        "        else:\n"
+        "            opt.step()\n",
+    ]
+
+    def check(self, model):
+        groups: dict[tuple, list] = {}
+        for call, ctx in model.calls:
+            f = call.func
+            if type(f) is ast.Attribute and f.attr == "step":
+                groups.setdefault((id(ctx.func), id(ctx.loops[-1]) if ctx.loops else None), []).append((call, ctx))
+        reported = set()
+        for call, ctx in model.calls_to(OPTIMIZER_STEP):
+            opt = model.kwarg(call, "optimizer", 0)
+            if not isinstance(opt, ast.AST) or not model.in_xla_code(ctx):
+                continue
+            for step, sctx in groups.get((id(ctx.func), id(ctx.loops[-1]) if ctx.loops else None), ()):
+                if id(step) in reported or not _same_ref(model, step.func.value, sctx, opt, ctx):
+                    continue
+                if model.in_xla_code(sctx) and model.runs_with((call, ctx), (step, sctx)):
+                    reported.add(id(step))
+                    name = render(step.func.value)
+                    order = "after" if (step.lineno, step.col_offset) > (call.lineno, call.col_offset) else "before"
+                    yield self.finding(
+                        step, f"{name}.step() {order} xm.optimizer_step({render(opt)}) in the same iteration "
+                              "applies the update twice",
+                        f"drop {name}.step()")
+
+
+def _same_ref(model, a, actx, b, bctx) -> bool:
+    """The same optimizer: one name bound the same way at both places, or one ``self.``
+    attribute chain (a name rebound between them is another object)."""
+    if ast.dump(a) != ast.dump(b) or type(a) not in (ast.Name, ast.Attribute):
+        return False
+    root_a, root_b = a, b
+    while type(root_a) is ast.Attribute:
+        root_a, root_b = root_a.value, root_b.value
+    if type(root_a) is not ast.Name:
+        return False
+    la = model.lookup(root_a.id, actx, getattr(root_a, "lineno", None))
+    lb = model.lookup(root_b.id, bctx, getattr(root_b, "lineno", None))
+    return la is not None and la == lb
+
+
+def _alternative_to_reduction(model, call, ctx) -> bool:
+    """``opt.step()`` in one branch of an ``if`` whose other branch reduces
+    (``if use_xla: xm.optimizer_step(opt) else: opt.step()``): a deliberate alternative
+    path (DDP, single device), not a missed reduction."""
+    key = ("reducing_calls", id(ctx.func))
+    reducing = model._cache.get(key)
+    if reducing is None:
+        siblings = ctx.func.calls if ctx.func is not None else [(c, x) for c, x in model.calls if x.func is None]
+        reducing = model._cache[key] = [(c, x) for c, x in siblings if _reduces_gradients(model, c, x)]
+    return any(other is not call and model.exclusive((call, ctx), (other, octx)) for other, octx in reducing)
+
+
+WORLD_SIZE_APIS = ("torch_xla.runtime.world_size", "torch_xla.core.xla_model.xrt_world_size",
+                   "torch.distributed.get_world_size")
+_WORLD_SIZE_NAMES = ("world_size", "num_replicas", "n_replicas", "num_devices", "n_devices", "nprocs")
+
+
+def _is_world_size(model, expr, ctx) -> bool:
+    """``xr.world_size()`` / ``xm.xrt_world_size()`` / ``dist.get_world_size()``, or a name
+    bound from one (a name that says it is the world size and cannot be seen counts too:
+    the branch is then the author's single-replica path)."""
+    if type(expr) is ast.Call:
+        return model.call_name(expr, ctx) in WORLD_SIZE_APIS
+    if type(expr) in (ast.Name, ast.Attribute):
+        values = model.values(expr, ctx)
+        if values:
+            return all(type(v) is ast.Call and model.call_name(v, c) in WORLD_SIZE_APIS for v, c in values)
+        ident = expr.id if type(expr) is ast.Name else expr.attr
+        return ident.lower() in _WORLD_SIZE_NAMES
+    return False
+
+
+_FLIP = {ast.Gt: ast.Lt, ast.Lt: ast.Gt, ast.GtE: ast.LtE, ast.LtE: ast.GtE, ast.Eq: ast.Eq, ast.NotEq: ast.NotEq}
+
+
+def _single_replica_branch(model, ctx) -> bool:
+    """Code that runs only with one replica: the ``else`` of ``if xr.world_size() > 1:``,
+    the body of ``if world_size == 1:`` (and after ``if world_size > 1: ...; continue``)."""
+    for frame in ctx.frames:
+        if not isinstance(frame, tuple):
+            continue
+        test, polarity = frame
+        while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+            test, polarity = test.operand, not polarity
+        tests = test.values if polarity and type(test) is ast.BoolOp and type(test.op) is ast.And else [test]
+        for t in tests:
+            if type(t) is not ast.Compare or len(t.ops) != 1 or type(t.ops[0]) not in _FLIP:
+                continue
+            left, op, right = t.left, type(t.ops[0]), t.comparators[0]
+            if _is_world_size(model, right, ctx) and not _is_world_size(model, left, ctx):
+                left, right, op = right, left, _FLIP[op]
+            if not _is_world_size(model, left, ctx):
+                continue
+            n = model.const(right, ctx)
+            if type(n) is not int:
+                continue
+            # the set of world sizes (>= 1) for which the branch taken runs
+            holds = {ast.Gt: lambda w: w > n, ast.Lt: lambda w: w < n, ast.GtE: lambda w: w >= n,
+                     ast.LtE: lambda w: w <= n, ast.Eq: lambda w: w == n, ast.NotEq: lambda w: w != n}[op]
+            if not any(holds(w) == polarity for w in range(2, max(n, 2) + 2)):
+                return True  # no multi-replica world size takes this branch
+    return False
 
 
 def _overridden(model, func) -> bool:
@@ -137,71 +317,134 @@ def _overridden(model, func) -> bool:
 
 
 _MAYBE_REDUCER = ("reduce", "all_reduce", "allreduce", "sync_grad", "average_grad", "grad_sync")
+#: collectives and the argument (keyword, position) holding what they reduce
+REDUCED_ARG = {
+    "torch_xla.core.xla_model.all_reduce": ("inputs", 1),
+    "torch_xla.core.xla_model.reduce_scatter": ("input", 1),
+    "torch.distributed.all_reduce": ("tensor", 0),
+    "torch.distributed.reduce_scatter": ("input_list", 1),
+}
 
 
 def _reduces_gradients(model, call, ctx) -> bool:
-    """``xm.reduce_gradients(opt)``, an all-reduce whose arguments are gradients, a module
-    helper that does one of those (followed iteratively), or an imported non-torch helper
-    whose name says it reduces (``allreduce_gradients(model)``: unknown, so not a finding)."""
-    todo = [(call, ctx)]
-    seen = set()
-    while todo:
-        c, x = todo.pop()
-        q = model.call_name(c, x)
-        if q in GRADIENT_REDUCERS:
-            return True
-        if q in REDUCERS:
-            for arg in list(c.args) + [k.value for k in c.keywords]:
-                for node in ast.walk(arg):
-                    ident = node.attr if type(node) is ast.Attribute else node.id if type(node) is ast.Name else ""
-                    if "grad" in ident.lower():
-                        return True
-            continue
-        if q is not None:
-            if not q.startswith(("torch.", "torch_xla.")) and any(w in q.rsplit(".", 1)[-1].lower() for w in _MAYBE_REDUCER):
-                return True
-            continue
-        for func in model.function_of(c.func, x):
-            if id(func) not in seen:
-                seen.add(id(func))
-                todo.extend(func.calls)
-    return False
-
-
-def _unwrap_iter(model, expr, ctx):
-    """``enumerate(loader)`` / ``tqdm(loader)`` / ``zip(a, b)`` -> the loaders iterated."""
-    todo = [expr]
-    out = []
-    while todo:
-        e = todo.pop()
-        if type(e) is ast.Call and type(e.func) in (ast.Name, ast.Attribute):
-            ident = e.func.id if type(e.func) is ast.Name else e.func.attr
-            if ident in ITER_WRAPPERS and model.call_name(e, ctx) in (None, ident, "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.trange"):
-                if ident == "zip":
-                    todo.extend(e.args)
-                elif e.args:
-                    todo.append(e.args[0])
-                continue
-        out.append(e)
-    return out
-
-
-def is_plain_dataloader(model, expr, ctx) -> bool:
-    """True when every value ``expr`` may hold is a ``torch.utils.data.DataLoader(...)`` call."""
-    values = model.resolve_values(expr, ctx)
-    if not values:
+    """``xm.reduce_gradients(opt)`` / ``xm.optimizer_step(opt)``, a collective over
+    gradients (``p.grad``, a list of them, a tensor built from them; what cannot be seen
+    counts too), a module helper that does one of those at any (bounded) depth, or an
+    imported non-torch helper whose name says it reduces (``allreduce_gradients(model)``:
+    unknown, so not a finding). What is reduced decides, never a variable's name: an
+    all-reduced grad norm reduces nothing."""
+    if _reduces_directly(model, call, ctx):
+        return True
+    if model.call_name(call, ctx) is not None:
         return False
-    for value, vctx in values:
-        if type(value) is not ast.Call or model.call_name(value, vctx) != DATALOADER:
-            return False
-    return True
+    table = model._cache.get("reducing_funcs")
+    if table is None:
+        direct = {id(f): any(_reduces_directly(model, c, x) for c, x in f.calls) for f in model.functions}
+        table = model.closure_over_callers("reducing_funcs", direct)
+    return any(table.get(id(f)) for f in model.function_of(call.func, ctx))
+
+
+def _reduces_directly(model, call, ctx) -> bool:
+    q = model.call_name(call, ctx)
+    if q is None:
+        return False
+    if q in GRADIENT_REDUCERS or q == OPTIMIZER_STEP:  # optimizer_step reduces, then steps
+        return True
+    if q in REDUCED_ARG:
+        arg = model.kwarg(call, *REDUCED_ARG[q])
+        return arg is UNKNOWN or (arg is not None and _gradients(model, arg, ctx) is not False)
+    return not q.startswith(("torch.", "torch_xla.")) and any(w in q.rsplit(".", 1)[-1].lower() for w in _MAYBE_REDUCER)
+
+
+def _gradients(model, expr, ctx):
+    """Whether ``expr`` holds gradients: True (``p.grad``, ``[p.grad for p in ...]``,
+    ``torch.cat([p.grad.view(-1) ...])``, through names and module helpers' returns), False
+    (visibly something else: a loss, a norm from ``clip_grad_norm_``, a constant), None
+    (cannot be seen: a parameter, a loop variable, an unknown callable's result)."""
+    key = ("grads", id(expr))
+    if key in model._cache:
+        return model._cache[key]
+    model._cache[key] = None  # cycles: unknown
+    result = _gradients_uncached(model, expr, ctx)
+    model._cache[key] = result
+    return result
+
+
+def _combine(results):
+    results = list(results)
+    if True in results:
+        return True
+    return None if None in results else False
+
+
+def _gradients_uncached(model, expr, ctx, limit=64):
+    nodes = 0
+    for node in ast.walk(expr):
+        nodes += 1
+        if nodes > limit:
+            return None
+        if type(node) is ast.Attribute and node.attr == "grad":
+            return True
+    t = type(expr)
+    if t is ast.Constant:
+        return False
+    if t is ast.Name:
+        bindings = model.lookup(expr.id, ctx, getattr(expr, "lineno", None))
+        if not bindings or any(kind != "value" or b_ctx is None for _, kind, _, b_ctx in bindings):
+            return None
+        return _combine(_gradients(model, target, b_ctx) for _, _, target, b_ctx in bindings)
+    if t is ast.Attribute:
+        values = model.values(expr, ctx)
+        if values:
+            return _combine(_gradients(model, v, c) if v is not None and c is not None else None for v, c in values)
+        return _gradients(model, expr.value, ctx)  # outputs.loss: what the receiver holds
+    if t in (ast.List, ast.Tuple, ast.Set):
+        return _combine(_gradients(model, e, ctx) for e in expr.elts) if expr.elts else False
+    if t is ast.Starred:
+        return _gradients(model, expr.value, ctx)
+    if t is ast.BinOp:
+        return _combine([_gradients(model, expr.left, ctx), _gradients(model, expr.right, ctx)])
+    if t is ast.UnaryOp:
+        return _gradients(model, expr.operand, ctx)
+    if t is ast.Subscript:
+        return _gradients(model, expr.value, ctx)
+    if t is ast.Call:
+        args = [a for a in expr.args] + [k.value for k in expr.keywords]
+        inputs = [_gradients(model, a, ctx) for a in args]
+        if True in inputs:
+            return True
+        q = model.call_name(expr, ctx)
+        if q == "torch.autograd.grad":
+            return True
+        if q is not None:
+            return False if q.startswith(("torch.", "torch_xla.")) else None
+        funcs = model.function_of(expr.func, ctx)
+        if len(funcs) == 1 and funcs[0].returns:
+            return _combine(_gradients(model, v, c) for v, c in funcs[0].returns)
+        if funcs:
+            return None
+        f = expr.func
+        if type(f) is ast.Attribute:
+            return _gradients(model, f.value, ctx)  # loss.detach(): derived from the receiver
+        if type(f) is ast.Name:
+            bindings = model.lookup(f.id, ctx, None)
+            if bindings and all(kind in ("param", "value") for _, kind, _, _ in bindings):
+                return False  # model(x), criterion(out, y): a forward pass, given no gradients
+        return None
+    return None
 
 
 @rule
 class LoaderWithoutMpDeviceLoader(Rule):
     """## What it does
-    Flags a `torch.utils.data.DataLoader` (constructed inline, or a variable or `self.`
-    attribute bound from one) iterated by a training step loop in XLA code.
+    Flags a `torch.utils.data.DataLoader` that a training step loop in XLA code draws its
+    batches from: constructed inline, bound to a name or `self.` attribute, returned by a
+    module helper or method (`make_loader(ds)`, `self.train_dataloader()`, `loader, sampler
+    = make()`), through `enumerate` / `zip` / `itertools.islice` / `tqdm`, or advanced with
+    `next(it)` after `it = iter(loader)` (`for step in range(n):`, `while (b := next(it,
+    None)) is not None:`); reported at the loop header. A loader passed to a module function
+    whose step loop iterates that parameter is reported where it is passed (`fit(model,
+    loader)`), since the fix goes there.
 
     ## Why is this bad?
     `pl.MpDeviceLoader` preloads batches to the device, overlapping host-to-device
@@ -212,11 +455,13 @@ class LoaderWithoutMpDeviceLoader(Rule):
 
     ## Known problems
     Not reported for loops that do no backward pass or optimizer step (evaluation), for
-    loaders already wrapped (`pl.MpDeviceLoader`, `ParallelLoader(...).per_device_loader`),
-    nor for loops that sync every step (`with torch_xla.step():`, `torch_xla.sync()`,
-    `xm.mark_step()`, `xm.optimizer_step(..., barrier=True)`, a `torch_xla.compile`d step):
-    the torch_xla README (2.5-2.9) itself iterates a plain DataLoader that way; the loader
-    then only misses prefetching.
+    loaders wrapped anywhere on the way (`pl.MpDeviceLoader`,
+    `ParallelLoader(...).per_device_loader`, also inside the helper or the callee), for a
+    parameter or helper result that cannot be seen, nor for loops that sync every step
+    (`with torch_xla.step():`, `torch_xla.sync()`, `xm.mark_step()`,
+    `xm.optimizer_step(..., barrier=True)`, a `torch_xla.compile`d step), directly or in a
+    helper the loop calls (followed 32 levels): the torch_xla README (2.5-2.9) itself
+    iterates a plain DataLoader that way; the loader then only misses prefetching.
 
     ## Example
     ```python
@@ -268,12 +513,33 @@ class LoaderWithoutMpDeviceLoader(Rule):
     ]
 
     def check(self, model):
-        for loop in model.loops:
+        params = model.loader_params()
+        for loop, kind in model.unsynced_loader_loops():
+            if kind != "plain":
+                continue
             node = loop.node
-            if type(node) not in (ast.For, ast.AsyncFor) or not model.in_xla_code(loop.ctx):
+            if type(node) in (ast.For, ast.AsyncFor) and model.loader_kind(node.iter, loop.ctx) == "plain":
+                yield self.finding(node)
+            else:  # it = iter(loader); for _ in range(n): next(it)
+                yield self.finding(node, "torch DataLoader consumed with next() in an XLA training loop with no "
+                                         "per-step sync: the graph grows without bound")
+        if not params:
+            return
+        seen = set()
+        for func in model.functions:
+            names = [name for (fid, name) in params if fid == id(func)]
+            if not names:
                 continue
-            if not any(is_plain_dataloader(model, e, loop.ctx) for e in _unwrap_iter(model, node.iter, loop.ctx)):
-                continue
-            if not model.is_step_loop(loop) or model.loop_syncs(loop):
-                continue  # a per-step sync (torch_xla.step(), sync(), barrier=True, a compiled step) is the README's own loop
-            yield self.finding(node)
+            for call, ctx in model.calls_of(func):
+                if not model.in_xla_code(ctx):
+                    continue
+                for name in names:
+                    arg = model.argument_for(call, ctx, func, name)
+                    if isinstance(arg, ast.AST) and id(arg) not in seen and model.loader_kind(arg, ctx) == "plain":
+                        seen.add(id(arg))
+                        line = params[(id(func), name)].node.lineno
+                        yield self.finding(
+                            arg, f"torch DataLoader passed to {func.name}(), whose XLA training loop (line {line}) "
+                                 "iterates it with no per-step sync",
+                            f"pass pl.MpDeviceLoader({render(arg)}, device) instead",
+                        )
