@@ -460,12 +460,15 @@ class Training:
         decorators = {d.id for d in func.node.decorator_list if type(d) is ast.Name}
         if func.cls is not None and "staticmethod" not in decorators:
             f = call.func
-            bound = type(f) is ast.Attribute and not (type(f.value) is ast.Name
-                                                      and self.class_named(f.value.id, ctx) is not None)
-            if bound or "classmethod" in decorators:
-                index -= 1
-            if type(f) is not ast.Attribute:
-                return UNKNOWN
+            if func.name == "__init__" and type(f) is ast.Name and self.class_named(f.id, ctx) is not None:
+                index -= 1  # Trainer(model, loader): the constructor call fills __init__ after self
+            else:
+                bound = type(f) is ast.Attribute and not (type(f.value) is ast.Name
+                                                          and self.class_named(f.value.id, ctx) is not None)
+                if bound or "classmethod" in decorators:
+                    index -= 1
+                if type(f) is not ast.Attribute:
+                    return UNKNOWN
         if index < 0:
             return UNKNOWN
         for i, arg in enumerate(call.args):
@@ -547,7 +550,8 @@ class Training:
         return table
 
     def calls_of(self, func: FunctionInfo) -> list[tuple[ast.Call, Ctx]]:
-        """Every call in the module whose callee resolves to ``func`` (indexed once)."""
+        """Every call in the module whose callee resolves to ``func`` (indexed once); a
+        constructor call ``Cls(...)`` calls ``Cls.__init__``."""
         index = self._cache.get("calls_of")
         if index is None:
             index = {}
@@ -555,6 +559,11 @@ class Training:
                 if self.call_name(call, ctx) is None:
                     for f in self.function_of(call.func, ctx):
                         index.setdefault(id(f), []).append((call, ctx))
+                    if type(call.func) is ast.Name:  # Cls(...) calls Cls.__init__
+                        cls = self.class_named(call.func.id, ctx)
+                        if cls is not None:
+                            for f in self._mro_methods(cls, "__init__"):
+                                index.setdefault(id(f), []).append((call, ctx))
             self._cache["calls_of"] = index
         return index.get(id(func), [])
 

@@ -126,6 +126,7 @@ class GradScalerOnTpu(Rule):
     name = "gradscaler-on-tpu"
     message = "gradient scaler on TPU (bf16 needs no loss scaling)"
     fix = "drop the scaler: call loss.backward() and xm.optimizer_step(optimizer)"
+    FIX_WRAPPED = "drop the scaler: call loss.backward() and optimizer.step() (DDP/FSDP reduce the gradients)"
     severity = "W"
     versions = "2.0+ (torch_xla.amp.GradScaler removed 2.9)"
     bad = ["import torch\nimport torch_xla\nscaler = torch.cuda.amp.GradScaler()\n",
@@ -139,11 +140,13 @@ class GradScalerOnTpu(Rule):
             if not model.in_xla_code(ctx) or _disabled_on_xla(model, call, ctx):
                 continue
             q = model.call_name(call, ctx)
+            # with DDP/FSDP the optimizer step is the plain one: xm.optimizer_step would reduce twice
+            fix = self.FIX_WRAPPED if model.reduces_gradients_elsewhere() else None
             if q in removed and target >= api_table.vtuple(removed[q]):
                 yield self.finding(call, f"torch_xla.amp.GradScaler was removed in torch_xla {removed[q]} "
-                                         "(and bf16 on TPU needs no loss scaling)")
+                                         "(and bf16 on TPU needs no loss scaling)", fix)
             else:
-                yield self.finding(call)
+                yield self.finding(call, None, fix)
 
 
 @rule

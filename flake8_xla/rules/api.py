@@ -719,7 +719,18 @@ class UnknownXlaEnv(Rule):
                     or key.startswith(FOREIGN_ENV_PREFIXES):
                 continue
             near = api_table.nearest_env_var(key)
-            if near is not None:
+            if near is None:
+                continue
+            found = api_table.env_var(near)
+            entry = found[1] if found is not None else None
+            target = self.settings.target_version
+            if entry is not None and entry["deprecated"] is not None and target >= _v(entry["deprecated"]):
+                # the variable it resembles is itself deprecated (XLA_USE_F16 -> XLA_USE_FP16,
+                # no effect since 2.5): name the real fix, not another no-op
+                gone = entry.get("no_effect") is not None and target >= _v(entry["no_effect"])
+                state = f"nor is {near} any more" if gone else f"and {near} is deprecated"
+                yield self.finding(node, f"{key} is not read by torch_xla (a no-op), {state}", entry["fix"])
+            else:
                 yield self.finding(node, f"{key} is not read by any torch_xla release (a silent no-op)",
                                    f"did you mean {near}?")
 

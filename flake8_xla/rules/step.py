@@ -538,8 +538,9 @@ class LoaderWithoutMpDeviceLoader(Rule):
                     if isinstance(arg, ast.AST) and id(arg) not in seen and model.loader_kind(arg, ctx) == "plain":
                         seen.add(id(arg))
                         line = params[(id(func), name)].node.lineno
+                        callee = func.cls.name if func.name == "__init__" and func.cls is not None else func.name
                         yield self.finding(
-                            arg, f"torch DataLoader passed to {func.name}(), whose XLA training loop (line {line}) "
+                            arg, f"torch DataLoader passed to {callee}(), whose XLA training loop (line {line}) "
                                  "iterates it with no per-step sync",
                             f"pass pl.MpDeviceLoader({render(arg)}, device) instead",
                         )
