@@ -66,6 +66,7 @@ class Model(Walker, Names, Values, XlaContext, Calls, Environment, Training):
         self.subscript_loads: list[tuple[ast.Subscript, Ctx]] = []
         self.subscript_stores: list[tuple[ast.Subscript, ast.AST, Ctx]] = []
         self.compares: list[tuple[ast.Compare, Ctx]] = []
+        self.tests: list[ast.AST] = []  # the tests of every if, elif, while and conditional expression
         # if tests that guard a torch_xla import: structural key -> (off when true, off when false)
         self.guard_tests: dict[object, tuple[bool, bool]] = {}
         self.chain_off: dict[int, tuple[bool, bool]] = {}  # id(test) of a branch before the XLA elif
@@ -98,6 +99,14 @@ class Model(Walker, Names, Values, XlaContext, Calls, Environment, Training):
             or (bound == "*" and bool(self.star_uses))  # a star import whose names are read
             for bound, ctx in self._xla_imports
         )  # an import inside `try: import torch_xla ... except ImportError:` that nothing reads is a probe
+
+    def calls_in_tests(self) -> set[int]:
+        """ids of the calls inside an ``if`` / ``while`` / conditional-expression test: queries
+        used only to decide (``if x.index != torch.cuda.current_device():``)."""
+        if "calls_in_tests" not in self._cache:
+            self._cache["calls_in_tests"] = {
+                id(n) for test in self.tests for n in ast.walk(test) if type(n) is ast.Call}
+        return self._cache["calls_in_tests"]
 
 
 def _star_imported_names(tree) -> frozenset[str]:

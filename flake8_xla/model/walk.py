@@ -377,6 +377,7 @@ class Walker:
         return True
 
     def _on_while(self, node, ctx, stack):
+        self.tests.append(node.test)
         loop = LoopInfo(node, ctx)
         self.loops.append(loop)
         inner = Ctx(ctx.scope, ctx.func, ctx.loops + (loop,), ctx.frames)
@@ -390,12 +391,14 @@ class Walker:
         if len(orelse) == 1 and type(orelse[0]) is ast.If:  # `elif`: remember the tests around it
             self._elif_prev[id(orelse[0].test)] = node.test
             self._elif_next[id(node.test)] = orelse[0].test
+        self.tests.append(node.test)
         stack.append((node.test, ctx))
         self._push_block(stack, node.body, Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (node.test, True))))
         self._push_block(stack, node.orelse, Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (node.test, False))))
         return True
 
     def _on_ifexp(self, node, ctx, stack):
+        self.tests.append(node.test)
         stack.append((node.test, ctx))
         stack.append((node.body, Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (node.test, True)))))
         stack.append((node.orelse, Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (node.test, False)))))
