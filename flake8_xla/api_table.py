@@ -127,33 +127,48 @@ def read_env_vars() -> dict[str, frozenset[str]]:
 
 
 def edit_distance(a: str, b: str, limit: int) -> int:
-    """Levenshtein distance of ``a`` and ``b``, or ``limit + 1`` once it exceeds ``limit``."""
+    """Edit distance of ``a`` and ``b`` counting a swap of two neighbours as one edit
+    (optimal string alignment), or ``limit + 1`` once it exceeds ``limit``."""
     if abs(len(a) - len(b)) > limit:
         return limit + 1
+    prev2: list[int] = []
     prev = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
         cur = [i]
         for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+            d = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                d = min(d, prev2[j - 2] + 1)  # XLA_USE_BF61 -> XLA_USE_BF16
+            cur.append(d)
         if min(cur) > limit:
             return limit + 1
-        prev = cur
+        prev2, prev = prev, cur
     return min(prev[-1], limit + 1)
 
 
+#: two edits count as a typo only when the names differ in a tail at least this long:
+#: XLA_USE_PJRT is not a typo of XLA_USE_IFRT, nor XLA_LOGS of XLA_FLAGS
+TWO_EDIT_TAIL = 6
+
+
 def nearest_env_var(name: str, limit: int = 2) -> str | None:
-    """The variable some torch_xla release reads that is nearest to ``name`` (at most
-    ``limit`` edits), or None. Ties go to the same prefix, then to the longer common
-    beginning (``XLA_USE_F16`` -> ``XLA_USE_FP16``, not ``XLA_USE_BF16``), then the name."""
+    """The variable some torch_xla release reads that is nearest to ``name`` (one edit, a
+    swap of neighbours included; two edits when the names differ in a tail of at least
+    ``TWO_EDIT_TAIL`` characters), or None. Ties go to the same prefix, then to the longer
+    common beginning (``XLA_USE_F16`` -> ``XLA_USE_FP16``, not ``XLA_USE_BF16``), then the
+    name."""
     prefix = name.split("_", 1)[0]
     best = None
     for known in read_env_vars():
         d = edit_distance(name, known, limit)
-        if d <= limit:
-            common = len(os.path.commonprefix([name, known]))
-            key = (d, known.split("_", 1)[0] != prefix, -common, known)
-            if best is None or key < best:
-                best = key
+        if d > limit:
+            continue
+        common = len(os.path.commonprefix([name, known]))
+        if d >= 2 and max(len(name), len(known)) - common < TWO_EDIT_TAIL:
+            continue
+        key = (d, known.split("_", 1)[0] != prefix, -common, known)
+        if best is None or key < best:
+            best = key
     return None if best is None else best[-1]
 
 

@@ -66,6 +66,7 @@ class Model(Walker, Names, Values, XlaContext, Calls, Environment, Training):
         self.subscript_loads: list[tuple[ast.Subscript, Ctx]] = []
         self.subscript_stores: list[tuple[ast.Subscript, ast.AST, Ctx]] = []
         self.compares: list[tuple[ast.Compare, Ctx]] = []
+        self.unpacking_dicts: list[tuple[ast.Dict, Ctx]] = []  # dict displays with a ** entry
         self.tests: list[ast.AST] = []  # the tests of every if, elif, while and conditional expression
         # if tests that guard a torch_xla import: structural key -> (off when true, off when false)
         self.guard_tests: dict[object, tuple[bool, bool]] = {}

@@ -91,6 +91,43 @@ class Environment:
             for kw in call.keywords:
                 if kw.arg is not None:
                     out.append((kw.arg, kw, kw.value, ctx))
+        out += self._child_env_writes()
         out.sort(key=lambda r: (r[1].lineno, r[1].col_offset))
         self._cache["env_writes"] = out
+        return out
+
+    def _is_environ_copy(self, expr, ctx) -> bool:
+        """``os.environ.copy()``, ``dict(os.environ)``, ``copy.copy(os.environ)``, ``os.environ``
+        itself: a mapping that starts as the environment (for a child process)."""
+        if type(expr) is ast.Call:
+            q = self.call_name(expr, ctx)
+            if q == "os.environ.copy":
+                return True
+            if (q == "copy.copy" or (type(expr.func) is ast.Name and expr.func.id == "dict"
+                                     and self.lookup("dict", ctx, None) is None)) and expr.args:
+                return self.qualname(expr.args[0], ctx) == "os.environ"
+        return False
+
+    def _child_env_writes(self) -> list:
+        """Variables set in an environment built for a child process: ``env =
+        os.environ.copy(); env["K"] = v``, ``{**os.environ, "K": v}``, ``dict(os.environ, K=v)``
+        (a launcher passes them to ``subprocess.run(..., env=env)``)."""
+        out = []
+        for target, value, ctx in self.subscript_stores:
+            base = target.value
+            if type(base) is ast.Name:
+                values = self.values(base, ctx)
+                if values and all(self._is_environ_copy(v, c) for v, c in values):
+                    key = self.const(target.slice, ctx)
+                    if isinstance(key, str):
+                        out.append((key, target, value, ctx))
+        for node, ctx in self.unpacking_dicts:
+            if any(k is None and self.qualname(v, ctx) == "os.environ" for k, v in zip(node.keys, node.values)):
+                for k, v in zip(node.keys, node.values):
+                    key = self.const(k, ctx) if k is not None else UNKNOWN
+                    if isinstance(key, str):
+                        out.append((key, k, v, ctx))
+        for call, ctx in self.calls:
+            if self._is_environ_copy(call, ctx) and call.keywords:
+                out.extend((kw.arg, kw, kw.value, ctx) for kw in call.keywords if kw.arg is not None)
         return out

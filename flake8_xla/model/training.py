@@ -195,23 +195,58 @@ class Training:
         "torch_xla.experimental.xla_sharding",
         "torch_xla.runtime.use_spmd",
     )
-    _FRAMEWORKS = ("accelerate", "lightning", "pytorch_lightning", "transformers.Trainer",
-                   "transformers.trainer", "ignite", "composer")
+    #: training frameworks count where code uses their training objects (constructs one, or
+    #: subclasses one), not for an imported utility (`from accelerate.utils import set_seed`)
+    _FRAMEWORKS = (
+        "accelerate.Accelerator", "accelerate.accelerator.Accelerator",
+        "lightning.Trainer", "lightning.pytorch.Trainer", "lightning.Fabric", "lightning.fabric.Fabric",
+        "lightning.LightningModule", "lightning.pytorch.LightningModule", "lightning.pytorch.core.LightningModule",
+        "pytorch_lightning.Trainer", "pytorch_lightning.LightningModule",
+        "transformers.Trainer", "transformers.trainer.Trainer", "transformers.Seq2SeqTrainer",
+        "transformers.trainer_seq2seq.Seq2SeqTrainer",
+        "ignite.engine", "ignite.distributed", "composer.Trainer", "composer.trainer",
+    )
+
+    EAGER = ("torch_xla.experimental.eager_mode", "torch_xla.experimental.eager.eager_mode",
+             "torch_xla._XLAC._set_use_eager_mode")
+
+    def eager_mode(self) -> bool:
+        """True when XLA-on code turns eager mode on (``torch_xla.experimental.eager_mode(True)``,
+        torch_xla 2.4+): ops run at once, no lazy graph grows between syncs."""
+        if "eager" not in self._cache:
+            self._cache["eager"] = any(
+                self.const(self.kwarg(call, "enable", 0), ctx) is True and self.in_xla_code(ctx)
+                for call, ctx in self.calls_to(*self.EAGER))
+        return self._cache["eager"]
+
+    def uses_framework(self) -> bool:
+        """True when XLA-on code constructs a training framework's object (``Accelerator()``,
+        ``Trainer(...)``, ``Fabric(...)``) or a class subclasses one (``LightningModule``)."""
+        if "framework" not in self._cache:
+            found = any(self.call_name(call, ctx).startswith(self._FRAMEWORKS) and self.in_xla_code(ctx)
+                        for call, ctx in self.calls if self.call_name(call, ctx) is not None)
+            if not found:
+                found = any(
+                    (self.qualname(base, cls.ctx) or "").startswith(self._FRAMEWORKS)
+                    for cls in self.classes for base in cls.node.bases)
+            self._cache["framework"] = found
+        return self._cache["framework"]
 
     def reduces_gradients_elsewhere(self) -> bool:
         """True when the module uses something that reduces gradients itself.
 
         DDP, XLA FSDP, FSDPv2, ZeRO-1 or torch FSDP named in XLA-on code (not a leftover
         import, not a CUDA-only branch); SPMD (``xr.use_spmd``, ``torch_xla.distributed.spmd``,
-        ``XLA_USE_SPMD``); a training framework (Accelerate, Lightning, HF Trainer); or a
+        ``XLA_USE_SPMD``); a training framework's object used in XLA-on code (``Accelerator()``,
+        a Lightning ``Trainer`` or ``LightningModule``, the HF ``Trainer``); or a
         model re-bound by a helper imported from another module (``model = wrap(model)``:
         it may wrap it, unknown).
         """
         if "reduces" not in self._cache:
             self._cache["reduces"] = (
                 self.uses_spmd()
-                or any(q.startswith(self._REDUCING_IMPORTS) or q.startswith(self._FRAMEWORKS)
-                       for q in self.used_names())
+                or any(q.startswith(self._REDUCING_IMPORTS) for q in self.used_names())
+                or self.uses_framework()
                 or self.names_in_xla_code(self.REDUCING_WRAPPERS)
                 or self.rewrapped_by_import())
         return self._cache["reduces"]
@@ -411,7 +446,7 @@ class Training:
             return [a for a in call.args if type(a) is not ast.Starred] or None
         first = call.args[0] if call.args and type(call.args[0]) is not ast.Starred else None
         if builtin and ident in self._BUILTIN_WRAPPERS \
-                or q == "itertools.islice" \
+                or q in ("itertools.islice", "itertools.cycle") \
                 or (q is not None and q.split(".", 1)[0] == "tqdm" and q.rsplit(".", 1)[1] in ("tqdm", "tqdm_notebook")):
             if first is None and ident == "tqdm":
                 first = self.kwarg(call, "iterable")

@@ -90,6 +90,7 @@ class Walker:
             ast.AsyncWith: self._on_with,
             ast.Module: self._on_block_owner,
             ast.Return: self._on_return,
+            ast.Dict: self._on_dict,
         }
 
     @staticmethod
@@ -521,6 +522,11 @@ class Walker:
         else:
             ctx.scope.bind(node.id, node.lineno, "unknown", None, ctx)
         return True
+
+    def _on_dict(self, node, ctx, stack):
+        if None in node.keys:  # {**base, "K": v}: maybe an environment for a child process
+            self.unpacking_dicts.append((node, ctx))
+        return False
 
     def _on_subscript(self, node, ctx, stack):
         if type(node.ctx) is ast.Load:

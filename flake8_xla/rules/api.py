@@ -661,8 +661,13 @@ class UnknownXlaEnv(Rule):
     """## What it does
     Flags an environment variable named `XLA_*`, `PJRT_*` or `XRT_*` set in the program
     (`os.environ[...] =`, `setdefault`, `update`, `putenv`) that no torch_xla release
-    2.0-2.9 reads and that is at most two edits from one that some release reads:
-    `XLA_USE_F16` for `XLA_USE_FP16`, `PJRT_DEVICES` for `PJRT_DEVICE`.
+    2.0-2.9 reads and that is a typo of one that some release reads: one edit (a swap of
+    neighbours counts as one), or two when the names differ in a tail of six characters or
+    more: `XLA_USE_F16` for `XLA_USE_FP16`, `XLA_USE_BF61` for `XLA_USE_BF16`,
+    `PJRT_DEVICES` for `PJRT_DEVICE`. Also in an environment built for a child process
+    (`env = os.environ.copy(); env["K"] = v`, `{**os.environ, "K": v}`). When the name it
+    resembles is itself deprecated at the target release, the message gives that
+    variable's fix instead of suggesting another no-op.
 
     ## Why is this bad?
     Nothing reads the misspelt name: the setting is a silent no-op and the job runs with
@@ -673,8 +678,9 @@ class UnknownXlaEnv(Rule):
     Only names torch_xla itself reads count as real; a variable that another library
     (XLA's own `XLA_FLAGS`, JAX's `XLA_PYTHON_CLIENT_*`, a vendor plugin) reads under
     these prefixes is left alone when it is not near a torch_xla name, and `XLA_FLAGS` and
-    `XLA_PYTHON_CLIENT_*` never fire. Names more than two edits from every real one (your
-    own `XLA_MY_APP_SETTING`) and keys that are not literal strings are not reported.
+    `XLA_PYTHON_CLIENT_*` never fire. Names further from every real one (your own
+    `XLA_MY_APP_SETTING`; `XLA_USE_PJRT`, two edits from `XLA_USE_IFRT` in a short tail,
+    a no-op copied from old posts) and keys that are not literal strings are not reported.
     When two real names are equally near, the one sharing the longer beginning is named.
     Reported wherever the variable is set, whatever the module imports, except in
     branches XLA never takes (`if torch.cuda.is_available():`).
