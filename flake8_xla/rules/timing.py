@@ -1,0 +1,275 @@
+"""XLA5 (timing and replica synchronisation): wall-clock timers that stop before the device
+finishes, and ``xm.rendezvous`` calls inside the step or reached by only some replicas."""
+
+from __future__ import annotations
+
+import ast
+
+from ..model import UNKNOWN, Ctx
+from ..registry import Rule, rule
+from ._common import at_least, is_rank_value
+
+CLOCKS = frozenset({
+    "time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
+    "time.monotonic_ns", "timeit.default_timer",
+})
+#: calls that block until the device has run what was queued (or may: a host read)
+WAITS = frozenset({
+    "torch_xla.core.xla_model.wait_device_ops", "torch_xla.core.xla_model.mesh_reduce",
+    "torch_xla.core.xla_model.rendezvous", "torch_xla.core.xla_model.xla_rendezvous",
+    "torch_xla.core.xla_model.save", "torch_xla.core.xla_model._maybe_convert_to_cpu",
+    "torch_xla._XLAC._xla_wait_device_ops", "torch_xla.utils.serialization.save",
+})
+#: syncs that dispatch the graph and return at once unless ``wait=True``
+WAITABLE_SYNCS = frozenset({"torch_xla.sync", "torch_xla.core.xla_model.mark_step"})
+#: tensor methods that copy to the host (and so wait for the device)
+HOST_READS = frozenset({"item", "cpu", "tolist", "numpy", "data_ptr", "__array__"})
+#: builtins that format or convert a value (a tensor argument is read on the host)
+HOST_BUILTINS = frozenset({"print", "float", "int", "bool", "str", "repr", "format"})
+
+
+def _subtractions(model) -> list:
+    """``(BinOp, FunctionInfo or None)`` for every ``a - b`` whose right side is a name and
+    whose left side is a name or a call: the candidate ``stop - start`` of a timer. One
+    iterative walk of the module, memoised."""
+    key = "timing_subs"
+    if key in model._cache:
+        return model._cache[key]
+    funcs = {id(f.node): f for f in model.functions}
+    out = []
+    stack = [(model.tree, None)]
+    while stack:
+        node, func = stack.pop()
+        t = type(node)
+        if t is ast.BinOp and type(node.op) is ast.Sub and type(node.right) is ast.Name \
+                and type(node.left) in (ast.Name, ast.Call):
+            out.append((node, func))
+        inner = funcs.get(id(node), func) if t in (ast.FunctionDef, ast.AsyncFunctionDef) else func
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, inner))
+    model._cache[key] = out
+    return out
+
+
+def _call_ctx(model) -> dict:
+    key = "timing_call_ctx"
+    if key not in model._cache:
+        model._cache[key] = {id(c): (c, x) for c, x in model.calls}
+    return model._cache[key]
+
+
+def _end(node) -> tuple[int, int]:
+    return getattr(node, "end_lineno", None) or 0, getattr(node, "end_col_offset", None) or 0
+
+
+def _pos(node) -> tuple[int, int]:
+    return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
+
+
+@rule
+class TimingWithoutDeviceWait(Rule):
+    """## What it does
+    Flags a wall-clock timer (`time.time()`, `time.perf_counter()`, `time.monotonic()`, their
+    `_ns` forms, `timeit.default_timer()`) whose start and stop reads sit in the same
+    function and the same loop iteration, with lazy XLA work between them (a backward pass,
+    an optimizer step, `xm.optimizer_step`, a `torch_xla.sync()` / `xm.mark_step()` without
+    `wait=True`, a helper that does one of these) and nothing after that work that waits
+    for the device before the stop. Reported at the clock read that stops the timer.
+
+    ## Why is this bad?
+    XLA records operations lazily and runs the graph asynchronously: the timer measures
+    tracing (and dispatch), not execution, so step times and throughput are wrong.
+
+    ## Known problems
+    A timer around a whole loop of steps (an epoch that ends in a sync) is not reported: the
+    un-waited tail is one step of many. Anything between the work and the stop that may
+    wait (`xm.wait_device_ops()`, `torch_xla.sync(wait=True)`, `.item()`, `.cpu()`,
+    `print`/`float` of a value, `xm.mesh_reduce`, a call of one of the module's own
+    functions or of an imported helper) silences it, and so does eager mode. A forward pass
+    alone (`out = model(x)`) is not recognised as lazy work, and timers kept on `self` or
+    across functions are not followed.
+
+    ## Example
+    ```python
+    for x, y in loader:
+        t0 = time.perf_counter()
+        loss_fn(model(x), y).backward()
+        xm.optimizer_step(optimizer)
+        step_time = time.perf_counter() - t0
+    ```
+
+    ## Use instead
+    ```python
+    for x, y in loader:
+        t0 = time.perf_counter()
+        loss_fn(model(x), y).backward()
+        xm.optimizer_step(optimizer)
+        torch_xla.sync(wait=True)
+        step_time = time.perf_counter() - t0
+    ```
+
+    ## References
+    - torch_xla `docs/source/learn/trace-vs-execution-time.md` ("compilation and execution
+      are deferred"; `torch_xla.sync(wait=True)` "blocks the Python script until the device
+      finishes")
+    - torch_xla `torch_xla/core/xla_model.py` `wait_device_ops`, `mark_step(wait=...)`;
+      `torch_xla/torch_xla.py` `sync(wait=...)` (2.5+)
+    - Applies to torch_xla 2.0-2.9 (`torch_xla.sync(wait=True)` since 2.5, else
+      `xm.wait_device_ops()`).
+    """
+
+    code = "XLA504"
+    name = "timing-without-device-wait"
+    message = "timer stops before the XLA device has run the work it times"
+    fix = "call torch_xla.sync(wait=True) before reading the clock"
+    severity = "W"
+    versions = "2.0+"
+    bad = [
+        "import time\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"
+        "def train(loader, model, optimizer, loss_fn):\n"
+        "    for x, y in loader:\n"
+        "        t0 = time.perf_counter()\n"
+        "        loss_fn(model(x), y).backward()\n"
+        "        xm.optimizer_step(optimizer)\n"
+        "        print(time.perf_counter() - t0)\n",
+    ]
+    good = [
+        "import time\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"
+        "def train(loader, model, optimizer, loss_fn):\n"
+        "    for x, y in loader:\n"
+        "        t0 = time.perf_counter()\n"
+        "        loss_fn(model(x), y).backward()\n"
+        "        xm.optimizer_step(optimizer)\n"
+        "        xm.wait_device_ops()\n"
+        "        print(time.perf_counter() - t0)\n",
+        "import time\nimport torch_xla\n"
+        "def train(loader, model, optimizer):\n"
+        "    t0 = time.time()\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n        optimizer.step()\n        torch_xla.sync()\n"
+        "    return time.time() - t0  # a whole epoch: the tail is one step\n",
+    ]
+
+    def check(self, model):
+        if not model.uses_torch_xla or not model.calls_to(*CLOCKS) or model.eager_mode():
+            return
+        fix = self.fix if at_least(self.settings, "2.5") else "call xm.wait_device_ops() before reading the clock"
+        ctxs = _call_ctx(model)
+        reported = set()
+        for sub, func in _subtractions(model):
+            scope = func.scope if func is not None else model.module_scope
+            if scope is None:
+                continue
+            here = Ctx(scope, func, (), ())
+            start = self._clock_bound(model, sub.right, here, sub.lineno, ctxs)
+            stop = sub.left if type(sub.left) is ast.Call else self._clock_bound(model, sub.left, here, sub.lineno,
+                                                                                  ctxs)
+            if start is None or stop is None or id(stop) in reported:
+                continue
+            if type(stop) is ast.Call and stop is sub.left:
+                rec = ctxs.get(id(stop))
+                if rec is None or model.call_name(stop, rec[1]) not in CLOCKS:
+                    continue
+            (start_call, start_ctx), (stop_call, stop_ctx) = ctxs[id(start)], ctxs[id(stop)]
+            if start_ctx.func is not func or stop_ctx.func is not func \
+                    or _pos(start_call) >= _pos(stop_call) or not _same_loops(start_ctx, stop_ctx):
+                continue
+            if not model.in_xla_code(stop_ctx):
+                continue
+            if self._unwaited_work(model, func, start_ctx, _pos(start_call), _pos(stop_call)):
+                reported.add(id(stop))
+                yield self.finding(stop_call, fix=fix)
+
+    @staticmethod
+    def _clock_bound(model, name, ctx, line, ctxs):
+        """The clock call last bound to ``name`` at or before ``line`` in ``ctx``'s scope."""
+        if name.id not in ctx.scope.bindings:
+            return None  # not a local of this function: a global or closure timer is not followed
+        bindings = model.lookup(name.id, ctx, line)
+        if not bindings or len(bindings) != 1:
+            return None
+        _, kind, target, _ = bindings[0]
+        if kind != "value" or type(target) is not ast.Call or id(target) not in ctxs:
+            return None
+        return target if model.call_name(target, ctxs[id(target)][1]) in CLOCKS else None
+
+    def _unwaited_work(self, model, func, start_ctx, begin, end) -> bool:
+        """Lazy XLA work between ``begin`` and ``end`` in ``func``'s own loop level, and no
+        call after the last of it that may wait for the device."""
+        calls = func.calls if func is not None else [(c, x) for c, x in model.calls if x.func is None]
+        depth = len(start_ctx.loops)
+        last_work = None
+        waits = []
+        for call, ctx in calls:
+            pos = _pos(call)
+            if not begin < pos < end:
+                continue
+            kind = self._kind(model, call, ctx)
+            if kind == "loop":
+                return False  # a helper that runs a loop of steps: an epoch is timed
+            if kind == "work":
+                if len(ctx.loops) > depth:
+                    return False  # a whole loop of steps is timed: the un-waited tail is one step
+                if last_work is None or pos > last_work:
+                    last_work = pos
+            elif kind == "wait" and _end(call) <= end:
+                waits.append(pos)  # not one that holds the stop (`print(time.time() - t0)`)
+        return last_work is not None and not any(p > last_work for p in waits)
+
+    @staticmethod
+    def _kind(model, call, ctx) -> str | None:
+        """"work" (lazy XLA work queued), "wait" (may block until the device is done), or None."""
+        q = model.call_name(call, ctx)
+        if q in WAITABLE_SYNCS:
+            wait = model.kwarg(call, "wait", 0)
+            if wait is None or model.const(wait, ctx) is False:
+                return "work"
+            return "wait"  # wait=True, or a value that cannot be seen
+        if q in WAITS:
+            return "wait"
+        if _is_work(model, call, ctx):
+            return "work"
+        if any(type(a) is ast.JoinedStr and len(a.values) > 1 for a in call.args):
+            return "wait"  # logger.info(f"{loss}") formats a value
+        if q is not None:
+            if q in CLOCKS:
+                return None
+            if q.startswith(("torch_xla.", "torch.")):
+                return None  # a torch / torch_xla API that is no host read
+            return "wait" if model._imported_helper(call, ctx) else None
+        func = call.func
+        if type(func) is ast.Attribute and func.attr in HOST_READS:
+            return "wait"
+        if type(func) is ast.Attribute and func.attr == "to" and call.args:
+            return "wait" if model.const(call.args[0], ctx) == "cpu" else None
+        if type(func) is ast.Name and func.id in HOST_BUILTINS and model.lookup(func.id, ctx) is None:
+            args = list(call.args) + [k.value for k in call.keywords]
+            return "wait" if any(type(a) is not ast.Constant for a in args) else None
+        targets = model.function_of(func, ctx)
+        if targets:
+            if any(_loops_work(model, f) for f in targets):
+                return "loop"
+            if any(model.does_step(f) or model.func_syncs(f) for f in targets):
+                return "work"
+            return "wait"  # the module's own helper: what it does cannot be told
+        return None
+
+
+def _is_work(model, call, ctx) -> bool:
+    return model._is_step_marker(call, ctx) or model.is_sync_call(call, ctx)
+
+
+def _loops_work(model, func) -> bool:
+    """True when ``func``, or a module function it calls, runs steps or syncs in a loop of
+    its own (``train_loop_fn(loader)``: calling it runs a whole epoch). One table, closed
+    over callers by the model (linear)."""
+    table = model._cache.get("timing_loops_work")
+    if table is None:
+        direct = {id(f): any(ctx.loops and _is_work(model, call, ctx) for call, ctx in f.calls)
+                  for f in model.functions}
+        table = model.closure_over_callers("timing_loops_work", direct)
+    return table.get(id(func), False)
+
+
+def _same_loops(a: Ctx, b: Ctx) -> bool:
+    return len(a.loops) == len(b.loops) and all(x is y for x, y in zip(a.loops, b.loops))
