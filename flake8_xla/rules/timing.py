@@ -7,7 +7,8 @@ import ast
 
 from ..model import UNKNOWN, Ctx
 from ..registry import Rule, rule
-from ._common import at_least, is_rank_value
+from ._common import at_least
+from .devices import rank_derived
 
 CLOCKS = frozenset({
     "time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
@@ -273,3 +274,213 @@ def _loops_work(model, func) -> bool:
 
 def _same_loops(a: Ctx, b: Ctx) -> bool:
     return len(a.loops) == len(b.loops) and all(x is y for x, y in zip(a.loops, b.loops))
+
+
+RENDEZVOUS = ("torch_xla.core.xla_model.rendezvous", "torch_xla.core.xla_model.xla_rendezvous")
+MASTER_TESTS = frozenset({"torch_xla.core.xla_model.is_master_ordinal"})
+
+
+@rule
+class RendezvousMisuse(Rule):
+    """## What it does
+    Flags `xm.rendezvous(...)` (and `xm.xla_rendezvous`) in XLA code when it runs every
+    step (directly in the innermost loop that runs the backward pass or the optimizer
+    step), or when it sits under a branch only some replicas take: a test of the rank
+    (`xr.global_ordinal() == 0`, `xm.get_ordinal() != 0`, `index == 0` for the launched
+    function's index, `rank % 8 == 0`), `xm.is_master_ordinal()`, or the code after
+    `if not xm.is_master_ordinal(): return`. Reported at the `xm.rendezvous` call.
+
+    ## Why is this bad?
+    Every replica must reach a rendezvous: one only the master calls waits forever for the
+    others (a hang). In the step it syncs the graph before and after the exchange every
+    iteration, which cuts the step and may force extra compilations.
+
+    ## Known problems
+    The paired pattern (`if not master: xm.rendezvous(tag)` ... `if master:
+    xm.rendezvous(tag)`) is fine: a rendezvous under a rank test is not reported when
+    another `xm.rendezvous` of the same function with the same tag (or a tag that cannot be
+    seen) runs outside that test. A rendezvous in a helper called only under a rank test or once per step,
+    under a data-dependent branch, with `replicas=` given, or in a single-process launch is
+    not reported. After the step loop (once per epoch) it is fine.
+
+    ## Example
+    ```python
+    for step, (x, y) in enumerate(loader):
+        loss_fn(model(x), y).backward()
+        xm.optimizer_step(optimizer)
+        xm.rendezvous("step")
+    if xr.global_ordinal() == 0:
+        xm.rendezvous("save")
+    ```
+
+    ## Use instead
+    ```python
+    for step, (x, y) in enumerate(loader):
+        loss_fn(model(x), y).backward()
+        xm.optimizer_step(optimizer)
+    xm.rendezvous("epoch_end")  # once per epoch, on every replica
+    ```
+
+    ## References
+    - torch_xla `docs/source/learn/_pjrt.md` "Changes to xm.rendezvous" (`torch_xla.sync()`
+      "is called both before and after the data is transferred"; "Calling `xm.rendezvous`
+      in the middle of model code may force an unwanted compilation"; all workers must
+      participate)
+    - torch_xla `torch_xla/core/xla_model.py` `rendezvous`, `is_master_ordinal`
+    - Applies to torch_xla 2.0-2.9 (PJRT).
+    """
+
+    code = "XLA506"
+    name = "rendezvous-misuse"
+    message = "xm.rendezvous reached only by some replicas: the others never arrive and it hangs"
+    fix = "call it on every replica, outside the rank test"
+    severity = "E"
+    versions = "2.0+"
+    bad = [
+        "import torch_xla.core.xla_model as xm\n"
+        "def save(model):\n"
+        "    if xm.is_master_ordinal():\n"
+        "        xm.rendezvous('save')\n",
+        "import torch_xla.core.xla_model as xm\n"
+        "def train(loader, model, optimizer):\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        xm.optimizer_step(optimizer)\n"
+        "        xm.rendezvous('step')\n",
+    ]
+    good = [
+        "import torch_xla.core.xla_model as xm\n"
+        "def train(loader, model, optimizer, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in loader:\n"
+        "            model(x).sum().backward()\n"
+        "            xm.optimizer_step(optimizer)\n"
+        "        xm.rendezvous('epoch')\n",
+        "import torch_xla.core.xla_model as xm\n"
+        "def download():\n"
+        "    if not xm.is_master_ordinal():\n"
+        "        xm.rendezvous('download')\n"
+        "    fetch()\n"
+        "    if xm.is_master_ordinal():\n"
+        "        xm.rendezvous('download')\n",
+    ]
+
+    def check(self, model):
+        calls = model.calls_to(*RENDEZVOUS)
+        if not calls:
+            return
+        launches = model.launches()
+        single = bool(launches) and all(one for _, _, _, one in launches)
+        ranked = {}
+        for call, ctx in calls:
+            if model.in_xla_code(ctx):
+                ranked[id(call)] = _rank_frames(model, ctx)
+        for call, ctx in calls:
+            if id(call) not in ranked:
+                continue
+            if _in_step(model, ctx):
+                yield self.finding(call, "xm.rendezvous in the step loop syncs (and may recompile) every step",
+                                   "move it after the step loop: once per epoch, on every replica")
+                continue
+            frames = ranked[id(call)]
+            if not frames or single:
+                continue
+            replicas = model.kwarg(call, "replicas", 2) if model.call_name(call, ctx) == RENDEZVOUS[0] else None
+            if replicas is UNKNOWN or (replicas is not None and not (type(replicas) is ast.List and not replicas.elts)):
+                continue  # a subset named on purpose
+            tag = _tag(model, call, ctx)
+            if any(other is not call and octx.func is ctx.func and ranked.get(id(other)) != frames
+                   and _same_tag(tag, _tag(model, other, octx)) for other, octx in calls if id(other) in ranked):
+                continue  # the paired pattern: the other replicas meet it elsewhere
+            yield self.finding(call)
+
+
+def _tag(model, call, ctx):
+    q = model.call_name(call, ctx)
+    arg = model.kwarg(call, "tag", 0 if q == RENDEZVOUS[0] else 2)
+    if arg is None:
+        return None
+    value = model.const(arg, ctx) if arg is not UNKNOWN else UNKNOWN
+    return value if isinstance(value, str) else UNKNOWN
+
+
+def _same_tag(a, b) -> bool:
+    return a is UNKNOWN or b is UNKNOWN or a == b
+
+
+def _rank_frames(model, ctx) -> frozenset:
+    """The ``(test, polarity)`` branch frames around ``ctx`` (inside its function) that
+    only some replicas take."""
+    out = set()
+    start = ctx.func.node.lineno if ctx.func is not None else 0
+    for frame in ctx.frames or ():
+        if type(frame) is not tuple or len(frame) != 2:
+            continue
+        test, polarity = frame
+        if getattr(test, "lineno", 0) >= start and _rank_test(model, test, ctx):
+            while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+                test, polarity = test.operand, not polarity
+            out.add((ast.dump(test), polarity))  # `if not master:` is the other arm of `if master:`
+    return frozenset(out)
+
+
+def _rank_test(model, test, ctx) -> bool:
+    """A test whose outcome differs between replicas: on the rank or the master ordinal."""
+    todo = [(test, 0)]
+    while todo:
+        node, depth = todo.pop()
+        if depth > 8:
+            continue
+        t = type(node)
+        if t is ast.BoolOp:
+            todo.extend((v, depth + 1) for v in node.values)
+        elif t is ast.UnaryOp and type(node.op) is ast.Not:
+            todo.append((node.operand, depth + 1))
+        elif t is ast.Call:
+            if model.call_name(node, ctx) in MASTER_TESTS:
+                return True
+        elif t is ast.Compare:
+            sides = [node.left, *node.comparators]
+            if any(rank_derived(model, s, ctx) for s in sides) and any(_ordinal_const(model, s, ctx) for s in sides):
+                return True
+        elif t is ast.Name:
+            if rank_derived(model, node, ctx):
+                return True  # `if index:` is true on every replica but the first
+            values = model.values(node, ctx)
+            if values and len(values) == 1 and type(values[0][0]) in (ast.Call, ast.Compare, ast.UnaryOp, ast.BoolOp):
+                todo.append((values[0][0], depth + 1))  # is_master = xm.is_master_ordinal()
+    return False
+
+
+def _ordinal_const(model, expr, ctx) -> bool:
+    """A literal ordinal: a non-negative int, or a tuple/list/set of them (``rank in (0, 1)``)."""
+    if type(expr) in (ast.Tuple, ast.List, ast.Set):
+        return bool(expr.elts) and all(_ordinal_const(model, e, ctx) for e in expr.elts)
+    value = model.const(expr, ctx)
+    return type(value) is int and value >= 0
+
+
+def _in_step(model, ctx) -> bool:
+    """Directly in a loop that runs one training step per iteration (its backward pass or
+    optimizer step is not inside a nested loop or a helper that loops)."""
+    return any(_direct_step_loop(model, loop) for loop in ctx.loops)
+
+
+def _direct_step_loop(model, loop) -> bool:
+    key = ("timing_direct_step", id(loop))
+    if key not in model._cache:
+        result = False
+        if model.is_step_loop(loop):
+            for call, ctx in loop.calls:
+                if not ctx.loops or ctx.loops[-1] is not loop:
+                    continue
+                if model._is_step_marker(call, ctx):
+                    result = True
+                    break
+                targets = model.function_of(call.func, ctx)
+                if targets and any(model.does_step(f) for f in targets) \
+                        and not any(_loops_work(model, f) for f in targets):
+                    result = True
+                    break
+        model._cache[key] = result
+    return model._cache[key]
