@@ -86,7 +86,9 @@ class TimingWithoutDeviceWait(Rule):
     un-waited tail is one step of many. Anything between the work and the stop that may
     wait (`xm.wait_device_ops()`, `torch_xla.sync(wait=True)`, `.item()`, `.cpu()`,
     `print`/`float` of a value, `xm.mesh_reduce`, a call of one of the module's own
-    functions or of an imported helper) silences it, and so does eager mode. A forward pass
+    functions or of an imported helper) silences it, and so does eager mode. A stop whose
+    start is also read by another stop after a wait measures tracing time on purpose
+    (`tracing_end - t0` next to `e2e_end - t0`) and is left alone. A forward pass
     alone (`out = model(x)`) is not recognised as lazy work, and timers kept on `self` or
     across functions are not followed.
 
@@ -156,7 +158,7 @@ class TimingWithoutDeviceWait(Rule):
             return
         fix = self.fix if at_least(self.settings, "2.5") else "call xm.wait_device_ops() before reading the clock"
         ctxs = _call_ctx(model)
-        reported = set()
+        timers = {}  # id(start call) -> {id(stop call): (stop call, verdict)}
         for sub, func in _subtractions(model):
             scope = func.scope if func is not None else model.module_scope
             if scope is None:
@@ -165,20 +167,23 @@ class TimingWithoutDeviceWait(Rule):
             start = self._clock_bound(model, sub.right, here, sub.lineno, ctxs)
             stop = sub.left if type(sub.left) is ast.Call else self._clock_bound(model, sub.left, here, sub.lineno,
                                                                                   ctxs)
-            if start is None or stop is None or id(stop) in reported:
+            if start is None or stop is None or id(stop) not in ctxs:
                 continue
-            if type(stop) is ast.Call and stop is sub.left:
-                rec = ctxs.get(id(stop))
-                if rec is None or model.call_name(stop, rec[1]) not in CLOCKS:
-                    continue
             (start_call, start_ctx), (stop_call, stop_ctx) = ctxs[id(start)], ctxs[id(stop)]
+            if model.call_name(stop_call, stop_ctx) not in CLOCKS:
+                continue
             if start_ctx.func is not func or stop_ctx.func is not func \
                     or _pos(start_call) >= _pos(stop_call) or not _same_loops(start_ctx, stop_ctx):
                 continue
             if not model.in_xla_code(stop_ctx):
                 continue
-            if self._unwaited_work(model, func, start_ctx, _pos(start_call), _pos(stop_call)):
-                reported.add(id(stop))
+            verdict = self._region(model, func, start_ctx, _pos(start_call), _pos(stop_call))
+            if verdict is not None:
+                timers.setdefault(id(start), {})[id(stop)] = (stop_call, verdict)
+        for stops in timers.values():
+            if any(v == "waited" for _, v in stops.values()):
+                continue  # the same start also times the waited run: this stop measures tracing on purpose
+            for stop_call, verdict in stops.values():
                 yield self.finding(stop_call, fix=fix)
 
     @staticmethod
@@ -194,9 +199,10 @@ class TimingWithoutDeviceWait(Rule):
             return None
         return target if model.call_name(target, ctxs[id(target)][1]) in CLOCKS else None
 
-    def _unwaited_work(self, model, func, start_ctx, begin, end) -> bool:
-        """Lazy XLA work between ``begin`` and ``end`` in ``func``'s own loop level, and no
-        call after the last of it that may wait for the device."""
+    def _region(self, model, func, start_ctx, begin, end) -> str | None:
+        """"unwaited": lazy XLA work between ``begin`` and ``end`` at ``func``'s own loop
+        level, and no call after the last of it that may wait for the device; "waited":
+        work, then a wait; None: no work, or a whole loop of steps."""
         calls = func.calls if func is not None else [(c, x) for c, x in model.calls if x.func is None]
         depth = len(start_ctx.loops)
         last_work = None
@@ -207,15 +213,17 @@ class TimingWithoutDeviceWait(Rule):
                 continue
             kind = self._kind(model, call, ctx)
             if kind == "loop":
-                return False  # a helper that runs a loop of steps: an epoch is timed
+                return None  # a helper that runs a loop of steps: an epoch is timed
             if kind == "work":
                 if len(ctx.loops) > depth:
-                    return False  # a whole loop of steps is timed: the un-waited tail is one step
+                    return None  # a whole loop of steps is timed: the un-waited tail is one step
                 if last_work is None or pos > last_work:
                     last_work = pos
             elif kind == "wait" and _end(call) <= end:
                 waits.append(pos)  # not one that holds the stop (`print(time.time() - t0)`)
-        return last_work is not None and not any(p > last_work for p in waits)
+        if last_work is None:
+            return None
+        return "waited" if any(p > last_work for p in waits) else "unwaited"
 
     @staticmethod
     def _kind(model, call, ctx) -> str | None:
@@ -250,6 +258,8 @@ class TimingWithoutDeviceWait(Rule):
         if targets:
             if any(_loops_work(model, f) for f in targets):
                 return "loop"
+            if any(_waits(model, f) for f in targets):
+                return "wait"  # it waits for the device itself (`xm.wait_device_ops()` at its end)
             if any(model.does_step(f) or model.func_syncs(f) for f in targets):
                 return "work"
             return "wait"  # the module's own helper: what it does cannot be told
@@ -260,15 +270,38 @@ def _is_work(model, call, ctx) -> bool:
     return model._is_step_marker(call, ctx) or model.is_sync_call(call, ctx)
 
 
+def _work_call(model, call, ctx) -> bool:
+    """Lazy work, directly or through a module function that steps or syncs."""
+    return _is_work(model, call, ctx) or any(
+        model.does_step(f) or model.func_syncs(f) for f in model.function_of(call.func, ctx))
+
+
 def _loops_work(model, func) -> bool:
     """True when ``func``, or a module function it calls, runs steps or syncs in a loop of
     its own (``train_loop_fn(loader)``: calling it runs a whole epoch). One table, closed
     over callers by the model (linear)."""
     table = model._cache.get("timing_loops_work")
     if table is None:
-        direct = {id(f): any(ctx.loops and _is_work(model, call, ctx) for call, ctx in f.calls)
+        direct = {id(f): any(ctx.loops and _work_call(model, call, ctx) for call, ctx in f.calls)
                   for f in model.functions}
         table = model.closure_over_callers("timing_loops_work", direct)
+    return table.get(id(func), False)
+
+
+def _is_wait(model, call, ctx) -> bool:
+    q = model.call_name(call, ctx)
+    if q in WAITABLE_SYNCS:
+        wait = model.kwarg(call, "wait", 0)
+        return wait is not None and model.const(wait, ctx) is not False
+    return q in WAITS
+
+
+def _waits(model, func) -> bool:
+    """True when ``func``, or a module function it calls, waits for the device."""
+    table = model._cache.get("timing_waits")
+    if table is None:
+        direct = {id(f): any(_is_wait(model, call, ctx) for call, ctx in f.calls) for f in model.functions}
+        table = model.closure_over_callers("timing_waits", direct)
     return table.get(id(func), False)
 
 
