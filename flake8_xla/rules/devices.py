@@ -395,3 +395,95 @@ def _device_args(call, q):
         if kw.arg == "device":
             out.append(kw.value)
     return out
+
+
+#: dynamo backends torch_xla registers (2.1+ ``openxla``; 2.0 ``torchxla_trace_once`` and friends)
+XLA_DYNAMO_BACKENDS = frozenset({
+    "openxla", "openxla_eval", "openxla_eval_boxed", "torchxla_trace_once", "aot_torchxla_trace_once",
+    "torchxla_trivial", "aot_torchxla_trivial",
+})
+#: dynamo backends that compile for the CPU or CUDA (the default is ``inductor``); the
+#: debugging backends (``eager``, ``aot_eager``) run the ops as they are and are left alone
+NON_XLA_DYNAMO_BACKENDS = frozenset({
+    "inductor", "cudagraphs", "tensorrt", "torch_tensorrt", "onnxrt", "tvm", "ipex", "aot_ts_nvfuser",
+    "nvprims_nvfuser",
+})
+
+
+@rule
+class TorchCompileDefaultBackend(Rule):
+    """## What it does
+    Flags `torch.compile(...)` (any import spelling, also the bare `@torch.compile`
+    decorator) in XLA code with no `backend=` (the default is `inductor`) or with a backend
+    that is not torch_xla's (`"inductor"`, `"cudagraphs"`, `"tensorrt"`, ...).
+
+    ## Why is this bad?
+    Inductor generates CPU/CUDA kernels: on XLA tensors the compiled function fails or
+    falls back instead of being traced into one XLA graph. torch_xla registers its own
+    dynamo backend, `openxla`.
+
+    ## Known problems
+    A backend that cannot be seen (`backend=backend`, `**kwargs`), a callable backend and
+    the debugging backends (`eager`, `aot_eager`) are not reported; neither is
+    `torch.compile` in branches that run only without XLA (`if torch.cuda.is_available():`)
+    or in a module that does not import torch_xla. A CPU model compiled in an XLA module is
+    reported too (the linter cannot tell which device a module lives on), and
+    `nn.Module.compile()` is not followed.
+
+    ## Example
+    ```python
+    model = torch.compile(model.to(torch_xla.device()))
+    ```
+
+    ## Use instead
+    ```python
+    model = torch.compile(model.to(torch_xla.device()), backend="openxla")
+    # for a training step, prefer: step_fn = torch_xla.compile(step_fn)
+    ```
+
+    ## References
+    - torch_xla `docs/source/perf/dynamo.md` "Integration" ("adding the `backend='openxla'`
+      argument to `torch.compile`")
+    - torch_xla `docs/source/learn/eager.md` ("`torch_xla.compile` vs. `torch.compile`")
+    - torch_xla 2.0 `docs/dynamo.md` (`backend='torchxla_trace_once'`); `openxla` since 2.1
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA403"
+    name = "torch-compile-default-backend"
+    message = "torch.compile without an XLA backend in XLA code"
+    fix = "pass backend='openxla' (for a training step, torch_xla.compile)"
+    severity = "W"
+    versions = "2.0+"
+    bad = [
+        "import torch\nimport torch_xla\n"
+        "def build(model):\n    return torch.compile(model.to(torch_xla.device()))\n",
+        "import torch\nimport torch_xla\n"
+        "def build(model):\n    return torch.compile(model, backend='inductor')\n",
+    ]
+    good = [
+        "import torch\nimport torch_xla\n"
+        "def build(model):\n    return torch.compile(model.to(torch_xla.device()), backend='openxla')\n",
+        "import torch\ndef build(model):\n    return torch.compile(model)  # no torch_xla: not XLA code\n",
+    ]
+
+    def check(self, model):
+        if not model.uses_torch_xla:
+            return
+        fix = self.fix if at_least(self.settings, "2.1") else "pass backend='torchxla_trace_once' (aot_torchxla_trace_once to train)"
+        for call, ctx in model.calls_to("torch.compile"):
+            backend = model.kwarg(call, "backend")
+            if backend is None:
+                if model.in_xla_code(ctx):
+                    yield self.finding(call, "torch.compile without backend= uses inductor in XLA code", fix)
+                continue
+            if backend is UNKNOWN:
+                continue
+            name = model.const(backend, ctx)
+            if isinstance(name, str) and name in NON_XLA_DYNAMO_BACKENDS and model.in_xla_code(ctx):
+                yield self.finding(call, f"torch.compile(backend={name!r}) in XLA code", fix)
+        for func in model.functions:
+            for deco in func.node.decorator_list:
+                if type(deco) is not ast.Call and model.qualname(deco, func.ctx) == "torch.compile" \
+                        and model.in_xla_code(func.ctx):
+                    yield self.finding(deco, "@torch.compile without backend= uses inductor in XLA code", fix)
