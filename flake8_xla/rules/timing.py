@@ -45,6 +45,8 @@ def _subtractions(model) -> list:
         if t is ast.BinOp and type(node.op) is ast.Sub and type(node.right) is ast.Name \
                 and type(node.left) in (ast.Name, ast.Call):
             out.append((node, func))
+        if t is ast.Lambda:
+            continue  # its parameters may shadow the timer's names
         inner = funcs.get(id(node), func) if t in (ast.FunctionDef, ast.AsyncFunctionDef) else func
         for child in ast.iter_child_nodes(node):
             stack.append((child, inner))
