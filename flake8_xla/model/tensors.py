@@ -179,7 +179,7 @@ class Tensors:
         return None
 
     def _name_kind(self, e, ctx, d):
-        bindings = self.lookup(e.id, ctx, getattr(e, "lineno", None))
+        bindings = self._bindings_before(e, ctx)
         if not bindings:
             return None
         _, names = self.backward_values()
@@ -203,6 +203,18 @@ class Tensors:
             else:
                 return None
         return _combine(kinds)
+
+    def _bindings_before(self, e, ctx):
+        """The bindings a read of name ``e`` sees; in ``h = h / 2`` the ``h`` on the right
+        sees the binding before that line, not the one the line makes."""
+        line = getattr(e, "lineno", None)
+        bindings = self.lookup(e.id, ctx, line)
+        if bindings and line is not None and len(bindings) == 1 and bindings[0][0] == line \
+                and bindings[0][1] in ("value", "unknown", "item") and line > 1:
+            before = self.lookup(e.id, ctx, line - 1)
+            if before and all(b[0] < line for b in before):
+                return before
+        return bindings
 
     @staticmethod
     def _param_scope(target, ctx):
@@ -428,7 +440,7 @@ class Tensors:
                     todo.extend((a, ctx) for a in e.args[:2])
             elif t is ast.BinOp:
                 for x in (e.left, e.right):
-                    if type(x) in (ast.Call, ast.Subscript, ast.Attribute, ast.BinOp):
+                    if type(x) in (ast.Call, ast.BinOp):  # not `args.scale`: a config value
                         todo.append((x, ctx))
                     elif type(x) is ast.Name:
                         bindings = self.lookup(x.id, ctx, getattr(x, "lineno", None)) or ()

@@ -86,11 +86,11 @@ def host_reads(model):
             if any(_formats_device(model, a, ctx) for a in args):
                 consumed.update(id(a) for a in args)
                 name = "print" if type(f) is ast.Name else render(f)
-                text = f"{name}() of a tensor"
+                text = _short(node) or f"{name}() of a tensor"
         elif type(f) is ast.Attribute and f.attr == "format" and type(f.value) is ast.Constant \
                 and _formats_device(model, node, ctx):
             consumed.add(id(node))
-            text = "str.format() of a tensor"
+            text = _short(node) or "str.format() of a tensor"
         if text:
             out.append((node, ctx, gated, text))
     for node, ctx, gated, _ in sites:
@@ -99,7 +99,8 @@ def host_reads(model):
         if type(node) is ast.BinOp and not (type(node.op) is ast.Mod and type(node.left) in (ast.Constant, ast.JoinedStr)):
             continue
         if _formats_device(model, node, ctx):
-            out.append((node, ctx, gated, "an f-string of a tensor" if type(node) is ast.JoinedStr else "'%' formatting of a tensor"))
+            text = _short(node) or ("an f-string of a tensor" if type(node) is ast.JoinedStr else "'%' formatting of a tensor")
+            out.append((node, ctx, gated, text))
     model._cache[key] = out
     return out
 
@@ -316,7 +317,7 @@ class TensorValueControlFlow(Rule):
 
     code = "XLA502"
     name = "tensor-value-control-flow"
-    message = "a branch on a tensor value in the step syncs the device and compiles a graph per branch"
+    message = "if on a tensor value branches in the step: a device sync every step and a graph per branch"
     fix = "use torch.where or a mask, or decide on Python values"
     severity = "W"
     versions = "2.0+"
@@ -350,8 +351,10 @@ class TensorValueControlFlow(Rule):
             if not model.in_xla_code(tctx) or not _tensor_test(model, test, tctx):
                 continue
             kind = {ast.If: "if", ast.While: "while", ast.Assert: "assert"}[type(node)]
-            yield self.finding(test, f"{kind} on a tensor value in the step syncs the device "
-                                     "and compiles a graph per branch")
+            short = _short(test)
+            what = f"{kind} {short}" if short else f"this {kind}"
+            yield self.finding(test, f"{what} branches on a tensor value in the step: a device sync "
+                                     "every step and a graph per branch")
 
 
 def _ctx_in(model, expr, ctx):
