@@ -40,6 +40,8 @@ HOST_ATTRS = frozenset({
     "shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "is_leaf", "names",
     "layout", "is_sparse", "is_quantized", "is_meta", "training", "grad_fn", "itemsize", "nbytes",
 })
+#: tensor attributes that are tensors on the same device
+TENSOR_ATTRS = frozenset({"grad", "data", "T", "mT", "H", "mH", "real", "imag"})
 #: attributes that stay on the device: tensor views and model outputs (``out.loss``)
 _NOT_TENSOR_METHODS = frozenset({"backward", "register_hook", "apply_", "map_", "tolist", "keys",
                                  "values", "items", "get", "copy_", "zero_", "fill_"})
@@ -140,10 +142,15 @@ class Tensors:
             if vals:
                 return _combine(self.tensor_kind(v, c, d) if v is not None else None for v, c in vals)
             base = e.value
-            if type(base) is ast.Name and ctx.func is not None and ctx.func.cls is not None \
-                    and ctx.func.params and base.id == ctx.func.params[0]:
-                return None  # an attribute of self nothing visibly assigns
-            return DEVICE if self.tensor_kind(base, ctx, d) == DEVICE else None
+            if self._is_self(base, ctx) or self.tensor_kind(base, ctx, d) != DEVICE:
+                return None  # an attribute of self nothing visibly assigns, or of a non-tensor
+            if e.attr in TENSOR_ATTRS or type(base) in (ast.Call, ast.Subscript):
+                return DEVICE
+            if type(base) is ast.Name:  # a model output (`out.logits`): bound to a call result
+                bindings = self._bindings_before(base, ctx)
+                if bindings and all(k == "value" and type(v) is ast.Call for _, k, v, _ in bindings):
+                    return DEVICE
+            return None
         if t is ast.Subscript:
             k = self.tensor_kind(e.value, ctx, d)
             return k if k in (DEVICE, HOST) else None
@@ -301,6 +308,9 @@ class Tensors:
                                                                    "torch.nn.utils", "torch.nn.init")):
                     return not q.endswith("Loss")
                 if q.startswith(_MODEL_FACTORIES):
+                    if any(w in q for w in ("Tokenizer", "Processor", "Config", "Extractor", "pipeline",
+                                            "Pipeline", "Dataset", "Trainer", "Collator")):
+                        return False
                     return q.startswith("torchvision.models.") or "Model" in q or "from_pretrained" in q \
                         or q == "timm.create_model"
                 if q.startswith(_WRAPPERS) and v.args:
@@ -366,6 +376,8 @@ class Tensors:
                 for n in _target_names(target.elts[0]):
                     table[(scope, n, line)] = HOST
                 target = target.elts[1]
+            if type(target) in (ast.Tuple, ast.List) and len(target.elts) > 2:
+                continue  # (data, target, paths): items past the tensors may be Python values
             if self.loader_kind(node.iter, loop.ctx) == "device":
                 for n in _target_names(target):
                     table.setdefault((scope, n, line), DEVICE)
@@ -420,8 +432,9 @@ class Tensors:
                 if q is not None:
                     if _torch_op(q) and e.args:
                         first = e.args[0]
-                        todo.extend((x, ctx) for x in (first.elts if type(first) in (ast.List, ast.Tuple) else [first]))
-                        if q.startswith("torch.nn.functional.") and len(e.args) > 1:
+                        todo.extend((x, ctx) for x in (first.elts if type(first) in (ast.List, ast.Tuple) else [first])
+                                    if not _model_like(x))
+                        if q.startswith("torch.nn.functional.") and len(e.args) > 1 and not _model_like(e.args[1]):
                             todo.append((e.args[1], ctx))
                     continue
                 if type(f) is ast.Attribute and f.attr == "scale" and e.args:
@@ -437,7 +450,7 @@ class Tensors:
                         todo.extend(func.returns)
                     continue
                 if self.is_loss_fn(f, ctx):
-                    todo.extend((a, ctx) for a in e.args[:2])
+                    todo.extend((a, ctx) for a in e.args[:2] if not _model_like(a))
             elif t is ast.BinOp:
                 for x in (e.left, e.right):
                     if type(x) in (ast.Call, ast.BinOp):  # not `args.scale`: a config value
@@ -702,6 +715,15 @@ class Tensors:
                             and type(side.left) not in (ast.Constant, ast.JoinedStr):
                         return True
         return False
+
+
+_MODEL_NAME = re.compile(r"(?i)model|net|module|self|config|args|cfg|opt")
+
+
+def _model_like(expr) -> bool:
+    """An argument named like a model, config or optimizer: not a tensor of the loss."""
+    ident = expr.id if type(expr) is ast.Name else expr.attr if type(expr) is ast.Attribute else None
+    return ident is not None and bool(_MODEL_NAME.search(ident))
 
 
 def _target_names(target) -> list[str]:

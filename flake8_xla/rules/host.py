@@ -4,6 +4,7 @@ values in the code that runs once per training step."""
 from __future__ import annotations
 
 import ast
+import re
 
 from ..model.tensors import DEVICE, READ_METHODS
 from ..registry import Rule, rule
@@ -11,13 +12,19 @@ from ._common import render
 
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
 _CAST_BUILTINS = ("float", "int", "bool")
+_LOGGER = re.compile(r"_*(log|logger|\w*_logger|logging)")
+_PRINTERS = ("torch_xla.core.xla_model.master_print",)
 
 
 def _builtin(model, func, ctx, names):
     return type(func) is ast.Name and func.id in names and not model.lookup(func.id, ctx, None)
 
 
-def _short(node) -> str:
+def _short(node) -> str | None:
+    """The source of a small one-line node (``loss.item()``), else None."""
+    line, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+    if line is None or line != end or (node.end_col_offset or 0) - node.col_offset > 40:
+        return None
     try:
         text = ast.unparse(node)
     except Exception:  # pragma: no cover - unparse of a tree ast.parse built
@@ -55,7 +62,7 @@ def _is_logging(model, call, ctx) -> bool:
         return q.startswith("logging.")
     base = f.value
     ident = base.id if type(base) is ast.Name else base.attr if type(base) is ast.Attribute else ""
-    return "log" in ident.lower()
+    return bool(_LOGGER.fullmatch(ident.lower()))
 
 
 def host_reads(model):
@@ -81,7 +88,8 @@ def host_reads(model):
         elif model.call_name(node, ctx) in ("numpy.array", "numpy.asarray") and node.args \
                 and model.tensor_kind(node.args[0], ctx) == DEVICE:
             text = _short(node) or "np.array(tensor)"
-        elif _builtin(model, f, ctx, ("print",)) or _is_logging(model, node, ctx):
+        elif _builtin(model, f, ctx, ("print",)) or _is_logging(model, node, ctx) \
+                or model.call_name(node, ctx) in _PRINTERS:
             args = list(node.args)
             if any(_formats_device(model, a, ctx) for a in args):
                 consumed.update(id(a) for a in args)
