@@ -69,6 +69,11 @@ _NOT_TORCH_OPS = ("torch.nn.", "torch.utils.", "torch.optim.", "torch.cuda.", "t
                   "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.autocast",
                   "torch.amp.", "torch.profiler.", "torch_xla.distributed.", "torch_xla.runtime.",
                   "torch_xla.debug.", "torch_xla.experimental.", "torch_xla.amp.", "torch_xla.utils.")
+#: torch functions that create a tensor: on the CPU unless ``device=`` says otherwise
+TORCH_FACTORIES = frozenset("torch." + n for n in (
+    "randn", "rand", "randint", "randperm", "zeros", "ones", "empty", "full", "arange", "linspace",
+    "logspace", "eye", "tensor", "as_tensor", "from_numpy", "normal", "bernoulli", "multinomial"))
+XLA_DEVICES = ("torch_xla.device", "torch_xla.core.xla_model.xla_device", "torch_xla.runtime.xla_device")
 _MODEL_FACTORIES = ("torchvision.models.", "timm.create_model", "transformers.")
 _WRAPPERS = ("torch.nn.parallel.DistributedDataParallel", "torch_xla.distributed.fsdp.",
              "torch_xla.distributed.spmd.", "torch.distributed.fsdp.", "torch.compile")
@@ -240,6 +245,8 @@ class Tensors:
             return HOST
         q = self.call_name(call, ctx)
         if q is not None:
+            if q in TORCH_FACTORIES:
+                return self._factory_kind(call, ctx)
             if q in _TORCH_HOST or q.startswith(("numpy.", "math.", "time.", "random.", "statistics.")):
                 return HOST
             if _torch_op(q):
@@ -261,8 +268,53 @@ class Tensors:
             return DEVICE
         funcs = self.function_of(f, ctx)
         if funcs and len(funcs) == 1 and funcs[0].returns and type(f) is ast.Name:
+            if any(self.cpu_tensor(a, ctx) for a in call.args):
+                return None  # the helper runs on CPU tensors here (a CPU reference run)
             return _combine(self.tensor_kind(v, c, d) for v, c in funcs[0].returns)
         return None
+
+    def _factory_kind(self, call, ctx):
+        """``torch.randn(...)``: a CPU tensor without ``device=``, on the XLA device with
+        ``device=torch_xla.device()`` (or a name bound to it, or ``"xla"``)."""
+        dev = self.kwarg(call, "device")
+        if dev is None:
+            return HOST
+        if not isinstance(dev, ast.AST):
+            return None
+        value = self.const(dev, ctx)
+        if isinstance(value, str):
+            kind = value.split(":")[0]
+            return HOST if kind == "cpu" else DEVICE if kind == "xla" else None
+        vals = self.resolve_values(dev, ctx)
+        if vals and all(type(v) is ast.Call and self.call_name(v, c) in XLA_DEVICES for v, c in vals):
+            return DEVICE
+        return None
+
+    def cpu_tensor(self, expr, ctx) -> bool:
+        """A tensor visibly on the CPU: a torch factory without ``device=``, ``.cpu()``,
+        ``.to("cpu")``, a slice or ``copy.deepcopy`` of one, through names."""
+        for _ in range(8):
+            t = type(expr)
+            if t is ast.Subscript:
+                expr = expr.value
+                continue
+            if t is ast.Name:
+                vals = self.values(expr, ctx)
+                if not vals or len(vals) != 1:
+                    return False
+                expr, ctx = vals[0]
+                continue
+            if t is not ast.Call:
+                return False
+            q = self.call_name(expr, ctx)
+            if q in TORCH_FACTORIES:
+                return self._factory_kind(expr, ctx) == HOST
+            if q == "copy.deepcopy" and expr.args:
+                expr = expr.args[0]
+                continue
+            f = expr.func
+            return type(f) is ast.Attribute and (f.attr == "cpu" or (f.attr == "to" and self._to_cpu(expr, ctx)))
+        return False
 
     def _any_device_arg(self, call, ctx, d) -> bool:
         for a in call.args:
@@ -523,6 +575,28 @@ class Tensors:
         self._cache[key] = result
         return result
 
+    def _is_update(self, call, ctx) -> bool:
+        """An optimizer update: ``opt.step()``, ``xm.optimizer_step(opt)``, ``scaler.step(opt)``."""
+        if self.is_optimizer_step(call, ctx) or self.call_name(call, ctx) == self.OPTIMIZER_STEP:
+            return True
+        f = call.func
+        return type(f) is ast.Attribute and f.attr == "step" and bool(call.args) and self.is_optimizer(call.args[0], ctx)
+
+    def loop_updates(self, loop) -> bool:
+        """True when an iteration of the loop updates the weights (in its body, a nested loop
+        or a module helper at bounded depth): a training loop, not a gradient check."""
+        key = ("loopupdates", id(loop))
+        if key in self._cache:
+            return self._cache[key]
+        table = self._cache.get("tk_updates")
+        if table is None:
+            direct = {id(f): any(self._is_update(c, x) for c, x in f.calls) for f in self.functions}
+            table = self.closure_over_callers("tk_updates", direct)
+        result = any(self._is_update(c, x) or any(table.get(id(g)) for g in self.function_of(c.func, x))
+                     for c, x in loop.calls)
+        self._cache[key] = result
+        return result
+
     def step_sites(self) -> list[tuple[ast.AST, Ctx, bool, str]]:
         """Nodes of the step: ``(node, ctx, gated, where)`` for every expression and
         statement that runs once per step (``where`` is ``"loop"``, ``"helper"`` or
@@ -537,7 +611,8 @@ class Tensors:
             return out
         # regions: (statements, base ctx, gated, where); helpers found on the way
         regions = []
-        loops = [lp for lp in self.loops if self.is_inner_step_loop(lp) and self.in_xla_code(lp.ctx)]
+        loops = [lp for lp in self.loops if self.is_inner_step_loop(lp) and self.in_xla_code(lp.ctx)
+                 and (self.loop_updates(lp) or any(self.loop_updates(o) for o in lp.ctx.loops))]
         loop_nodes = {id(lp.node) for lp in loops}
         for lp in loops:
             if any(id(o.node) in loop_nodes for o in lp.ctx.loops):
