@@ -122,7 +122,9 @@ class HostSyncInStep(Rule):
     of a tensor (a logging call with a tensor argument too). The step is the body of a
     loop that runs the backward or the optimizer step, the module functions it calls (any
     depth, bounded), a `torch_xla.compile`d step, and the `forward` of `nn.Module`
-    classes. Reported at the read.
+    classes. A loop is a training step only when an iteration also updates the weights
+    (`opt.step()`, `xm.optimizer_step`, `scaler.step(opt)`, in the loop or a helper): a
+    gradient check with a backward and no update is not. Reported at the read.
 
     ## Why is this bad?
     XLA tensors are lazy: the step is traced and runs as one graph at the sync. Reading a
@@ -136,7 +138,8 @@ class HostSyncInStep(Rule):
     function or torch op on device tensors, a batch of an `MpDeviceLoader`, or a value
     the back-propagated loss is computed from. Parameters of helpers, a model that is a
     parameter and never feeds the loss, and values in comprehensions or lambdas are
-    unknown and never reported. Not reported inside `xm.add_step_closure(...)` (lambdas
+    unknown and never reported; so is the result of a helper called with CPU tensors
+    (`torch.randn(...)` without `device=`, `.cpu()`): a CPU reference run. Not reported inside `xm.add_step_closure(...)` (lambdas
     and functions passed there), after the loop, after `torch_xla.sync()`,
     `xm.mark_step()`, `xm.wait_device_ops()`, `xm.optimizer_step(..., barrier=True)` or a
     compiled step call in the same iteration (still a transfer, but no extra execution),
