@@ -80,6 +80,7 @@ _WRAPPERS = ("torch.nn.parallel.DistributedDataParallel", "torch_xla.distributed
 _LOSS_NAME = re.compile(r"(?i)(loss|crit)")
 _GATE_LIMIT = 8
 ADD_STEP_CLOSURE = "torch_xla.core.xla_model.add_step_closure"
+STEP_SCOPES = ("torch_xla.step", "torch_xla.debug.profiler.StepTrace")  # sync when the block ends
 WAITS = ("torch_xla.core.xla_model.wait_device_ops", "torch_xla.sync")
 _SKIP_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp,
                ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -226,6 +227,9 @@ class Tensors:
             before = self.lookup(e.id, ctx, line - 1)
             if before and all(b[0] < line for b in before):
                 return before
+        if bindings and line is not None and all(b[0] > line and b[3] is not None and b[3].scope is ctx.scope
+                                                 for b in bindings):
+            return None  # a value carried over from the previous iteration (its sync has run)
         return bindings
 
     @staticmethod
@@ -753,7 +757,7 @@ class Tensors:
         t = type(stmt)
         if t in (ast.With, ast.AsyncWith):
             return any(type(i.context_expr) is ast.Call
-                       and self.call_name(i.context_expr, self.call_ctx(i.context_expr) or ctx) == "torch_xla.step"
+                       and self.call_name(i.context_expr, self.call_ctx(i.context_expr) or ctx) in STEP_SCOPES
                        for i in stmt.items)
         value = stmt.value if t in (ast.Expr, ast.Assign, ast.AnnAssign) else None
         if type(value) is not ast.Call:

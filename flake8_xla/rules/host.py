@@ -139,10 +139,12 @@ class HostSyncInStep(Rule):
     the back-propagated loss is computed from. Parameters of helpers, a model that is a
     parameter and never feeds the loss, and values in comprehensions or lambdas are
     unknown and never reported; so is the result of a helper called with CPU tensors
-    (`torch.randn(...)` without `device=`, `.cpu()`): a CPU reference run. Not reported inside `xm.add_step_closure(...)` (lambdas
+    (`torch.randn(...)` without `device=`, `.cpu()`): a CPU reference run. A value read
+    before its assignment in the loop body (the previous iteration's) is unknown too. Not reported inside `xm.add_step_closure(...)` (lambdas
     and functions passed there), after the loop, after `torch_xla.sync()`,
-    `xm.mark_step()`, `xm.wait_device_ops()`, `xm.optimizer_step(..., barrier=True)` or a
-    compiled step call in the same iteration (still a transfer, but no extra execution),
+    `xm.mark_step()`, `xm.wait_device_ops()`, `xm.optimizer_step(..., barrier=True)`, a
+    compiled step call, a `with torch_xla.step():` or `with xp.StepTrace(...):` block in
+    the same iteration (still a transfer, but no extra execution),
     and not under eager mode. Other sinks (`wandb.log`, `writer.add_scalar`,
     `pbar.set_postfix`) are reported only when the tensor is read by one of the
     spellings above. Reads under a step gate (`if step % N == 0:`) are XLA507.
