@@ -674,6 +674,8 @@ class Tensors:
                 continue
             stmt = stmts[i]
             if self._is_sync_stmt(stmt, ctx):
+                if type(stmt) in (ast.With, ast.AsyncWith):
+                    stack.append((stmt.body, 0, g))  # the block runs before the sync at its end
                 continue  # the rest of this block runs after the step's sync
             stack.append((stmts, i + 1, g))
             t = type(stmt)
