@@ -456,7 +456,9 @@ class Tensors:
         for call, ctx in self.calls:
             f = call.func
             if type(f) is ast.Attribute and f.attr == "backward":
-                todo.append((f.value, ctx))
+                # accelerator.backward(loss) / fabric.backward(loss): the loss is the argument
+                todo.append((call.args[0] if call.args and type(f.value) in (ast.Name, ast.Attribute)
+                             and not self._tensor_named(f.value) else f.value, ctx))
             elif self.call_name(call, ctx) == "torch.autograd.backward" and call.args:
                 todo.append((call.args[0], ctx))
         seen: set[int] = set()
@@ -471,6 +473,8 @@ class Tensors:
             if t is ast.Name:
                 bindings = self.lookup(e.id, ctx, getattr(e, "lineno", None))
                 for line, kind, target, b_ctx in bindings or ():
+                    if kind == "value" and type(target) is ast.Call and self._library_object(target, b_ctx or ctx):
+                        continue  # accelerator = Accelerator(): not a tensor
                     if kind == "value" and type(target) is not ast.Constant:
                         exprs.add(id(target))
                         todo.append((target, b_ctx or ctx))
@@ -523,6 +527,15 @@ class Tensors:
             elif t is ast.UnaryOp:
                 todo.append((e.operand, ctx))
         return exprs, names
+
+    def _library_object(self, call, ctx) -> bool:
+        q = self.call_name(call, ctx)
+        return q is not None and not _torch_op(q) and q not in TORCH_FACTORIES
+
+    @staticmethod
+    def _tensor_named(expr) -> bool:
+        ident = expr.id if type(expr) is ast.Name else expr.attr
+        return bool(_LOSS_NAME.search(ident))
 
     @staticmethod
     def _is_self(expr, ctx) -> bool:
