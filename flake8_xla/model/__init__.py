@@ -14,7 +14,8 @@ One module per question it answers:
 - :mod:`.context`: XLA-on and XLA-off code, backend dispatch, version-adaptive code;
 - :mod:`.calls`: the call graph, launches and launched code;
 - :mod:`.env`: environment reads and writes, torchrun hints;
-- :mod:`.training`: optimizers, step loops, per-step syncs, gradient reduction.
+- :mod:`.training`: optimizers, step loops, per-step syncs, gradient reduction;
+- :mod:`.tensors`: device and host values, the code that runs once per step.
 
 Nothing here imports or runs the linted code, torch or torch_xla. Whatever cannot be seen
 statically is *unknown* (``None`` / :data:`UNKNOWN`), and rules never fire on unknown.
@@ -30,6 +31,7 @@ from .calls import Calls
 from .context import XlaContext
 from .env import Environment
 from .names import CANONICAL, Names, canonical
+from .tensors import Tensors
 from .scopes import _GUARDED, UNKNOWN, ClassInfo, Ctx, FunctionInfo, LoopInfo, Scope, Unknown
 from .training import Training
 from .values import Values
@@ -41,7 +43,7 @@ __all__ = [
 ]
 
 
-class Model(Walker, Names, Values, XlaContext, Calls, Environment, Training):
+class Model(Walker, Names, Values, XlaContext, Calls, Environment, Training, Tensors):
     """Facts about one module. Build with ``Model(tree, settings)``.
 
     Args:

@@ -1,0 +1,834 @@
+"""Tensors and the step: which values live on the XLA device, which are host values, and
+which code runs once per iteration of a step loop.
+
+- :meth:`Tensors.tensor_kind`: ``"device"``, ``"host"`` or ``None`` (unknown) for an
+  expression. A value is on the device when it comes from a model call, a loss function
+  on device values, a torch op or tensor method on device tensors, a batch of a device
+  loader (``MpDeviceLoader``), or when the loss a step back-propagates is computed from
+  it (``loss.backward()`` shows which values are on the device even when the model is a
+  parameter). It is a host value when it comes from ``len()``, ``.size()`` / ``.shape``,
+  numbers and Python arithmetic on them, a read already taken (``.item()``, ``.cpu()``),
+  ``range`` / ``enumerate`` counters. What cannot be seen is unknown.
+- :meth:`Tensors.step_sites`: the code that runs once per iteration of a step loop (the
+  loop body of the innermost loops that step, the module functions they call up to
+  :attr:`~.training.Training.HELPER_DEPTH` levels, ``torch_xla.compile``d steps and the
+  ``forward`` of module classes), minus ``xm.add_step_closure`` arguments, code after a
+  sync in the same iteration, and everything under eager mode; each site says whether it
+  sits under a step gate (``if step % N == 0:``).
+
+Iterative walks; every answer memoised in ``self._cache``.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from .scopes import Ctx, FunctionInfo
+
+DEVICE, HOST = "device", "host"
+
+#: tensor methods that hand the value to the host (the reads XLA501 reports)
+READ_METHODS = frozenset({"item", "tolist", "numpy", "cpu"})
+#: tensor methods and attributes that return Python values without a transfer
+HOST_METHODS = frozenset({
+    "size", "dim", "numel", "nelement", "ndimension", "element_size", "stride", "data_ptr",
+    "is_contiguous", "get_device", "is_floating_point", "is_complex", "storage_offset",
+    "__len__", "type", "storage", "untyped_storage", "is_signed", "has_names",
+})
+HOST_ATTRS = frozenset({
+    "shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "is_leaf", "names",
+    "layout", "is_sparse", "is_quantized", "is_meta", "training", "grad_fn", "itemsize", "nbytes",
+})
+#: tensor attributes that are tensors on the same device
+TENSOR_ATTRS = frozenset({"grad", "data", "T", "mT", "H", "mH", "real", "imag"})
+#: attributes that stay on the device: tensor views and model outputs (``out.loss``)
+_NOT_TENSOR_METHODS = frozenset({"backward", "register_hook", "apply_", "map_", "tolist", "keys",
+                                 "values", "items", "get", "copy_", "zero_", "fill_"})
+#: tensor methods the loss is computed through (their receiver is on the device)
+LOSS_PATH_METHODS = frozenset({
+    "float", "double", "half", "bfloat16", "mean", "sum", "view", "reshape", "squeeze",
+    "unsqueeze", "contiguous", "to", "type_as", "clone", "div", "mul", "add", "sub", "log",
+    "exp", "abs", "pow", "norm", "logsumexp", "softmax", "log_softmax", "gather", "flatten",
+    "view_as", "permute", "transpose", "masked_fill", "squeeze_", "nansum", "nanmean", "neg",
+    "sqrt", "square", "max", "min", "amax", "amin", "__getitem__", "long", "int",
+})
+_BUILTINS_HOST = frozenset({"len", "int", "float", "bool", "str", "repr", "round", "isinstance",
+                            "hash", "id", "type", "range", "format", "hasattr", "callable", "ord", "chr"})
+_TORCH_HOST = frozenset({
+    "torch.is_tensor", "torch.numel", "torch.is_floating_point", "torch.is_complex", "torch.equal",
+    "torch.allclose", "torch.is_nonzero", "torch.get_default_dtype", "torch.is_grad_enabled",
+    "torch.typename", "torch.device", "torch.dtype", "torch.Size", "torch.finfo", "torch.iinfo",
+    "torch_xla.core.xla_model.mesh_reduce", "torch_xla.core.xla_model.xla_device",
+    "torch_xla.device", "torch_xla.runtime.world_size", "torch_xla.runtime.global_ordinal",
+    "torch_xla.core.xla_model.get_ordinal", "torch_xla.core.xla_model.xrt_world_size",
+})
+_NOT_TORCH_OPS = ("torch.nn.", "torch.utils.", "torch.optim.", "torch.cuda.", "torch.distributed.",
+                  "torch.backends.", "torch.autograd.", "torch.multiprocessing.", "torch.jit.",
+                  "torch.compile", "torch.manual_seed", "torch.set_", "torch.load", "torch.save",
+                  "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.autocast",
+                  "torch.amp.", "torch.profiler.", "torch_xla.distributed.", "torch_xla.runtime.",
+                  "torch_xla.debug.", "torch_xla.experimental.", "torch_xla.amp.", "torch_xla.utils.")
+#: torch functions that create a tensor: on the CPU unless ``device=`` says otherwise
+TORCH_FACTORIES = frozenset("torch." + n for n in (
+    "randn", "rand", "randint", "randperm", "zeros", "ones", "empty", "full", "arange", "linspace",
+    "logspace", "eye", "tensor", "as_tensor", "from_numpy", "normal", "bernoulli", "multinomial"))
+XLA_DEVICES = ("torch_xla.device", "torch_xla.core.xla_model.xla_device", "torch_xla.runtime.xla_device")
+_MODEL_FACTORIES = ("torchvision.models.", "timm.create_model", "transformers.")
+_WRAPPERS = ("torch.nn.parallel.DistributedDataParallel", "torch_xla.distributed.fsdp.",
+             "torch_xla.distributed.spmd.", "torch.distributed.fsdp.", "torch.compile")
+_LOSS_NAME = re.compile(r"(?i)(loss|crit)")
+_GATE_LIMIT = 8
+ADD_STEP_CLOSURE = "torch_xla.core.xla_model.add_step_closure"
+STEP_SCOPES = ("torch_xla.step", "torch_xla.debug.profiler.StepTrace")  # sync when the block ends
+WAITS = ("torch_xla.core.xla_model.wait_device_ops", "torch_xla.sync")
+_SKIP_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp,
+               ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _torch_op(q: str) -> bool:
+    """A torch / torch_xla function computing on tensors (``torch.nn.functional`` included)."""
+    if q.startswith("torch.nn.functional."):
+        return True
+    return q.startswith(("torch.", "torch_xla.")) and not q.startswith(_NOT_TORCH_OPS) and q not in _TORCH_HOST
+
+
+def _combine(kinds) -> str | None:
+    kinds = set(kinds)
+    if kinds == {DEVICE}:
+        return DEVICE
+    if kinds == {HOST}:
+        return HOST
+    return None
+
+
+class Tensors:
+    """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
+
+    #: how deep one tensor_kind question follows expressions and names
+    KIND_DEPTH = 24
+
+    # ------------------------------------------------------------------ kinds
+    def call_ctx(self, call: ast.Call) -> Ctx | None:
+        """The context the walk recorded for ``call``."""
+        table = self._cache.get("callctx")
+        if table is None:
+            table = self._cache["callctx"] = {id(c): x for c, x in self.calls}
+        return table.get(id(call))
+
+    def tensor_kind(self, expr: ast.AST | None, ctx: Ctx, _depth: int = 0) -> str | None:
+        """``"device"``, ``"host"`` or ``None`` (unknown) for the value of ``expr``."""
+        if expr is None or ctx is None:
+            return None
+        key = ("tk", id(expr))
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        if _depth > self.KIND_DEPTH:
+            return None  # too deep to tell: unknown (not cached: a shallower ask may see it)
+        cache[key] = None  # cycles resolve to unknown
+        result = self._kind(expr, ctx, _depth + 1)
+        cache[key] = result
+        return result
+
+    def _kind(self, e, ctx, d):
+        t = type(e)
+        if id(e) in self.backward_values()[0]:
+            return DEVICE
+        if t is ast.Constant or t is ast.JoinedStr:
+            return HOST
+        if t is ast.Name:
+            return self._name_kind(e, ctx, d)
+        if t is ast.Attribute:
+            if e.attr in HOST_ATTRS:
+                return HOST
+            if self.qualname(e, ctx) is not None:
+                return None
+            vals = self.values(e, ctx)
+            if vals:
+                return _combine(self.tensor_kind(v, c, d) if v is not None else None for v, c in vals)
+            base = e.value
+            if self._is_self(base, ctx) or self.tensor_kind(base, ctx, d) != DEVICE:
+                return None  # an attribute of self nothing visibly assigns, or of a non-tensor
+            if e.attr in TENSOR_ATTRS or type(base) in (ast.Call, ast.Subscript):
+                return DEVICE
+            if type(base) is ast.Name:  # a model output (`out.logits`): bound to a call result
+                bindings = self._bindings_before(base, ctx)
+                if bindings and all(k == "value" and type(v) is ast.Call for _, k, v, _ in bindings):
+                    return DEVICE
+            return None
+        if t is ast.Subscript:
+            k = self.tensor_kind(e.value, ctx, d)
+            return k if k in (DEVICE, HOST) else None
+        if t is ast.BinOp:
+            if type(e.op) is ast.Mod and type(e.left) in (ast.Constant, ast.JoinedStr):
+                return HOST  # string formatting
+            kinds = (self.tensor_kind(e.left, ctx, d), self.tensor_kind(e.right, ctx, d))
+            if DEVICE in kinds:
+                return DEVICE
+            return HOST if kinds == (HOST, HOST) else None
+        if t is ast.UnaryOp:
+            k = self.tensor_kind(e.operand, ctx, d)
+            if type(e.op) is ast.Not:
+                return HOST if k == HOST else None
+            return k
+        if t is ast.Compare:
+            if all(type(op) in (ast.Is, ast.IsNot) for op in e.ops):
+                return HOST
+            if any(type(op) in (ast.In, ast.NotIn) for op in e.ops):
+                return None
+            kinds = [self.tensor_kind(x, ctx, d) for x in [e.left] + e.comparators]
+            if DEVICE in kinds:
+                return DEVICE
+            return HOST if all(k == HOST for k in kinds) else None
+        if t is ast.BoolOp:
+            return HOST if all(self.tensor_kind(v, ctx, d) == HOST for v in e.values) else None
+        if t is ast.IfExp:
+            return _combine((self.tensor_kind(e.body, ctx, d), self.tensor_kind(e.orelse, ctx, d)))
+        if t is ast.NamedExpr:
+            return self.tensor_kind(e.value, ctx, d)
+        if t is ast.Call:
+            return self._call_kind(e, ctx, d)
+        return None
+
+    def _name_kind(self, e, ctx, d):
+        bindings = self._bindings_before(e, ctx)
+        if not bindings:
+            return None
+        _, names = self.backward_values()
+        kinds = []
+        for line, kind, target, b_ctx in bindings:
+            scope = b_ctx.scope if b_ctx is not None else ctx.scope
+            if kind == "value":
+                kinds.append(self.tensor_kind(target, b_ctx or ctx, d))
+            elif kind == "item":
+                k = self.tensor_kind(target[0], b_ctx or ctx, d)
+                if k != DEVICE and (id(scope), e.id) in names:
+                    k = DEVICE
+                kinds.append(k)
+            elif kind in ("unknown", "param"):
+                if kind == "param":
+                    scope = self._param_scope(target, ctx)
+                k = self.loop_targets().get((id(scope), e.id, line))
+                if k is None and (id(scope), e.id) in names:
+                    k = DEVICE
+                kinds.append(k)
+            else:
+                return None
+        return _combine(kinds)
+
+    def _bindings_before(self, e, ctx):
+        """The bindings a read of name ``e`` sees; in ``h = h / 2`` the ``h`` on the right
+        sees the binding before that line, not the one the line makes."""
+        line = getattr(e, "lineno", None)
+        bindings = self.lookup(e.id, ctx, line)
+        if bindings and line is not None and len(bindings) == 1 and bindings[0][0] == line \
+                and bindings[0][1] in ("value", "unknown", "item") and line > 1:
+            before = self.lookup(e.id, ctx, line - 1)
+            if before and all(b[0] < line for b in before):
+                return before
+        if bindings and line is not None and all(b[0] > line and b[3] is not None and b[3].scope is ctx.scope
+                                                 for b in bindings):
+            return None  # a value carried over from the previous iteration (its sync has run)
+        return bindings
+
+    @staticmethod
+    def _param_scope(target, ctx):
+        if isinstance(target, FunctionInfo) and target.scope is not None:
+            return target.scope
+        return ctx.scope
+
+    def _builtin(self, func, ctx, names) -> str | None:
+        if type(func) is ast.Name and func.id in names and not self.lookup(func.id, ctx, None):
+            return func.id
+        return None
+
+    def _call_kind(self, call, ctx, d):
+        f = call.func
+        if self._builtin(f, ctx, _BUILTINS_HOST):
+            return HOST
+        q = self.call_name(call, ctx)
+        if q is not None:
+            if q in TORCH_FACTORIES:
+                return self._factory_kind(call, ctx)
+            if q in _TORCH_HOST or q.startswith(("numpy.", "math.", "time.", "random.", "statistics.")):
+                return HOST
+            if _torch_op(q):
+                return DEVICE if self._any_device_arg(call, ctx, d) else None
+            return None
+        if type(f) is ast.Attribute:
+            m = f.attr
+            if m in READ_METHODS or m in HOST_METHODS:
+                return HOST
+            if m == "to" and self._to_cpu(call, ctx):
+                return HOST
+            if m == "format" and type(f.value) is ast.Constant:
+                return HOST
+            if m not in _NOT_TENSOR_METHODS and self.tensor_kind(f.value, ctx, d) == DEVICE:
+                return DEVICE
+        if self.is_model(f, ctx):
+            return DEVICE
+        if self.is_loss_fn(f, ctx) and self._any_device_arg(call, ctx, d):
+            return DEVICE
+        funcs = self.function_of(f, ctx)
+        if funcs and len(funcs) == 1 and funcs[0].returns and type(f) is ast.Name:
+            if any(self.cpu_tensor(a, ctx) for a in call.args):
+                return None  # the helper runs on CPU tensors here (a CPU reference run)
+            return _combine(self.tensor_kind(v, c, d) for v, c in funcs[0].returns)
+        return None
+
+    def _factory_kind(self, call, ctx):
+        """``torch.randn(...)``: a CPU tensor without ``device=``, on the XLA device with
+        ``device=torch_xla.device()`` (or a name bound to it, or ``"xla"``)."""
+        dev = self.kwarg(call, "device")
+        if dev is None:
+            return HOST
+        if not isinstance(dev, ast.AST):
+            return None
+        value = self.const(dev, ctx)
+        if isinstance(value, str):
+            kind = value.split(":")[0]
+            return HOST if kind == "cpu" else DEVICE if kind == "xla" else None
+        vals = self.resolve_values(dev, ctx)
+        if vals and all(type(v) is ast.Call and self.call_name(v, c) in XLA_DEVICES for v, c in vals):
+            return DEVICE
+        return None
+
+    def cpu_tensor(self, expr, ctx) -> bool:
+        """A tensor visibly on the CPU: a torch factory without ``device=``, ``.cpu()``,
+        ``.to("cpu")``, a slice or ``copy.deepcopy`` of one, through names."""
+        for _ in range(8):
+            t = type(expr)
+            if t is ast.Subscript:
+                expr = expr.value
+                continue
+            if t is ast.Name:
+                vals = self.values(expr, ctx)
+                if not vals or len(vals) != 1:
+                    return False
+                expr, ctx = vals[0]
+                continue
+            if t is not ast.Call:
+                return False
+            q = self.call_name(expr, ctx)
+            if q in TORCH_FACTORIES:
+                return self._factory_kind(expr, ctx) == HOST
+            if q == "copy.deepcopy" and expr.args:
+                expr = expr.args[0]
+                continue
+            f = expr.func
+            return type(f) is ast.Attribute and (f.attr == "cpu" or (f.attr == "to" and self._to_cpu(expr, ctx)))
+        return False
+
+    def _any_device_arg(self, call, ctx, d) -> bool:
+        for a in call.args:
+            if type(a) in (ast.List, ast.Tuple):
+                if any(self.tensor_kind(x, ctx, d) == DEVICE for x in a.elts):
+                    return True
+            elif self.tensor_kind(a, ctx, d) == DEVICE:
+                return True
+        return False
+
+    def _to_cpu(self, call, ctx) -> bool:
+        arg = self.kwarg(call, "device", 0)
+        if not isinstance(arg, ast.AST):
+            return False
+        if type(arg) is ast.Call and self.call_name(arg, ctx) == "torch.device" and arg.args:
+            arg = arg.args[0]
+        value = self.const(arg, ctx)
+        return isinstance(value, str) and value.split(":")[0] == "cpu"
+
+    def is_model(self, expr: ast.AST, ctx: Ctx) -> bool:
+        """True when ``expr`` holds a module (a ``torch.nn`` layer, a module class of this
+        file, a torchvision/timm/transformers model, a DDP/FSDP wrap of one); every visible
+        assignment must agree."""
+        key = ("ismodel", id(expr))
+        if key in self._cache:
+            return self._cache[key]
+        self._cache[key] = False
+        result = False
+        if type(expr) in (ast.Name, ast.Attribute) and self.qualname(expr, ctx) is None:
+            vals = self.resolve_values(expr, ctx)
+            result = bool(vals) and all(self._model_value(v, c) for v, c in vals)
+        self._cache[key] = result
+        return result
+
+    def _model_value(self, v, c) -> bool:
+        for _ in range(8):
+            if type(v) is not ast.Call:
+                return False
+            f = v.func
+            q = self.call_name(v, c)
+            if q is not None:
+                if q.startswith("torch.nn.") and not q.startswith(("torch.nn.functional", "torch.nn.parallel",
+                                                                   "torch.nn.utils", "torch.nn.init")):
+                    return not q.endswith("Loss")
+                if q.startswith(_MODEL_FACTORIES):
+                    if any(w in q for w in ("Tokenizer", "Processor", "Config", "Extractor", "pipeline",
+                                            "Pipeline", "Dataset", "Trainer", "Collator")):
+                        return False
+                    return q.startswith("torchvision.models.") or "Model" in q or "from_pretrained" in q \
+                        or q == "timm.create_model"
+                if q.startswith(_WRAPPERS) and v.args:
+                    nxt = v.args[0]
+                    if type(nxt) is ast.Call:
+                        v = nxt
+                        continue
+                    return type(nxt) in (ast.Name, ast.Attribute) and self.is_model(nxt, c)
+                return False
+            if type(f) is ast.Attribute and f.attr in ("to", "cuda", "train", "eval", "float", "half",
+                                                        "bfloat16", "double", "requires_grad_"):
+                if type(f.value) in (ast.Name, ast.Attribute):
+                    return self.is_model(f.value, c)
+                v = f.value
+                continue
+            if type(f) is ast.Name:
+                cls = self.class_named(f.id, c)
+                return cls is not None and self.is_module_class(cls)
+            return False
+        return False
+
+    def is_module_class(self, cls) -> bool:
+        """A class of this module that subclasses ``torch.nn.Module`` (through module classes)."""
+        for c in self.mro(cls):
+            for base in c.node.bases:
+                q = self.qualname(base, c.ctx)
+                if q is not None and q.startswith(("torch.nn.", "transformers.", "lightning.", "pytorch_lightning.")):
+                    return True
+        return False
+
+    def is_loss_fn(self, expr: ast.AST, ctx: Ctx) -> bool:
+        """``criterion`` holding ``torch.nn.XLoss()``, or a name that says loss/criterion."""
+        if type(expr) not in (ast.Name, ast.Attribute) or self.qualname(expr, ctx) is not None:
+            return False
+        vals = self.resolve_values(expr, ctx)
+        if vals:
+            if all(type(v) is ast.Call and (self.call_name(v, c) or "").startswith("torch.nn.")
+                   and (self.call_name(v, c) or "").endswith("Loss") for v, c in vals):
+                return True
+        ident = expr.id if type(expr) is ast.Name else expr.attr
+        return bool(_LOSS_NAME.search(ident)) and not self.function_of(expr, ctx)
+
+    def loop_targets(self) -> dict:
+        """``(scope id, name, line) -> kind`` for loop targets whose kind the loop shows:
+        ``range`` counters and ``enumerate`` indexes are host values; the batches of a
+        device loader are on the device."""
+        table = self._cache.get("looptargets")
+        if table is not None:
+            return table
+        table = {}
+        for loop in self.loops:
+            node = loop.node
+            if type(node) not in (ast.For, ast.AsyncFor):
+                continue
+            scope, line = id(loop.ctx.scope), node.lineno
+            it, target = node.iter, node.target
+            if type(it) is ast.Call and self._builtin(it.func, loop.ctx, ("range",)):
+                for n in _target_names(target):
+                    table[(scope, n, line)] = HOST
+                continue
+            if type(it) is ast.Call and self._builtin(it.func, loop.ctx, ("enumerate",)) \
+                    and type(target) in (ast.Tuple, ast.List) and len(target.elts) == 2:
+                for n in _target_names(target.elts[0]):
+                    table[(scope, n, line)] = HOST
+                target = target.elts[1]
+            if type(target) in (ast.Tuple, ast.List) and len(target.elts) > 2:
+                continue  # (data, target, paths): items past the tensors may be Python values
+            if self.loader_kind(node.iter, loop.ctx) == "device":
+                for n in _target_names(target):
+                    table.setdefault((scope, n, line), DEVICE)
+        self._cache["looptargets"] = table
+        return table
+
+    def backward_values(self) -> tuple[set, set]:
+        """What the back-propagated losses are computed from: ids of the expressions (call
+        results, arithmetic) and ``(scope id, name)`` of the parameters and loop targets.
+        Followed from ``X.backward()`` through assignments, loss functions and torch ops
+        (their first tensor arguments), tensor methods (their receiver), module helpers'
+        returns and model-output attributes; never into a model's other arguments."""
+        cached = self._cache.get("bwvals")
+        if cached is not None:
+            return cached
+        exprs: set[int] = set()
+        names: set[tuple[int, str]] = set()
+        self._cache["bwvals"] = (exprs, names)  # while filling: partial answers
+        todo = []
+        for call, ctx in self.calls:
+            f = call.func
+            if type(f) is ast.Attribute and f.attr == "backward":
+                # accelerator.backward(loss) / fabric.backward(loss): the loss is the argument
+                todo.append((call.args[0] if call.args and type(f.value) in (ast.Name, ast.Attribute)
+                             and not self._tensor_named(f.value) else f.value, ctx))
+            elif self.call_name(call, ctx) == "torch.autograd.backward" and call.args:
+                todo.append((call.args[0], ctx))
+        seen: set[int] = set()
+        budget = 20 * len(self.calls) + 1000
+        while todo and budget > 0:
+            budget -= 1
+            e, ctx = todo.pop()
+            if id(e) in seen or ctx is None:
+                continue
+            seen.add(id(e))
+            t = type(e)
+            if t is ast.Name:
+                bindings = self.lookup(e.id, ctx, getattr(e, "lineno", None))
+                for line, kind, target, b_ctx in bindings or ():
+                    if kind == "value" and type(target) is ast.Call and self._library_object(target, b_ctx or ctx):
+                        continue  # accelerator = Accelerator(): not a tensor
+                    if kind == "value" and type(target) is not ast.Constant:
+                        exprs.add(id(target))
+                        todo.append((target, b_ctx or ctx))
+                    elif kind == "item":
+                        scope = b_ctx.scope if b_ctx is not None else ctx.scope
+                        names.add((id(scope), e.id))
+                        todo.append((target[0], b_ctx or ctx))
+                    elif kind in ("unknown", "param"):
+                        scope = self._param_scope(target, ctx) if kind == "param" else \
+                            (b_ctx.scope if b_ctx is not None else ctx.scope)
+                        names.add((id(scope), e.id))
+            elif t is ast.Call:
+                f = e.func
+                q = self.call_name(e, ctx)
+                if q is not None:
+                    if _torch_op(q) and e.args:
+                        first = e.args[0]
+                        todo.extend((x, ctx) for x in (first.elts if type(first) in (ast.List, ast.Tuple) else [first])
+                                    if not _model_like(x))
+                        if q.startswith("torch.nn.functional.") and len(e.args) > 1 and not _model_like(e.args[1]):
+                            todo.append((e.args[1], ctx))
+                    continue
+                if type(f) is ast.Attribute and f.attr == "scale" and e.args:
+                    todo.append((e.args[0], ctx))  # scaler.scale(loss)
+                    continue
+                if type(f) is ast.Attribute and f.attr in LOSS_PATH_METHODS:
+                    if not self._is_self(f.value, ctx):
+                        todo.append((f.value, ctx))
+                    continue
+                funcs = self.function_of(f, ctx)
+                if funcs:
+                    for func in funcs:
+                        todo.extend(func.returns)
+                    continue
+                if self.is_loss_fn(f, ctx):
+                    todo.extend((a, ctx) for a in e.args[:2] if not _model_like(a))
+            elif t is ast.BinOp:
+                for x in (e.left, e.right):
+                    if type(x) in (ast.Call, ast.BinOp):  # not `args.scale`: a config value
+                        todo.append((x, ctx))
+                    elif type(x) is ast.Name:
+                        bindings = self.lookup(x.id, ctx, getattr(x, "lineno", None)) or ()
+                        if bindings and all(k == "value" and type(v) in (ast.Call, ast.BinOp, ast.Subscript)
+                                            for _, k, v, _ in bindings):
+                            todo.append((x, ctx))
+            elif t in (ast.Subscript, ast.Attribute):
+                if not self._is_self(e.value, ctx) and (t is ast.Subscript or e.attr not in HOST_ATTRS):
+                    if self.qualname(e, ctx) is None:
+                        todo.append((e.value, ctx))
+            elif t is ast.UnaryOp:
+                todo.append((e.operand, ctx))
+        return exprs, names
+
+    def _library_object(self, call, ctx) -> bool:
+        q = self.call_name(call, ctx)
+        return q is not None and not _torch_op(q) and q not in TORCH_FACTORIES
+
+    @staticmethod
+    def _tensor_named(expr) -> bool:
+        ident = expr.id if type(expr) is ast.Name else expr.attr
+        return bool(_LOSS_NAME.search(ident))
+
+    @staticmethod
+    def _is_self(expr, ctx) -> bool:
+        func = ctx.func if ctx is not None else None
+        return type(expr) is ast.Name and func is not None and func.cls is not None \
+            and bool(func.params) and expr.id == func.params[0]
+
+    # ------------------------------------------------------------------ the step
+    def _steps_flat(self) -> set[int]:
+        """ids of functions that run backward / an optimizer step once per call: outside any
+        loop of their own, directly or through such a helper (bounded depth)."""
+        table = self._cache.get("stepsflat")
+        if table is not None:
+            return table
+        callers: dict[int, list[FunctionInfo]] = {}
+        table = set()
+        for f in self.functions:
+            for call, cx in f.calls:
+                if cx.loops or cx.func is not f:
+                    continue
+                if self._is_step_marker(call, cx):
+                    table.add(id(f))
+                for g in self.function_of(call.func, cx):
+                    callers.setdefault(id(g), []).append(f)
+        frontier = [f for f in self.functions if id(f) in table]
+        level = 0
+        while frontier and level < self.HELPER_DEPTH:
+            level += 1
+            nxt = []
+            for g in frontier:
+                for f in callers.get(id(g), ()):
+                    if id(f) not in table:
+                        table.add(id(f))
+                        nxt.append(f)
+            frontier = nxt
+        self._cache["stepsflat"] = table
+        return table
+
+    def is_inner_step_loop(self, loop) -> bool:
+        """A step loop whose own body (not a nested loop) runs the backward or the optimizer
+        step, or calls a helper that does so outside its own loops: the loop an iteration of
+        which is one training step. An epoch loop around it is not."""
+        key = ("innerstep", id(loop))
+        if key in self._cache:
+            return self._cache[key]
+        flat = self._steps_flat()
+        result = False
+        for call, cx in loop.calls:
+            if not cx.loops or cx.loops[-1] is not loop:
+                continue
+            if self._is_step_marker(call, cx) or any(id(f) in flat for f in self.function_of(call.func, cx)):
+                result = True
+                break
+        self._cache[key] = result
+        return result
+
+    def _is_update(self, call, ctx) -> bool:
+        """An optimizer update: ``opt.step()``, ``xm.optimizer_step(opt)``, ``scaler.step(opt)``."""
+        if self.is_optimizer_step(call, ctx) or self.call_name(call, ctx) == self.OPTIMIZER_STEP:
+            return True
+        f = call.func
+        return type(f) is ast.Attribute and f.attr == "step" and bool(call.args) and self.is_optimizer(call.args[0], ctx)
+
+    def loop_updates(self, loop) -> bool:
+        """True when an iteration of the loop updates the weights (in its body, a nested loop
+        or a module helper at bounded depth): a training loop, not a gradient check."""
+        key = ("loopupdates", id(loop))
+        if key in self._cache:
+            return self._cache[key]
+        table = self._cache.get("tk_updates")
+        if table is None:
+            direct = {id(f): any(self._is_update(c, x) for c, x in f.calls) for f in self.functions}
+            table = self.closure_over_callers("tk_updates", direct)
+        result = any(self._is_update(c, x) or any(table.get(id(g)) for g in self.function_of(c.func, x))
+                     for c, x in loop.calls)
+        self._cache[key] = result
+        return result
+
+    def step_sites(self) -> list[tuple[ast.AST, Ctx, bool, str]]:
+        """Nodes of the step: ``(node, ctx, gated, where)`` for every expression and
+        statement that runs once per step (``where`` is ``"loop"``, ``"helper"`` or
+        ``"forward"``). Empty under eager mode. Each node once; gated only when every way
+        to it passes a step gate."""
+        cached = self._cache.get("stepsites")
+        if cached is not None:
+            return cached
+        out: list = []
+        self._cache["stepsites"] = out
+        if self.eager_mode():
+            return out
+        # regions: (statements, base ctx, gated, where); helpers found on the way
+        regions = []
+        loops = [lp for lp in self.loops if self.is_inner_step_loop(lp) and self.in_xla_code(lp.ctx)
+                 and (self.loop_updates(lp) or any(self.loop_updates(o) for o in lp.ctx.loops))]
+        loop_nodes = {id(lp.node) for lp in loops}
+        for lp in loops:
+            if any(id(o.node) in loop_nodes for o in lp.ctx.loops):
+                continue  # walked with the step loop around it
+            regions.append((lp.node, lp.ctx, "loop"))
+        func_state: dict[int, bool] = {}  # id(func) -> gated (False wins)
+        funcs_by_id = {id(f): f for f in self.functions}
+        for f in self.functions:
+            if f.name == "forward" and f.cls is not None and self.is_module_class(f.cls) and self.in_xla_code(f.ctx):
+                func_state[id(f)] = False
+            elif self._compiled(f):
+                func_state[id(f)] = False
+        for call, cx in self.calls_to(*self.COMPILERS):
+            for g in self.function_of(call, cx):
+                func_state[id(g)] = False
+        # walk loops, then helpers breadth first (each at most twice: gated, then ungated)
+        sites: dict[int, list] = {}
+        pending = []
+        for node, ctx, where in regions:
+            self._walk_step(node, ctx, where, False, sites, pending, loop_root=True)
+        for fid in list(func_state):
+            pending.append((funcs_by_id[fid], False, 0))
+        walked: dict[int, bool] = {}
+        while pending:
+            func, gated, depth = pending.pop(0)
+            fid = id(func)
+            prev = walked.get(fid)
+            if prev is not None and (prev is False or gated):
+                continue
+            walked[fid] = gated
+            if depth > self.HELPER_DEPTH or func.scope is None:
+                continue
+            where = "forward" if func.name == "forward" and func.cls is not None else "helper"
+            ctx = Ctx(func.scope, func, (), ())
+            self._walk_step(func.node, ctx, where, gated, sites, pending, depth=depth)
+        for entries in sites.values():
+            best = min(entries, key=lambda s: s[2])  # ungated wins
+            out.append(best)
+        out.sort(key=lambda s: (getattr(s[0], "lineno", 0), getattr(s[0], "col_offset", 0)))
+        return out
+
+    def _walk_step(self, root, ctx, where, gated, sites, pending, loop_root=False, depth=0):
+        """Walk one step region (a loop or a function body) in source order."""
+        closure_ids = self._closure_args()
+        body = root.body
+        # stack of (statement list, index, gated); statements in order to see syncs
+        stack = [(body, 0, gated)]
+        if type(root) in (ast.For, ast.AsyncFor):
+            pass  # the iterable runs once per loop: not the step
+        elif type(root) is ast.While:
+            self._walk_expr(root.test, ctx, gated, where, sites, pending, closure_ids, depth, is_test=root)
+        while stack:
+            stmts, i, g = stack.pop()
+            if i >= len(stmts):
+                continue
+            stmt = stmts[i]
+            if self._is_sync_stmt(stmt, ctx):
+                if type(stmt) in (ast.With, ast.AsyncWith):
+                    stack.append((stmt.body, 0, g))  # the block runs before the sync at its end
+                continue  # the rest of this block runs after the step's sync
+            stack.append((stmts, i + 1, g))
+            t = type(stmt)
+            if t in _SKIP_NODES:
+                continue
+            if t is ast.If:
+                gate = g or self._is_gate(stmt.test)
+                if not g and self._is_gate(stmt.test):
+                    self._walk_expr(stmt.test, ctx, g, where, sites, pending, closure_ids, depth)
+                else:
+                    self._walk_expr(stmt.test, ctx, g, where, sites, pending, closure_ids, depth, is_test=stmt)
+                stack.append((stmt.orelse, 0, g))
+                stack.append((stmt.body, 0, gate))
+                continue
+            if t is ast.While:
+                self._walk_expr(stmt.test, ctx, g, where, sites, pending, closure_ids, depth, is_test=stmt)
+            if t is ast.Assert:
+                self._walk_expr(stmt.test, ctx, g, where, sites, pending, closure_ids, depth, is_test=stmt)
+                if stmt.msg is not None:
+                    self._walk_expr(stmt.msg, ctx, g, where, sites, pending, closure_ids, depth)
+                continue
+            blocks = []
+            for field in stmt._fields:
+                value = getattr(stmt, field, None)
+                if field == "test" and t is ast.While:
+                    continue
+                if type(value) is list and value and isinstance(value[0], ast.stmt):
+                    blocks.append(value)
+                elif type(value) is list:
+                    for v in value:
+                        if type(v) is ast.ExceptHandler:
+                            blocks.append(v.body)
+                        elif type(v) is ast.withitem:
+                            self._walk_expr(v.context_expr, ctx, g, where, sites, pending, closure_ids, depth)
+                        elif type(v) is ast.match_case:
+                            blocks.append(v.body)
+                        elif isinstance(v, ast.expr):
+                            self._walk_expr(v, ctx, g, where, sites, pending, closure_ids, depth)
+                elif isinstance(value, ast.expr):
+                    self._walk_expr(value, ctx, g, where, sites, pending, closure_ids, depth)
+            for block in reversed(blocks):
+                stack.append((block, 0, g))
+
+    def _walk_expr(self, expr, ctx, gated, where, sites, pending, closure_ids, depth, is_test=None):
+        if is_test is not None:
+            sites.setdefault(id(is_test), []).append((is_test, ctx, gated, where))
+        todo = [expr]
+        while todo:
+            n = todo.pop()
+            if isinstance(n, _SKIP_NODES) or id(n) in closure_ids:
+                continue
+            if type(n) is ast.Call:
+                cctx = self.call_ctx(n) or ctx
+                sites.setdefault(id(n), []).append((n, cctx, gated, where))
+                for f in self.function_of(n.func, cctx):
+                    pending.append((f, gated, depth + 1))
+            elif type(n) in (ast.JoinedStr, ast.BinOp):
+                sites.setdefault(id(n), []).append((n, ctx, gated, where))
+            for field in n._fields:
+                v = getattr(n, field, None)
+                if isinstance(v, ast.AST):
+                    todo.append(v)
+                elif type(v) is list:
+                    todo.extend(x for x in v if isinstance(x, ast.AST))
+
+    def _closure_args(self) -> set[int]:
+        """ids of the argument expressions of every ``xm.add_step_closure(...)`` call."""
+        table = self._cache.get("closureargs")
+        if table is None:
+            table = set()
+            for call, _ in self.calls_to(ADD_STEP_CLOSURE):
+                table.update(id(a) for a in call.args)
+                table.update(id(k.value) for k in call.keywords)
+            self._cache["closureargs"] = table
+        return table
+
+    def _is_sync_stmt(self, stmt, ctx) -> bool:
+        """A statement after which the step's graph has run: a sync, ``xm.wait_device_ops()``,
+        ``xm.optimizer_step(..., barrier=True)``, a call of a compiled step, or a
+        ``with torch_xla.step():`` block."""
+        t = type(stmt)
+        if t in (ast.With, ast.AsyncWith):
+            return any(type(i.context_expr) is ast.Call
+                       and self.call_name(i.context_expr, self.call_ctx(i.context_expr) or ctx) in STEP_SCOPES
+                       for i in stmt.items)
+        value = stmt.value if t in (ast.Expr, ast.Assign, ast.AnnAssign) else None
+        if type(value) is not ast.Call:
+            return False
+        cctx = self.call_ctx(value) or ctx
+        if self.is_sync_call(value, cctx) or self.call_name(value, cctx) in WAITS:
+            return True
+        funcs = self.function_of(value.func, cctx)
+        if funcs and all(self._compiled(f) for f in funcs):
+            return True
+        if self.call_name(value, cctx) is None and type(value.func) in (ast.Name, ast.Attribute):
+            vals = self.values(value.func, cctx)
+            if vals and all(type(v) is ast.Call and self.call_name(v, c) in self.COMPILERS for v, c in vals):
+                return True
+        return False
+
+    @staticmethod
+    def _is_gate(test) -> bool:
+        """``if step % N == 0:`` (also ``(i + 1) % N == 0``, ``not step % N``, inside ``and``)."""
+        todo = [(test, 0)]
+        while todo:
+            n, d = todo.pop()
+            if d > _GATE_LIMIT:
+                continue
+            t = type(n)
+            if t is ast.BoolOp and type(n.op) is ast.And:
+                todo.extend((v, d + 1) for v in n.values)
+            elif t is ast.UnaryOp and type(n.op) is ast.Not:
+                if type(n.operand) is ast.BinOp and type(n.operand.op) is ast.Mod:
+                    return True
+            elif t is ast.Compare and len(n.ops) == 1 and type(n.ops[0]) in (ast.Eq, ast.NotEq):
+                for side in (n.left, n.comparators[0]):
+                    if type(side) is ast.BinOp and type(side.op) is ast.Mod \
+                            and type(side.left) not in (ast.Constant, ast.JoinedStr):
+                        return True
+        return False
+
+
+_MODEL_NAME = re.compile(r"(?i)model|net|module|self|config|args|cfg|opt")
+
+
+def _model_like(expr) -> bool:
+    """An argument named like a model, config or optimizer: not a tensor of the loss."""
+    ident = expr.id if type(expr) is ast.Name else expr.attr if type(expr) is ast.Attribute else None
+    return ident is not None and bool(_MODEL_NAME.search(ident))
+
+
+def _target_names(target) -> list[str]:
+    out = []
+    todo = [target]
+    while todo:
+        n = todo.pop()
+        if type(n) is ast.Name:
+            out.append(n.id)
+        elif type(n) in (ast.Tuple, ast.List):
+            todo.extend(n.elts)
+        elif type(n) is ast.Starred:
+            todo.append(n.value)
+    return out

@@ -1,0 +1,397 @@
+"""XLA5 (host side of the step): device-to-host reads and Python control flow on tensor
+values in the code that runs once per training step."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from ..model.tensors import DEVICE, READ_METHODS
+from ..registry import Rule, rule
+from ._common import render
+
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
+_CAST_BUILTINS = ("float", "int", "bool")
+_LOGGER = re.compile(r"_*(log|logger|\w*_logger|logging)")
+_PRINTERS = ("torch_xla.core.xla_model.master_print",)
+
+
+def _builtin(model, func, ctx, names):
+    return type(func) is ast.Name and func.id in names and not model.lookup(func.id, ctx, None)
+
+
+def _short(node) -> str | None:
+    """The source of a small one-line node (``loss.item()``), else None."""
+    line, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+    if line is None or line != end or (node.end_col_offset or 0) - node.col_offset > 40:
+        return None
+    try:
+        text = ast.unparse(node)
+    except Exception:  # pragma: no cover - unparse of a tree ast.parse built
+        text = ""
+    if not text or len(text) > 40 or "\n" in text:
+        return None
+    return text
+
+
+def _formats_device(model, expr, ctx) -> bool:
+    """``expr`` turns a device tensor into text: the tensor itself, an f-string, ``%`` or
+    ``.format`` / ``str()`` of one."""
+    t = type(expr)
+    if t is ast.JoinedStr:
+        return any(type(v) is ast.FormattedValue and model.tensor_kind(v.value, ctx) == DEVICE for v in expr.values)
+    if t is ast.BinOp and type(expr.op) is ast.Mod and type(expr.left) in (ast.Constant, ast.JoinedStr):
+        right = expr.right
+        items = right.elts if type(right) is ast.Tuple else [right]
+        return any(model.tensor_kind(x, ctx) == DEVICE for x in items)
+    if t is ast.Call:
+        f = expr.func
+        if type(f) is ast.Attribute and f.attr == "format" and type(f.value) is ast.Constant:
+            return any(model.tensor_kind(a, ctx) == DEVICE for a in list(expr.args) + [k.value for k in expr.keywords])
+        if _builtin(model, f, ctx, ("str", "repr")) and expr.args:
+            return model.tensor_kind(expr.args[0], ctx) == DEVICE
+    return model.tensor_kind(expr, ctx) == DEVICE
+
+
+def _is_logging(model, call, ctx) -> bool:
+    f = call.func
+    if type(f) is not ast.Attribute or f.attr not in _LOG_METHODS:
+        return False
+    q = model.qualname(f, ctx)
+    if q is not None:
+        return q.startswith("logging.")
+    base = f.value
+    ident = base.id if type(base) is ast.Name else base.attr if type(base) is ast.Attribute else ""
+    return bool(_LOGGER.fullmatch(ident.lower()))
+
+
+def host_reads(model):
+    """``(node, ctx, gated, text)`` for every device-to-host read in the step."""
+    key = "host_reads"
+    if key in model._cache:
+        return model._cache[key]
+    out = []
+    consumed: set[int] = set()
+    sites = model.step_sites()
+    for node, ctx, gated, _ in sites:
+        if type(node) is not ast.Call or not model.in_xla_code(ctx):
+            continue
+        f = node.func
+        text = None
+        if type(f) is ast.Attribute and (f.attr in READ_METHODS or f.attr == "to") and not node.keywords \
+                and (f.attr != "to" or model._to_cpu(node, ctx)) \
+                and (f.attr == "to" or not node.args) and model.tensor_kind(f.value, ctx) == DEVICE:
+            text = _short(node) or f"tensor.{f.attr}()"
+        elif _builtin(model, f, ctx, _CAST_BUILTINS) and len(node.args) == 1 and not node.keywords \
+                and model.tensor_kind(node.args[0], ctx) == DEVICE:
+            text = _short(node) or f"{f.id}(tensor)"
+        elif model.call_name(node, ctx) in ("numpy.array", "numpy.asarray") and node.args \
+                and model.tensor_kind(node.args[0], ctx) == DEVICE:
+            text = _short(node) or "np.array(tensor)"
+        elif _builtin(model, f, ctx, ("print",)) or _is_logging(model, node, ctx) \
+                or model.call_name(node, ctx) in _PRINTERS:
+            args = list(node.args)
+            if any(_formats_device(model, a, ctx) for a in args):
+                consumed.update(id(a) for a in args)
+                name = "print" if type(f) is ast.Name else render(f)
+                text = _short(node) or f"{name}() of a tensor"
+        elif type(f) is ast.Attribute and f.attr == "format" and type(f.value) is ast.Constant \
+                and _formats_device(model, node, ctx):
+            consumed.add(id(node))
+            text = _short(node) or "str.format() of a tensor"
+        if text:
+            out.append((node, ctx, gated, text))
+    for node, ctx, gated, _ in sites:
+        if id(node) in consumed or type(node) not in (ast.JoinedStr, ast.BinOp) or not model.in_xla_code(ctx):
+            continue
+        if type(node) is ast.BinOp and not (type(node.op) is ast.Mod and type(node.left) in (ast.Constant, ast.JoinedStr)):
+            continue
+        if _formats_device(model, node, ctx):
+            text = _short(node) or ("an f-string of a tensor" if type(node) is ast.JoinedStr else "'%' formatting of a tensor")
+            out.append((node, ctx, gated, text))
+    model._cache[key] = out
+    return out
+
+
+@rule
+class HostSyncInStep(Rule):
+    """## What it does
+    Flags reads of a device tensor's value in the code that runs once per training step:
+    `.item()`, `.tolist()`, `.numpy()`, `.cpu()`, `.to("cpu")`, `float()` / `int()` /
+    `bool()` of a tensor, `np.array(tensor)`, and `print`, f-strings, `%` or `str.format`
+    of a tensor (a logging call with a tensor argument too). The step is the body of a
+    loop that runs the backward or the optimizer step, the module functions it calls (any
+    depth, bounded), a `torch_xla.compile`d step, and the `forward` of `nn.Module`
+    classes. A loop is a training step only when an iteration also updates the weights
+    (`opt.step()`, `xm.optimizer_step`, `scaler.step(opt)`, in the loop or a helper): a
+    gradient check with a backward and no update is not. Reported at the read.
+
+    ## Why is this bad?
+    XLA tensors are lazy: the step is traced and runs as one graph at the sync. Reading a
+    value forces the graph so far to compile and run now and copies the result to the
+    host, then the rest of the step runs as another graph: an extra execution and a
+    transfer every step (in torch_xla 2.9 one `.item()` per step doubled the executions).
+
+    ## Known problems
+    A value counts as a device tensor only when the script shows it: a model call (a
+    module class of the file, `torch.nn`, torchvision, timm, transformers), a loss
+    function or torch op on device tensors, a batch of an `MpDeviceLoader`, or a value
+    the back-propagated loss is computed from. Parameters of helpers, a model that is a
+    parameter and never feeds the loss, and values in comprehensions or lambdas are
+    unknown and never reported; so is the result of a helper called with CPU tensors
+    (`torch.randn(...)` without `device=`, `.cpu()`): a CPU reference run. A value read
+    before its assignment in the loop body (the previous iteration's) is unknown too. Not reported inside `xm.add_step_closure(...)` (lambdas
+    and functions passed there), after the loop, after `torch_xla.sync()`,
+    `xm.mark_step()`, `xm.wait_device_ops()`, `xm.optimizer_step(..., barrier=True)`, a
+    compiled step call, a `with torch_xla.step():` or `with xp.StepTrace(...):` block in
+    the same iteration (still a transfer, but no extra execution),
+    and not under eager mode. Other sinks (`wandb.log`, `writer.add_scalar`,
+    `pbar.set_postfix`) are reported only when the tensor is read by one of the
+    spellings above. Reads under a step gate (`if step % N == 0:`) are XLA507.
+
+    ## Example
+    ```python
+    for x, y in loader:
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        xm.optimizer_step(opt)
+        running += loss.item()
+    ```
+
+    ## Use instead
+    ```python
+    for x, y in loader:
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        xm.optimizer_step(opt)
+        running += loss.detach()       # stays on the device
+    print(running.item())              # once, after the loop
+    ```
+    or hand the value to `xm.add_step_closure(lambda l: print(l.item()), args=(loss,))`,
+    which runs after the step's sync.
+
+    ## References
+    - torch_xla `docs/source/learn/troubleshoot.md` "Known Performance Caveats" (`item()`)
+      and "Compilation & Execution Analysis" (accessing a tensor's value before the sync)
+    - torch_xla `docs/source/learn/xla-overview.md` / `xla-advanced.md` "Synchronous execution and blocking"
+    - torch_xla `torch_xla/core/xla_model.py` `add_step_closure`
+    - torch_xla `test/test_train_mp_mnist.py` (`_train_update` in a step closure)
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA501"
+    name = "host-sync-in-step"
+    message = "a device read in the training step forces a device sync every step"
+    fix = "accumulate on device, read after the loop or in xm.add_step_closure"
+    severity = "W"
+    versions = "2.0+"
+    bad = [
+        "import torch_xla.core.xla_model as xm\n"
+        "def train(model, loss_fn, opt, loader):\n"
+        "    running = 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = loss_fn(model(x), y)\n"
+        "        loss.backward()\n"
+        "        xm.optimizer_step(opt)\n"
+        "        running += loss.item()\n",
+    ]
+    good = [
+        "import torch_xla.core.xla_model as xm\n"
+        "def train(model, loss_fn, opt, loader):\n"
+        "    running = 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = loss_fn(model(x), y)\n"
+        "        loss.backward()\n"
+        "        xm.optimizer_step(opt)\n"
+        "        xm.add_step_closure(lambda l: print(l.item()), args=(loss,))\n"
+        "    print(loss.item())\n",
+    ]
+
+    def check(self, model):
+        for node, _, gated, text in host_reads(model):
+            if not gated:
+                yield self.finding(node, f"{text} in the training step forces a device sync every step")
+
+
+@rule
+class HostSyncInGatedLogging(Rule):
+    """## What it does
+    Flags the same reads as XLA501 (`.item()`, `.cpu()`, `print` of a tensor, ...) when
+    they run under a step gate such as `if step % N == 0:` inside the step. A hint: the
+    cost is paid every N steps, not every step.
+
+    ## Why is this bad?
+    Each gated read still compiles and runs the graph so far and copies the value to the
+    host in the middle of the step, so every N-th step runs as two graphs (and the
+    different graph may need its own compilation). `xm.add_step_closure` runs the same
+    logging after the step's own sync, with no extra execution.
+
+    ## Known problems
+    A gate is an `if` whose test compares a `%` expression (`step % N == 0`,
+    `(i + 1) % N == 0`, `not step % N`, also inside `and`); other conditions (`if
+    step in log_steps:`) are not recognised as gates and the read is XLA501. Helpers
+    called only under a gate are gated too. Everything XLA501 leaves alone is left alone
+    here (step closures, after the loop or a sync, eager mode, values that cannot be seen).
+
+    ## Example
+    ```python
+    if step % 100 == 0:
+        print(step, loss.item())
+    ```
+
+    ## Use instead
+    ```python
+    if step % 100 == 0:
+        xm.add_step_closure(lambda s, l: print(s, l.item()), args=(step, loss))
+    ```
+
+    ## References
+    - torch_xla `torch_xla/core/xla_model.py` `add_step_closure` ("runs after the step's sync")
+    - torch_xla `test/test_train_mp_mnist.py` (gated logging through `xm.add_step_closure`)
+    - torch_xla `docs/source/learn/troubleshoot.md` "Known Performance Caveats"
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA507"
+    name = "host-sync-in-gated-logging"
+    message = "a device read under a step gate still forces a device sync every N steps"
+    fix = "log it in xm.add_step_closure (runs after the step's own sync)"
+    severity = "W"
+    versions = "2.0+"
+    bad = [
+        "import torch_xla.core.xla_model as xm\n"
+        "def train(model, loss_fn, opt, loader):\n"
+        "    for step, (x, y) in enumerate(loader):\n"
+        "        loss = loss_fn(model(x), y)\n"
+        "        loss.backward()\n"
+        "        xm.optimizer_step(opt)\n"
+        "        if step % 100 == 0:\n"
+        "            print(step, loss.item())\n",
+    ]
+    good = [
+        "import torch_xla.core.xla_model as xm\n"
+        "def train(model, loss_fn, opt, loader):\n"
+        "    for step, (x, y) in enumerate(loader):\n"
+        "        loss = loss_fn(model(x), y)\n"
+        "        loss.backward()\n"
+        "        xm.optimizer_step(opt)\n"
+        "        if step % 100 == 0:\n"
+        "            xm.add_step_closure(lambda s, l: print(s, l.item()), args=(step, loss))\n",
+    ]
+
+    def check(self, model):
+        for node, _, gated, text in host_reads(model):
+            if gated:
+                yield self.finding(node, f"{text} under a step gate still forces a device sync every N steps")
+
+
+@rule
+class TensorValueControlFlow(Rule):
+    """## What it does
+    Flags `if`, `while` and `assert` whose test is a device tensor's value (`if loss >
+    best:`, `if torch.isnan(loss):`, `while mask.sum() > 0:`, `assert (y >= 0).all()`)
+    in the step (see XLA501) or in the `forward` of an `nn.Module` class. Reported at
+    the test.
+
+    ## Why is this bad?
+    Python must know the tensor's value to pick the branch, so the graph traced so far is
+    compiled and run at the test and the value copied to the host: a sync in the middle
+    of every step, and one graph per branch combination to compile.
+
+    ## Known problems
+    Conditions on Python values, shapes (`x.size(0)`, `x.shape`), config, `is None`
+    and `in` tests are never reported, nor are tests whose value cannot be seen (a
+    parameter of `forward` or of a helper: whether it is on the device is unknown).
+    Tests under a step gate (`if step % N == 0:`), in step closures, after a sync in the
+    same iteration, or under eager mode are not reported. A test that reads the value
+    itself (`if loss.item() > best:`) is XLA501 at the read.
+
+    ## Example
+    ```python
+    loss = loss_fn(model(x), y)
+    if torch.isnan(loss):
+        continue
+    ```
+
+    ## Use instead
+    ```python
+    loss = loss_fn(model(x), y)
+    loss = torch.where(torch.isnan(loss), torch.zeros_like(loss), loss)
+    ```
+    or decide on Python values (config, shapes); for data-dependent loops see
+    `torch_xla.experimental.fori_loop` / `scan`.
+
+    ## References
+    - torch_xla `docs/source/learn/troubleshoot.md` ("Use `torch.where` to substitute control flow")
+    - torch_xla `docs/source/perf/recompilation.md` "From control flow"
+    - torch_xla `docs/source/learn/pytorch-on-xla-devices.md` (tensor materialization during tracing)
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA502"
+    name = "tensor-value-control-flow"
+    message = "if on a tensor value branches in the step: a device sync every step and a graph per branch"
+    fix = "use torch.where or a mask, or decide on Python values"
+    severity = "W"
+    versions = "2.0+"
+    bad = [
+        "import torch, torch_xla.core.xla_model as xm\n"
+        "def train(model, loss_fn, opt, loader):\n"
+        "    for x, y in loader:\n"
+        "        loss = loss_fn(model(x), y)\n"
+        "        if torch.isnan(loss):\n"
+        "            continue\n"
+        "        loss.backward()\n"
+        "        xm.optimizer_step(opt)\n",
+    ]
+    good = [
+        "import torch, torch_xla.core.xla_model as xm\n"
+        "def train(model, loss_fn, opt, loader, clip):\n"
+        "    for x, y in loader:\n"
+        "        if x.size(0) == 0 or clip is None:\n"
+        "            continue\n"
+        "        loss = loss_fn(model(x), y)\n"
+        "        loss.backward()\n"
+        "        xm.optimizer_step(opt)\n",
+    ]
+
+    def check(self, model):
+        for node, ctx, gated, _ in model.step_sites():
+            if gated or type(node) not in (ast.If, ast.While, ast.Assert):
+                continue
+            test = node.test
+            tctx = _ctx_in(model, test, ctx)
+            if not model.in_xla_code(tctx) or not _tensor_test(model, test, tctx):
+                continue
+            kind = {ast.If: "if", ast.While: "while", ast.Assert: "assert"}[type(node)]
+            short = _short(test)
+            what = f"{kind} {short}" if short else f"this {kind}"
+            yield self.finding(test, f"{what} branches on a tensor value in the step: a device sync "
+                                     "every step and a graph per branch")
+
+
+def _ctx_in(model, expr, ctx):
+    """The recorded context of a call inside ``expr`` (its branch frames), else ``ctx``."""
+    todo = [expr]
+    while todo:
+        n = todo.pop()
+        if type(n) is ast.Call:
+            found = model.call_ctx(n)
+            if found is not None:
+                return found
+        todo.extend(ast.iter_child_nodes(n))
+    return ctx
+
+
+def _tensor_test(model, test, ctx) -> bool:
+    todo = [test]
+    while todo:
+        n = todo.pop()
+        t = type(n)
+        if t is ast.BoolOp:
+            todo.extend(n.values)
+        elif t is ast.UnaryOp and type(n.op) is ast.Not:
+            todo.append(n.operand)
+        elif model.tensor_kind(n, ctx) == DEVICE:
+            return True
+    return False
