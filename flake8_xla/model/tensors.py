@@ -745,7 +745,7 @@ class Tensors:
                 sites.setdefault(id(n), []).append((n, cctx, gated, where))
                 for f in self.function_of(n.func, cctx):
                     pending.append((f, gated, depth + 1))
-            elif type(n) in (ast.JoinedStr, ast.BinOp):
+            elif type(n) in (ast.JoinedStr, ast.BinOp, ast.Subscript):
                 sites.setdefault(id(n), []).append((n, ctx, gated, where))
             for field in n._fields:
                 v = getattr(n, field, None)

@@ -1,0 +1,132 @@
+"""XLA5 (shapes): ops whose output shape depends on the data, in the code that runs once
+per training step."""
+
+from __future__ import annotations
+
+import ast
+
+from ..model.tensors import DEVICE
+from ..registry import Rule, rule
+
+#: torch functions whose output shape depends on the values of their (first) input
+DYNAMIC_FUNCS = {
+    "torch.nonzero": "nonzero", "torch.argwhere": "argwhere", "torch.masked_select": "masked_select",
+    "torch.unique": "unique", "torch.unique_consecutive": "unique_consecutive",
+}
+#: the same as tensor methods
+DYNAMIC_METHODS = frozenset({"nonzero", "argwhere", "masked_select", "unique", "unique_consecutive"})
+
+
+@rule
+class DynamicShapeOp(Rule):
+    """## What it does
+    Flags ops with a data-dependent output shape on device tensors in the training step
+    (a step loop's body, the module functions it calls, a `forward`):
+    `torch.nonzero(x)` / `x.nonzero()`, `torch.argwhere`, `torch.masked_select`,
+    `torch.unique` / `unique_consecutive`, one-argument `torch.where(cond)`, and boolean-mask
+    indexing `x[x > 0]` / `x[mask]` where the mask is a comparison of device tensors.
+
+    ## Why is this bad?
+    XLA compiles one graph per set of shapes. An op whose result size depends on the data
+    gives a new shape, so a new compilation, whenever the data changes, and reading the
+    size forces a device sync (torch_xla `docs/source/learn/troubleshoot.md`, caveat on
+    `nonzero`; measured on 2.9: 4 compilations over 6 steps instead of 1).
+
+    ## Known problems
+    Only device tensors count: a value the model cannot place (a parameter of a helper, a
+    value from an unseen call) is unknown and not reported, nor are CPU tensors
+    (pre-processing, collate functions), code outside the step, evaluation loops, reads
+    gated by `if step % N == 0:`, or the experimental bounded dynamic shape mode
+    (`XLA_EXPERIMENTAL="nonzero:masked_select"`). A mask bound to a name is followed
+    through plain assignments only.
+
+    ## Example
+    ```python
+    loss = per_token_loss[mask > 0].mean()
+    ```
+
+    ## Use instead
+    ```python
+    m = (mask > 0).to(per_token_loss.dtype)
+    loss = (per_token_loss * m).sum() / m.sum().clamp_min(1)   # or torch.where(c, x, 0)
+    ```
+
+    ## References
+    - torch_xla `docs/source/learn/troubleshoot.md` (dynamic shapes: `nonzero`, masked indexing)
+    - torch_xla `docs/source/perf/recompilation.md` ("From operator output": `nonzero`, `unique`)
+    - torch_xla `docs/source/learn/dynamic_shape.md` (bounded dynamic shape is experimental)
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA503"
+    name = "dynamic-shape-op"
+    message = "data-dependent output shape in the training step"
+    fix = "keep shapes static: x * mask, or torch.where(cond, x, 0)"
+    severity = "W"
+    versions = "2.0+"
+    bad = [
+        "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"
+        "def train(model, loss_fn, opt, loader):\n"
+        "    for x, y in loader:\n"
+        "        out = model(x)\n"
+        "        loss = loss_fn(out[out > 0], y[out > 0])\n"
+        "        loss.backward()\n"
+        "        xm.optimizer_step(opt)\n",
+    ]
+    good = [
+        "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"
+        "def train(model, loss_fn, opt, loader):\n"
+        "    for x, y in loader:\n"
+        "        out = model(x)\n"
+        "        loss = loss_fn(torch.where(out > 0, out, 0), y)\n"
+        "        loss.backward()\n"
+        "        xm.optimizer_step(opt)\n",
+    ]
+
+    def check(self, model):
+        seen: set[int] = set()
+        for node, ctx, gated, _ in model.step_sites():
+            if gated or id(node) in seen or not model.in_xla_code(ctx):
+                continue
+            text = None
+            if type(node) is ast.Call:
+                text = _dynamic_call(model, node, ctx)
+            elif type(node) is ast.Subscript and model.tensor_kind(node.value, ctx) == DEVICE \
+                    and _device_mask(model, node.slice, ctx):
+                text = "boolean-mask indexing"
+            if text is not None:
+                seen.add(id(node))
+                yield self.finding(node, f"{text} in the training step: data-dependent shape, one compile per shape")
+
+
+def _dynamic_call(model, call, ctx) -> str | None:
+    q = model.call_name(call, ctx)
+    if q in DYNAMIC_FUNCS and call.args and model.tensor_kind(call.args[0], ctx) == DEVICE:
+        return f"torch.{DYNAMIC_FUNCS[q]}()"
+    if q == "torch.where" and len(call.args) == 1 and not call.keywords \
+            and model.tensor_kind(call.args[0], ctx) == DEVICE:
+        return "torch.where(cond) with one argument"
+    f = call.func
+    if q is None and type(f) is ast.Attribute and f.attr in DYNAMIC_METHODS \
+            and model.tensor_kind(f.value, ctx) == DEVICE:
+        return f".{f.attr}()"
+    return None
+
+
+def _device_mask(model, expr, ctx, depth: int = 0) -> bool:
+    """``expr`` is a boolean mask built by comparing device tensors: ``x > 0``, ``~m``,
+    ``m1 & m2``, or a name bound (every binding) to one of those."""
+    if depth > 4:
+        return False
+    t = type(expr)
+    if t is ast.Compare:
+        return len(expr.ops) == 1 and type(expr.ops[0]) in (ast.Gt, ast.GtE, ast.Lt, ast.LtE, ast.Eq, ast.NotEq) \
+            and any(model.tensor_kind(e, ctx) == DEVICE for e in (expr.left, expr.comparators[0]))
+    if t is ast.UnaryOp and type(expr.op) is ast.Invert:
+        return _device_mask(model, expr.operand, ctx, depth + 1)
+    if t is ast.BinOp and type(expr.op) in (ast.BitAnd, ast.BitOr):
+        return _device_mask(model, expr.left, ctx, depth + 1) or _device_mask(model, expr.right, ctx, depth + 1)
+    if t is ast.Name:
+        values = model.values(expr, ctx)
+        return bool(values) and all(_device_mask(model, v, c, depth + 1) for v, c in values if c is not None)
+    return False
