@@ -671,3 +671,151 @@ class Training:
             return False
         fa, fb = self.branch_frames(a[1]), self.branch_frames(b[1])
         return fa <= fb or fb <= fa
+
+    # -- visible data sources and unsynced step loops (XLA302, XLA304) -----------------------
+
+    SAMPLE_GENERATORS = ("torch_xla.utils.utils.SampleGenerator",)
+    _KNOWN_BUILTINS = ("enumerate", "zip", "reversed", "iter", "sorted", "list", "tuple")
+
+    def iterable_seen(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> bool:
+        """True when ``expr`` visibly yields no device loader and no torch DataLoader:
+        ``range(n)``, literals, comprehensions over such, tensors from ``torch.*`` calls,
+        ``xu.SampleGenerator``, through names, ``self.`` attributes, builtin and
+        ``itertools`` / ``tqdm`` wrappers and module helpers' returns. A parameter, an
+        imported helper's result, a loop target or anything unseen is False (it may be an
+        ``MpDeviceLoader``). Memoised per node, bounded to 8 levels."""
+        key = ("seen_iter", id(expr))
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = False  # a cycle is unknown
+        result = _depth <= 8 and self._iterable_seen(expr, ctx, _depth)
+        cache[key] = result
+        return result
+
+    def _iterable_seen(self, expr, ctx, depth):
+        t = type(expr)
+        if t is ast.Constant:
+            return True
+        if t in (ast.List, ast.Tuple, ast.Set):
+            return all(self.iterable_seen(e, ctx, depth + 1) for e in expr.elts)
+        if t in (ast.ListComp, ast.GeneratorExp, ast.SetComp):
+            return all(self.iterable_seen(g.iter, ctx, depth + 1) for g in expr.generators)
+        if t is ast.Subscript:
+            return self.iterable_seen(expr.value, ctx, depth + 1)
+        if t is ast.Name:
+            bindings = self.lookup(expr.id, ctx, getattr(expr, "lineno", None))
+            if not bindings:
+                return False
+            return all(kind == "value" and b_ctx is not None and self.iterable_seen(target, b_ctx, depth + 1)
+                       for _, kind, target, b_ctx in bindings)
+        if t is ast.Attribute:
+            values = self.values(expr, ctx)
+            return bool(values) and all(v is not None and c is not None and self.iterable_seen(v, c, depth + 1)
+                                        for v, c in values)
+        if t is not ast.Call:
+            return False
+        args = [a.value if type(a) is ast.Starred else a for a in expr.args]
+        q = self.call_name(expr, ctx)
+        f = expr.func
+        if q is None and type(f) is ast.Name and self.lookup(f.id, ctx, None) is None:
+            if f.id in ("range", "len"):
+                return True
+            if f.id in ("enumerate", "iter", "reversed", "sorted", "list", "tuple"):
+                args = args[:1]
+            return f.id in self._KNOWN_BUILTINS and bool(args) and all(
+                self.iterable_seen(a, ctx, depth + 1) for a in args)
+        if q is not None:
+            if q in self.SAMPLE_GENERATORS:
+                return True
+            if q == self.DATALOADER or q.startswith(("torch_xla.", "torch.utils.data")):
+                return False  # a loader (plain or device), or an XLA utility
+            if q.startswith("torch.") or q.startswith("math."):
+                return True  # a tensor (torch.randn, torch.split, ...)
+            if q == "itertools.count":
+                return True
+            if q.startswith("itertools.") or q.split(".", 1)[0] == "tqdm":
+                if q in ("itertools.islice", "itertools.cycle") or q.split(".", 1)[0] == "tqdm":
+                    args = args[:1]
+                return bool(args) and all(self.iterable_seen(a, ctx, depth + 1) for a in args)
+            return False
+        funcs = self.function_of(f, ctx)
+        if funcs:
+            return len(funcs) == 1 and bool(funcs[0].returns) and all(
+                self.iterable_seen(v, c, depth + 1) for v, c in funcs[0].returns)
+        if type(f) is ast.Attribute:  # x.split(4), t.chunk(2): what the receiver holds
+            return self.iterable_seen(f.value, ctx, depth + 1)
+        return False
+
+    def _unseen_sync_possible(self, loop: LoopInfo) -> bool:
+        """True when the loop (or a module function it reaches) may cut the graph where it
+        cannot be seen: it calls a function imported from another module of the project or
+        a third-party package, or advances with ``next()`` an iterator that is not seen."""
+        roots = [f for call, ctx in loop.calls for f in self.function_of(call.func, ctx)]
+        reach = self.reachable(roots) if roots else set()
+        calls = list(loop.calls)
+        for func in self.functions:
+            if id(func) in reach:
+                calls.extend(func.calls)
+        for call, ctx in calls:
+            f = call.func
+            if type(f) is ast.Name and f.id == "next" and self.lookup("next", ctx, None) is None:
+                if not call.args or not self.iterable_seen(call.args[0], ctx):
+                    return True
+            elif type(f) is ast.Attribute and f.attr == "__next__":
+                return True
+            elif self._imported_helper(call, ctx) and self.call_name(call, ctx) not in self.SAMPLE_GENERATORS:
+                q = self.call_name(call, ctx) or ""
+                if q.split(".", 1)[0] not in self._QUIET_LIBRARIES:
+                    return True
+        return False
+
+    #: libraries whose calls never cut an XLA graph (logging, progress bars, numpy)
+    _QUIET_LIBRARIES = ("numpy", "tqdm", "wandb", "tensorboardX", "absl", "matplotlib", "pandas")
+
+    def unsynced_step_loops(self) -> list[LoopInfo]:
+        """Innermost step loops in XLA code with no per-iteration graph cut, drawing only from
+        visible data (:meth:`iterable_seen`), as are the loops around them in the function;
+        no enclosing loop syncs, no loop inside runs the step, the function is not called
+        from inside another loop, and nothing unseen may sync. Empty under eager mode, with a
+        training framework, or where ``torch.compile`` / dynamo is used."""
+        if "unsynced_steps" in self._cache:
+            return self._cache["unsynced_steps"]
+        out: list[LoopInfo] = []
+        if not (self.eager_mode() or self.uses_framework()
+                or any(q.startswith(("torch.compile", "torch._dynamo")) for q in self.used_names())):
+            step_loops = [lp for lp in self.loops if self.is_step_loop(lp)]
+            inner_of: set[int] = set()
+            for lp in step_loops:
+                inner_of.update(id(o) for o in lp.ctx.loops)
+            for lp in step_loops:
+                if id(lp) in inner_of or not self.in_xla_code(lp.ctx):
+                    continue  # a loop inside runs the step: that one is reported
+                chain = list(lp.ctx.loops) + [lp]
+                if any(self.loop_syncs(o) for o in chain):
+                    continue
+                if not all(self.iterable_seen(e, o.ctx) for o in chain for e in self.loop_iterables(o)):
+                    continue
+                if any(type(o.node) in (ast.For, ast.AsyncFor) and not self.loop_iterables(o) for o in chain):
+                    continue
+                func = lp.ctx.func
+                if func is not None and any(c.loops for _, c in self.calls_of(func)):
+                    continue  # called per step from a caller's loop: that loop decides
+                if self._contains_step_loop_call(lp) or self._unseen_sync_possible(lp):
+                    continue
+                if any(self.loader_kind(a, c) in ("plain", "device")
+                       for call, c in lp.calls for a in call.args if type(a) is not ast.Starred):
+                    continue  # batches drawn from a loader some other way: XLA301's, or synced
+                out.append(lp)
+        self._cache["unsynced_steps"] = out
+        return out
+
+    def _contains_step_loop_call(self, loop: LoopInfo) -> bool:
+        """The loop calls a module function that itself holds a step loop (the inner loop is
+        the one that runs the step)."""
+        roots = [f for call, ctx in loop.calls for f in self.function_of(call.func, ctx)]
+        if not roots:
+            return False
+        reach = self.reachable(roots)
+        return any(id(lp.ctx.func) in reach for lp in self.loops
+                   if lp.ctx.func is not None and self.is_step_loop(lp))

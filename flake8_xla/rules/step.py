@@ -548,3 +548,93 @@ class LoaderWithoutMpDeviceLoader(Rule):
                                  "iterates it with no per-step sync",
                             f"pass pl.MpDeviceLoader({render(arg)}, device) instead",
                         )
+
+
+@rule
+class MissingStepSync(Rule):
+    """## What it does
+    Flags a training step loop (its body, or a module function it calls, runs a backward
+    pass or an optimizer step) in XLA code that never cuts the lazy graph per iteration:
+    no `torch_xla.sync()`, `xm.mark_step()`, `xm.optimizer_step(..., barrier=True)`,
+    `with torch_xla.step():`, `xp.StepTrace`, `torch_xla.compile`d step (in the body or in
+    a helper it calls), and no `MpDeviceLoader` to iterate. Reported at the header of the
+    innermost loop that runs the step.
+
+    ## Why is this bad?
+    PyTorch/XLA records operations lazily and executes them only at a graph cut. Without
+    one per step, every iteration appends to the same pending graph: nothing runs on the
+    device, the graph grows until it is compiled as one huge graph (minutes to hours, it
+    looks like a hang) or the host runs out of memory. `xm.optimizer_step` alone does not
+    cut the graph (`barrier=False` by default).
+
+    ## Known problems
+    Reported only where every data source of the loop, and of the loops around it in the
+    function, can be seen (`range(n)`, literals, tensors, `xu.SampleGenerator`, module
+    helpers returning those): a loop over a parameter or an imported helper's result may
+    iterate an `MpDeviceLoader` and is not reported, nor a loop that advances with `next()`
+    an iterator it cannot see. A plain `DataLoader` is XLA301. Not reported under eager
+    mode (`torch_xla.experimental.eager_mode(True)`), with `torch.compile` / dynamo or a
+    training framework (Accelerate, Lightning, HF Trainer), for evaluation loops (no
+    backward, no optimizer step), when a loop around it syncs once per step (an inner
+    gradient-accumulation loop), when the function holding it is called from another
+    loop, or when the loop calls a function imported from the project or a third-party
+    package (it may sync; numpy, tqdm and wandb do not). A sync under a condition
+    (`if step % 10 == 0: xm.mark_step()`) counts as a sync.
+
+    ## Example
+    ```python
+    for step in range(num_steps):
+        loss = model(x).sum()
+        loss.backward()
+        optimizer.step()
+    ```
+
+    ## Use instead
+    ```python
+    for step in range(num_steps):
+        with torch_xla.step():          # 2.4+; or torch_xla.sync() / xm.mark_step() at the end
+            loss = model(x).sum()
+            loss.backward()
+            optimizer.step()
+    ```
+
+    ## References
+    - torch_xla `API_GUIDE.md` single device ("Calling `xm.mark_step()` at the end of each training iteration
+      causes XLA to execute its current graph")
+    - torch_xla `docs/source/learn/xla-advanced.md` "Barriers"
+    - torch_xla issues #3593, #6948 (out of memory without a per-step sync)
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA302"
+    name = "missing-step-sync"
+    message = "XLA training loop with no per-step graph cut: the lazy graph grows every iteration"
+    fix = "wrap the step in `with torch_xla.step():` or call torch_xla.sync() at its end (xm.mark_step() before 2.4)"
+    severity = "W"
+    versions = "2.0+"
+    bad = [
+        "import torch, torch_xla\n"
+        "def f(model, opt):\n"
+        "    x = torch.randn(8, 4, device=torch_xla.device())\n"
+        "    for step in range(100):\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()\n",
+    ]
+    good = [
+        "import torch, torch_xla\n"
+        "def f(model, opt):\n"
+        "    x = torch.randn(8, 4, device=torch_xla.device())\n"
+        "    for step in range(100):\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()\n"
+        "        torch_xla.sync()\n",
+        "import torch_xla\n"
+        "def f(model, opt, loader):\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()\n",
+    ]
+
+    def check(self, model):
+        for loop in model.unsynced_step_loops():
+            yield self.finding(loop.node)
