@@ -819,3 +819,89 @@ class Training:
         reach = self.reachable(roots)
         return any(id(lp.ctx.func) in reach for lp in self.loops
                    if lp.ctx.func is not None and self.is_step_loop(lp))
+
+    PARALLEL_LOADER = "torch_xla.distributed.parallel_loader.ParallelLoader"
+
+    def loader_sources(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> list[tuple[ast.Call, Ctx]]:
+        """The ``DataLoader(...)`` calls an iterated expression draws its batches from, also
+        through a device loader wrapping one (``pl.MpDeviceLoader(loader, dev)``,
+        ``ParallelLoader(loader, [dev]).per_device_loader(dev)``), names, ``self.``
+        attributes, ``enumerate`` / ``zip`` / ``iter`` / ``islice`` / ``tqdm``, module
+        helpers' returns, tuple items and a function's parameter (the arguments its callers
+        in the module pass). What cannot be seen adds nothing. Memoised, 8 levels."""
+        key = ("lsrc", id(expr))
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = []  # cycles add nothing
+        result = self._loader_sources(expr, ctx, _depth) if _depth <= 8 else []
+        cache[key] = result
+        return result
+
+    def _loader_sources(self, expr, ctx, depth):
+        t = type(expr)
+        out: list = []
+        if t is ast.Call:
+            q = self.call_name(expr, ctx)
+            f = expr.func
+            if q == self.DATALOADER:
+                return [(expr, ctx)]
+            if q in (self.DEVICE_LOADERS[0], self.PARALLEL_LOADER):
+                inner = self.kwarg(expr, "loader", 0)
+                return self.loader_sources(inner, ctx, depth + 1) if isinstance(inner, ast.AST) else []
+            if type(f) is ast.Attribute and f.attr == "per_device_loader":
+                return self.loader_sources(f.value, ctx, depth + 1)
+            inner = self._wrapped_iterables(expr, ctx, q)
+            if inner is not None:
+                for e in inner:
+                    out.extend(self.loader_sources(e, ctx, depth + 1))
+                return out
+            if q is not None:
+                return []
+            funcs = self.function_of(f, ctx)
+            for func in funcs:
+                for value, vctx in func.returns:
+                    if type(value) is ast.Name:
+                        bindings = self.lookup(value.id, vctx, getattr(value, "lineno", None))
+                        if bindings and any(kind == "param" and target is func for _, kind, target, _ in bindings):
+                            arg = self.argument_for(expr, ctx, func, value.id)
+                            if isinstance(arg, ast.AST):
+                                out.extend(self.loader_sources(arg, ctx, depth + 1))
+                            continue
+                    out.extend(self.loader_sources(value, vctx, depth + 1))
+            return out
+        if t is ast.Name:
+            for _, kind, target, b_ctx in self.lookup(expr.id, ctx, getattr(expr, "lineno", None)) or ():
+                if kind == "value" and b_ctx is not None:
+                    out.extend(self.loader_sources(target, b_ctx, depth + 1))
+                elif kind == "item" and b_ctx is not None:
+                    item = self._tuple_item(target[0], target[1], b_ctx, depth)
+                    if item:
+                        out.extend(self.loader_sources(item[0], item[1], depth + 1))
+                elif kind == "param" and target is not None and ctx.func is target:
+                    for call, cctx in self.calls_of(target):
+                        arg = self.argument_for(call, cctx, target, expr.id)
+                        if isinstance(arg, ast.AST):
+                            out.extend(self.loader_sources(arg, cctx, depth + 1))
+            return out
+        if t is ast.Attribute:
+            for v, c in self.values(expr, ctx) or ():
+                if v is not None and c is not None:
+                    out.extend(self.loader_sources(v, c, depth + 1))
+        return out
+
+    def step_loaders(self) -> list[tuple[ast.Call, Ctx]]:
+        """``DataLoader(...)`` calls (in source order, each once) feeding a training step
+        loop in XLA code."""
+        if "step_loaders" in self._cache:
+            return self._cache["step_loaders"]
+        seen: dict[int, tuple] = {}
+        for loop in self.loops:
+            if not self.in_xla_code(loop.ctx) or not self.is_step_loop(loop):
+                continue
+            for e in self.loop_iterables(loop):
+                for call, c in self.loader_sources(e, loop.ctx):
+                    seen.setdefault(id(call), (call, c))
+        out = sorted(seen.values(), key=lambda p: (p[0].lineno, p[0].col_offset))
+        self._cache["step_loaders"] = out
+        return out

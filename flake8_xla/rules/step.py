@@ -638,3 +638,88 @@ class MissingStepSync(Rule):
     def check(self, model):
         for loop in model.unsynced_step_loops():
             yield self.finding(loop.node)
+
+
+@rule
+class RaggedLastBatch(Rule):
+    """## What it does
+    Flags a `torch.utils.data.DataLoader(...)` that feeds a training step loop in XLA code
+    (directly, through an `MpDeviceLoader` / `ParallelLoader`, a name, a helper, or a
+    function's parameter) without `drop_last=True`. Reported at the `DataLoader(...)` call.
+    A hint.
+
+    ## Why is this bad?
+    XLA compiles one graph per set of input shapes. When the dataset size is not a
+    multiple of the batch size (times the number of replicas), the last batch of every
+    epoch is smaller: a new shape, so the whole step is traced and compiled again, once
+    per epoch (and once more for each distinct size).
+
+    ## Known problems
+    Whether `len(dataset)` is a multiple of the batch size cannot be known statically, so
+    the hint is given even when it is. A `DistributedSampler(..., drop_last=True)` only
+    evens out the replicas' shares; the loader's own last batch can still be short, so it
+    does not count. Not reported when `drop_last` is not a literal (`drop_last=args.drop_last`)
+    or may come from `**kwargs`, with a `batch_sampler` or `batch_size=None` (the batch
+    size is then not the loader's), for loaders that feed only evaluation loops (no
+    backward, no optimizer step: one extra compile may be accepted there), for fixed-size
+    generators (`xu.SampleGenerator`, not a DataLoader), and for loaders that reach the
+    loop only through what cannot be seen (an imported helper).
+
+    ## Example
+    ```python
+    loader = DataLoader(ds, batch_size=32, shuffle=True)
+    ```
+
+    ## Use instead
+    ```python
+    loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=True)
+    ```
+    or pad the last batch to the full size.
+
+    ## References
+    - torch_xla `docs/source/learn/troubleshoot.md` "Known Performance Caveats" ("Tensor shapes should be the same between iterations")
+    - torch_xla `docs/source/perf/recompilation.md` "From input dataset"
+    - torch_xla `test/test_train_mp_mnist.py` (`--drop_last`)
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA304"
+    name = "dataloader-ragged-last-batch"
+    message = "DataLoader feeding an XLA training loop may end with a short batch: a recompile every epoch"
+    fix = "pass drop_last=True (or pad the last batch)"
+    severity = "W"
+    versions = "2.0+"
+    bad = [
+        "import torch_xla\nimport torch_xla.core.xla_model as xm\nimport torch_xla.distributed.parallel_loader as pl\n"
+        "from torch.utils.data import DataLoader\n"
+        "def f(ds, model, opt, dev):\n"
+        "    loader = pl.MpDeviceLoader(DataLoader(ds, batch_size=8), dev)\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        xm.optimizer_step(opt)\n",
+    ]
+    good = [
+        "import torch_xla\nimport torch_xla.core.xla_model as xm\nimport torch_xla.distributed.parallel_loader as pl\n"
+        "from torch.utils.data import DataLoader\n"
+        "def f(ds, model, opt, dev):\n"
+        "    loader = pl.MpDeviceLoader(DataLoader(ds, batch_size=8, drop_last=True), dev)\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        xm.optimizer_step(opt)\n"
+        "    for x in pl.MpDeviceLoader(DataLoader(ds, batch_size=8), dev):\n"
+        "        model(x)\n",
+    ]
+
+    def check(self, model):
+        for call, ctx in model.step_loaders():
+            if not model.in_xla_code(ctx):
+                continue
+            drop = model.kwarg(call, "drop_last", 8)
+            if drop is UNKNOWN or (drop is not None and model.const(drop, ctx) is not False):
+                continue  # drop_last=True, or not a literal: unknown
+            if model.kwarg(call, "batch_sampler", 4) is not None:
+                continue  # a batch sampler decides the batch sizes (or a splat may pass one)
+            size = model.kwarg(call, "batch_size", 1)
+            if size is UNKNOWN or (size is not None and model.const(size, ctx) is None):
+                continue  # batch_size=None: no automatic batching
+            yield self.finding(call)
