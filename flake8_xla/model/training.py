@@ -905,3 +905,113 @@ class Training:
         out = sorted(seen.values(), key=lambda p: (p[0].lineno, p[0].col_offset))
         self._cache["step_loaders"] = out
         return out
+
+    CUTS = ("torch_xla.sync", "torch_xla.core.xla_model.mark_step", "torch_xla._XLAC._xla_step_marker")
+
+    def _loss_feeders(self, backward: ast.Call, ctx: Ctx, limit: int = 48) -> list[ast.Call]:
+        """The calls the loss of ``backward`` is computed from in the same function: the
+        receiver of ``loss.backward()`` (or the first argument of
+        ``torch.autograd.backward``) followed through names to the calls producing it."""
+        f = backward.func
+        root = f.value if type(f) is ast.Attribute and f.attr == "backward" else (
+            backward.args[0] if backward.args and type(backward.args[0]) is not ast.Starred else None)
+        if root is None:
+            return []
+        out: list[ast.Call] = []
+        todo = [(root, ctx)]
+        seen: set[int] = set()
+        while todo and len(seen) < limit:
+            expr, c = todo.pop()
+            for node in ast.walk(expr):
+                if id(node) in seen:
+                    continue
+                seen.add(id(node))
+                if type(node) is ast.Call:
+                    out.append(node)
+                elif type(node) is ast.Name and type(node.ctx) is ast.Load:
+                    for _, kind, target, b_ctx in self.lookup(node.id, c, getattr(node, "lineno", None)) or ():
+                        if kind == "value" and b_ctx is not None and b_ctx.func is ctx.func \
+                                and isinstance(target, ast.AST):
+                            todo.append((target, b_ctx))
+        return out
+
+    #: tensor methods that move, cast or reshape data: a sync after them cuts no computation
+    _DATA_METHODS = frozenset((
+        "to", "cpu", "cuda", "detach", "float", "half", "bfloat16", "double", "long", "int", "bool",
+        "view", "reshape", "contiguous", "clone", "squeeze", "unsqueeze", "permute", "transpose",
+        "flatten", "size", "numel", "item", "requires_grad_", "pin_memory", "type", "chunk",
+        "split", "unbind", "get", "items", "values", "keys", "__getitem__", "copy_", "zero_grad"))
+
+    def _computes(self, call: ast.Call, ctx: Ctx) -> bool:
+        """A call that may run model computation: ``model(x)``, ``criterion(out, y)``,
+        ``self.model(x)``, a module helper; not a torch/torch_xla function, an imported
+        one, a builtin, or a tensor method that moves, casts or reshapes data."""
+        if self.call_name(call, ctx) is not None:
+            return False
+        f = call.func
+        if type(f) is ast.Name:
+            return self.lookup(f.id, ctx, None) is not None
+        return type(f) is ast.Attribute and f.attr not in self._DATA_METHODS
+
+    def step_splitting_syncs(self) -> list[tuple[ast.Call, Ctx, str]]:
+        """Explicit syncs (``torch_xla.sync()``, ``xm.mark_step()``) directly in an XLA step
+        loop's body that split one step: an optimizer step follows in the same block with a
+        backward before the sync and no optimizer step between them (``"backward"``), or a
+        backward follows whose loss was computed (in part) before the sync with no optimizer
+        step in between (``"forward"``). Trailing syncs, syncs in inner (accumulation) loops
+        or under another condition than the step, and helpers are left alone."""
+        if "split_syncs" in self._cache:
+            return self._cache["split_syncs"]
+        out = []
+        if not self.eager_mode():
+            for sync, sctx in self.calls_to(*self.CUTS):
+                if not sctx.loops or not self.in_xla_code(sctx):
+                    continue
+                loop = sctx.loops[-1]
+                if not self.is_step_loop(loop):
+                    continue
+                kind = self._splits(sync, sctx, loop)
+                if kind:
+                    out.append((sync, sctx, kind))
+        out.sort(key=lambda t: (t[0].lineno, t[0].col_offset))
+        self._cache["split_syncs"] = out
+        return out
+
+    def _splits(self, sync, sctx, loop):
+        pos = (sync.lineno, sync.col_offset)
+        frames = self.branch_frames(sctx)
+        direct = [(c, x) for c, x in loop.calls if x.loops and x.loops[-1] is loop and x.func is sctx.func]
+        steps = [(c, x) for c, x in direct if self.is_optimizer_step(c, x)
+                 or self.call_name(c, x) == self.OPTIMIZER_STEP]
+        # any `.step()` (optD.step(), a scheduler) ends a step for the "no step between" tests
+        any_steps = steps + [(c, x) for c, x in direct if type(c.func) is ast.Attribute and c.func.attr == "step"]
+        backwards = [(c, x) for c, x in direct if self.is_backward(c, x)]
+
+        def at(c):
+            return (c.lineno, c.col_offset)
+
+        def same_block(c, x):
+            return self.branch_frames(x) == frames and not self.exclusive((sync, sctx), (c, x))
+
+        def before_runs(c, x):  # runs whenever the sync runs
+            return self.branch_frames(x) <= frames and not self.exclusive((sync, sctx), (c, x))
+
+        def stepped_between(lo, hi):
+            return any(lo < at(c) < hi for c, _ in any_steps)
+
+        later_steps = [(c, x) for c, x in steps if at(c) > pos and same_block(c, x)]
+        if later_steps:
+            for b, bx in backwards:
+                if at(b) < pos and before_runs(b, bx) and not stepped_between(at(b), pos):
+                    return "backward"
+        for b, bx in backwards:
+            if at(b) <= pos or not same_block(b, bx):
+                continue
+            body_lines = (loop.node.lineno, pos[0])
+            for c in self._loss_feeders(b, bx):
+                if self._computes(c, bx) and body_lines[0] < c.lineno and at(c) < pos and not stepped_between(at(c), pos) \
+                        and not any(c is s for s, _ in self.calls_to(*self.CUTS)):
+                    cx = next((x for cc, x in direct if cc is c), None)
+                    if cx is not None and before_runs(c, cx):
+                        return "forward"
+        return None

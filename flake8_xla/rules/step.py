@@ -723,3 +723,82 @@ class RaggedLastBatch(Rule):
             if size is UNKNOWN or (size is not None and model.const(size, ctx) is None):
                 continue  # batch_size=None: no automatic batching
             yield self.finding(call)
+
+
+@rule
+class GraphCutInsideStep(Rule):
+    """## What it does
+    Flags an explicit `torch_xla.sync()` / `xm.mark_step()` directly in the body of an XLA
+    training step loop that splits one step in two: between `loss.backward()` and the
+    optimizer step (`optimizer.step()`, `xm.optimizer_step`), or between the forward pass
+    that computes the loss and `loss.backward()`. Reported at the extra sync.
+
+    ## Why is this bad?
+    Each sync compiles and launches what was traced so far as its own graph. A cut inside
+    the step turns one graph per iteration into two: two device launches, and the tensors
+    that cross the cut (activations, gradients) are materialized in device memory instead
+    of being fused away. The XLA compiler should see the whole step as one graph.
+
+    ## Known problems
+    Only syncs directly in the loop body are checked, against backward passes and
+    optimizer steps in the same block (a sync or step in a helper function is not
+    followed). Not reported for a trailing sync after the optimizer step (also not next to
+    an `MpDeviceLoader`: redundant but harmless), for `with torch_xla.step():` scopes,
+    for syncs in an inner gradient-accumulation loop or under a condition the optimizer
+    step is not under (`loss.backward(); xm.mark_step(); if (i + 1) % k == 0: opt.step()`
+    cuts each micro-batch on purpose, to bound memory), for a cut between two optimizers'
+    steps (a GAN's discriminator and generator steps), and under eager mode. A deliberate
+    cut to bound a huge graph is still reported: silence it with `# noqa: XLA505`.
+
+    ## Example
+    ```python
+    for x, y in mp_loader:
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        torch_xla.sync()
+        xm.optimizer_step(optimizer)
+    ```
+
+    ## Use instead
+    ```python
+    for x, y in mp_loader:
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        xm.optimizer_step(optimizer)      # MpDeviceLoader (or one trailing sync) cuts the step
+    ```
+
+    ## References
+    - torch_xla `docs/source/learn/dynamo.md` "Feature gaps" (let the XLA compiler see the whole step as one graph)
+    - torch_xla `docs/source/learn/eager.md` (enclose the complete training step in one `step_fn`)
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA505"
+    name = "graph-cut-inside-step"
+    message = "sync inside the training step splits it into two graphs"
+    fix = "remove it: one cut per step, after the optimizer step (or by MpDeviceLoader)"
+    severity = "W"
+    versions = "2.0+"
+    bad = [
+        "import torch_xla\n"
+        "def f(model, opt, x):\n"
+        "    for _ in range(10):\n"
+        "        model(x).sum().backward()\n"
+        "        torch_xla.sync()\n"
+        "        opt.step()\n",
+    ]
+    good = [
+        "import torch_xla\n"
+        "def f(model, opt, x):\n"
+        "    for _ in range(10):\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()\n"
+        "        torch_xla.sync()\n",
+    ]
+
+    def check(self, model):
+        for call, _, kind in model.step_splitting_syncs():
+            name = render(call.func)
+            where = "between backward and the optimizer step" if kind == "backward" else \
+                "between the forward pass and backward"
+            yield self.finding(call, f"{name}() {where} splits the training step into two graphs")
