@@ -747,28 +747,28 @@ class Training:
             return self.iterable_seen(f.value, ctx, depth + 1)
         return False
 
-    def _unseen_sync_possible(self, loop: LoopInfo) -> bool:
-        """True when the loop (or a module function it reaches) may cut the graph where it
-        cannot be seen: it calls a function imported from another module of the project or
-        a third-party package, or advances with ``next()`` an iterator that is not seen."""
-        roots = [f for call, ctx in loop.calls for f in self.function_of(call.func, ctx)]
-        reach = self.reachable(roots) if roots else set()
-        calls = list(loop.calls)
-        for func in self.functions:
-            if id(func) in reach:
-                calls.extend(func.calls)
-        for call, ctx in calls:
-            f = call.func
-            if type(f) is ast.Name and f.id == "next" and self.lookup("next", ctx, None) is None:
-                if not call.args or not self.iterable_seen(call.args[0], ctx):
-                    return True
-            elif type(f) is ast.Attribute and f.attr == "__next__":
-                return True
-            elif self._imported_helper(call, ctx) and self.call_name(call, ctx) not in self.SAMPLE_GENERATORS:
-                q = self.call_name(call, ctx) or ""
-                if q.split(".", 1)[0] not in self._QUIET_LIBRARIES:
-                    return True
+    def _unseen_sync_call(self, call: ast.Call, ctx: Ctx) -> bool:
+        f = call.func
+        if type(f) is ast.Name and f.id == "next" and self.lookup("next", ctx, None) is None:
+            return not call.args or not self.iterable_seen(call.args[0], ctx)
+        if type(f) is ast.Attribute and f.attr == "__next__":
+            return True
+        if self._imported_helper(call, ctx):
+            q = self.call_name(call, ctx) or ""
+            return q not in self.SAMPLE_GENERATORS and q.split(".", 1)[0] not in self._QUIET_LIBRARIES
         return False
+
+    def _unseen_sync_possible(self, loop: LoopInfo) -> bool:
+        """True when the loop (or a module function it calls, followed :attr:`HELPER_DEPTH`
+        levels) may cut the graph where it cannot be seen: it calls a function imported from
+        another module of the project or a third-party package, or advances with ``next()``
+        an iterator that is not seen."""
+        table = self._cache.get("unseen_sync")
+        if table is None:
+            direct = {id(f): any(self._unseen_sync_call(c, x) for c, x in f.calls) for f in self.functions}
+            table = self.closure_over_callers("unseen_sync", direct)
+        return any(self._unseen_sync_call(c, x) or any(table.get(id(f)) for f in self.function_of(c.func, x))
+                   for c, x in loop.calls)
 
     #: libraries whose calls never cut an XLA graph (logging, progress bars, numpy)
     _QUIET_LIBRARIES = ("numpy", "tqdm", "wandb", "tensorboardX", "absl", "matplotlib", "pandas")
@@ -811,14 +811,16 @@ class Training:
         return out
 
     def _contains_step_loop_call(self, loop: LoopInfo) -> bool:
-        """The loop calls a module function that itself holds a step loop (the inner loop is
-        the one that runs the step)."""
-        roots = [f for call, ctx in loop.calls for f in self.function_of(call.func, ctx)]
-        if not roots:
-            return False
-        reach = self.reachable(roots)
-        return any(id(lp.ctx.func) in reach for lp in self.loops
-                   if lp.ctx.func is not None and self.is_step_loop(lp))
+        """The loop calls a module function that itself holds a step loop (followed
+        :attr:`HELPER_DEPTH` levels): the inner loop is the one that runs the step."""
+        table = self._cache.get("holds_step_loop")
+        if table is None:
+            direct = {}
+            for lp in self.loops:
+                if lp.ctx.func is not None and self.is_step_loop(lp):
+                    direct[id(lp.ctx.func)] = True
+            table = self.closure_over_callers("holds_step_loop", direct)
+        return any(table.get(id(f)) for c, x in loop.calls for f in self.function_of(c.func, x))
 
     PARALLEL_LOADER = "torch_xla.distributed.parallel_loader.ParallelLoader"
 
@@ -912,6 +914,13 @@ class Training:
         """The calls the loss of ``backward`` is computed from in the same function: the
         receiver of ``loss.backward()`` (or the first argument of
         ``torch.autograd.backward``) followed through names to the calls producing it."""
+        key = ("feeders", id(backward))
+        if key in self._cache:
+            return self._cache[key]
+        self._cache[key] = out = self._loss_feeders_uncached(backward, ctx, limit)
+        return out
+
+    def _loss_feeders_uncached(self, backward, ctx, limit):
         f = backward.func
         root = f.value if type(f) is ast.Attribute and f.attr == "backward" else (
             backward.args[0] if backward.args and type(backward.args[0]) is not ast.Starred else None)
@@ -977,15 +986,38 @@ class Training:
         self._cache["split_syncs"] = out
         return out
 
+    def _direct_cuts(self, loop, direct, cut_ids) -> int:
+        key = ("direct_cuts", id(loop))
+        if key not in self._cache:
+            self._cache[key] = sum(1 for c, _ in direct if id(c) in cut_ids)
+        return self._cache[key]
+
+    def _direct_ctx(self, loop, direct):
+        key = ("direct_ctx", id(loop))
+        table = self._cache.get(key)
+        if table is None:
+            table = self._cache[key] = {id(c): x for c, x in direct}
+        return table
+
     def _splits(self, sync, sctx, loop):
         pos = (sync.lineno, sync.col_offset)
         frames = self.branch_frames(sctx)
-        direct = [(c, x) for c, x in loop.calls if x.loops and x.loops[-1] is loop and x.func is sctx.func]
-        steps = [(c, x) for c, x in direct if self.is_optimizer_step(c, x)
-                 or self.call_name(c, x) == self.OPTIMIZER_STEP]
-        # any `.step()` (optD.step(), a scheduler) ends a step for the "no step between" tests
-        any_steps = steps + [(c, x) for c, x in direct if type(c.func) is ast.Attribute and c.func.attr == "step"]
-        backwards = [(c, x) for c, x in direct if self.is_backward(c, x)]
+        key = ("step_events", id(loop))
+        events = self._cache.get(key)
+        if events is None:  # once per loop: its direct calls (the loop's own body, same function)
+            direct = [(c, x) for c, x in loop.calls if x.loops and x.loops[-1] is loop]
+            steps = [(c, x) for c, x in direct if self.is_optimizer_step(c, x)
+                     or self.call_name(c, x) == self.OPTIMIZER_STEP]
+            # any `.step()` (optD.step(), a scheduler) ends a step for the "no step between" tests
+            any_steps = steps + [(c, x) for c, x in direct if type(c.func) is ast.Attribute and c.func.attr == "step"]
+            backwards = [(c, x) for c, x in direct if self.is_backward(c, x)]
+            events = self._cache[key] = (direct, steps, any_steps, backwards)
+        direct, steps, any_steps, backwards = events
+        cut_ids = self._cache.get("cut_ids")
+        if cut_ids is None:
+            cut_ids = self._cache["cut_ids"] = {id(c) for c, _ in self.calls_to(*self.CUTS)}
+        if len(any_steps) > 32 or len(backwards) > 32 or self._direct_cuts(loop, direct, cut_ids) > 32:
+            return None  # generated code: bounded work per sync, silent
 
         def at(c):
             return (c.lineno, c.col_offset)
@@ -1010,8 +1042,8 @@ class Training:
             body_lines = (loop.node.lineno, pos[0])
             for c in self._loss_feeders(b, bx):
                 if self._computes(c, bx) and body_lines[0] < c.lineno and at(c) < pos and not stepped_between(at(c), pos) \
-                        and not any(c is s for s, _ in self.calls_to(*self.CUTS)):
-                    cx = next((x for cc, x in direct if cc is c), None)
+                        and id(c) not in cut_ids:
+                    cx = self._direct_ctx(loop, direct).get(id(c))
                     if cx is not None and before_runs(c, cx):
                         return "forward"
         return None
