@@ -801,6 +801,8 @@ class Training:
                 func = lp.ctx.func
                 if func is not None and any(c.loops for _, c in self.calls_of(func)):
                     continue  # called per step from a caller's loop: that loop decides
+                if func is not None and id(func) in self._compiled_targets():
+                    continue  # a loop traced inside one torch_xla.compile'd graph, on purpose
                 if self._contains_step_loop_call(lp) or self._unseen_sync_possible(lp):
                     continue
                 if any(self.loader_kind(a, c) in ("plain", "device")
@@ -809,6 +811,17 @@ class Training:
                 out.append(lp)
         self._cache["unsynced_steps"] = out
         return out
+
+    def _compiled_targets(self) -> set[int]:
+        """ids of module functions ``@torch_xla.compile``d or passed to ``torch_xla.compile``."""
+        if "compiled_targets" not in self._cache:
+            out = {id(f) for f in self.functions if self._compiled(f)}
+            for call, ctx in self.calls_to(*self.COMPILERS):
+                target = self.kwarg(call, "func", 0)
+                if isinstance(target, ast.AST):
+                    out.update(id(f) for f in self.function_of(target, ctx))
+            self._cache["compiled_targets"] = out
+        return self._cache["compiled_targets"]
 
     def _contains_step_loop_call(self, loop: LoopInfo) -> bool:
         """The loop calls a module function that itself holds a step loop (followed

@@ -660,7 +660,8 @@ class RaggedLastBatch(Rule):
     evens out the replicas' shares; the loader's own last batch can still be short, so it
     does not count. Not reported when `drop_last` is not a literal (`drop_last=args.drop_last`)
     or may come from `**kwargs`, with a `batch_sampler` or `batch_size=None` (the batch
-    size is then not the loader's), for loaders that feed only evaluation loops (no
+    size is then not the loader's), with `batch_size=1` or no batch size (the default, 1:
+    every batch is full), for loaders that feed only evaluation loops (no
     backward, no optimizer step: one extra compile may be accepted there), for fixed-size
     generators (`xu.SampleGenerator`, not a DataLoader), and for loaders that reach the
     loop only through what cannot be seen (an imported helper).
@@ -720,8 +721,8 @@ class RaggedLastBatch(Rule):
             if model.kwarg(call, "batch_sampler", 4) is not None:
                 continue  # a batch sampler decides the batch sizes (or a splat may pass one)
             size = model.kwarg(call, "batch_size", 1)
-            if size is UNKNOWN or (size is not None and model.const(size, ctx) is None):
-                continue  # batch_size=None: no automatic batching
+            if size is None or size is UNKNOWN or model.const(size, ctx) in (None, 1):
+                continue  # the default batch_size=1 never leaves a short batch; None: no batching
             yield self.finding(call)
 
 
