@@ -1045,6 +1045,14 @@ class Training:
             return any(lo < at(c) < hi for c, _ in any_steps)
 
         later_steps = [(c, x) for c, x in steps if at(c) > pos and same_block(c, x)]
+        if not later_steps:  # `if ddp: opt.step() else: xm.optimizer_step(opt)`: a step either way
+            arms = set()
+            for c, x in steps:
+                extra = self.branch_frames(x) - frames
+                if at(c) > pos and len(extra) == 1 and frames <= self.branch_frames(x) \
+                        and not self.exclusive((sync, sctx), (c, x)):
+                    arms |= extra
+            later_steps = [k for k, p in arms if (k, not p) in arms]
         if later_steps:
             for b, bx in backwards:
                 if at(b) < pos and before_runs(b, bx) and not stepped_between(at(b), pos):

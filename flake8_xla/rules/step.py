@@ -742,8 +742,9 @@ class GraphCutInsideStep(Rule):
 
     ## Known problems
     Only syncs directly in the loop body are checked, against backward passes and
-    optimizer steps in the same block (a sync or step in a helper function is not
-    followed). Not reported for a trailing sync after the optimizer step (also not next to
+    optimizer steps in the same block, or in both arms of an `if` after it (`if ddp:
+    opt.step() else: xm.optimizer_step(opt)`); a sync or step in a helper function is not
+    followed. Not reported for a trailing sync after the optimizer step (also not next to
     an `MpDeviceLoader`: redundant but harmless), for `with torch_xla.step():` scopes,
     for syncs in an inner gradient-accumulation loop or under a condition the optimizer
     step is not under (`loss.backward(); xm.mark_step(); if (i + 1) % k == 0: opt.step()`
