@@ -756,6 +756,13 @@ class Training:
         if self._imported_helper(call, ctx):
             q = self.call_name(call, ctx) or ""
             return q not in self.SAMPLE_GENERATORS and q.split(".", 1)[0] not in self._QUIET_LIBRARIES
+        if type(f) is ast.Attribute and type(f.value) is ast.Name and self.call_name(call, ctx) is None:
+            # engine.train_step(...) on an object built by an imported class or helper
+            for v, c in self.values(f.value, ctx) or ():
+                if type(v) is ast.Call and c is not None and self._imported_helper(v, c):
+                    q = self.call_name(v, c) or ""
+                    if q.split(".", 1)[0] not in self._QUIET_LIBRARIES:
+                        return True
         return False
 
     def _unseen_sync_possible(self, loop: LoopInfo) -> bool:

@@ -578,7 +578,8 @@ class MissingStepSync(Rule):
     backward, no optimizer step), when a loop around it syncs once per step (an inner
     gradient-accumulation loop), when the function holding it is called from another
     loop, or when the loop calls a function imported from the project or a third-party
-    package (it may sync; numpy, tqdm and wandb do not). A sync under a condition
+    package, or a method of an object one built (it may sync; numpy, tqdm and wandb do
+    not). A sync under a condition
     (`if step % 10 == 0: xm.mark_step()`) counts as a sync.
 
     ## Example
