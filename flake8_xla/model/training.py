@@ -982,13 +982,14 @@ class Training:
             return self.lookup(f.id, ctx, None) is not None
         return type(f) is ast.Attribute and f.attr not in self._DATA_METHODS
 
-    def step_splitting_syncs(self) -> list[tuple[ast.Call, Ctx, str]]:
+    def step_splitting_syncs(self) -> list[tuple[ast.Call, Ctx, str, bool]]:
         """Explicit syncs (``torch_xla.sync()``, ``xm.mark_step()``) directly in an XLA step
         loop's body that split one step: an optimizer step follows in the same block with a
         backward before the sync and no optimizer step between them (``"backward"``), or a
         backward follows whose loss was computed (in part) before the sync with no optimizer
         step in between (``"forward"``). Trailing syncs, syncs in inner (accumulation) loops
-        or under another condition than the step, and helpers are left alone."""
+        or under another condition than the step, and helpers are left alone. The last item
+        says whether the loop also cuts after its optimizer step (the sync can just go)."""
         if "split_syncs" in self._cache:
             return self._cache["split_syncs"]
         out = []
@@ -1001,10 +1002,27 @@ class Training:
                     continue
                 kind = self._splits(sync, sctx, loop)
                 if kind:
-                    out.append((sync, sctx, kind))
+                    out.append((sync, sctx, kind, self._cut_after_step(sync, sctx, loop)))
         out.sort(key=lambda t: (t[0].lineno, t[0].col_offset))
         self._cache["split_syncs"] = out
         return out
+
+    def _cut_after_step(self, sync, sctx, loop) -> bool:
+        """Another sync follows the last optimizer step of the loop body (or the loop syncs by
+        itself through a device loader): the extra one can simply go."""
+        if any(self.loader_kind(e, loop.ctx) == "device" for e in self.loop_iterables(loop)):
+            return True
+        _, steps, _, _ = self._cache[("step_events", id(loop))]
+        last = max(((c.lineno, c.col_offset) for c, _ in steps), default=None)
+        if last is None:
+            return False
+        return any((c.lineno, c.col_offset) > last and id(c) in self._cache["cut_ids"]
+                   and x.loops and x.loops[-1] is loop and not self.branch_frames(x)
+                   for c, x in loop.calls) or self._compiled_or_scoped_after(loop, last)
+
+    def _compiled_or_scoped_after(self, loop, last) -> bool:
+        return any((c.lineno, c.col_offset) > last and self.call_name(c, x) in ("torch_xla.step",)
+                   for c, x in loop.calls)
 
     def _direct_cuts(self, loop, direct, cut_ids) -> int:
         key = ("direct_cuts", id(loop))

@@ -609,8 +609,8 @@ class MissingStepSync(Rule):
 
     code = "XLA302"
     name = "missing-step-sync"
-    message = "XLA training loop with no per-step graph cut: the lazy graph grows every iteration"
-    fix = "wrap the step in `with torch_xla.step():` or call torch_xla.sync() at its end (xm.mark_step() before 2.4)"
+    message = "training loop with no per-step sync: the XLA graph grows every iteration"
+    fix = "end each step with torch_xla.sync()"
     severity = "W"
     versions = "2.0+"
     bad = [
@@ -637,8 +637,9 @@ class MissingStepSync(Rule):
     ]
 
     def check(self, model):
+        fix = self.fix if self.settings.target_version >= (2, 4) else "end each step with xm.mark_step()"
         for loop in model.unsynced_step_loops():
-            yield self.finding(loop.node)
+            yield self.finding(loop.node, fix=fix)
 
 
 @rule
@@ -687,8 +688,8 @@ class RaggedLastBatch(Rule):
 
     code = "XLA304"
     name = "dataloader-ragged-last-batch"
-    message = "DataLoader feeding an XLA training loop may end with a short batch: a recompile every epoch"
-    fix = "pass drop_last=True (or pad the last batch)"
+    message = "DataLoader without drop_last=True: its short last batch recompiles the XLA step"
+    fix = "pass drop_last=True"
     severity = "W"
     versions = "2.0+"
     bad = [
@@ -778,8 +779,8 @@ class GraphCutInsideStep(Rule):
 
     code = "XLA505"
     name = "graph-cut-inside-step"
-    message = "sync inside the training step splits it into two graphs"
-    fix = "remove it: one cut per step, after the optimizer step (or by MpDeviceLoader)"
+    message = "sync between backward and the optimizer step splits the step into two graphs"
+    fix = "remove it"
     severity = "W"
     versions = "2.0+"
     bad = [
@@ -800,8 +801,8 @@ class GraphCutInsideStep(Rule):
     ]
 
     def check(self, model):
-        for call, _, kind in model.step_splitting_syncs():
+        for call, ctx, kind, trailing in model.step_splitting_syncs():
             name = render(call.func)
-            where = "between backward and the optimizer step" if kind == "backward" else \
-                "between the forward pass and backward"
-            yield self.finding(call, f"{name}() {where} splits the training step into two graphs")
+            where = "backward and the optimizer step" if kind == "backward" else "the forward pass and backward"
+            yield self.finding(call, f"{name}() between {where} splits the step into two graphs",
+                               "remove it" if trailing else "move it after the optimizer step")
