@@ -1,8 +1,9 @@
 """Training loops, syncs and reductions: optimizers, backward passes and optimizer steps,
 step loops, per-step graph cuts (``torch_xla.sync``, ``mark_step``, ``barrier=True``,
 compiled steps, found through helpers), what a step loop draws its batches from (a plain
-DataLoader, a device loader, a parameter a caller fills), and what in the module reduces
-gradients by itself (DDP, FSDP, SPMD).
+DataLoader, a device loader, a parameter a caller fills), the ``DataLoader(...)`` calls that
+feed a step loop, whether a loop's data can be seen at all, syncs that split one step, and
+what in the module reduces gradients by itself (DDP, FSDP, SPMD).
 """
 
 from __future__ import annotations
