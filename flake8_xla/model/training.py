@@ -800,6 +800,8 @@ class Training:
                 if id(lp) in inner_of or not self.in_xla_code(lp.ctx):
                     continue  # a loop inside runs the step: that one is reported
                 chain = list(lp.ctx.loops) + [lp]
+                if not any(self.loop_steps_optimizer(o) for o in chain):
+                    continue  # backward only (a test, a gradient check, accumulation a caller steps)
                 if any(self.loop_syncs(o) for o in chain):
                     continue
                 if not all(self.iterable_seen(e, o.ctx) for o in chain for e in self.loop_iterables(o)):
@@ -819,6 +821,22 @@ class Training:
                 out.append(lp)
         self._cache["unsynced_steps"] = out
         return out
+
+    def _is_update(self, call, ctx) -> bool:
+        return self.is_optimizer_step(call, ctx) or self.call_name(call, ctx) == self.OPTIMIZER_STEP
+
+    def loop_steps_optimizer(self, loop: LoopInfo) -> bool:
+        """The loop body (nested loops included) or a module function it calls (followed
+        :attr:`HELPER_DEPTH` levels) runs an optimizer step."""
+        key = ("loop_updates", id(loop))
+        if key not in self._cache:
+            table = self._cache.get("updates")
+            if table is None:
+                direct = {id(f): any(self._is_update(c, x) for c, x in f.calls) for f in self.functions}
+                table = self.closure_over_callers("updates", direct)
+            self._cache[key] = any(self._is_update(c, x) or any(table.get(id(f)) for f in self.function_of(c.func, x))
+                                   for c, x in loop.calls)
+        return self._cache[key]
 
     def _compiled_targets(self) -> set[int]:
         """ids of module functions ``@torch_xla.compile``d or passed to ``torch_xla.compile``."""
@@ -952,17 +970,29 @@ class Training:
         seen: set[int] = set()
         while todo and len(seen) < limit:
             expr, c = todo.pop()
-            for node in ast.walk(expr):
-                if id(node) in seen:
-                    continue
-                seen.add(id(node))
-                if type(node) is ast.Call:
-                    out.append(node)
-                elif type(node) is ast.Name and type(node.ctx) is ast.Load:
-                    for _, kind, target, b_ctx in self.lookup(node.id, c, getattr(node, "lineno", None)) or ():
-                        if kind == "value" and b_ctx is not None and b_ctx.func is ctx.func \
-                                and isinstance(target, ast.AST):
-                            todo.append((target, b_ctx))
+            if id(expr) in seen:
+                continue
+            seen.add(id(expr))
+            t = type(expr)
+            if t is ast.Call:  # the call producing a value: follow its inputs, not the callable
+                out.append(expr)
+                todo.extend((a.value if type(a) is ast.Starred else a, c) for a in expr.args)
+                todo.extend((k.value, c) for k in expr.keywords)
+                if type(expr.func) is ast.Attribute:
+                    todo.append((expr.func.value, c))  # loss.mean(), out.logits: the receiver
+            elif t is ast.Name:
+                for _, kind, target, b_ctx in self.lookup(expr.id, c, getattr(expr, "lineno", None)) or ():
+                    if kind == "value" and b_ctx is not None and b_ctx.func is ctx.func \
+                            and isinstance(target, ast.AST):
+                        todo.append((target, b_ctx))
+            elif t in (ast.Attribute, ast.Subscript, ast.Starred):
+                todo.append((expr.value, c))
+            elif t is ast.BinOp:
+                todo.extend(((expr.left, c), (expr.right, c)))
+            elif t is ast.UnaryOp:
+                todo.append((expr.operand, c))
+            elif t in (ast.Tuple, ast.List):
+                todo.extend((e, c) for e in expr.elts)
         return out
 
     #: tensor methods that move, cast or reshape data: a sync after them cuts no computation
@@ -1052,6 +1082,8 @@ class Training:
             backwards = [(c, x) for c, x in direct if self.is_backward(c, x)]
             events = self._cache[key] = (direct, steps, any_steps, backwards)
         direct, steps, any_steps, backwards = events
+        if not steps:
+            return None  # no optimizer step in this loop's body: not one training step
         cut_ids = self._cache.get("cut_ids")
         if cut_ids is None:
             cut_ids = self._cache["cut_ids"] = {id(c) for c, _ in self.calls_to(*self.CUTS)}

@@ -575,7 +575,8 @@ class MissingStepSync(Rule):
     an iterator it cannot see. A plain `DataLoader` is XLA301. Not reported under eager
     mode (`torch_xla.experimental.eager_mode(True)`), with `torch.compile` / dynamo or a
     training framework (Accelerate, Lightning, HF Trainer), for evaluation loops (no
-    backward, no optimizer step), when a loop around it syncs once per step (an inner
+    backward, no optimizer step), for loops that run a backward but no optimizer step,
+    in them or around them (a gradient test, accumulation a caller steps), when a loop around it syncs once per step (an inner
     gradient-accumulation loop), when the function holding it is called from another
     loop, or when the loop calls a function imported from the project or a third-party
     package, or a method of an object one built (it may sync; numpy, tqdm and wandb do
@@ -751,7 +752,9 @@ class GraphCutInsideStep(Rule):
     for syncs in an inner gradient-accumulation loop or under a condition the optimizer
     step is not under (`loss.backward(); xm.mark_step(); if (i + 1) % k == 0: opt.step()`
     cuts each micro-batch on purpose, to bound memory), for a cut between two optimizers'
-    steps (a GAN's discriminator and generator steps), and under eager mode. A deliberate
+    steps (a GAN's discriminator and generator steps), in loops with no optimizer step
+    in their own body, for a sync after setup only (building a module, moving data:
+    what the loss is computed from is followed, not the callables), and under eager mode. A deliberate
     cut to bound a huge graph is still reported: silence it with `# noqa: XLA505`.
 
     ## Example
