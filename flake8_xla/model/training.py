@@ -1,8 +1,9 @@
 """Training loops, syncs and reductions: optimizers, backward passes and optimizer steps,
 step loops, per-step graph cuts (``torch_xla.sync``, ``mark_step``, ``barrier=True``,
 compiled steps, found through helpers), what a step loop draws its batches from (a plain
-DataLoader, a device loader, a parameter a caller fills), and what in the module reduces
-gradients by itself (DDP, FSDP, SPMD).
+DataLoader, a device loader, a parameter a caller fills), the ``DataLoader(...)`` calls that
+feed a step loop, whether a loop's data can be seen at all, syncs that split one step, and
+what in the module reduces gradients by itself (DDP, FSDP, SPMD).
 """
 
 from __future__ import annotations
@@ -671,3 +672,457 @@ class Training:
             return False
         fa, fb = self.branch_frames(a[1]), self.branch_frames(b[1])
         return fa <= fb or fb <= fa
+
+    # -- visible data sources and unsynced step loops (XLA302, XLA304) -----------------------
+
+    SAMPLE_GENERATORS = ("torch_xla.utils.utils.SampleGenerator",)
+    _KNOWN_BUILTINS = ("enumerate", "zip", "reversed", "iter", "sorted", "list", "tuple")
+
+    def iterable_seen(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> bool:
+        """True when ``expr`` visibly yields no device loader and no torch DataLoader:
+        ``range(n)``, literals, comprehensions over such, tensors from ``torch.*`` calls,
+        ``xu.SampleGenerator``, through names, ``self.`` attributes, builtin and
+        ``itertools`` / ``tqdm`` wrappers and module helpers' returns. A parameter, an
+        imported helper's result, a loop target or anything unseen is False (it may be an
+        ``MpDeviceLoader``). Memoised per node, bounded to 8 levels."""
+        key = ("seen_iter", id(expr))
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = False  # a cycle is unknown
+        result = _depth <= 8 and self._iterable_seen(expr, ctx, _depth)
+        cache[key] = result
+        return result
+
+    def _iterable_seen(self, expr, ctx, depth):
+        t = type(expr)
+        if t is ast.Constant:
+            return True
+        if t in (ast.List, ast.Tuple, ast.Set):
+            return all(self.iterable_seen(e, ctx, depth + 1) for e in expr.elts)
+        if t in (ast.ListComp, ast.GeneratorExp, ast.SetComp):
+            return all(self.iterable_seen(g.iter, ctx, depth + 1) for g in expr.generators)
+        if t is ast.Subscript:
+            return self.iterable_seen(expr.value, ctx, depth + 1)
+        if t is ast.Name:
+            bindings = self.lookup(expr.id, ctx, getattr(expr, "lineno", None))
+            if not bindings:
+                return False
+            return all(kind == "value" and b_ctx is not None and self.iterable_seen(target, b_ctx, depth + 1)
+                       for _, kind, target, b_ctx in bindings)
+        if t is ast.Attribute:
+            values = self.values(expr, ctx)
+            return bool(values) and all(v is not None and c is not None and self.iterable_seen(v, c, depth + 1)
+                                        for v, c in values)
+        if t is not ast.Call:
+            return False
+        args = [a.value if type(a) is ast.Starred else a for a in expr.args]
+        q = self.call_name(expr, ctx)
+        f = expr.func
+        if q is None and type(f) is ast.Name and self.lookup(f.id, ctx, None) is None:
+            if f.id in ("range", "len"):
+                return True
+            if f.id in ("enumerate", "iter", "reversed", "sorted", "list", "tuple"):
+                args = args[:1]
+            return f.id in self._KNOWN_BUILTINS and bool(args) and all(
+                self.iterable_seen(a, ctx, depth + 1) for a in args)
+        if q is not None:
+            if q in self.SAMPLE_GENERATORS:
+                return True
+            if q == self.DATALOADER or q.startswith(("torch_xla.", "torch.utils.data")):
+                return False  # a loader (plain or device), or an XLA utility
+            if q.startswith("torch.") or q.startswith("math."):
+                return True  # a tensor (torch.randn, torch.split, ...)
+            if q == "itertools.count":
+                return True
+            if q.startswith("itertools.") or q.split(".", 1)[0] == "tqdm":
+                if q in ("itertools.islice", "itertools.cycle") or q.split(".", 1)[0] == "tqdm":
+                    args = args[:1]
+                return bool(args) and all(self.iterable_seen(a, ctx, depth + 1) for a in args)
+            return False
+        funcs = self.function_of(f, ctx)
+        if funcs:
+            return len(funcs) == 1 and bool(funcs[0].returns) and all(
+                self.iterable_seen(v, c, depth + 1) for v, c in funcs[0].returns)
+        if type(f) is ast.Attribute:  # x.split(4), t.chunk(2): what the receiver holds
+            return self.iterable_seen(f.value, ctx, depth + 1)
+        return False
+
+    def _unseen_sync_call(self, call: ast.Call, ctx: Ctx) -> bool:
+        f = call.func
+        if type(f) is ast.Name and f.id == "next" and self.lookup("next", ctx, None) is None:
+            return not call.args or not self.iterable_seen(call.args[0], ctx)
+        if type(f) is ast.Attribute and f.attr == "__next__":
+            return True
+        if self._imported_helper(call, ctx):
+            q = self.call_name(call, ctx) or ""
+            return q not in self.SAMPLE_GENERATORS and q.split(".", 1)[0] not in self._QUIET_LIBRARIES
+        if type(f) is ast.Attribute and type(f.value) is ast.Name and self.call_name(call, ctx) is None:
+            # engine.train_step(...) on an object built by an imported class or helper
+            for v, c in self.values(f.value, ctx) or ():
+                if type(v) is ast.Call and c is not None and self._imported_helper(v, c):
+                    q = self.call_name(v, c) or ""
+                    if q.split(".", 1)[0] not in self._QUIET_LIBRARIES:
+                        return True
+        return False
+
+    def _unseen_sync_possible(self, loop: LoopInfo) -> bool:
+        """True when the loop (or a module function it calls, followed :attr:`HELPER_DEPTH`
+        levels) may cut the graph where it cannot be seen: it calls a function imported from
+        another module of the project or a third-party package, or advances with ``next()``
+        an iterator that is not seen."""
+        table = self._cache.get("unseen_sync")
+        if table is None:
+            direct = {id(f): any(self._unseen_sync_call(c, x) for c, x in f.calls) for f in self.functions}
+            table = self.closure_over_callers("unseen_sync", direct)
+        return any(self._unseen_sync_call(c, x) or any(table.get(id(f)) for f in self.function_of(c.func, x))
+                   for c, x in loop.calls)
+
+    #: libraries whose calls never cut an XLA graph (logging, progress bars, numpy)
+    _QUIET_LIBRARIES = ("numpy", "tqdm", "wandb", "tensorboardX", "absl", "matplotlib", "pandas")
+
+    def unsynced_step_loops(self) -> list[LoopInfo]:
+        """Innermost step loops in XLA code with no per-iteration graph cut, drawing only from
+        visible data (:meth:`iterable_seen`), as are the loops around them in the function;
+        no enclosing loop syncs, no loop inside runs the step, the function is not called
+        from inside another loop, and nothing unseen may sync. Empty under eager mode, with a
+        training framework, or where ``torch.compile`` / dynamo is used."""
+        if "unsynced_steps" in self._cache:
+            return self._cache["unsynced_steps"]
+        out: list[LoopInfo] = []
+        if not (self.eager_mode() or self.uses_framework()
+                or any(q.startswith(("torch.compile", "torch._dynamo")) for q in self.used_names())):
+            step_loops = [lp for lp in self.loops if self.is_step_loop(lp)]
+            inner_of: set[int] = set()
+            for lp in step_loops:
+                inner_of.update(id(o) for o in lp.ctx.loops)
+            for lp in step_loops:
+                if id(lp) in inner_of or not self.in_xla_code(lp.ctx):
+                    continue  # a loop inside runs the step: that one is reported
+                chain = list(lp.ctx.loops) + [lp]
+                if not any(self.loop_steps_optimizer(o) for o in chain):
+                    continue  # backward only (a test, a gradient check, accumulation a caller steps)
+                if any(self.loop_syncs(o) for o in chain):
+                    continue
+                if not all(self.iterable_seen(e, o.ctx) for o in chain for e in self.loop_iterables(o)):
+                    continue
+                if any(type(o.node) in (ast.For, ast.AsyncFor) and not self.loop_iterables(o) for o in chain):
+                    continue
+                func = lp.ctx.func
+                if func is not None and any(c.loops for _, c in self.calls_of(func)):
+                    continue  # called per step from a caller's loop: that loop decides
+                if func is not None and id(func) in self._compiled_targets():
+                    continue  # a loop traced inside one torch_xla.compile'd graph, on purpose
+                if self._contains_step_loop_call(lp) or self._unseen_sync_possible(lp):
+                    continue
+                if any(self.loader_kind(a, c) in ("plain", "device")
+                       for call, c in lp.calls for a in call.args if type(a) is not ast.Starred):
+                    continue  # batches drawn from a loader some other way: XLA301's, or synced
+                out.append(lp)
+        self._cache["unsynced_steps"] = out
+        return out
+
+    def _is_update(self, call, ctx) -> bool:
+        return self.is_optimizer_step(call, ctx) or self.call_name(call, ctx) == self.OPTIMIZER_STEP
+
+    def loop_steps_optimizer(self, loop: LoopInfo) -> bool:
+        """The loop body (nested loops included) or a module function it calls (followed
+        :attr:`HELPER_DEPTH` levels) runs an optimizer step."""
+        key = ("loop_updates", id(loop))
+        if key not in self._cache:
+            table = self._cache.get("updates")
+            if table is None:
+                direct = {id(f): any(self._is_update(c, x) for c, x in f.calls) for f in self.functions}
+                table = self.closure_over_callers("updates", direct)
+            self._cache[key] = any(self._is_update(c, x) or any(table.get(id(f)) for f in self.function_of(c.func, x))
+                                   for c, x in loop.calls)
+        return self._cache[key]
+
+    def _compiled_targets(self) -> set[int]:
+        """ids of module functions ``@torch_xla.compile``d or passed to ``torch_xla.compile``."""
+        if "compiled_targets" not in self._cache:
+            out = {id(f) for f in self.functions if self._compiled(f)}
+            for call, ctx in self.calls_to(*self.COMPILERS):
+                target = self.kwarg(call, "func", 0)
+                if isinstance(target, ast.AST):
+                    out.update(id(f) for f in self.function_of(target, ctx))
+            self._cache["compiled_targets"] = out
+        return self._cache["compiled_targets"]
+
+    def _contains_step_loop_call(self, loop: LoopInfo) -> bool:
+        """The loop calls a module function that itself holds a step loop (followed
+        :attr:`HELPER_DEPTH` levels): the inner loop is the one that runs the step."""
+        table = self._cache.get("holds_step_loop")
+        if table is None:
+            direct = {}
+            for lp in self.loops:
+                if lp.ctx.func is not None and self.is_step_loop(lp):
+                    direct[id(lp.ctx.func)] = True
+            table = self.closure_over_callers("holds_step_loop", direct)
+        return any(table.get(id(f)) for c, x in loop.calls for f in self.function_of(c.func, x))
+
+    PARALLEL_LOADER = "torch_xla.distributed.parallel_loader.ParallelLoader"
+
+    def loader_sources(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> list[tuple[ast.Call, Ctx]]:
+        """The ``DataLoader(...)`` calls an iterated expression draws its batches from, also
+        through a device loader wrapping one (``pl.MpDeviceLoader(loader, dev)``,
+        ``ParallelLoader(loader, [dev]).per_device_loader(dev)``), names, ``self.``
+        attributes, ``enumerate`` / ``zip`` / ``iter`` / ``islice`` / ``tqdm``, module
+        helpers' returns, tuple items and a function's parameter (the arguments its callers
+        in the module pass). What cannot be seen adds nothing. Memoised, 8 levels."""
+        key = ("lsrc", id(expr))
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = []  # cycles add nothing
+        result = self._loader_sources(expr, ctx, _depth) if _depth <= 8 else []
+        cache[key] = result
+        return result
+
+    def _loader_sources(self, expr, ctx, depth):
+        t = type(expr)
+        out: list = []
+        if t is ast.Call:
+            q = self.call_name(expr, ctx)
+            f = expr.func
+            if q == self.DATALOADER:
+                return [(expr, ctx)]
+            if q in (self.DEVICE_LOADERS[0], self.PARALLEL_LOADER):
+                inner = self.kwarg(expr, "loader", 0)
+                return self.loader_sources(inner, ctx, depth + 1) if isinstance(inner, ast.AST) else []
+            if type(f) is ast.Attribute and f.attr == "per_device_loader":
+                return self.loader_sources(f.value, ctx, depth + 1)
+            inner = self._wrapped_iterables(expr, ctx, q)
+            if inner is not None:
+                for e in inner:
+                    out.extend(self.loader_sources(e, ctx, depth + 1))
+                return out
+            if q is not None:
+                return []
+            funcs = self.function_of(f, ctx)
+            for func in funcs:
+                for value, vctx in func.returns:
+                    if type(value) is ast.Name:
+                        bindings = self.lookup(value.id, vctx, getattr(value, "lineno", None))
+                        if bindings and any(kind == "param" and target is func for _, kind, target, _ in bindings):
+                            arg = self.argument_for(expr, ctx, func, value.id)
+                            if isinstance(arg, ast.AST):
+                                out.extend(self.loader_sources(arg, ctx, depth + 1))
+                            continue
+                    out.extend(self.loader_sources(value, vctx, depth + 1))
+            return out
+        if t is ast.Name:
+            for _, kind, target, b_ctx in self.lookup(expr.id, ctx, getattr(expr, "lineno", None)) or ():
+                if kind == "value" and b_ctx is not None:
+                    out.extend(self.loader_sources(target, b_ctx, depth + 1))
+                elif kind == "item" and b_ctx is not None:
+                    item = self._tuple_item(target[0], target[1], b_ctx, depth)
+                    if item:
+                        out.extend(self.loader_sources(item[0], item[1], depth + 1))
+                elif kind == "param" and target is not None and ctx.func is target:
+                    for call, cctx in self.calls_of(target):
+                        arg = self.argument_for(call, cctx, target, expr.id)
+                        if isinstance(arg, ast.AST):
+                            out.extend(self.loader_sources(arg, cctx, depth + 1))
+            return out
+        if t is ast.Attribute:
+            for v, c in self.values(expr, ctx) or ():
+                if v is not None and c is not None:
+                    out.extend(self.loader_sources(v, c, depth + 1))
+        return out
+
+    def step_loaders(self) -> list[tuple[ast.Call, Ctx]]:
+        """``DataLoader(...)`` calls (in source order, each once) feeding a training step
+        loop in XLA code."""
+        if "step_loaders" in self._cache:
+            return self._cache["step_loaders"]
+        seen: dict[int, tuple] = {}
+        for loop in self.loops:
+            if not self.in_xla_code(loop.ctx) or not self.is_step_loop(loop):
+                continue
+            for e in self.loop_iterables(loop):
+                for call, c in self.loader_sources(e, loop.ctx):
+                    seen.setdefault(id(call), (call, c))
+        out = sorted(seen.values(), key=lambda p: (p[0].lineno, p[0].col_offset))
+        self._cache["step_loaders"] = out
+        return out
+
+    CUTS = ("torch_xla.sync", "torch_xla.core.xla_model.mark_step", "torch_xla._XLAC._xla_step_marker")
+
+    def _loss_feeders(self, backward: ast.Call, ctx: Ctx, limit: int = 48) -> list[ast.Call]:
+        """The calls the loss of ``backward`` is computed from in the same function: the
+        receiver of ``loss.backward()`` (or the first argument of
+        ``torch.autograd.backward``) followed through names to the calls producing it."""
+        key = ("feeders", id(backward))
+        if key in self._cache:
+            return self._cache[key]
+        self._cache[key] = out = self._loss_feeders_uncached(backward, ctx, limit)
+        return out
+
+    def _loss_feeders_uncached(self, backward, ctx, limit):
+        f = backward.func
+        root = f.value if type(f) is ast.Attribute and f.attr == "backward" else (
+            backward.args[0] if backward.args and type(backward.args[0]) is not ast.Starred else None)
+        if root is None:
+            return []
+        out: list[ast.Call] = []
+        todo = [(root, ctx)]
+        seen: set[int] = set()
+        while todo and len(seen) < limit:
+            expr, c = todo.pop()
+            if id(expr) in seen:
+                continue
+            seen.add(id(expr))
+            t = type(expr)
+            if t is ast.Call:  # the call producing a value: follow its inputs, not the callable
+                out.append(expr)
+                todo.extend((a.value if type(a) is ast.Starred else a, c) for a in expr.args)
+                todo.extend((k.value, c) for k in expr.keywords)
+                if type(expr.func) is ast.Attribute:
+                    todo.append((expr.func.value, c))  # loss.mean(), out.logits: the receiver
+            elif t is ast.Name:
+                for _, kind, target, b_ctx in self.lookup(expr.id, c, getattr(expr, "lineno", None)) or ():
+                    if kind == "value" and b_ctx is not None and b_ctx.func is ctx.func \
+                            and isinstance(target, ast.AST):
+                        todo.append((target, b_ctx))
+            elif t in (ast.Attribute, ast.Subscript, ast.Starred):
+                todo.append((expr.value, c))
+            elif t is ast.BinOp:
+                todo.extend(((expr.left, c), (expr.right, c)))
+            elif t is ast.UnaryOp:
+                todo.append((expr.operand, c))
+            elif t in (ast.Tuple, ast.List):
+                todo.extend((e, c) for e in expr.elts)
+        return out
+
+    #: tensor methods that move, cast or reshape data: a sync after them cuts no computation
+    _DATA_METHODS = frozenset((
+        "to", "cpu", "cuda", "detach", "float", "half", "bfloat16", "double", "long", "int", "bool",
+        "view", "reshape", "contiguous", "clone", "squeeze", "unsqueeze", "permute", "transpose",
+        "flatten", "size", "numel", "item", "requires_grad_", "pin_memory", "type", "chunk",
+        "split", "unbind", "get", "items", "values", "keys", "__getitem__", "copy_", "zero_grad"))
+
+    def _computes(self, call: ast.Call, ctx: Ctx) -> bool:
+        """A call that may run model computation: ``model(x)``, ``criterion(out, y)``,
+        ``self.model(x)``, a module helper; not a torch/torch_xla function, an imported
+        one, a builtin, or a tensor method that moves, casts or reshapes data."""
+        if self.call_name(call, ctx) is not None:
+            return False
+        f = call.func
+        if type(f) is ast.Name:
+            return self.lookup(f.id, ctx, None) is not None
+        return type(f) is ast.Attribute and f.attr not in self._DATA_METHODS
+
+    def step_splitting_syncs(self) -> list[tuple[ast.Call, Ctx, str, bool]]:
+        """Explicit syncs (``torch_xla.sync()``, ``xm.mark_step()``) directly in an XLA step
+        loop's body that split one step: an optimizer step follows in the same block with a
+        backward before the sync and no optimizer step between them (``"backward"``), or a
+        backward follows whose loss was computed (in part) before the sync with no optimizer
+        step in between (``"forward"``). Trailing syncs, syncs in inner (accumulation) loops
+        or under another condition than the step, and helpers are left alone. The last item
+        says whether the loop also cuts after its optimizer step (the sync can just go)."""
+        if "split_syncs" in self._cache:
+            return self._cache["split_syncs"]
+        out = []
+        if not self.eager_mode():
+            for sync, sctx in self.calls_to(*self.CUTS):
+                if not sctx.loops or not self.in_xla_code(sctx):
+                    continue
+                loop = sctx.loops[-1]
+                if not self.is_step_loop(loop):
+                    continue
+                kind = self._splits(sync, sctx, loop)
+                if kind:
+                    out.append((sync, sctx, kind, self._cut_after_step(sync, sctx, loop)))
+        out.sort(key=lambda t: (t[0].lineno, t[0].col_offset))
+        self._cache["split_syncs"] = out
+        return out
+
+    def _cut_after_step(self, sync, sctx, loop) -> bool:
+        """Another sync follows the last optimizer step of the loop body (or the loop syncs by
+        itself through a device loader): the extra one can simply go."""
+        if any(self.loader_kind(e, loop.ctx) == "device" for e in self.loop_iterables(loop)):
+            return True
+        _, steps, _, _ = self._cache[("step_events", id(loop))]
+        last = max(((c.lineno, c.col_offset) for c, _ in steps), default=None)
+        if last is None:
+            return False
+        return any((c.lineno, c.col_offset) > last and id(c) in self._cache["cut_ids"]
+                   and x.loops and x.loops[-1] is loop and not self.branch_frames(x)
+                   for c, x in loop.calls) or self._compiled_or_scoped_after(loop, last)
+
+    def _compiled_or_scoped_after(self, loop, last) -> bool:
+        return any((c.lineno, c.col_offset) > last and self.call_name(c, x) in ("torch_xla.step",)
+                   for c, x in loop.calls)
+
+    def _direct_cuts(self, loop, direct, cut_ids) -> int:
+        key = ("direct_cuts", id(loop))
+        if key not in self._cache:
+            self._cache[key] = sum(1 for c, _ in direct if id(c) in cut_ids)
+        return self._cache[key]
+
+    def _direct_ctx(self, loop, direct):
+        key = ("direct_ctx", id(loop))
+        table = self._cache.get(key)
+        if table is None:
+            table = self._cache[key] = {id(c): x for c, x in direct}
+        return table
+
+    def _splits(self, sync, sctx, loop):
+        pos = (sync.lineno, sync.col_offset)
+        frames = self.branch_frames(sctx)
+        key = ("step_events", id(loop))
+        events = self._cache.get(key)
+        if events is None:  # once per loop: its direct calls (the loop's own body, same function)
+            direct = [(c, x) for c, x in loop.calls if x.loops and x.loops[-1] is loop]
+            steps = [(c, x) for c, x in direct if self.is_optimizer_step(c, x)
+                     or self.call_name(c, x) == self.OPTIMIZER_STEP]
+            # any `.step()` (optD.step(), a scheduler) ends a step for the "no step between" tests
+            any_steps = steps + [(c, x) for c, x in direct if type(c.func) is ast.Attribute and c.func.attr == "step"]
+            backwards = [(c, x) for c, x in direct if self.is_backward(c, x)]
+            events = self._cache[key] = (direct, steps, any_steps, backwards)
+        direct, steps, any_steps, backwards = events
+        if not steps:
+            return None  # no optimizer step in this loop's body: not one training step
+        cut_ids = self._cache.get("cut_ids")
+        if cut_ids is None:
+            cut_ids = self._cache["cut_ids"] = {id(c) for c, _ in self.calls_to(*self.CUTS)}
+        if len(any_steps) > 32 or len(backwards) > 32 or self._direct_cuts(loop, direct, cut_ids) > 32:
+            return None  # generated code: bounded work per sync, silent
+
+        def at(c):
+            return (c.lineno, c.col_offset)
+
+        def same_block(c, x):
+            return self.branch_frames(x) == frames and not self.exclusive((sync, sctx), (c, x))
+
+        def before_runs(c, x):  # runs whenever the sync runs
+            return self.branch_frames(x) <= frames and not self.exclusive((sync, sctx), (c, x))
+
+        def stepped_between(lo, hi):
+            return any(lo < at(c) < hi for c, _ in any_steps)
+
+        later_steps = [(c, x) for c, x in steps if at(c) > pos and same_block(c, x)]
+        if not later_steps:  # `if ddp: opt.step() else: xm.optimizer_step(opt)`: a step either way
+            arms = set()
+            for c, x in steps:
+                extra = self.branch_frames(x) - frames
+                if at(c) > pos and len(extra) == 1 and frames <= self.branch_frames(x) \
+                        and not self.exclusive((sync, sctx), (c, x)):
+                    arms |= extra
+            later_steps = [k for k, p in arms if (k, not p) in arms]
+        if later_steps:
+            for b, bx in backwards:
+                if at(b) < pos and before_runs(b, bx) and not stepped_between(at(b), pos):
+                    return "backward"
+        for b, bx in backwards:
+            if at(b) <= pos or not same_block(b, bx):
+                continue
+            body_lines = (loop.node.lineno, pos[0])
+            for c in self._loss_feeders(b, bx):
+                if self._computes(c, bx) and body_lines[0] < c.lineno and at(c) < pos and not stepped_between(at(c), pos) \
+                        and id(c) not in cut_ids:
+                    cx = self._direct_ctx(loop, direct).get(id(c))
+                    if cx is not None and before_runs(c, cx):
+                        return "forward"
+        return None

@@ -548,3 +548,264 @@ class LoaderWithoutMpDeviceLoader(Rule):
                                  "iterates it with no per-step sync",
                             f"pass pl.MpDeviceLoader({render(arg)}, device) instead",
                         )
+
+
+@rule
+class MissingStepSync(Rule):
+    """## What it does
+    Flags a training step loop (its body, or a module function it calls, runs a backward
+    pass or an optimizer step) in XLA code that never cuts the lazy graph per iteration:
+    no `torch_xla.sync()`, `xm.mark_step()`, `xm.optimizer_step(..., barrier=True)`,
+    `with torch_xla.step():`, `xp.StepTrace`, `torch_xla.compile`d step (in the body or in
+    a helper it calls), and no `MpDeviceLoader` to iterate. Reported at the header of the
+    innermost loop that runs the step.
+
+    ## Why is this bad?
+    PyTorch/XLA records operations lazily and executes them only at a graph cut. Without
+    one per step, every iteration appends to the same pending graph: nothing runs on the
+    device, the graph grows until it is compiled as one huge graph (minutes to hours, it
+    looks like a hang) or the host runs out of memory. `xm.optimizer_step` alone does not
+    cut the graph (`barrier=False` by default).
+
+    ## Known problems
+    Reported only where every data source of the loop, and of the loops around it in the
+    function, can be seen (`range(n)`, literals, tensors, `xu.SampleGenerator`, module
+    helpers returning those): a loop over a parameter or an imported helper's result may
+    iterate an `MpDeviceLoader` and is not reported, nor a loop that advances with `next()`
+    an iterator it cannot see. A plain `DataLoader` is XLA301. Not reported under eager
+    mode (`torch_xla.experimental.eager_mode(True)`), with `torch.compile` / dynamo or a
+    training framework (Accelerate, Lightning, HF Trainer), for evaluation loops (no
+    backward, no optimizer step), for loops that run a backward but no optimizer step,
+    in them or around them (a gradient test, accumulation a caller steps), when a loop around it syncs once per step (an inner
+    gradient-accumulation loop), when the function holding it is called from another
+    loop, or when the loop calls a function imported from the project or a third-party
+    package, or a method of an object one built (it may sync; numpy, tqdm and wandb do
+    not). A sync under a condition
+    (`if step % 10 == 0: xm.mark_step()`) counts as a sync.
+
+    ## Example
+    ```python
+    for step in range(num_steps):
+        loss = model(x).sum()
+        loss.backward()
+        optimizer.step()
+    ```
+
+    ## Use instead
+    ```python
+    for step in range(num_steps):
+        with torch_xla.step():          # 2.4+; or torch_xla.sync() / xm.mark_step() at the end
+            loss = model(x).sum()
+            loss.backward()
+            optimizer.step()
+    ```
+
+    ## References
+    - torch_xla `API_GUIDE.md` single device ("Calling `xm.mark_step()` at the end of each training iteration
+      causes XLA to execute its current graph")
+    - torch_xla `docs/source/learn/xla-advanced.md` "Barriers"
+    - torch_xla issues #3593, #6948 (out of memory without a per-step sync)
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA302"
+    name = "missing-step-sync"
+    message = "training loop with no per-step sync: the XLA graph grows every iteration"
+    fix = "end each step with torch_xla.sync()"
+    severity = "W"
+    versions = "2.0+"
+    bad = [
+        "import torch, torch_xla\n"
+        "def f(model, opt):\n"
+        "    x = torch.randn(8, 4, device=torch_xla.device())\n"
+        "    for step in range(100):\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()\n",
+    ]
+    good = [
+        "import torch, torch_xla\n"
+        "def f(model, opt):\n"
+        "    x = torch.randn(8, 4, device=torch_xla.device())\n"
+        "    for step in range(100):\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()\n"
+        "        torch_xla.sync()\n",
+        "import torch_xla\n"
+        "def f(model, opt, loader):\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()\n",
+    ]
+
+    def check(self, model):
+        fix = self.fix if self.settings.target_version >= (2, 4) else "end each step with xm.mark_step()"
+        for loop in model.unsynced_step_loops():
+            yield self.finding(loop.node, fix=fix)
+
+
+@rule
+class RaggedLastBatch(Rule):
+    """## What it does
+    Flags a `torch.utils.data.DataLoader(...)` that feeds a training step loop in XLA code
+    (directly, through an `MpDeviceLoader` / `ParallelLoader`, a name, a helper, or a
+    function's parameter) without `drop_last=True`. Reported at the `DataLoader(...)` call.
+    A hint.
+
+    ## Why is this bad?
+    XLA compiles one graph per set of input shapes. When the dataset size is not a
+    multiple of the batch size (times the number of replicas), the last batch of every
+    epoch is smaller: a new shape, so the whole step is traced and compiled again, once
+    per epoch (and once more for each distinct size).
+
+    ## Known problems
+    Whether `len(dataset)` is a multiple of the batch size cannot be known statically, so
+    the hint is given even when it is. A `DistributedSampler(..., drop_last=True)` only
+    evens out the replicas' shares; the loader's own last batch can still be short, so it
+    does not count. Not reported when `drop_last` is not a literal (`drop_last=args.drop_last`)
+    or may come from `**kwargs`, with a `batch_sampler` or `batch_size=None` (the batch
+    size is then not the loader's), with `batch_size=1` or no batch size (the default, 1:
+    every batch is full), for loaders that feed only evaluation loops (no
+    backward, no optimizer step: one extra compile may be accepted there), for fixed-size
+    generators (`xu.SampleGenerator`, not a DataLoader), and for loaders that reach the
+    loop only through what cannot be seen (an imported helper).
+
+    ## Example
+    ```python
+    loader = DataLoader(ds, batch_size=32, shuffle=True)
+    ```
+
+    ## Use instead
+    ```python
+    loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=True)
+    ```
+    or pad the last batch to the full size.
+
+    ## References
+    - torch_xla `docs/source/learn/troubleshoot.md` "Known Performance Caveats" ("Tensor shapes should be the same between iterations")
+    - torch_xla `docs/source/perf/recompilation.md` "From input dataset"
+    - torch_xla `test/test_train_mp_mnist.py` (`--drop_last`)
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA304"
+    name = "dataloader-ragged-last-batch"
+    message = "DataLoader without drop_last=True: its short last batch recompiles the XLA step"
+    fix = "pass drop_last=True"
+    severity = "W"
+    versions = "2.0+"
+    bad = [
+        "import torch_xla\nimport torch_xla.core.xla_model as xm\nimport torch_xla.distributed.parallel_loader as pl\n"
+        "from torch.utils.data import DataLoader\n"
+        "def f(ds, model, opt, dev):\n"
+        "    loader = pl.MpDeviceLoader(DataLoader(ds, batch_size=8), dev)\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        xm.optimizer_step(opt)\n",
+    ]
+    good = [
+        "import torch_xla\nimport torch_xla.core.xla_model as xm\nimport torch_xla.distributed.parallel_loader as pl\n"
+        "from torch.utils.data import DataLoader\n"
+        "def f(ds, model, opt, dev):\n"
+        "    loader = pl.MpDeviceLoader(DataLoader(ds, batch_size=8, drop_last=True), dev)\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        xm.optimizer_step(opt)\n"
+        "    for x in pl.MpDeviceLoader(DataLoader(ds, batch_size=8), dev):\n"
+        "        model(x)\n",
+    ]
+
+    def check(self, model):
+        for call, ctx in model.step_loaders():
+            if not model.in_xla_code(ctx):
+                continue
+            drop = model.kwarg(call, "drop_last", 8)
+            if drop is UNKNOWN or (drop is not None and model.const(drop, ctx) is not False):
+                continue  # drop_last=True, or not a literal: unknown
+            if model.kwarg(call, "batch_sampler", 4) is not None:
+                continue  # a batch sampler decides the batch sizes (or a splat may pass one)
+            size = model.kwarg(call, "batch_size", 1)
+            if size is None or size is UNKNOWN or model.const(size, ctx) in (None, 1):
+                continue  # the default batch_size=1 never leaves a short batch; None: no batching
+            yield self.finding(call)
+
+
+@rule
+class GraphCutInsideStep(Rule):
+    """## What it does
+    Flags an explicit `torch_xla.sync()` / `xm.mark_step()` directly in the body of an XLA
+    training step loop that splits one step in two: between `loss.backward()` and the
+    optimizer step (`optimizer.step()`, `xm.optimizer_step`), or between the forward pass
+    that computes the loss and `loss.backward()`. Reported at the extra sync.
+
+    ## Why is this bad?
+    Each sync compiles and launches what was traced so far as its own graph. A cut inside
+    the step turns one graph per iteration into two: two device launches, and the tensors
+    that cross the cut (activations, gradients) are materialized in device memory instead
+    of being fused away. The XLA compiler should see the whole step as one graph.
+
+    ## Known problems
+    Only syncs directly in the loop body are checked, against backward passes and
+    optimizer steps in the same block, or in both arms of an `if` after it (`if ddp:
+    opt.step() else: xm.optimizer_step(opt)`); a sync or step in a helper function is not
+    followed. Not reported for a trailing sync after the optimizer step (also not next to
+    an `MpDeviceLoader`: redundant but harmless), for `with torch_xla.step():` scopes,
+    for syncs in an inner gradient-accumulation loop or under a condition the optimizer
+    step is not under (`loss.backward(); xm.mark_step(); if (i + 1) % k == 0: opt.step()`
+    cuts each micro-batch on purpose, to bound memory), for a cut between two optimizers'
+    steps (a GAN's discriminator and generator steps), in loops with no optimizer step
+    in their own body, for a sync after setup only (building a module, moving data:
+    what the loss is computed from is followed, not the callables), and under eager mode. A deliberate
+    cut to bound a huge graph is still reported: silence it with `# noqa: XLA505`.
+
+    ## Example
+    ```python
+    for x, y in mp_loader:
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        torch_xla.sync()
+        xm.optimizer_step(optimizer)
+    ```
+
+    ## Use instead
+    ```python
+    for x, y in mp_loader:
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        xm.optimizer_step(optimizer)      # MpDeviceLoader (or one trailing sync) cuts the step
+    ```
+
+    ## References
+    - torch_xla `docs/source/learn/dynamo.md` "Feature gaps" (let the XLA compiler see the whole step as one graph)
+    - torch_xla `docs/source/learn/eager.md` (enclose the complete training step in one `step_fn`)
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA505"
+    name = "graph-cut-inside-step"
+    message = "sync between backward and the optimizer step splits the step into two graphs"
+    fix = "remove it"
+    severity = "W"
+    versions = "2.0+"
+    bad = [
+        "import torch_xla\n"
+        "def f(model, opt, x):\n"
+        "    for _ in range(10):\n"
+        "        model(x).sum().backward()\n"
+        "        torch_xla.sync()\n"
+        "        opt.step()\n",
+    ]
+    good = [
+        "import torch_xla\n"
+        "def f(model, opt, x):\n"
+        "    for _ in range(10):\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()\n"
+        "        torch_xla.sync()\n",
+    ]
+
+    def check(self, model):
+        for call, ctx, kind, trailing in model.step_splitting_syncs():
+            name = render(call.func)
+            where = "backward and the optimizer step" if kind == "backward" else "the forward pass and backward"
+            yield self.finding(call, f"{name}() between {where} splits the step into two graphs",
+                               "remove it" if trailing else "move it after the optimizer step")
