@@ -53,5 +53,12 @@ def exit_imports(n: int) -> str:
             + "".join(f"    if a.t{i}:\n        import torch_xla\n        sys.exit(0)\n    x.cuda()\n" for i in range(n)))
 
 
+def many_timers(n: int) -> str:
+    """One step loop with N start/stop timer pairs around lazy work (XLA504 per pair)."""
+    body = "".join(f"        t{i} = time.time()\n        model(x).sum().backward()\n        xm.optimizer_step(opt)\n"
+                   f"        d{i} = time.time() - t{i}\n" for i in range(n))
+    return HEAD + "import time\n\n\ndef train(model, opt, loader):\n    for x in loader:\n" + body
+
+
 GENERATORS = {f.__name__: f for f in (early_returns, elif_chain, superseding_findings, call_chain, step_loops,
-                                      elif_imports, exit_imports)}
+                                      elif_imports, exit_imports, many_timers)}

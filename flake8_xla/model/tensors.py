@@ -79,6 +79,8 @@ _WRAPPERS = ("torch.nn.parallel.DistributedDataParallel", "torch_xla.distributed
              "torch_xla.distributed.spmd.", "torch.distributed.fsdp.", "torch.compile")
 _LOSS_NAME = re.compile(r"(?i)(loss|crit)")
 _GATE_LIMIT = 8
+_DTYPES = frozenset({"float", "float32", "float64", "double", "float16", "half", "bfloat16", "int", "int32",
+                     "int64", "long", "int16", "short", "int8", "uint8", "bool", "complex64", "complex128"})
 ADD_STEP_CLOSURE = "torch_xla.core.xla_model.add_step_closure"
 STEP_SCOPES = ("torch_xla.step", "torch_xla.debug.profiler.StepTrace")  # sync when the block ends
 WAITS = ("torch_xla.core.xla_model.wait_device_ops", "torch_xla.sync")
@@ -377,7 +379,7 @@ class Tensors:
                     return type(nxt) in (ast.Name, ast.Attribute) and self.is_model(nxt, c)
                 return False
             if type(f) is ast.Attribute and f.attr in ("to", "cuda", "train", "eval", "float", "half",
-                                                        "bfloat16", "double", "requires_grad_"):
+                                                       "bfloat16", "double", "requires_grad_"):
                 if type(f.value) in (ast.Name, ast.Attribute):
                     return self.is_model(f.value, c)
                 v = f.value
@@ -490,6 +492,8 @@ class Tensors:
                 f = e.func
                 q = self.call_name(e, ctx)
                 if q is not None:
+                    if q in TORCH_FACTORIES or q == "torch.asarray":
+                        continue  # torch.tensor(arr, device=dev): arr is host data, a new tensor is made
                     if _torch_op(q) and e.args:
                         first = e.args[0]
                         todo.extend((x, ctx) for x in (first.elts if type(first) in (ast.List, ast.Tuple) else [first])
@@ -501,6 +505,8 @@ class Tensors:
                     todo.append((e.args[0], ctx))  # scaler.scale(loss)
                     continue
                 if type(f) is ast.Attribute and f.attr in LOSS_PATH_METHODS:
+                    if f.attr == "to" and not self._dtype_only(e, ctx):
+                        continue  # labels.to(device) is a copy: labels itself stays where it was
                     if not self._is_self(f.value, ctx):
                         todo.append((f.value, ctx))
                     continue
@@ -527,6 +533,16 @@ class Tensors:
             elif t is ast.UnaryOp:
                 todo.append((e.operand, ctx))
         return exprs, names
+
+    def _dtype_only(self, call, ctx) -> bool:
+        """``x.to(torch.float32)`` / ``x.to(dtype=...)``: a conversion on the same device."""
+        if any(kw.arg not in ("dtype", "non_blocking", "copy") for kw in call.keywords):
+            return False
+        for a in call.args:
+            q = self.qualname(a, ctx)
+            if q is None or not q.startswith("torch.") or q.rsplit(".", 1)[1] not in _DTYPES:
+                return False
+        return bool(call.args) or any(kw.arg == "dtype" for kw in call.keywords)
 
     def _library_object(self, call, ctx) -> bool:
         q = self.call_name(call, ctx)
@@ -695,14 +711,18 @@ class Tensors:
             if t in _SKIP_NODES:
                 continue
             if t is ast.If:
-                gate = g or self._is_gate(stmt.test)
-                if not g and self._is_gate(stmt.test):
+                polarity = self._gate_polarity(stmt.test, ctx)
+                if not g and polarity:
                     self._walk_expr(stmt.test, ctx, g, where, sites, pending, closure_ids, depth)
                 else:
                     self._walk_expr(stmt.test, ctx, g, where, sites, pending, closure_ids, depth, is_test=stmt)
-                stack.append((stmt.orelse, 0, g))
-                stack.append((stmt.body, 0, gate))
+                if polarity < 0 and stmt.body and isinstance(stmt.body[-1], (ast.Continue, ast.Return, ast.Break)):
+                    stack[-1] = (stmts, i + 1, True)  # `if step % N != 0: continue`: the rest is gated
+                stack.append((stmt.orelse, 0, g or polarity < 0))
+                stack.append((stmt.body, 0, g or polarity > 0))
                 continue
+            if self._eval_loop(stmt, ctx):
+                continue  # an evaluation pass over its own loader: not the training step
             if t is ast.While:
                 self._walk_expr(stmt.test, ctx, g, where, sites, pending, closure_ids, depth, is_test=stmt)
             if t is ast.Assert:
@@ -789,26 +809,55 @@ class Tensors:
                 return True
         return False
 
-    @staticmethod
-    def _is_gate(test) -> bool:
-        """``if step % N == 0:`` (also ``(i + 1) % N == 0``, ``not step % N``, inside ``and``)."""
-        todo = [(test, 0)]
-        while todo:
-            n, d = todo.pop()
-            if d > _GATE_LIMIT:
-                continue
-            t = type(n)
-            if t is ast.BoolOp and type(n.op) is ast.And:
-                todo.extend((v, d + 1) for v in n.values)
-            elif t is ast.UnaryOp and type(n.op) is ast.Not:
-                if type(n.operand) is ast.BinOp and type(n.operand.op) is ast.Mod:
-                    return True
-            elif t is ast.Compare and len(n.ops) == 1 and type(n.ops[0]) in (ast.Eq, ast.NotEq):
-                for side in (n.left, n.comparators[0]):
-                    if type(side) is ast.BinOp and type(side.op) is ast.Mod \
-                            and type(side.left) not in (ast.Constant, ast.JoinedStr):
-                        return True
-        return False
+    def _is_gate(self, test, ctx=None) -> bool:
+        """``if step % N == 0:``: the body runs every N steps (see :meth:`_gate_polarity`)."""
+        return self._gate_polarity(test, ctx) > 0
+
+    def _gate_polarity(self, test, ctx=None, _depth: int = 0) -> int:
+        """+1 when the body of ``if test:`` runs every N steps (``step % N == 0``,
+        ``(i + 1) % N == 0``, ``not step % N``, such a test inside ``and``, or inside ``or``
+        with other conditions such as ``last_batch``, or a name bound to one); -1 when the
+        ``else`` does (``step % N != 0``, ``if step % N:``); 0 otherwise."""
+        if _depth > _GATE_LIMIT:
+            return 0
+        t = type(test)
+        if t is ast.BoolOp:
+            signs = [self._gate_polarity(v, ctx, _depth + 1) for v in test.values]
+            if type(test.op) is ast.And:
+                return 1 if 1 in signs else 0
+            return 1 if 1 in signs and -1 not in signs else 0
+        if t is ast.UnaryOp and type(test.op) is ast.Not:
+            if _mod_of_name(test.operand):
+                return 1
+            return -self._gate_polarity(test.operand, ctx, _depth + 1)
+        if _mod_of_name(test):
+            return -1  # `if step % N:` runs on every step but the N-th
+        if t is ast.Compare and len(test.ops) == 1 and type(test.ops[0]) in (ast.Eq, ast.NotEq):
+            if any(_mod_of_name(side) for side in (test.left, test.comparators[0])):
+                return 1 if type(test.ops[0]) is ast.Eq else -1
+        if t is ast.Name and ctx is not None:  # should_log = step % N == 0
+            values = self.values(test, ctx)
+            if values and len(values) == 1 and values[0][1] is not None:
+                return self._gate_polarity(values[0][0], values[0][1], _depth + 1)
+        return 0
+
+    def _eval_loop(self, stmt, ctx) -> bool:
+        """A loop over a data loader inside the step that runs no backward pass or optimizer
+        step: an evaluation pass (``evaluate(model, val_loader)`` every N steps), not the step."""
+        if type(stmt) not in (ast.For, ast.AsyncFor):
+            return False
+        index = self._cache.get("loopindex")
+        if index is None:
+            index = self._cache["loopindex"] = {id(lp.node): lp for lp in self.loops}
+        loop = index.get(id(stmt))
+        return loop is not None and not self.is_step_loop(loop) \
+            and self.loader_kind(stmt.iter, ctx) in ("plain", "device")
+
+
+def _mod_of_name(node) -> bool:
+    """``step % N`` / ``(i + 1) % N`` (the left side is not a literal or a format string)."""
+    return type(node) is ast.BinOp and type(node.op) is ast.Mod \
+        and type(node.left) not in (ast.Constant, ast.JoinedStr)
 
 
 _MODEL_NAME = re.compile(r"(?i)model|net|module|self|config|args|cfg|opt")

@@ -4,6 +4,7 @@ finishes, and ``xm.rendezvous`` calls inside the step or reached by only some re
 from __future__ import annotations
 
 import ast
+import bisect
 
 from ..model import UNKNOWN, Ctx
 from ..registry import Rule, rule
@@ -58,6 +59,17 @@ def _call_ctx(model) -> dict:
     key = "timing_call_ctx"
     if key not in model._cache:
         model._cache[key] = {id(c): (c, x) for c, x in model.calls}
+    return model._cache[key]
+
+
+def _sorted_calls(model, func) -> tuple[list, list]:
+    """``func``'s calls (the module level's for None) sorted by position, with their
+    positions, indexed once: each timer then looks only at the calls between its reads."""
+    key = ("timing_sorted_calls", id(func))
+    if key not in model._cache:
+        calls = func.calls if func is not None else [(c, x) for c, x in model.calls if x.func is None]
+        calls = sorted(calls, key=lambda rec: _pos(rec[0]))
+        model._cache[key] = ([_pos(c) for c, _ in calls], calls)
     return model._cache[key]
 
 
@@ -167,8 +179,8 @@ class TimingWithoutDeviceWait(Rule):
                 continue
             here = Ctx(scope, func, (), ())
             start = self._clock_bound(model, sub.right, here, sub.lineno, ctxs)
-            stop = sub.left if type(sub.left) is ast.Call else self._clock_bound(model, sub.left, here, sub.lineno,
-                                                                                  ctxs)
+            stop = sub.left if type(sub.left) is ast.Call \
+                else self._clock_bound(model, sub.left, here, sub.lineno, ctxs)
             if start is None or stop is None or id(stop) not in ctxs:
                 continue
             (start_call, start_ctx), (stop_call, stop_ctx) = ctxs[id(start)], ctxs[id(stop)]
@@ -205,14 +217,13 @@ class TimingWithoutDeviceWait(Rule):
         """"unwaited": lazy XLA work between ``begin`` and ``end`` at ``func``'s own loop
         level, and no call after the last of it that may wait for the device; "waited":
         work, then a wait; None: no work, or a whole loop of steps."""
-        calls = func.calls if func is not None else [(c, x) for c, x in model.calls if x.func is None]
+        positions, calls = _sorted_calls(model, func)
         depth = len(start_ctx.loops)
         last_work = None
         waits = []
-        for call, ctx in calls:
+        lo, hi = bisect.bisect_right(positions, begin), bisect.bisect_left(positions, end)
+        for call, ctx in calls[lo:hi]:  # only the calls between the clock reads
             pos = _pos(call)
-            if not begin < pos < end:
-                continue
             kind = self._kind(model, call, ctx)
             if kind == "loop":
                 return None  # a helper that runs a loop of steps: an epoch is timed
@@ -500,7 +511,7 @@ def _ordinal_const(model, expr, ctx) -> bool:
 def _step_gated(model, ctx) -> bool:
     """Under ``if step % N == 0:`` (a checkpoint every N steps, the same on every replica):
     not every step (transformers 3.0's Trainer meets there before ``xm.save``)."""
-    return any(type(frame) is tuple and frame[1] and model._is_gate(frame[0]) for frame in ctx.frames or ())
+    return any(type(frame) is tuple and frame[1] and model._is_gate(frame[0], ctx) for frame in ctx.frames or ())
 
 
 def _in_step(model, ctx) -> bool:
