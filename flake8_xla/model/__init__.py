@@ -81,6 +81,7 @@ class Model(Walker, Names, Values, XlaContext, Calls, Environment, Training, Ten
         self.name_loads: dict[str, list[Ctx]] = {}  # name -> the contexts it is read in
         self.uses_torch_xla = False
         self._cache: dict = {}
+        self._call_names: dict[int, str | None] = {}  # id(call) -> qualified callee (names.py)
         self._walked = False
         self._xla_imports: list = []  # (bound name, ctx) of every torch_xla import
         self._guard_candidates: list = []  # (if test, polarity, ctx) around each torch_xla import

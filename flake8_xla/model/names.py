@@ -32,6 +32,9 @@ _PREFIX_CANONICAL = (
 )
 
 
+_MISSING = object()
+
+
 def canonical(qualname: str | None) -> str | None:
     """Map a resolved dotted name onto the canonical spelling of the same API."""
     if qualname is None:
@@ -148,11 +151,12 @@ class Names:
 
     def call_name(self, call: ast.Call, ctx: Ctx) -> str | None:
         """Qualified name of what a call calls (cached per call node)."""
-        key = ("cn", id(call))
-        cache = self._cache
-        if key not in cache:
-            cache[key] = self.qualname(call.func, ctx)
-        return cache[key]
+        cache = self._call_names  # its own dict: the hottest query of every rule
+        key = id(call)
+        found = cache.get(key, _MISSING)
+        if found is _MISSING:
+            found = cache[key] = self.qualname(call.func, ctx)
+        return found
 
     def calls_to(self, *qualnames: str) -> list[tuple[ast.Call, Ctx]]:
         """Every call (with its context) whose callee resolves to one of ``qualnames``."""

@@ -62,9 +62,18 @@ class Training:
         return type(f) is ast.Attribute and f.attr == "step" and self.is_optimizer(f.value, ctx)
 
     def _is_step_marker(self, call, ctx):
-        return (self.is_backward(call, ctx) or self.is_optimizer_step(call, ctx)
+        """Backward, an optimizer step, ``xm.optimizer_step`` or ``xm.reduce_gradients``
+        (memoised per call: every loop and helper query asks it of the same calls)."""
+        memo = self._cache.get("stepmarker")
+        if memo is None:
+            memo = self._cache["stepmarker"] = {}
+        found = memo.get(id(call))
+        if found is None:
+            found = memo[id(call)] = bool(
+                self.is_backward(call, ctx) or self.is_optimizer_step(call, ctx)
                 or self.call_name(call, ctx) in ("torch_xla.core.xla_model.optimizer_step",
                                                  "torch_xla.core.xla_model.reduce_gradients"))
+        return found
 
     #: how many helper levels the call-graph queries follow (callers of callers ...)
     HELPER_DEPTH = 32
