@@ -151,6 +151,8 @@ class XlaContext:
         if t is ast.Constant and isinstance(node.value, str):  # a `case "cuda":` pattern
             low = node.value.lower()
             return 1 if low.startswith(("xla", "tpu")) else -1 if low.startswith(("cuda", "gpu")) else 0
+        if t is ast.Compare and len(node.ops) == 1 and _torch_launch_rank_test(node):
+            return -1  # args.local_rank != -1: started by torch.distributed.launch / torchrun (GPU)
         if t is ast.Compare and len(node.ops) == 1 and not any(
                 type(c) is ast.Constant and isinstance(c.value, str) for c in (node.left, node.comparators[0])) \
                 and not _string_collection(node.comparators[0]) \
@@ -314,3 +316,21 @@ def _string_collection(node) -> bool:
     """``("cuda", "gpu")``, ``["tpu"]``, ``{"xla"}``: a literal collection holding strings."""
     return type(node) in (ast.Tuple, ast.List, ast.Set) and any(
         type(e) is ast.Constant and isinstance(e.value, str) for e in node.elts)
+
+
+def _torch_launch_rank_test(node) -> bool:
+    """``args.local_rank != -1`` (also ``> -1``, ``>= 0``): the distributed run that
+    ``torch.distributed.launch`` / torchrun starts, the CUDA path of HF-style scripts (the
+    XLA launcher leaves ``--local_rank`` at its default -1)."""
+    left, op, right = node.left, node.ops[0], node.comparators[0]
+    ident = left.id if type(left) is ast.Name else left.attr if type(left) is ast.Attribute else None
+    if type(right) is ast.UnaryOp and type(right.op) is ast.USub and type(right.operand) is ast.Constant \
+            and type(right.operand.value) is int:
+        value = -right.operand.value  # -1 parses as a negation of 1
+    elif type(right) is ast.Constant and type(right.value) is int:
+        value = right.value
+    else:
+        return False
+    if ident != "local_rank":
+        return False
+    return (type(op) in (ast.NotEq, ast.Gt) and value == -1) or (type(op) is ast.GtE and value == 0)
