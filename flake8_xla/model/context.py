@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 
-from .scopes import _FALLBACK, _GUARDED, _OFF, Ctx, FunctionInfo, _expr_key
+from .scopes import _FALLBACK, _GUARDED, _OFF, Ctx, FunctionInfo, _expr_key, chain_any
 
 
 class XlaContext:
@@ -65,21 +65,8 @@ class XlaContext:
         return bool(bindings) and any(kind == "def" and target is func for _, kind, target, _ in bindings)
 
     def _frames_off(self, ctx: Ctx) -> bool:
-        """True when a branch frame around ``ctx`` is XLA-off; memoised on each link of the
-        frame chain, so asking at every node of an N-branch chain costs N, not N squared."""
-        frames = ctx.frames
-        if not frames:
-            return False
-        todo = []
-        node = frames
-        while node is not None and node.off is None:
-            todo.append(node)
-            node = node.parent
-        result = node.off if node is not None else False
-        for link in reversed(todo):  # outermost first
-            result = result or self._frame_off(link.frame)
-            link.off = result
-        return frames.off
+        """True when a branch frame around ``ctx`` is XLA-off (memoised per link)."""
+        return chain_any(ctx.frames, "off", self._frame_off)
 
     def _frame_off(self, frame) -> bool:
         if frame is _OFF:
@@ -258,39 +245,15 @@ class XlaContext:
         ``except ImportError:`` fallback of a torch_xla import. With ``probe``, also the body
         of such a ``try`` (importing a name newer than the target there is a forward probe;
         a deprecated or removed one still is the code's main path)."""
-        frames = ctx.frames
-        if not frames:
-            return False
-        if probe and self._chain_guarded(frames):
+        if probe and chain_any(ctx.frames, "guarded", lambda frame: frame is _GUARDED):
             return True
-        todo = []
-        node = frames
-        while node is not None and node.va is None:
-            todo.append(node)
-            node = node.parent
-        result = node.va if node is not None else False
-        for link in reversed(todo):  # outermost first; memoised on each link
-            frame = link.frame
-            if not result:
-                if frame is _OFF or frame is _FALLBACK:
-                    result = True
-                elif frame is not _GUARDED:
-                    result = self._is_version_test(frame[0], ctx)
-            link.va = result
-        return frames.va
 
-    @staticmethod
-    def _chain_guarded(frames) -> bool:
-        todo = []
-        node = frames
-        while node is not None and node.guarded is None:
-            todo.append(node)
-            node = node.parent
-        result = node.guarded if node is not None else False
-        for link in reversed(todo):
-            result = result or link.frame is _GUARDED
-            link.guarded = result
-        return frames.guarded
+        def version_frame(frame):
+            if frame is _OFF or frame is _FALLBACK:
+                return True
+            return frame is not _GUARDED and self._is_version_test(frame[0], ctx)
+
+        return chain_any(ctx.frames, "va", version_frame)
 
     def _is_version_test(self, test, ctx, _depth: int = 0) -> bool:
         for i, node in enumerate(ast.walk(test)):

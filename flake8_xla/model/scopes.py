@@ -116,6 +116,27 @@ def push_frame(frames, frame) -> Frames:
     return Frames(frame, frames or None)
 
 
+def chain_any(frames, attr: str, verdict) -> bool:
+    """True when ``verdict(frame)`` holds for some frame of the chain ``frames``.
+
+    Memoised on each link in its slot ``attr`` (``off``, ``va``, ``guarded``, ``tc``): a
+    query walks only the links no earlier query has settled, so asking at every node of an
+    N-branch chain costs N, not N squared. ``verdict`` is called outermost first, only
+    until one frame holds."""
+    if not frames:
+        return False
+    todo = []
+    node = frames
+    while node is not None and getattr(node, attr) is None:
+        todo.append(node)
+        node = node.parent
+    result = getattr(node, attr) if node is not None else False
+    for link in reversed(todo):  # outermost first
+        result = result or bool(verdict(link.frame))
+        setattr(link, attr, result)
+    return getattr(frames, attr)
+
+
 class Ctx:
     """Where a node sits: scope, enclosing function, enclosing loops, ``if`` frames."""
 

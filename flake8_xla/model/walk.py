@@ -15,7 +15,7 @@ import ast
 from ..api_table import star_names
 from .scopes import (
     _FALLBACK, _GUARDED, _OFF, TERMINATORS, ClassInfo, Ctx, FunctionInfo, LoopInfo, Scope,
-    _all_args, _catches_import_error, push_frame, _child_fields, _expr_key, _is_main_guard,
+    _all_args, _catches_import_error, chain_any, push_frame, _child_fields, _expr_key, _is_main_guard,
 )
 
 
@@ -576,24 +576,17 @@ def _ends_block(stmt) -> bool:
 
 
 def _type_checking_only(frames) -> bool:
-    """True inside the body of ``if TYPE_CHECKING:`` / ``if typing.TYPE_CHECKING:``;
-    memoised on each link of the frame chain (linear over nested and consecutive ifs)."""
-    if not frames:
+    """True inside the body of ``if TYPE_CHECKING:`` / ``if typing.TYPE_CHECKING:``
+    (memoised per link of the frame chain)."""
+    return chain_any(frames, "tc", _is_type_checking_frame)
+
+
+def _is_type_checking_frame(frame) -> bool:
+    if type(frame) is not tuple or not frame[1]:
         return False
-    todo = []
-    node = frames
-    while node is not None and node.tc is None:
-        todo.append(node)
-        node = node.parent
-    result = node.tc if node is not None else False
-    for link in reversed(todo):
-        frame = link.frame
-        if not result and type(frame) is tuple and frame[1]:
-            test = frame[0]
-            ident = test.id if type(test) is ast.Name else test.attr if type(test) is ast.Attribute else None
-            result = ident == "TYPE_CHECKING"
-        link.tc = result
-    return frames.tc
+    test = frame[0]
+    ident = test.id if type(test) is ast.Name else test.attr if type(test) is ast.Attribute else None
+    return ident == "TYPE_CHECKING"
 
 
 def _selector(test):
