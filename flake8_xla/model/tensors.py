@@ -567,27 +567,17 @@ class Tensors:
         if table is not None:
             return table
         callers: dict[int, list[FunctionInfo]] = {}
-        table = set()
+        direct: dict[int, bool] = {}
         for f in self.functions:
             for call, cx in f.calls:
                 if cx.loops or cx.func is not f:
-                    continue
+                    continue  # only what runs once per call, outside the function's own loops
                 if self._is_step_marker(call, cx):
-                    table.add(id(f))
+                    direct[id(f)] = True
                 for g in self.function_of(call.func, cx):
                     callers.setdefault(id(g), []).append(f)
-        frontier = [f for f in self.functions if id(f) in table]
-        level = 0
-        while frontier and level < self.HELPER_DEPTH:
-            level += 1
-            nxt = []
-            for g in frontier:
-                for f in callers.get(id(g), ()):
-                    if id(f) not in table:
-                        table.add(id(f))
-                        nxt.append(f)
-            frontier = nxt
-        self._cache["stepsflat"] = table
+        closed = self.closure_over_callers("stepsflat_closure", direct, callers)
+        table = self._cache["stepsflat"] = {fid for fid, holds in closed.items() if holds}
         return table
 
     def is_inner_step_loop(self, loop) -> bool:

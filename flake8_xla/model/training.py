@@ -78,17 +78,19 @@ class Training:
     #: how many helper levels the call-graph queries follow (callers of callers ...)
     HELPER_DEPTH = 32
 
-    def closure_over_callers(self, key: str, direct: dict[int, bool]) -> dict[int, bool]:
+    def closure_over_callers(self, key: str, direct: dict[int, bool], callers=None) -> dict[int, bool]:
         """``direct`` (function id -> holds by itself) closed over callers: a function that
         calls one that holds holds too, up to :attr:`HELPER_DEPTH` levels. One breadth-first
-        pass over the reversed call graph: linear in the calls, memoised under ``key``."""
+        pass over the reversed call graph (``callers``: id(callee) -> calling functions,
+        default every call of the module): linear in the calls, memoised under ``key``."""
         table = self._cache.get(key)
         if table is not None:
             return table
-        callers: dict[int, list[FunctionInfo]] = {}
-        for f in self.functions:
-            for g in self._direct_callees(f):
-                callers.setdefault(id(g), []).append(f)
+        if callers is None:
+            callers = {}
+            for f in self.functions:
+                for g in self._direct_callees(f):
+                    callers.setdefault(id(g), []).append(f)
         table = dict(direct)
         frontier = [f for f in self.functions if direct.get(id(f))]
         level = 0
