@@ -84,16 +84,20 @@ class Environment:
         for call, ctx in self.calls_to("os.environ.update"):
             for arg in call.args:
                 if type(arg) is ast.Dict:
-                    for k, v in zip(arg.keys, arg.values):
-                        key = self.const(k, ctx) if k is not None else UNKNOWN
-                        if isinstance(key, str):
-                            out.append((key, k, v, ctx))
-            for kw in call.keywords:
-                if kw.arg is not None:
-                    out.append((kw.arg, kw, kw.value, ctx))
+                    out += self._dict_entries(arg, ctx)
+            out += _keyword_entries(call, ctx)
         out += self._child_env_writes()
         out.sort(key=lambda r: (r[1].lineno, r[1].col_offset))
         self._cache["env_writes"] = out
+        return out
+
+    def _dict_entries(self, node: ast.Dict, ctx) -> list:
+        """``(key, key node, value, ctx)`` for each literal string key of a dict display."""
+        out = []
+        for k, v in zip(node.keys, node.values):
+            key = self.const(k, ctx) if k is not None else UNKNOWN
+            if isinstance(key, str):
+                out.append((key, k, v, ctx))
         return out
 
     def _is_environ_copy(self, expr, ctx) -> bool:
@@ -123,11 +127,13 @@ class Environment:
                         out.append((key, target, value, ctx))
         for node, ctx in self.unpacking_dicts:
             if any(k is None and self.qualname(v, ctx) == "os.environ" for k, v in zip(node.keys, node.values)):
-                for k, v in zip(node.keys, node.values):
-                    key = self.const(k, ctx) if k is not None else UNKNOWN
-                    if isinstance(key, str):
-                        out.append((key, k, v, ctx))
+                out += self._dict_entries(node, ctx)
         for call, ctx in self.calls:
             if self._is_environ_copy(call, ctx) and call.keywords:
-                out.extend((kw.arg, kw, kw.value, ctx) for kw in call.keywords if kw.arg is not None)
+                out += _keyword_entries(call, ctx)
         return out
+
+
+def _keyword_entries(call: ast.Call, ctx) -> list:
+    """``(name, keyword node, value, ctx)`` for each ``name=value`` keyword of a call."""
+    return [(kw.arg, kw, kw.value, ctx) for kw in call.keywords if kw.arg is not None]
