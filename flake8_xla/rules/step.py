@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from ..model import UNKNOWN
+from ..model.scopes import _expr_key
 from ..registry import Rule, rule
 from ._common import render
 
@@ -41,6 +42,10 @@ class UnreducedOptimizerStep(Rule):
     all-reduce reduces decides, never a variable's name: `p.grad`, a list of them or a
     tensor built from them counts (and what cannot be seen), a loss or a grad norm reduced
     for logging does not. A second step after `xm.optimizer_step` is XLA207.
+    `xm.optimizer_step(opt_d)` / `xm.reduce_gradients(opt_d)` cover only `opt_d`'s
+    parameters: a GAN's `opt_g.step()` after it is reported when the two optimizers are
+    visibly built over different parameters, or neither construction is seen; one built
+    over the same parameters, or an alias, counts as covered.
 
     ## Example
     ```python
@@ -101,7 +106,7 @@ class UnreducedOptimizerStep(Rule):
             ctx = loop.ctx
             if not (model.is_step_loop(loop) and model.is_launched(ctx, multi_only=True) and model.in_xla_code(ctx)):
                 continue
-            reductions = [c.lineno for c, x in loop.calls if _reduces_gradients(model, c, x)]
+            reductions = [(c, x) for c, x in loop.calls if _reduces_gradients(model, c, x)]
             for call, cctx in loop.calls:
                 if cctx.loops[-1] is loop and self._unreduced(model, call, cctx, reductions):
                     seen.add(id(call))
@@ -114,7 +119,7 @@ class UnreducedOptimizerStep(Rule):
             for func in model.functions:
                 if id(func) not in reachable:
                     continue
-                helper_reductions = [c.lineno for c, x in func.calls if _reduces_gradients(model, c, x)]
+                helper_reductions = [(c, x) for c, x in func.calls if _reduces_gradients(model, c, x)]
                 for call, cctx in func.calls:
                     if not cctx.loops and id(call) not in seen and self._unreduced(model, call, cctx, helper_reductions):
                         seen.add(id(call))
@@ -123,7 +128,8 @@ class UnreducedOptimizerStep(Rule):
     @staticmethod
     def _unreduced(model, call, ctx, reductions) -> bool:
         return (model.is_optimizer_step(call, ctx) and model.in_xla_code(ctx)
-                and not any(line <= call.lineno for line in reductions)
+                and not any(r.lineno <= call.lineno and _covers_optimizer(model, r, rctx, call, ctx)
+                            for r, rctx in reductions)
                 and not _overridden(model, ctx.func)
                 and not _single_replica_branch(model, ctx)
                 and not _alternative_to_reduction(model, call, ctx))
@@ -302,6 +308,56 @@ def _single_replica_branch(model, ctx) -> bool:
             if not any(holds(w) == polarity for w in range(2, max(n, 2) + 2)):
                 return True  # no multi-replica world size takes this branch
     return False
+
+
+def _covers_optimizer(model, reduction, rctx, step, sctx) -> bool:
+    """Whether an earlier reduction covers ``step``'s optimizer. ``xm.optimizer_step(optD)``
+    and ``xm.reduce_gradients(optD)`` reduce only ``optD``'s parameter groups: a GAN's
+    ``optG.step()`` after them is still unreduced. Any other reduction (an all-reduce of
+    gradients, a helper) and an optimizer that may be the same object (an alias
+    ``opt = self.optimizer``, what cannot be told apart) count as covering."""
+    if model.call_name(reduction, rctx) not in (OPTIMIZER_STEP, "torch_xla.core.xla_model.reduce_gradients"):
+        return True
+    reduced = model.kwarg(reduction, "optimizer", 0)
+    stepped = step.func.value
+    if not isinstance(reduced, ast.AST):
+        return True
+    return not _distinct_optimizers(model, reduced, rctx, stepped, sctx)
+
+
+def _distinct_optimizers(model, a, actx, b, bctx) -> bool:
+    """``a`` and ``b`` are visibly different optimizers: two different plain names (or
+    ``self.`` attributes) neither of which is bound to the other."""
+    def key(e):
+        if type(e) is ast.Name:
+            return ("name", e.id)
+        if type(e) is ast.Attribute and type(e.value) is ast.Name:
+            return ("attr", e.value.id, e.attr)
+        return None
+
+    ka, kb = key(a), key(b)
+    if ka is None or kb is None or ka == kb:
+        return False
+    for e, c, other in ((a, actx, kb), (b, bctx, ka)):
+        for value, _ in model.values(e, c) or ():
+            if key(value) == other:
+                return False  # opt = self.optimizer: the same object
+    # over the same parameters (two optimizers of one model), the first reduction already
+    # averaged the shared .grad tensors: only visibly different parameters, or two
+    # optimizers neither of whose construction is seen (a GAN's optD, optG), are distinct
+    sa, sb = _params_source(model, a, actx), _params_source(model, b, bctx)
+    return sa != sb if sa is not None and sb is not None else sa is None and sb is None
+
+
+def _params_source(model, expr, ctx):
+    """The structural key of the parameters an optimizer was built over
+    (``SGD(netD.parameters())``), or None when its construction cannot be seen."""
+    values = model.values(expr, ctx)
+    if not values or len(values) != 1 or type(values[0][0]) is not ast.Call:
+        return None
+    call, cctx = values[0]
+    params = model.kwarg(call, "params", 0)
+    return _expr_key(params) if isinstance(params, ast.AST) and model.is_optimizer(expr, ctx) else None
 
 
 def _overridden(model, func) -> bool:
