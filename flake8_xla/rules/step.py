@@ -70,8 +70,8 @@ class UnreducedOptimizerStep(Rule):
 
     code = "XLA201"
     name = "unreduced-optimizer-step"
-    message = "optimizer.step() without gradient reduction across replicas (each replica trains on its own gradients)"
-    fix = "call xm.optimizer_step(optimizer), or wrap the model in DDP(model, gradient_as_bucket_view=True)"
+    message = "optimizer.step() without gradient reduction: each replica trains on its own gradients"
+    fix = "use xm.optimizer_step(optimizer), or wrap the model in DDP"
     severity = "E"
     versions = "2.0+"
     bad = [
@@ -530,6 +530,8 @@ class LoaderWithoutMpDeviceLoader(Rule):
 
     ## Use instead
     ```python
+    import torch_xla.distributed.parallel_loader as pl
+
     mp_loader = pl.MpDeviceLoader(train_loader, device)
     for data, target in mp_loader:
         ...
@@ -545,9 +547,8 @@ class LoaderWithoutMpDeviceLoader(Rule):
 
     code = "XLA301"
     name = "loader-without-mpdeviceloader"
-    message = ("torch DataLoader iterated directly in an XLA training loop with no per-step sync: "
-               "the graph grows without bound")
-    fix = "wrap it: pl.MpDeviceLoader(loader, device) (import torch_xla.distributed.parallel_loader as pl)"
+    message = "plain DataLoader in an XLA training loop with no per-step sync: the graph grows unbounded"
+    fix = "wrap it: pl.MpDeviceLoader(loader, device)"
     severity = "W"
     versions = "2.0+"
     bad = [
@@ -581,8 +582,8 @@ class LoaderWithoutMpDeviceLoader(Rule):
             if type(node) in (ast.For, ast.AsyncFor) and model.loader_kind(node.iter, loop.ctx) == "plain":
                 yield self.finding(node)
             else:  # it = iter(loader); for _ in range(n): next(it)
-                yield self.finding(node, "torch DataLoader consumed with next() in an XLA training loop with no "
-                                         "per-step sync: the graph grows without bound")
+                yield self.finding(node, "plain DataLoader consumed with next() in an XLA training loop with no "
+                                         "per-step sync: the graph grows unbounded")
         if not params:
             return
         seen = set()
