@@ -2,19 +2,24 @@
 
 flake8 parses each file once and hands the tree to this plugin; the plugin runs the
 engine and yields ``(line, col0, "XLA### message", type)``. noqa, select and ignore are
-flake8's job. Options ``--xla-scope`` and ``--xla-version`` are also read from
+flake8's job; the hint-level rules are in flake8's default-ignore list (as bugbear's B9),
+so they report only once XLA is selected explicitly. Options ``--xla-scope``,
+``--xla-version``, ``--xla-reducing-calls`` and ``--xla-launchers`` are also read from
 ``setup.cfg`` / ``tox.ini`` / ``.flake8`` (``xla-scope = always``).
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import sys
 from typing import Iterator, Sequence
 
 from . import __version__
 from .engine import run
-from .settings import NEWEST_VERSION, SCOPES, Settings, SettingsError, parse_scope, parse_version, version_str
+from .registry import hint_codes
+from .settings import (NEWEST_VERSION, SCOPES, Settings, SettingsError, parse_names, parse_scope, parse_version,
+                       version_str)
 
 
 class Plugin:
@@ -46,13 +51,37 @@ class Plugin:
             metavar="X.Y",
             help="torch_xla release to target, e.g. 2.7 (default: %(default)s, the newest the rules know).",
         )
+        option_manager.add_option(
+            "--xla-reducing-calls",
+            default="",
+            parse_from_config=True,
+            comma_separated_list=True,
+            metavar="NAMES",
+            help="in-house helpers that all-reduce gradients (mylib.dist.sync_grads, or a bare name): "
+            "a call to one counts as gradient reduction (XLA201).",
+        )
+        option_manager.add_option(
+            "--xla-launchers",
+            default="",
+            parse_from_config=True,
+            comma_separated_list=True,
+            metavar="NAMES",
+            help="in-house launch wrappers whose first argument (or fn=) is the launched function, "
+            "like torch_xla.launch.",
+        )
+        # hint-level rules: off unless XLA is selected explicitly (--select=XLA, --extend-select=XLA)
+        option_manager.extend_default_ignore(hint_codes())
 
     @classmethod
     def parse_options(cls, options) -> None:
         try:
-            cls.settings = Settings(
-                scope=parse_scope(getattr(options, "xla_scope", "auto")),
-                target_version=parse_version(getattr(options, "xla_version", version_str(NEWEST_VERSION))),
+            cls.settings = dataclasses.replace(
+                Settings(
+                    scope=parse_scope(getattr(options, "xla_scope", "auto")),
+                    target_version=parse_version(getattr(options, "xla_version", version_str(NEWEST_VERSION))),
+                ),
+                reducing_calls=parse_names(getattr(options, "xla_reducing_calls", None), "--xla-reducing-calls"),
+                launchers=parse_names(getattr(options, "xla_launchers", None), "--xla-launchers"),
             )
         except SettingsError as exc:
             # one line, like argparse, and no traceback: also for values from config files

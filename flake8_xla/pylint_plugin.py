@@ -6,22 +6,25 @@ severity (E crash/hang/wrong result, W performance or porting, C deprecation); t
 symbol is the rule's name; the text starts with the XLA code, so ``XLA101 ...`` is
 greppable in both tools. ``XLA000`` (a rule failed on the file) is ``F7000``.
 
-Options ``xla-scope`` and ``xla-version`` (command line, pylintrc, or
-``[tool.pylint.xla]`` in pyproject.toml). The module's source is parsed with ``ast`` and
+Options ``xla-scope``, ``xla-version``, ``xla-reducing-calls`` and ``xla-launchers``
+(command line, pylintrc, or ``[tool.pylint.xla]`` in pyproject.toml). Hint-level rules
+are disabled by default (``default_enabled=False``) and come on with ``--enable=xla``
+(the checker) or their own name, as flake8 turns them on when XLA is selected. The module's source is parsed with ``ast`` and
 run through the same engine as the flake8 plugin; astroid inference is not used.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import warnings
 
-from pylint.checkers import BaseChecker, BaseRawFileChecker
+from pylint.checkers import BaseRawFileChecker
 from pylint.constants import WarningScope
 
 from .engine import run
-from .registry import all_rules
-from .settings import KNOWN_VERSIONS, NEWEST_VERSION, SCOPES, Settings, version_str
+from .registry import all_rules, doc_url
+from .settings import KNOWN_VERSIONS, NEWEST_VERSION, SCOPES, Settings, SettingsError, parse_names, version_str
 
 INTERNAL_ERROR_ID = "F7000"
 
@@ -49,20 +52,70 @@ def _messages(family: str) -> dict[str, tuple]:
             msgs[message_id(code, cls.severity)] = (
                 f"{code} %s",
                 cls.name,
-                f"{cls.message}; {cls.fix}. See docs/rules/{code}.md of flake8-xla.",
-                _LINE,
+                f"{cls.message}; {cls.fix}. See {doc_url(code)}",
+                {**_LINE, "default_enabled": False} if cls.hint else _LINE,
             )
     return msgs
 
 
-class XlaChecker(BaseRawFileChecker):
-    """Runs the flake8-xla rules on each module pylint checks (and owns family 0's messages).
+def _settings(config) -> Settings:
+    settings = Settings(scope=config.xla_scope,
+                        target_version=tuple(int(p) for p in str(config.xla_version).split(".")))
+    try:
+        return dataclasses.replace(
+            settings,
+            reducing_calls=parse_names(getattr(config, "xla_reducing_calls", ()), "--xla-reducing-calls"),
+            launchers=parse_names(getattr(config, "xla_launchers", ()), "--xla-launchers"))
+    except SettingsError as exc:
+        raise SystemExit(f"pylint: error: {exc}") from None
 
-    pylint requires every message of one checker to share its checker id, so the other
-    families' messages live on message-only checkers of the same name, ``xla``.
+
+def _module_findings(linter, node) -> list:
+    """The engine's findings for one module, computed once and shared by the family checkers."""
+    cached = getattr(linter, "_flake8_xla_findings", None)
+    if cached is not None and cached[0] is node:
+        return cached[1]
+    with node.stream() as stream:
+        source = stream.read().decode(node.file_encoding or "utf-8", errors="replace")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        findings = []  # pylint reports the syntax error itself
+    else:
+        findings = run(tree, _settings(linter.config), source)
+    linter._flake8_xla_findings = (node, findings)
+    return findings
+
+
+class _FamilyChecker(BaseRawFileChecker):
+    """Reports the findings of one family (``XLA{family}##``) on each module pylint checks.
+
+    pylint requires every message of one checker to share its checker id, so each family's
+    messages live on their own checker, all named ``xla``; pylint runs a checker only while
+    one of its messages is enabled (``--disable=all --enable=W7304`` runs family 3's alone).
+    The engine runs once per module whichever checkers run.
     """
 
     name = "xla"
+    family = ""
+    options = ()
+    _ids = {code: message_id(code, cls.severity) for code, cls in all_rules().items()}
+
+    def process_module(self, node) -> None:
+        for f in _module_findings(self.linter, node):
+            if f.code == "XLA000":
+                if self.family == "0":
+                    self.add_message(INTERNAL_ERROR_ID, line=f.line, col_offset=f.col, args=(f.message,))
+            elif f.code[3] == self.family:
+                self.add_message(self._ids[f.code], line=f.line, col_offset=f.col, args=(f.message,))
+
+
+class XlaChecker(_FamilyChecker):
+    """Family 0 and ``F7000``, and the options of the ``xla`` checker."""
+
+    family = "0"
     msgs = _messages("0")
     options = (
         ("xla-scope", {
@@ -75,34 +128,26 @@ class XlaChecker(BaseRawFileChecker):
             "choices": [version_str(v) for v in KNOWN_VERSIONS], "metavar": "<X.Y>",
             "help": "torch_xla release to target (2.0 to 2.9).",
         }),
+        ("xla-reducing-calls", {
+            "default": (), "type": "csv", "metavar": "<names>",
+            "help": "in-house helpers that all-reduce gradients (mylib.dist.sync_grads, or a bare name): "
+                    "a call to one counts as gradient reduction (XLA201).",
+        }),
+        ("xla-launchers", {
+            "default": (), "type": "csv", "metavar": "<names>",
+            "help": "in-house launch wrappers whose first argument (or fn=) is the launched function.",
+        }),
     )
-
-    _ids = {code: message_id(code, cls.severity) for code, cls in all_rules().items()}
-
-    def process_module(self, node) -> None:
-        settings = Settings(scope=self.linter.config.xla_scope,
-                            target_version=tuple(int(p) for p in str(self.linter.config.xla_version).split(".")))
-        with node.stream() as stream:
-            source = stream.read().decode(node.file_encoding or "utf-8", errors="replace")
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return  # pylint reports the syntax error itself
-        for f in run(tree, settings, source):
-            msgid = INTERNAL_ERROR_ID if f.code == "XLA000" else self._ids[f.code]
-            self.add_message(msgid, line=f.line, col_offset=f.col, args=(f.message,))
 
 
 def _family_checkers() -> list[type]:
     families = sorted({code[3] for code in all_rules()} - {"0"})
-    return [type(f"XlaFamily{f}Checker", (BaseChecker,), {"name": "xla", "msgs": _messages(f), "options": ()})
+    return [type(f"XlaFamily{f}Checker", (_FamilyChecker,), {"family": f, "msgs": _messages(f)})
             for f in families]
 
 
 def register(linter) -> None:
-    """pylint's plugin hook: the runner checker and one message-only checker per family."""
+    """pylint's plugin hook: one checker per family, all named ``xla`` (family 0's holds the options)."""
     linter.register_checker(XlaChecker(linter))
     for cls in _family_checkers():
         linter.register_checker(cls(linter))

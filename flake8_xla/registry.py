@@ -60,6 +60,13 @@ class Rule:
     severity: ClassVar[str] = "E"
     #: torch_xla versions the rule applies to, as "X.Y+" or "X.Y-X.Z", for the docs
     versions: ClassVar[str] = "2.0+"
+    #: a hint (advice worth a look, not a defect): off in a plain ``flake8`` run through
+    #: flake8's default-ignore (as bugbear's B9), on once XLA is selected explicitly
+    #: (``--select=XLA``, ``--extend-select=XLA``); pylint leaves it disabled until enabled
+    hint: ClassVar[bool] = False
+    #: where a finding is reported, for ``# noqa`` (the docs page says it): the node whose
+    #: first line carries the finding, e.g. "the `xmp.spawn(...)` call"
+    reported_at: ClassVar[str] = ""
     bad: ClassVar[list[str]] = []
     good: ClassVar[list[str]] = []
 
@@ -95,3 +102,40 @@ def all_rules() -> dict[str, type[Rule]]:
     from . import rules  # noqa: F401  (registers the rule classes)
 
     return RULES
+
+
+def hint_codes() -> list[str]:
+    """The codes of the hint-level rules, sorted: flake8's default-ignore list."""
+    return sorted(code for code, cls in all_rules().items() if cls.hint)
+
+
+def doc_url(code: str, settings: Settings | None = None) -> str:
+    """The stable URL of a rule's page: ``settings.docs_url`` with ``{code}`` (``XLA101``)
+    and ``{name}`` (``ddp-without-gradient-as-bucket-view``) filled in. A fork sets
+    ``docs_url`` to where it hosts the pages; ``XLA000`` and unknown codes get the index
+    (``{code}`` = ``index``)."""
+    template = (settings or Settings()).docs_url
+    cls = all_rules().get(code)
+    return template.replace("{code}", code if cls else "index").replace("{name}", cls.name if cls else "index")
+
+
+def is_selected(code: str, select=None, ignore=None, extend_select=(), extend_ignore=()) -> bool:
+    """Whether flake8, given these options, reports ``code`` (an ``XLA###`` code).
+
+    flake8's own decision (its ``DecisionEngine``) with what this plugin registers: ``XLA``
+    selected by default and the hints (:func:`hint_codes`) ignored by default. So a hint is
+    off unless XLA (or a prefix of the hint) is selected explicitly, and an explicit ignore
+    of a longer prefix (``extend-ignore = XLA304``) wins over ``--select=XLA``. ``select`` /
+    ``ignore`` are ``None`` when not given (a given list replaces the defaults, as in
+    flake8); every argument is a list of code prefixes. For front ends that mirror flake8
+    (the CLI).
+    """
+    import argparse
+
+    from flake8.style_guide import Decision, DecisionEngine
+
+    options = argparse.Namespace(
+        select=list(select) if select is not None else None, ignore=list(ignore) if ignore is not None else None,
+        extend_select=list(extend_select or ()), extend_ignore=list(extend_ignore or ()),
+        extended_default_select=["XLA"], extended_default_ignore=hint_codes())
+    return DecisionEngine(options).decision_for(code) is Decision.Selected

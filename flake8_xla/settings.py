@@ -14,6 +14,10 @@ import re
 KNOWN_VERSIONS: tuple[tuple[int, int], ...] = tuple((2, minor) for minor in range(10))
 NEWEST_VERSION = KNOWN_VERSIONS[-1]
 SCOPES = ("auto", "always")
+#: where this repository is hosted (one place: the docs URL, and the docs, follow it)
+PROJECT_URL = "https://github.com/OWNER/flake8-xla"
+#: the rule pages' URL template: ``{code}`` is ``XLA101``, ``{name}`` the rule's name
+DEFAULT_DOCS_URL = PROJECT_URL + "/blob/main/docs/rules/{code}.md"
 
 
 class SettingsError(ValueError):
@@ -28,10 +32,24 @@ class Settings:
         scope: ``"auto"`` (XLA-context rules only in modules that import torch_xla) or
             ``"always"`` (every module is XLA code, for porting a CUDA script).
         target_version: the torch_xla release targeted, as ``(major, minor)``.
+        reducing_calls: in-house helpers that all-reduce gradients (``xla-reducing-calls``):
+            a call to one in XLA code counts as gradient reduction (XLA201 stays silent).
+        launchers: in-house launch wrappers whose first argument (or ``fn=``) is the
+            launched function (``xla-launchers``), like ``torch_xla.launch``.
+        docs_url: the rule pages' URL template (``{code}``, ``{name}``), see
+            :func:`flake8_xla.registry.doc_url`.
+
+    ``reducing_calls`` and ``launchers`` hold dotted names: ``mylib.dist.sync_grads``
+    matches a call whose name resolves (through imports) to it; a name without a dot,
+    ``sync_grads``, matches any call of that name (a module function, an imported one, a
+    method).
     """
 
     scope: str = "auto"
     target_version: tuple[int, int] = NEWEST_VERSION
+    reducing_calls: tuple[str, ...] = ()
+    launchers: tuple[str, ...] = ()
+    docs_url: str = DEFAULT_DOCS_URL
 
     @property
     def version_text(self) -> str:
@@ -71,3 +89,19 @@ def build(scope: object = "auto", version: object = None) -> Settings:
         scope=parse_scope(scope if scope is not None else "auto"),
         target_version=parse_version(version) if version is not None else NEWEST_VERSION,
     )
+
+
+def parse_names(value: object, option: str) -> tuple[str, ...]:
+    """A list of dotted names (``xla-reducing-calls``, ``xla-launchers``) from a
+    comma/whitespace-separated string or a list; raise :class:`SettingsError` otherwise."""
+    if value is None:
+        return ()
+    items = value.replace(",", " ").split() if isinstance(value, str) else [str(v).strip() for v in value]
+    names = []
+    for item in items:
+        for name in item.replace(",", " ").split():
+            if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", name):
+                raise SettingsError(f"option {option}: invalid value {name!r} (a dotted name such as mylib.dist.sync_grads)")
+            if name not in names:
+                names.append(name)
+    return tuple(names)

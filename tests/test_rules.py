@@ -11,7 +11,7 @@ import pytest
 
 from annotations import fixture_to_noqa, parse_fixture
 from flake8_runner import flake8
-from flake8_xla import engine, settings as settings_mod
+from flake8_xla import docgen, engine, settings as settings_mod
 from flake8_xla.registry import all_rules
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -20,16 +20,8 @@ RULES = all_rules()
 
 
 def settings_from_flags(flags: list[str]) -> settings_mod.Settings:
-    values = {"scope": None, "version": None}
-    for flag in flags:
-        key, _, value = flag.partition("=")
-        if key == "--xla-scope":
-            values["scope"] = value
-        elif key == "--xla-version":
-            values["version"] = value
-        else:
-            raise ValueError(f"unsupported fixture option {flag}")
-    return settings_mod.build(values["scope"], values["version"])
+    """A fixture's ``# options:`` flags (scope, version, reducing calls, launchers)."""
+    return docgen.settings_from_flags(flags)
 
 
 def lint(source: str, **kw) -> list:

@@ -171,8 +171,9 @@ class Calls:
         """Launch calls: ``(call, ctx, target functions, single_process)``.
 
         ``xmp.spawn`` / ``torch_xla.launch`` anywhere; ``torch.multiprocessing.spawn`` /
-        ``start_processes`` only in XLA code. Targets are the module functions named by the
-        first argument or ``fn=``; an empty list means the target cannot be seen.
+        ``start_processes`` only in XLA code; the user's launch wrappers (``xla-launchers``)
+        anywhere. Targets are the module functions named by the first argument or ``fn=``;
+        an empty list means the target cannot be seen.
         """
         if "launches" in self._cache:
             return self._cache["launches"]
@@ -187,6 +188,12 @@ class Calls:
             debug = self.const(self.kwarg(call, "debug_single_process", 3), ctx) if q == "torch_xla.launch" else None
             single = nprocs == 1 or debug is True
             out.append((call, ctx, targets, single))
+        known = {id(rec[0]) for rec in out}
+        for call, ctx in self.calls_named(self.settings.launchers):  # in-house wrappers (xla-launchers)
+            target = self.kwarg(call, "fn", 0)
+            if id(call) not in known and isinstance(target, ast.AST):
+                out.append((call, ctx, self.function_of(target, ctx), False))
+        out.sort(key=lambda rec: (rec[0].lineno, rec[0].col_offset))
         self._cache["launches"] = out
         return out
 

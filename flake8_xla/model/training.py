@@ -250,9 +250,10 @@ class Training:
         DDP, XLA FSDP, FSDPv2, ZeRO-1 or torch FSDP named in XLA-on code (not a leftover
         import, not a CUDA-only branch); SPMD (``xr.use_spmd``, ``torch_xla.distributed.spmd``,
         ``XLA_USE_SPMD``); a training framework's object used in XLA-on code (``Accelerator()``,
-        a Lightning ``Trainer`` or ``LightningModule``, the HF ``Trainer``); or a
+        a Lightning ``Trainer`` or ``LightningModule``, the HF ``Trainer``); a
         model re-bound by a helper imported from another module (``model = wrap(model)``:
-        it may wrap it, unknown).
+        it may wrap it, unknown); or a call in XLA-on code to one of the user's in-house
+        reducers (``xla-reducing-calls``).
         """
         if "reduces" not in self._cache:
             self._cache["reduces"] = (
@@ -260,7 +261,8 @@ class Training:
                 or any(q.startswith(self._REDUCING_IMPORTS) for q in self.used_names())
                 or self.uses_framework()
                 or self.names_in_xla_code(self.REDUCING_WRAPPERS)
-                or self.rewrapped_by_import())
+                or self.rewrapped_by_import()
+                or any(self.in_xla_code(ctx) for _, ctx in self.calls_named(self.settings.reducing_calls)))
         return self._cache["reduces"]
 
     def names_in_xla_code(self, prefixes: tuple[str, ...]) -> bool:

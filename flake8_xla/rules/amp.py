@@ -71,6 +71,7 @@ class CudaAutocastOnXla(Rule):
     fix = 'use torch.autocast("xla", dtype=torch.bfloat16)'
     severity = "W"
     versions = "2.0+"
+    reported_at = 'the autocast call'
     bad = ["import torch\nimport torch_xla\ndef f(m, x):\n    with torch.cuda.amp.autocast():\n        return m(x)\n",
            "import torch\nimport torch_xla\ndef f(m, x):\n    with torch.autocast(device_type='cuda'):\n        return m(x)\n"]
     good = ["import torch\nimport torch_xla\ndef f(m, x):\n    with torch.autocast('xla', dtype=torch.bfloat16):\n"
@@ -129,6 +130,7 @@ class GradScalerOnTpu(Rule):
     FIX_WRAPPED = "drop the scaler: call loss.backward() and optimizer.step() (DDP/FSDP reduce the gradients)"
     severity = "W"
     versions = "2.0+ (torch_xla.amp.GradScaler removed 2.9)"
+    reported_at = 'the `GradScaler(...)` call'
     bad = ["import torch\nimport torch_xla\nscaler = torch.cuda.amp.GradScaler()\n",
            "from torch_xla.amp import GradScaler\nscaler = GradScaler()\n"]
     good = ["import torch\nimport torch_xla\nscaler = torch.amp.GradScaler(enabled=False)\n"]
@@ -183,6 +185,7 @@ class Fp16AutocastOnTpu(Rule):
     fix = "use dtype=torch.bfloat16"
     severity = "W"
     versions = "2.1+"
+    reported_at = 'the autocast call'
     bad = ["import torch\nimport torch_xla\ndef f(m, x):\n    with torch.autocast('xla', dtype=torch.float16):\n"
            "        return m(x)\n"]
     good = ["import torch\nimport torch_xla\ndef f(m, x):\n    with torch.autocast('xla', dtype=torch.bfloat16):\n"
@@ -246,6 +249,7 @@ class DeprecatedPrecisionEnv(Rule):
     scope = ENV
     severity = "C"
     versions = "deprecated 2.4 (BF16), no effect 2.5 (FP16)"
+    reported_at = 'the environment write: the `os.environ["..."]` target, the `setdefault(...)` / `putenv(...)` call, or the key in `os.environ.update({...})`'
     bad = ["import os\nimport torch_xla\nos.environ['XLA_USE_BF16'] = '1'\n",
            "import os\nimport torch_xla\nos.environ.setdefault('XLA_DOWNCAST_FP16', '1')\n",
            "import os\nos.environ['XLA_USE_BF16'] = '1'  # no torch_xla import: a launcher\n"]

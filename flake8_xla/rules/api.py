@@ -119,6 +119,7 @@ class RemovedXrtWorldSize(ApiChangeRule):
     fix = "use torch_xla.runtime.world_size()"
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.5, removed 2.7"
+    reported_at = 'each use: the attribute chain (`xm.xrt_world_size`), or the name in `from ... import xrt_world_size`'
     bad = ["import torch_xla.core.xla_model as xm\nn = xm.xrt_world_size()\n",
            "from torch_xla.core.xla_model import xrt_world_size\n"]
     good = ["import torch_xla.runtime as xr\nn = xr.world_size()\n"]
@@ -155,6 +156,7 @@ class RemovedGetOrdinal(ApiChangeRule):
     fix = "use torch_xla.runtime.global_ordinal()"
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.5, removed 2.7"
+    reported_at = 'each use: the attribute chain (`xm.get_ordinal`), or the name in `from ... import get_ordinal`'
     bad = ["from torch_xla.core import xla_model as xm\nr = xm.get_ordinal()\n"]
     good = ["import torch_xla.runtime as xr\nr = xr.global_ordinal()\n"]
 
@@ -194,6 +196,7 @@ class DeprecatedXlaDevice(ApiChangeRule):
     message = "xm.xla_device is deprecated"
     fix = "use torch_xla.device()"
     versions = "deprecated 2.8 (xm); removed 2.8 (xr)"
+    reported_at = 'each use: the attribute chain (`xm.xla_device`), or the name in `from ... import xla_device`'
     bad = ["import torch_xla.core.xla_model as xm\nd = xm.xla_device()\n",
            "import torch_xla.runtime as xr\nd = xr.xla_device()\n"]
     good = ["import torch_xla\nd = torch_xla.device()\n"]
@@ -230,6 +233,7 @@ class DeprecatedMarkStep(ApiChangeRule):
     message = "xm.mark_step is deprecated"
     fix = "use torch_xla.sync()"
     versions = "deprecated 2.8"
+    reported_at = 'each use: the attribute chain (`xm.mark_step`), or the name in `from ... import mark_step`'
     bad = ["import torch_xla.core.xla_model as xm\nxm.mark_step()\n"]
     good = ["import torch_xla\ntorch_xla.sync()\n"]
 
@@ -337,6 +341,7 @@ class BadCallSignature(Rule):
     scope = ANYWHERE
     severity = "E"
     versions = "2.0+ (per-version signatures)"
+    reported_at = 'the call'
     bad = ["import torch_xla.core.xla_model as xm\nxm.optimizer_step()\n",
            "import torch_xla.core.xla_model as xm\nxm.get_local_ordinal(defval=0)\n"]
     good = ["import torch_xla.core.xla_model as xm\ndef f(opt, *a):\n    xm.optimizer_step(opt)\n    xm.optimizer_step(*a)\n"]
@@ -395,6 +400,7 @@ class RemovedParseXlaDevice(ApiChangeRule):
     fix = "use torch.device(device).index"
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.5, removed 2.7"
+    reported_at = 'each use: the attribute chain (`xm.parse_xla_device`), or the name in `from ... import parse_xla_device`'
     bad = ["import torch_xla.core.xla_model as xm\ni = xm.parse_xla_device('xla:0')\n"]
     good = ["import torch\nimport torch_xla\ni = torch.device('xla:0').index\n"]
 
@@ -433,6 +439,7 @@ class RemovedExperimentalPjrt(ApiChangeRule):
     fix = "use torch_xla.runtime (import torch_xla.runtime as xr)"
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.1, removed 2.5"
+    reported_at = "the module's name in the import, and each use of one of its names that needs its own fix"
     bad = ["import torch_xla.experimental.pjrt as pjrt\n",
            "import torch_xla\nn = torch_xla.experimental.pjrt.world_size()\n"]
     good = ["import torch_xla.runtime as xr\nn = xr.world_size()\n"]
@@ -470,6 +477,7 @@ class RemovedExperimentalSharding(ApiChangeRule):
     fix = "use torch_xla.distributed.spmd (import torch_xla.distributed.spmd as xs)"
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.2, removed 2.5"
+    reported_at = "the module's name in the import, and each use of one of its names that needs its own fix"
     bad = ["import torch_xla.experimental.xla_sharding as xs\n",
            "from torch_xla.experimental.xla_sharded_tensor import XLAShardedTensor\n"]
     good = ["import torch_xla.distributed.spmd as xs\nmesh = xs.Mesh([0], (1,))\n"]
@@ -506,6 +514,7 @@ class RemovedExperimentalCompile(ApiChangeRule):
     fix = "use torch_xla.compile(fn)"
     severity = "E"  # removed in the default target: it raises
     versions = "added 2.4, deprecated 2.5, removed 2.7"
+    reported_at = 'each use: the attribute chain (`torch_xla.experimental.compile`), or the name in `from ... import compile`'
     bad = ["import torch_xla\nf = torch_xla.experimental.compile(lambda x: x)\n",
            "from torch_xla.experimental import compile\n"]
     good = ["import torch_xla\nf = torch_xla.compile(lambda x: x)\n"]
@@ -591,6 +600,7 @@ class XrtConfiguration(ApiChangeRule):
     scope = ENV
     supersedes = ApiChangeRule.supersedes + ("XLA813",)  # a misspelt XRT_ variable: PJRT is the fix
     versions = "deprecated 2.0, no effect from 2.1"
+    reported_at = 'the environment write (as XLA705), or the import of `torch_xla.distributed.xla_dist`'
     bad = ["import os\nimport torch_xla\nos.environ['XRT_TPU_CONFIG'] = 'localservice;0;localhost:51011'\n",
            "import os\nos.environ['XRT_TPU_CONFIG'] = 'localservice;0;localhost:51011'\n",
            "import torch_xla.distributed.xla_dist\n"]
@@ -643,6 +653,7 @@ class XlaUseSpmdEnv(Rule):
     scope = ENV
     severity = "C"
     versions = "deprecated 2.1"
+    reported_at = 'the environment write: the `os.environ["..."]` target, the `setdefault(...)` / `putenv(...)` call, or the key in `os.environ.update({...})`'
     bad = ["import os\nimport torch_xla\nos.environ['XLA_USE_SPMD'] = '1'\n",
            "import os\nos.environ.setdefault('XLA_USE_SPMD', '1')\n"]
     good = ["import torch_xla.runtime as xr\nxr.use_spmd()\n"]
@@ -713,6 +724,7 @@ class UnknownXlaEnv(Rule):
     scope = ENV
     severity = "W"
     versions = "2.0+ (names read by 2.0-2.9)"
+    reported_at = 'the environment write: the `os.environ["..."]` target, the `setdefault(...)` / `putenv(...)` call, or the key in `os.environ.update({...})`'
     bad = ["import os\nos.environ['XLA_USE_F16'] = '1'\n",
            "import os\nimport torch_xla\nos.environ.setdefault('PJRT_DEVICES', 'TPU')\n"]
     good = ["import os\nos.environ['XLA_USE_FP16'] = '1'\nos.environ['PJRT_DEVICE'] = 'TPU'\n"
@@ -789,6 +801,7 @@ class NonexistentXlaApi(Rule):
     scope = ANYWHERE
     severity = "E"
     versions = "2.0+ (per-release name lists)"
+    reported_at = 'each use: the attribute chain (`xm.get_rank`), or the name in `from ... import get_rank`'
     bad = ["import torch_xla.core.xla_model as xm\nn = xm.xla_world_size()\n",
            "# options: --xla-version=2.4\nimport torch_xla\ndef f(fn):\n    torch_xla.launch(fn)\n"]
     good = ["import torch_xla.core.xla_model as xm\nimport torch_xla.runtime as xr\n"

@@ -83,6 +83,8 @@ class CudaDeviceInXlaCode(Rule):
     fix = "use torch_xla.device()"
     severity = "E"
     versions = "2.0+"
+    reported_at = ('the CUDA call (`.cuda()`, `torch.device("cuda")`, `torch.cuda.synchronize()`), or the `"cuda"` '
+                   'value of a `device=` / `map_location=` argument')
     bad = [
         "import torch\nimport torch_xla\n"
         "def f(model):\n    model.cuda()\n    return torch.zeros(2, device='cuda:0')\n",
@@ -255,6 +257,8 @@ class RankIndexedDevice(Rule):
     fix = "use torch_xla.device(): each process sees its own chip as xla:0"
     severity = "E"
     versions = "2.0+"
+    reported_at = ('the call that picks the device (`.to(rank)`, `torch_xla.device(rank)`, `torch.device("xla", rank)`), '
+                   'the value of a `device=` argument, or the `f"xla:{rank}"` string')
     supersedes = ("XLA804",)
     bad = [
         "import torch_xla\n"
@@ -455,6 +459,7 @@ class TorchCompileDefaultBackend(Rule):
     fix = "pass backend='openxla' (for a training step, torch_xla.compile)"
     severity = "W"
     versions = "2.0+"
+    reported_at = 'the `torch.compile(...)` call, or the `@torch.compile` decorator'
     bad = [
         "import torch\nimport torch_xla\n"
         "def build(model):\n    return torch.compile(model.to(torch_xla.device()))\n",

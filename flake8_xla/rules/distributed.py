@@ -53,6 +53,7 @@ class DdpWithoutBucketView(Rule):
     fix = "pass gradient_as_bucket_view=True to DDP(...)"
     severity = "E"
     versions = "1.13+ (required up to 2.5, recommended after)"
+    reported_at = 'the `DistributedDataParallel(...)` call'
     bad = [
         "import torch_xla\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
         "def f(model):\n    return DDP(model)\n",
@@ -120,6 +121,7 @@ class DdpDeviceIdsOnXla(Rule):
     fix = "omit them and move the module with model.to(torch_xla.device())"
     severity = "E"
     versions = "1.13+"
+    reported_at = 'the `DistributedDataParallel(...)` call'
     bad = [
         "import torch_xla\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
         "def f(model, rank):\n    return DDP(model, device_ids=[rank], gradient_as_bucket_view=True)\n",
@@ -237,6 +239,7 @@ class NonXlaProcessGroup(Rule):
     fix = 'use dist.init_process_group("xla", init_method="xla://"): rank, world size and master come from the runtime'
     severity = "E"
     versions = "2.0+"
+    reported_at = 'the `init_process_group(...)` call; for `MASTER_ADDR` / `MASTER_PORT`, the environment write'
     supersedes = ("XLA109", "XLA104")
     bad = [
         "import torch.distributed as dist\nimport torch_xla\n"
@@ -318,6 +321,7 @@ class XlaPgWithoutXlaInitMethod(Rule):
     fix = 'pass init_method="xla://" and drop rank=/world_size='
     severity = "E"
     versions = "2.0+ (pjrt:// in 2.0, xla:// from 2.1)"
+    reported_at = 'the `init_process_group(...)` call'
     supersedes = ("XLA109",)
     bad = [
         "import torch.distributed as dist\nimport torch_xla\n"
@@ -393,6 +397,7 @@ class RankFromEnvOrHardcoded(Rule):
     fix = "use xr.global_ordinal(), xr.world_size(), xr.local_ordinal()"
     severity = "E"
     versions = "2.1+"
+    reported_at = 'the environment read (`os.environ["RANK"]`, `os.getenv("RANK")`); for a literal world size, the call given `world_size=` / `num_replicas=`'
     bad = [
         "import os\nimport torch_xla\n"
         "def f(i):\n    return int(os.environ['WORLD_SIZE'])\n"
@@ -481,6 +486,7 @@ class XlaBackendNotRegistered(Rule):
     scope = ANYWHERE
     severity = "E"
     versions = "2.0-2.4"
+    reported_at = 'the `init_process_group(...)` call'
     bad = ["# options: --xla-version=2.4\nimport torch.distributed as dist\nimport torch_xla\n"
            "dist.init_process_group('xla', init_method='xla://')\n"]
     good = ["# options: --xla-version=2.4\nimport torch.distributed as dist\nimport torch_xla.distributed.xla_backend\n"
@@ -557,6 +563,7 @@ class PjrtInitMethod(Rule):
     scope = ANYWHERE
     severity = "C"
     versions = "2.1+"
+    reported_at = 'the `init_process_group(...)` call'
     bad = ["import torch.distributed as dist\nimport torch_xla\n"
            "dist.init_process_group('xla', init_method='pjrt://')\n"]
     good = ["import torch.distributed as dist\nimport torch_xla\n"

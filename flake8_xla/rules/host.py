@@ -185,6 +185,7 @@ class HostSyncInStep(Rule):
     fix = "accumulate on device, read after the loop or in xm.add_step_closure"
     severity = "W"
     versions = "2.0+"
+    reported_at = 'the read: the `.item()` / `float(...)` / `print(...)` / logging call'
     bad = [
         "import torch_xla.core.xla_model as xm\n"
         "def train(model, loss_fn, opt, loader):\n"
@@ -258,6 +259,8 @@ class HostSyncInGatedLogging(Rule):
     fix = "log it in xm.add_step_closure (runs after the step's own sync)"
     severity = "W"
     versions = "2.0+"
+    hint = True
+    reported_at = 'the read: the `.item()` / `float(...)` / `print(...)` / logging call'
     bad = [
         "import torch_xla.core.xla_model as xm\n"
         "def train(model, loss_fn, opt, loader):\n"
@@ -334,6 +337,7 @@ class TensorValueControlFlow(Rule):
     fix = "use torch.where or a mask, or decide on Python values"
     severity = "W"
     versions = "2.0+"
+    reported_at = 'the test of the `if` / `while` / `assert`'
     bad = [
         "import torch, torch_xla.core.xla_model as xm\n"
         "def train(model, loss_fn, opt, loader):\n"

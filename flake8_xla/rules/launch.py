@@ -51,6 +51,7 @@ class SpawnHardcodedNprocs(Rule):
     fix = "drop nprocs: the runtime starts one process per device"
     severity = "E"
     versions = "2.0+ (ValueError from 2.6)"
+    reported_at = 'the `xmp.spawn(...)` call'
     bad = [
         "import torch_xla.distributed.xla_multiprocessing as xmp\n"
         "def f(i): pass\n"
@@ -75,7 +76,7 @@ class SpawnHardcodedNprocs(Rule):
             values = model.const_values(nprocs, ctx)
             if values is not None and all(_accepted(v) for v in values):
                 continue  # nprocs=1 if debug else None, NPROCS = 1, ...
-            yield self.finding(nprocs, _nprocs_problem(self.settings, nprocs, values), self._fix())
+            yield self.finding(call, _nprocs_problem(self.settings, nprocs, values), self._fix())
 
     def _fix(self):
         fix = self.fix
@@ -156,6 +157,7 @@ class TorchMpSpawnWithXla(Rule):
     fix = "use torch_xla.launch(fn, args=...) (torch_xla >= 2.5) or xmp.spawn(fn, args=...)"
     severity = "E"
     versions = "2.0+"
+    reported_at = 'the `torch.multiprocessing.spawn(...)` / `start_processes(...)` call'
     bad = [
         "import torch\nimport torch.multiprocessing as mp\nimport torch_xla\n"
         "def train(rank):\n    torch.ones(2, device=torch_xla.device())\n"

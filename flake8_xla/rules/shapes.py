@@ -64,6 +64,7 @@ class DynamicShapeOp(Rule):
     fix = "keep shapes static: x * mask, or torch.where(cond, x, 0)"
     severity = "W"
     versions = "2.0+"
+    reported_at = 'the data-dependent call (`torch.nonzero(...)`) or boolean-mask subscript (`x[mask]`)'
     bad = [
         "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"
         "def train(model, loss_fn, opt, loader):\n"

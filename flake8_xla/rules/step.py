@@ -74,6 +74,7 @@ class UnreducedOptimizerStep(Rule):
     fix = "use xm.optimizer_step(optimizer), or wrap the model in DDP"
     severity = "E"
     versions = "2.0+"
+    reported_at = 'the `optimizer.step()` call'
     bad = [
         "import torch_xla\n"
         "def f(i, loader, model, optimizer):\n"
@@ -186,6 +187,7 @@ class DoubleOptimizerStep(Rule):
     fix = "drop opt.step()"
     severity = "E"
     versions = "2.0+"
+    reported_at = 'the extra `optimizer.step()` call'
     supersedes = ("XLA201",)
     bad = [
         "import torch_xla.core.xla_model as xm\n"
@@ -551,6 +553,7 @@ class LoaderWithoutMpDeviceLoader(Rule):
     fix = "wrap it: pl.MpDeviceLoader(loader, device)"
     severity = "W"
     versions = "2.0+"
+    reported_at = 'the header of the loop (`for x in loader:`); for a loader passed to a function whose loop trains on it, that argument of the call'
     bad = [
         "import torch_xla\nimport torch_xla.core.xla_model as xm\nfrom torch.utils.data import DataLoader\n"
         "def f(ds, model, opt):\n"
@@ -671,6 +674,7 @@ class MissingStepSync(Rule):
     fix = "end each step with torch_xla.sync()"
     severity = "W"
     versions = "2.0+"
+    reported_at = 'the header of the innermost loop that runs the backward pass'
     bad = [
         "import torch, torch_xla\n"
         "def f(model, opt):\n"
@@ -750,6 +754,8 @@ class RaggedLastBatch(Rule):
     fix = "pass drop_last=True"
     severity = "W"
     versions = "2.0+"
+    hint = True
+    reported_at = 'the `DataLoader(...)` call'
     bad = [
         "import torch_xla\nimport torch_xla.core.xla_model as xm\nimport torch_xla.distributed.parallel_loader as pl\n"
         "from torch.utils.data import DataLoader\n"
@@ -843,6 +849,7 @@ class GraphCutInsideStep(Rule):
     fix = "remove it"
     severity = "W"
     versions = "2.0+"
+    reported_at = 'the extra sync call'
     bad = [
         "import torch_xla\n"
         "def f(model, opt, x):\n"

@@ -141,6 +141,7 @@ class TimingWithoutDeviceWait(Rule):
     fix = "call torch_xla.sync(wait=True) before reading the clock"
     severity = "W"
     versions = "2.0+"
+    reported_at = 'the clock read that stops the timer'
     bad = [
         "import time\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"
         "def train(loader, model, optimizer, loss_fn):\n"
@@ -384,6 +385,7 @@ class RendezvousMisuse(Rule):
     fix = "call it on every replica, outside the rank test"
     severity = "E"
     versions = "2.0+"
+    reported_at = 'the `xm.rendezvous(...)` call'
     bad = [
         "import torch_xla.core.xla_model as xm\n"
         "def save(model):\n"
