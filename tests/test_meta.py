@@ -58,6 +58,46 @@ def test_docs_are_what_docgen_writes():
     assert not extra, f"docs for rules that do not exist: {extra}"
 
 
+def test_stored_messages_are_what_docgen_collects():
+    """flake8_xla/data/messages.json (what an installed package renders) is current."""
+    variants = docgen.collect_variants()
+    assert docgen.MESSAGES_JSON.read_text(encoding="utf-8") == docgen.messages_json(variants), \
+        "run python -m flake8_xla.docgen"
+    for code, cls in RULES.items():
+        assert variants[code], f"{code} reports nothing on its examples"
+        assert docgen.rule_page(cls) == docgen.pages(variants=variants)[f"rules/{code}.md"]
+
+
+def test_pages_list_the_real_messages():
+    """Each wording a rule reports on its examples and fixtures is on its page, verbatim."""
+    variants = docgen.collect_variants()
+    for code in RULES:
+        page = (ROOT / "docs" / "rules" / f"{code}.md").read_text(encoding="utf-8")
+        section = page.split("## Messages", 1)[1].split("## Examples that must fire", 1)[0]
+        assert [line for line in section.splitlines() if line.startswith(code)] == \
+            [f"{code} {m}" for m in variants[code]]
+    # one line per wording: the quoted code does not make a new line
+    assert docgen.skeleton("xmp.spawn() given nprocs=8: raises") == \
+        docgen.skeleton("xmp.spawn() given nprocs=flags.num_cores: raises")
+    assert docgen.skeleton("a device read; use x") != docgen.skeleton("a device read; drop x")
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_page_says_where_the_finding_is_reported(code):
+    page = (ROOT / "docs" / "rules" / f"{code}.md").read_text(encoding="utf-8")
+    assert "- Reported at: " in page and f"`# noqa: {code}`" in page
+    assert RULES[code].reported_at, f"{code}: set reported_at (where the finding is reported, for noqa)"
+
+
+def test_hints_marked_in_docs():
+    index = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    assert "## Hints" in index and "--extend-select=XLA" in index
+    for code, cls in RULES.items():
+        page = (ROOT / "docs" / "rules" / f"{code}.md").read_text(encoding="utf-8")
+        assert ("- Level: **hint**" in page) == cls.hint
+        assert (f"`{cls.name}` (hint)" in index) == cls.hint
+
+
 def test_docgen_check_mode(tmp_path):
     assert docgen.main(["--check", str(tmp_path)]) == 1
     assert docgen.main([str(tmp_path)]) == 0
@@ -87,3 +127,24 @@ def test_readme_example_output_is_current():
     proc = subprocess.run([sys.executable, "-m", "flake8", "--select=XLA", "examples/"], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert proc.stdout == block
+
+
+@pytest.mark.parametrize("args", [["--select=XLA", "examples"], ["--extend-select=XLA", "examples"],
+                                  ["--select=XLA,E9", "examples/"]])
+def test_project_config_lints_examples_when_asked(args):
+    """setup.cfg keeps the project's own plain run to flake8's checks without excluding
+    examples, so asking for the XLA rules on examples (with or without the slash) works."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "flake8", "--format=%(path)s %(code)s", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    found = {tuple(line.split()) for line in proc.stdout.splitlines()}
+    assert proc.returncode == 1 and not proc.stderr, proc.stderr
+    assert ("examples/train_port.py", "XLA001") in found
+    assert all(path == "examples/train_port.py" and code.startswith("XLA") for path, code in found), found
+
+
+def test_pre_commit_hook_selects_syntax_errors():
+    text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    assert "args: [--select=XLA,E9]" in text
