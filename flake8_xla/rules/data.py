@@ -7,6 +7,7 @@ import ast
 from ..model import UNKNOWN
 from ..registry import Rule, rule
 from ._common import at_least
+from .step import _single_replica_branch
 
 #: a world size or rank other rules report (XLA109 literal, XLA801 / XLA802 removed APIs)
 _REPORTED_ELSEWHERE = ("torch_xla.core.xla_model.xrt_world_size", "torch_xla.core.xla_model.get_ordinal")
@@ -50,7 +51,8 @@ class DistributedSamplerMissingOrUnbound(Rule):
     custom sampler, SPMD programs (one process per host, the batch is sharded by
     `input_sharding`), training frameworks (Lightning and Accelerate add the sampler),
     `xu.SampleGenerator` data, single-process runs (`nprocs=1`,
-    `debug_single_process=True`), and a `DistributedSampler(ds)` in a module that calls
+    `debug_single_process=True`) and the single-replica branch of a world-size test (the
+    `else` of `if xr.world_size() > 1:`), and a `DistributedSampler(ds)` in a module that calls
     `init_process_group` (with `"xla"` and `init_method="xla://"` it reads
     `xr.world_size()` / `xr.global_ordinal()`) or an imported helper named like a
     distributed set-up. A sampler with a hard-coded world size or a removed API
@@ -127,19 +129,20 @@ class DistributedSamplerMissingOrUnbound(Rule):
             return
         shard = _shard_args(self.settings)
         for call, ctx in model.launched_step_loaders():
-            if not model.in_xla_code(ctx):
-                continue
+            if not model.in_xla_code(ctx) or _single_replica_branch(model, ctx):
+                continue  # the else of `if xr.world_size() > 1:` runs with one replica only
             kind = model.sampler_kind(call, ctx)
             if kind not in ("none", "whole"):
                 continue
             dataset = model.kwarg(call, "dataset", 0)
             if not isinstance(dataset, ast.AST) or not model.dataset_built_here(dataset, ctx):
                 continue
+            name = dataset.id if type(dataset) is ast.Name and len(dataset.id) <= 16 else "ds"
             if kind == "whole":
-                yield self.finding(call, "a RandomSampler/SequentialSampler: every replica reads all the data",
-                                   f"use DistributedSampler(ds, {shard})")
+                yield self.finding(call, "a sampler over the whole dataset: every replica reads all the data",
+                                   f"use DistributedSampler({name}, {shard})")
             else:
-                yield self.finding(call, fix=f"add sampler=DistributedSampler(ds, {shard})")
+                yield self.finding(call, fix=f"add sampler=DistributedSampler({name}, {shard})")
         if model.process_group_possible():
             return
         for call, ctx in model.distributed_samplers():
@@ -152,9 +155,9 @@ class DistributedSamplerMissingOrUnbound(Rule):
                        if arg is None or model.const(arg, ctx) is None]
             if not missing:
                 continue
-            yield self.finding(
-                call, f"DistributedSampler without {'/'.join(missing)} and no process group: raises ValueError",
-                f"pass {shard}")
+            given = dict(zip(("num_replicas", "rank"), shard.split(", ")))
+            yield self.finding(call, f"DistributedSampler without {'/'.join(missing)} raises ValueError: no process group",
+                               "pass " + ", ".join(given[m] for m in missing))
 
 
 def _reported_elsewhere(model, arg, ctx) -> bool:

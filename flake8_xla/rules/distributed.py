@@ -611,8 +611,8 @@ class XlaPgUnderSpmd(Rule):
 
     code = "XLA107"
     name = "xla-pg-under-spmd"
-    message = 'init_process_group("xla") under SPMD fails: the xla backend rejects SPMD'
-    fix = 'use dist.init_process_group("gloo", init_method="xla://")'
+    message = 'init_process_group("xla") fails under SPMD'
+    fix = 'use init_process_group("gloo", init_method="xla://")'
     severity = "E"
     versions = "2.2+ (AssertionError)"
     supersedes = ("XLA104", "XLA105", "XLA106", "XLA109")

@@ -350,7 +350,7 @@ class RuntimeUsedBeforeSpawn(Rule):
 
     code = "XLA003"
     name = "runtime-used-before-spawn"
-    message = "XLA runtime used before the launch: the runtime is already started, the launch fails"
+    message = "the XLA runtime is started before the launch"
     fix = "move it into the launched function"
     severity = "E"
     versions = "2.0+ (RuntimeError from 2.3)"
@@ -388,16 +388,14 @@ class RuntimeUsedBeforeSpawn(Rule):
             if q in RUNTIME_CALLS:
                 what = f"{short_name(q)}()"
             elif _places_on_xla(model, call, ctx):
-                what = "an XLA tensor"
+                what = "a tensor on XLA"
             elif q is None and any(helpers.get(id(f)) for f in model.function_of(call.func, ctx)):
-                what = f"{model.function_of(call.func, ctx)[0].name}(), which uses the XLA runtime,"
+                what = f"{model.function_of(call.func, ctx)[0].name}()"
             else:
                 continue
             done.add(id(stmt))
             q = model.call_name(launch, model.call_ctx(launch)) or ""
-            effect = "its workers cannot get the devices" if q in model.TORCH_LAUNCHERS else "the launch fails"
-            yield self.finding(stmt, f"{what} before {_LAUNCHER_NAMES.get(q, 'the launch')}: "
-                                     f"the runtime is already started, {effect}")
+            yield self.finding(stmt, f"{what} starts the XLA runtime before {_LAUNCHER_NAMES.get(q, 'the launch')}")
 
 
 @rule
@@ -443,8 +441,8 @@ class LaunchWithSpmd(Rule):
 
     code = "XLA004"
     name = "launch-with-spmd"
-    message = "multi-process launch in an SPMD program (SPMD runs one process per host)"
-    fix = "drop the launcher: call the training function directly"
+    message = "multi-process launch under SPMD (one process per host)"
+    fix = "drop the launcher: call the function directly"
     severity = "E"
     versions = "2.1+ (NotImplementedError from torch_xla.launch since 2.5)"
     supersedes = ("XLA001", "XLA003")
@@ -481,7 +479,7 @@ class LaunchWithSpmd(Rule):
                        or model.runs_before_launch(node, sctx, call, ctx) for node, sctx in switches):
                 continue  # SPMD switched on after the launch, or where the launch never runs
             if q == "torch_xla.launch" and at_least(self.settings, "2.5"):
-                message = "torch_xla.launch() in an SPMD program raises NotImplementedError"
+                message = "torch_xla.launch() raises NotImplementedError under SPMD"
             else:
-                message = f"{_LAUNCHER_NAMES[q]} in an SPMD program (SPMD runs one process per host)"
+                message = f"{_LAUNCHER_NAMES[q]} under SPMD (one process per host)"
             yield self.finding(call, message)
