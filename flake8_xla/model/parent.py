@@ -7,6 +7,7 @@ and which calls may run in one process with which others.
 from __future__ import annotations
 
 import ast
+import bisect
 
 from .scopes import Ctx
 
@@ -24,86 +25,131 @@ class ParentCode:
         return [(call, ctx) for call, ctx, _, single in self.launches()
                 if not single and self.in_xla_code(ctx) and self.kwarg(call, "fn", 0) is not None]
 
+    #: how many later sites a call is checked against for "another branch" (bounded work)
+    _SITE_LOOKAHEAD = 8
+
     def calls_before_launch(self) -> list[tuple[ast.Call, Ctx, ast.stmt, ast.Call]]:
         """Calls that run in the launching process before a multi-process launch:
         ``(call, ctx, statement, launch)``. They sit in the launch's own function (or at
         module level) before the launch call or inside its arguments, or before a call on
         the way to it (``main()`` in the ``__main__`` block, followed up the callers that are
         not launched code, 8 levels); a call on the other branch of an ``if`` than the
-        launch, inside a ``lambda`` or in a nested function is left out."""
+        launch, inside a ``lambda`` or in a nested function is left out. Linear: each
+        scope's calls are matched to the sites after them by one sort and a bisect."""
         if "before_launch" in self._cache:
             return self._cache["before_launch"]
         out = []
-        seen: set[int] = set()
-        for launch, lctx in self.multi_launches():
-            for func, site, sctx in self._launch_chain(launch, lctx):
-                owner = func.node if func is not None else self.tree
-                index = self._statements(owner)
-                start, end = (site.lineno, site.col_offset), (site.end_lineno or site.lineno, site.end_col_offset or 0)
-                for call, ctx in (func.calls if func is not None else self._module_calls()):
-                    if call is site or id(call) in seen or ctx.func is not func or ctx.scope.kind == "lambda":
-                        continue
-                    pos = (call.lineno, call.col_offset)
-                    inside = site is launch and start < pos and (call.end_lineno or call.lineno, call.end_col_offset or 0) <= end
-                    if not (pos < start or inside):
-                        continue
-                    if self.exclusive((call, ctx), (site, sctx)):
-                        continue
-                    stmt = index.get(id(call))
-                    if stmt is not None:
-                        seen.add(id(call))
-                        out.append((call, ctx, stmt, launch))
+        for func, sites in self._launch_sites().items():
+            owner = func.node if func is not None else self.tree
+            index = self._statements(owner)
+            sites.sort(key=lambda r: (r[0].lineno, r[0].col_offset))
+            starts = [(site.lineno, site.col_offset) for site, _, _ in sites]
+            site_ids = {id(site) for site, _, _ in sites}
+            for call, ctx in (func.calls if func is not None else self._module_calls()):
+                if id(call) in site_ids or ctx.func is not func or ctx.scope.kind == "lambda":
+                    continue
+                stmt = index.get(id(call))
+                if stmt is None:
+                    continue
+                pos = (call.lineno, call.col_offset)
+                i = bisect.bisect_right(starts, pos)
+                launch = None
+                if i:  # inside the arguments of the launch just before it
+                    site, sctx, origin = sites[i - 1]
+                    end = (site.end_lineno or site.lineno, site.end_col_offset or 0)
+                    if site is origin and (call.end_lineno or call.lineno, call.end_col_offset or 0) <= end:
+                        launch = origin
+                for site, sctx, origin in sites[i:i + self._SITE_LOOKAHEAD] if launch is None else ():
+                    if not self.exclusive((call, ctx), (site, sctx)):
+                        launch = origin
+                        break
+                if launch is not None:
+                    out.append((call, ctx, stmt, launch))
         out.sort(key=lambda r: (r[0].lineno, r[0].col_offset))
         self._cache["before_launch"] = out
         return out
+
+    def _launch_sites(self) -> dict:
+        """Per scope (function, or None for module level): ``[(site, ctx, launch)]``, the
+        multi-process launches in it and the calls in it on the way to one."""
+        if "launch_sites" not in self._cache:
+            by_scope: dict = {}
+            keyed: dict = {}
+            seen: set[int] = set()
+            for launch, lctx in self.multi_launches():
+                for func, site, sctx in [(lctx.func, launch, lctx)] + self._callers_chain(lctx.func):
+                    if id(site) in seen:
+                        continue
+                    seen.add(id(site))
+                    k = id(func) if func is not None else None
+                    keyed[k] = func
+                    by_scope.setdefault(k, []).append((site, sctx, launch))
+            self._cache["launch_sites"] = {keyed[k]: v for k, v in by_scope.items()}
+        return self._cache["launch_sites"]
 
     def runs_before_launch(self, node: ast.AST, ctx: Ctx, launch: ast.Call, lctx: Ctx) -> bool:
         """True when ``node`` visibly runs in the launching process before ``launch``: before
         it (or before a call on the way to it, see :meth:`calls_before_launch`) and not on
         another branch, directly or in a module function such a call reaches."""
-        chain = self._launch_chain(launch, lctx)
-        reaches = None
-        if ctx.func is not None:  # functions from which node's function is reached (one pass)
-            reaches = self.closure_over_callers(("reaches", id(ctx.func)), {id(ctx.func): True})
-        for func, site, sctx in chain:
-            calls = func.calls if func is not None else self._module_calls()
-            if ctx.func is func and _before(node, site) and not self.exclusive((node, ctx), (site, sctx)):
-                return True
-            if reaches is None:
-                continue
-            for call, cctx in calls:
-                if cctx.func is func and call is not site and _before(call, site) \
-                        and any(reaches.get(id(f)) for f in self.function_of(call.func, cctx)) \
-                        and not self.exclusive((call, cctx), (site, sctx)):
+        entries = self._earliest_runs(node, ctx)
+        for func, site, sctx in [(lctx.func, launch, lctx)] + self._callers_chain(lctx.func):
+            for pos, n, nctx in entries.get(id(func) if func is not None else None, ())[:self._SITE_LOOKAHEAD]:
+                if pos < (site.lineno, site.col_offset) and not self.exclusive((n, nctx), (site, sctx)):
                     return True
         return False
+
+    def _earliest_runs(self, node, ctx) -> dict:
+        """Per scope: where ``node`` runs from it, earliest first: ``node`` itself in its own
+        function, and the calls of functions from which its function is reached."""
+        key = ("earliest", id(node))
+        if key in self._cache:
+            return self._cache[key]
+        table: dict = {}
+        table.setdefault(id(ctx.func) if ctx.func is not None else None, []).append(
+            ((node.lineno, node.col_offset), node, ctx))
+        if ctx.func is not None:  # functions from which node's function is reached (one pass)
+            reaches = self.closure_over_callers(("reaches", id(ctx.func)), {id(ctx.func): True})
+            for call, cctx in self.calls:
+                if cctx.scope.kind != "lambda" and any(reaches.get(id(f)) for f in self.function_of(call.func, cctx)):
+                    table.setdefault(id(cctx.func) if cctx.func is not None else None, []).append(
+                        ((call.lineno, call.col_offset), call, cctx))
+        for entries in table.values():
+            entries.sort(key=lambda r: r[0])
+        self._cache[key] = table
+        return table
 
     def _module_calls(self) -> list[tuple[ast.Call, Ctx]]:
         if "module_calls" not in self._cache:
             self._cache["module_calls"] = [(c, x) for c, x in self.calls if x.func is None]
         return self._cache["module_calls"]
 
-    def _launch_chain(self, launch, lctx):
-        """``(function or None, call site, ctx)``: the launch in its function, then each call
-        of that function from code that is not launched, up to module level."""
-        out = [(lctx.func, launch, lctx)]
-        frontier = [lctx.func] if lctx.func is not None else []
+    def _callers_chain(self, func) -> list:
+        """``(function or None, call site, ctx)`` for each call of ``func`` from code that is
+        not launched, and of their functions, up to module level (8 levels; memoised)."""
+        if func is None:
+            return []
+        key = ("callers_chain", id(func))
+        if key in self._cache:
+            return self._cache[key]
+        out = []
+        frontier = [func]
         done: set[int] = set()
         depth = 0
         while frontier and depth < 8:
             depth += 1
             nxt = []
-            for func in frontier:
-                if id(func) in done:
+            for f in frontier:
+                if id(f) in done:
                     continue
-                done.add(id(func))
-                for call, ctx in self.calls_of(func):
+                done.add(id(f))
+                for call, ctx in self.calls_of(f):
                     if self.is_launched(ctx) or ctx.scope.kind == "lambda":
                         continue
                     out.append((ctx.func, call, ctx))
                     if ctx.func is not None:
                         nxt.append(ctx.func)
             frontier = nxt
+        self._cache[key] = out
         return out
 
     def _statements(self, owner: ast.AST) -> dict[int, ast.stmt]:
@@ -146,7 +192,8 @@ class ParentCode:
 
     def spmd_switches(self) -> list[tuple[ast.AST, Ctx]]:
         """Where XLA-on code turns SPMD mode on: ``xr.use_spmd()`` calls and writes of
-        ``XLA_USE_SPMD`` to the environment with a value other than ``"0"`` / ``""``."""
+        ``XLA_USE_SPMD`` to the environment with a value other than ``"0"`` / ``""`` (the
+        first 16 in source order: a program switches once; bounded work per query)."""
         if "spmd_switches" not in self._cache:
             out = [(call, ctx) for call, ctx in self.calls_to("torch_xla.runtime.use_spmd")
                    if self.in_xla_code(ctx)]
@@ -157,7 +204,8 @@ class ParentCode:
                     if v in ("0", "", 0, False, "false", "False"):
                         continue
                     out.append((node, ctx))
-            self._cache["spmd_switches"] = out
+            out.sort(key=lambda r: (r[0].lineno, r[0].col_offset))
+            self._cache["spmd_switches"] = out[:16]
         return self._cache["spmd_switches"]
 
     def same_run(self, a: tuple[ast.AST, Ctx], b: tuple[ast.AST, Ctx]) -> bool:
@@ -173,7 +221,13 @@ class ParentCode:
             return True
         if fa is None or fb is None:
             return id(fb if fa is None else fa) in self._run_from_module()
-        return id(fb) in self.reachable([fa]) or id(fa) in self.reachable([fb])
+        return id(fb) in self._reach(fa) or id(fa) in self._reach(fb)
+
+    def _reach(self, func) -> set[int]:
+        key = ("reach1", id(func))
+        if key not in self._cache:
+            self._cache[key] = self.reachable([func])
+        return self._cache[key]
 
     def _run_from_module(self) -> set[int]:
         """ids of functions module-level code runs: those it calls, the launch targets, and
@@ -205,7 +259,3 @@ class ParentCode:
                         todo.extend([s] if isinstance(s, ast.stmt) else getattr(s, "body", ()))
             self._cache[key] = spans
         return any(lo <= node.lineno <= hi for lo, hi in spans)
-
-
-def _before(node: ast.AST, site: ast.AST) -> bool:
-    return (node.lineno, node.col_offset) < (site.lineno, site.col_offset)
