@@ -60,5 +60,26 @@ def many_timers(n: int) -> str:
     return HEAD + "import time\n\n\ndef train(model, opt, loader):\n    for x in loader:\n" + body
 
 
+def launches(n: int) -> str:
+    """N launched workers with an unsharded loader each (XLA303), launched one after the
+    other from a main() that touches the runtime before each launch (XLA003)."""
+    workers = "".join(
+        f"def w{i}(index):\n    data = TensorDataset(torch.randn(8, 4))\n"
+        f"    for (x,) in DataLoader(data, batch_size=2, drop_last=True):\n"
+        f"        model(x).sum().backward()\n        xm.optimizer_step(opt, barrier=True)\n\n\n" for i in range(n))
+    main = "def main():\n" + "".join(f"    n{i} = xr.world_size()\n    torch_xla.launch(w{i})\n" for i in range(n))
+    return (HEAD + "import torch_xla.runtime as xr\nfrom torch.utils.data import DataLoader, TensorDataset\n\n\n"
+            + workers + main + "\n\nif __name__ == '__main__':\n    main()\n")
+
+
+def spmd_launches(n: int) -> str:
+    """N launches and N "xla" groups after an SPMD switch in a helper (XLA004, XLA107)."""
+    main = "def setup():\n    xr.use_spmd()\n\n\ndef main():\n    setup()\n" + "".join(
+        f"    dist.init_process_group('xla', init_method='xla://')\n    torch_xla.launch(w{i})\n" for i in range(n))
+    workers = "".join(f"def w{i}(index):\n    return index\n\n\n" for i in range(n))
+    return HEAD + "import torch_xla.runtime as xr\n\n\n" + workers + main + "\n\nmain()\n"
+
+
 GENERATORS = {f.__name__: f for f in (early_returns, elif_chain, superseding_findings, call_chain, step_loops,
-                                      elif_imports, exit_imports, many_timers)}
+                                      elif_imports, exit_imports, many_timers, launches,
+                                      spmd_launches)}

@@ -17,6 +17,8 @@ One module per question it answers:
 - :mod:`.training`: optimizers, step loops, per-step syncs, gradient reduction;
 - :mod:`.tensors`: device and host values, the code that runs once per step;
 - :mod:`.options`: the calls the user's options name (in-house reducers and launchers).
+- :mod:`.data`: loaders of launched code, their datasets and samplers (sharding);
+- :mod:`.parent`: the launching process's code before a launch, SPMD switches.
 
 Nothing here imports or runs the linted code, torch or torch_xla. Whatever cannot be seen
 statically is *unknown* (``None`` / :data:`UNKNOWN`), and rules never fire on unknown.
@@ -30,9 +32,11 @@ from ..api_table import star_names
 from ..settings import Settings
 from .calls import Calls
 from .context import XlaContext
+from .data import Data
 from .env import Environment
 from .names import CANONICAL, Names, canonical
 from .options import UserNames
+from .parent import ParentCode
 from .tensors import Tensors
 from .scopes import _GUARDED, UNKNOWN, ClassInfo, Ctx, FunctionInfo, LoopInfo, Scope, Unknown
 from .training import Training
@@ -45,7 +49,9 @@ __all__ = [
 ]
 
 
-class Model(Walker, Names, Values, XlaContext, Calls, Environment, Training, Tensors, UserNames):
+class Model(
+    Walker, Names, Values, XlaContext, Calls, Environment, Training, Tensors, Data, ParentCode, UserNames
+):
     """Facts about one module. Build with ``Model(tree, settings)``.
 
     Args:

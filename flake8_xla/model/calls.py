@@ -130,8 +130,9 @@ class Calls:
             return self._cache[key]
         out = []
         inner_ctx = Ctx(func.scope, func, (), ())
+        loads = self._loads_by_func().get(id(func), {})
         for name in func.names:
-            sites = [c for c in self.name_loads.get(name, ()) if c.func is func]
+            sites = loads.get(name, ())
             if sites and all(self._frames_off(c) for c in sites):
                 continue  # only named where XLA is off: `if not use_tpu: return train_gpu(...)`
             bindings = self.lookup(name, inner_ctx, None)
@@ -146,11 +147,28 @@ class Calls:
             if type(call.func) is ast.Attribute and not self._frames_off(ctx):
                 out.extend(self.function_of(call.func, ctx))
         # nested defs run when their parent runs (closures, local helpers)
-        for f in self.functions:
-            if f.ctx.func is func:
-                out.append(f)
+        nested = self._cache.get("nested_defs")
+        if nested is None:
+            nested = self._cache["nested_defs"] = {}
+            for f in self.functions:
+                if f.ctx.func is not None:
+                    nested.setdefault(id(f.ctx.func), []).append(f)
+        out.extend(nested.get(id(func), ()))
         self._cache[key] = out
         return out
+
+    def _loads_by_func(self) -> dict[int, dict[str, list[Ctx]]]:
+        """id(function) -> name -> the contexts it is read in there (indexed once: asking
+        each function's names of the whole module's reads was quadratic)."""
+        index = self._cache.get("loads_by_func")
+        if index is None:
+            index = {}
+            for name, ctxs in self.name_loads.items():
+                for c in ctxs:
+                    if c.func is not None:
+                        index.setdefault(id(c.func), {}).setdefault(name, []).append(c)
+            self._cache["loads_by_func"] = index
+        return index
 
     def reachable(self, roots: list[FunctionInfo]) -> set[int]:
         """ids of functions reachable from ``roots`` through :meth:`callees`."""

@@ -575,3 +575,79 @@ class PjrtInitMethod(Rule):
         for call, ctx in model.calls_to(INIT_PG):
             if _init_method(model, call, ctx) == "pjrt://" and not model.version_adaptive(ctx):
                 yield self.finding(call)
+
+
+@rule
+class XlaPgUnderSpmd(Rule):
+    """## What it does
+    Flags `init_process_group("xla", ...)` (backend resolved through simple constants) in
+    a module that turns SPMD mode on (`xr.use_spmd()`, `XLA_USE_SPMD` set), where both can
+    run in one program run.
+
+    ## Why is this bad?
+    The `xla` backend refuses SPMD: `_create_xla_process_group` asserts
+    `not xr.is_spmd()` ("XLA backend is not supported with SPMD. Please use a CPU process
+    group instead."). Under SPMD there is one process per host and the collectives come
+    from the sharding annotations; a process group is only needed for CPU coordination
+    (distributed checkpointing), and that one is `gloo` with the `xla://` init method.
+
+    ## Known problems
+    Not reported: calls inside `with self.assertRaises(...)` / `pytest.raises(...)` (tests
+    of the error itself), an `init_process_group("xla")` and an SPMD switch on opposite
+    branches of the same test, or in two functions only a caller outside the module could
+    choose between.
+
+    ## Example
+    ```python
+    xr.use_spmd()
+    dist.init_process_group("xla", init_method="xla://")
+    ```
+
+    ## Use instead
+    ```python
+    xr.use_spmd()
+    dist.init_process_group("gloo", init_method="xla://")
+    ```
+
+    ## References
+    - torch_xla `torch_xla/distributed/xla_backend.py` `_create_xla_process_group` (#5690, 2.2)
+    - torch_xla `docs/source/perf/spmd_distributed_checkpoint.md` "Process Groups" (gloo + xla://)
+    - torch_xla `test/spmd/test_xla_spmd_python_api_interaction.py` `test_xla_backend`
+    - Applies to torch_xla 2.2-2.9 (AssertionError); undefined behaviour before.
+    """
+
+    code = "XLA107"
+
+    reported_at = 'the `init_process_group("xla", ...)` call'
+    name = "xla-pg-under-spmd"
+    message = 'init_process_group("xla") fails under SPMD'
+    fix = 'use init_process_group("gloo", init_method="xla://")'
+    severity = "E"
+    versions = "2.2+ (AssertionError)"
+    supersedes = ("XLA104", "XLA105", "XLA106", "XLA109")
+    bad = [
+        "import torch.distributed as dist\nimport torch_xla\nimport torch_xla.runtime as xr\n"
+        "xr.use_spmd()\n"
+        "dist.init_process_group('xla', init_method='xla://')\n",
+    ]
+    good = [
+        "import torch.distributed as dist\nimport torch_xla\nimport torch_xla.runtime as xr\n"
+        "xr.use_spmd()\n"
+        "dist.init_process_group('gloo', init_method='xla://')\n",
+        "import torch.distributed as dist\nimport torch_xla\n"
+        "dist.init_process_group('xla', init_method='xla://')\n",
+    ]
+
+    def check(self, model):
+        switches = model.spmd_switches()
+        if not switches:
+            return
+        method = init_method(self.settings)
+        fix = self.fix.replace("xla://", method)
+        for call, ctx in model.calls_to(INIT_PG):
+            if not model.in_xla_code(ctx) or _backend(model, call, ctx) != "xla":
+                continue
+            if model.expects_error(call, ctx):
+                continue
+            if any(model.same_run((node, sctx), (call, ctx)) for node, sctx in switches):
+                yield self.finding(call, fix=fix)

@@ -6,7 +6,7 @@ import ast
 
 from ..model import UNKNOWN, Ctx
 from ..registry import Rule, rule
-from ._common import at_least, device_leaves, launch_call, source_text, str_value
+from ._common import _is_xla_device, at_least, device_leaves, launch_call, short_name, source_text, str_value
 
 
 @rule
@@ -249,3 +249,243 @@ def _is_cpu(model, expr, ctx) -> bool:
         if text is None or not (text == "cpu" or text.startswith("cpu:")):
             return False
     return True
+
+
+#: torch_xla calls that start the XLA runtime (create the PJRT client) in the calling process
+RUNTIME_CALLS = frozenset({
+    "torch_xla.device", "torch_xla.devices", "torch_xla.real_devices", "torch_xla.device_count",
+    "torch_xla.sync", "torch_xla.manual_seed",
+    "torch_xla.core.xla_model.xla_device", "torch_xla.core.xla_model.get_xla_supported_devices",
+    "torch_xla.core.xla_model.xla_real_devices", "torch_xla.core.xla_model.xla_device_hw",
+    "torch_xla.core.xla_model.xla_device_kind", "torch_xla.core.xla_model.xla_replication_devices",
+    "torch_xla.core.xla_model.get_local_ordinal", "torch_xla.core.xla_model.get_ordinal",
+    "torch_xla.core.xla_model.is_master_ordinal", "torch_xla.core.xla_model.master_print",
+    "torch_xla.core.xla_model.xrt_world_size", "torch_xla.core.xla_model.mark_step",
+    "torch_xla.core.xla_model.wait_device_ops", "torch_xla.core.xla_model.set_rng_state",
+    "torch_xla.core.xla_model.get_rng_state", "torch_xla.core.xla_model.get_memory_info",
+    "torch_xla.core.xla_model.rendezvous",
+    "torch_xla.runtime.world_size", "torch_xla.runtime.global_ordinal", "torch_xla.runtime.local_ordinal",
+    "torch_xla.runtime.global_device_count", "torch_xla.runtime.local_device_count",
+    "torch_xla.runtime.addressable_device_count", "torch_xla.runtime.process_index",
+    "torch_xla.runtime.process_count", "torch_xla.runtime.global_runtime_device_count",
+    "torch_xla.runtime.addressable_runtime_device_count", "torch_xla.runtime.runtime_device_attributes",
+    "torch_xla.runtime.global_runtime_device_attributes", "torch_xla.runtime.is_bf16_supported",
+    "torch_xla.runtime.xla_device",
+})
+
+_LAUNCHER_NAMES = {
+    "torch_xla.distributed.xla_multiprocessing.spawn": "xmp.spawn()",
+    "torch_xla.launch": "torch_xla.launch()",
+    "torch.multiprocessing.spawn": "torch.multiprocessing.spawn()",
+    "torch.multiprocessing.start_processes": "torch.multiprocessing.start_processes()",
+}
+
+
+def _places_on_xla(model, call, ctx) -> bool:
+    """``.to(<xla device>)`` or ``device=<xla device>``: an XLA tensor, so a started runtime."""
+    f = call.func
+    devices = [kw.value for kw in call.keywords if kw.arg == "device"]
+    if type(f) is ast.Attribute and f.attr == "to":
+        devices += [a for a in call.args[:1] if type(a) is not ast.Starred]
+    for d in devices:
+        leaves = device_leaves(model, d, ctx)
+        if leaves and any(_is_xla_device(model, e, c) for e, c in leaves):
+            return True
+    return False
+
+
+def _touches(model, call, ctx) -> bool:
+    return model.call_name(call, ctx) in RUNTIME_CALLS or _places_on_xla(model, call, ctx)
+
+
+@rule
+class RuntimeUsedBeforeSpawn(Rule):
+    """## What it does
+    Flags each statement that starts the XLA runtime in the launching process before a
+    multi-process launch (`xmp.spawn`, `torch_xla.launch`, in XLA code also
+    `torch.multiprocessing.spawn`): at module level, in the `__main__` block, or in the
+    function that calls the launcher (and its callers) before the call. Starting the runtime
+    means getting a device (`torch_xla.device()`, `xm.xla_device()`), asking for the world
+    size or an ordinal (`xr.world_size()`, `xm.is_master_ordinal()`, `xm.master_print`),
+    listing devices, syncing, seeding the device, or placing a tensor on an XLA device
+    (`.to("xla")`), directly or in a module helper.
+
+    ## Why is this bad?
+    The launcher gives each process its own chips and topology; the parent must not hold
+    the devices. From torch_xla 2.3 `xmp.spawn` raises `RuntimeError: Runtime is already
+    initialized. Do not use the XLA device before calling xmp.spawn.`; before that the
+    processes failed in confusing ways (`Cannot replicate if number of devices (1) is
+    different from 8`).
+
+    ## Known problems
+    Not reported: environment configuration (`os.environ["PJRT_DEVICE"] = "TPU"`,
+    `xr.set_device_type`), `torch.device("xla")` that places nothing, `xmp.MpModelWrapper`
+    around a CPU model, single-process launches (`nprocs=1`, `debug_single_process=True`),
+    calls on the other branch of an `if` than the launch (`if flags.num_cores == 1:
+    _mp_fn(0) else: xmp.spawn(_mp_fn)`), and helpers imported from other modules (what
+    they do cannot be seen).
+
+    ## Example
+    ```python
+    if __name__ == "__main__":
+        device = xm.xla_device()
+        xmp.spawn(_mp_fn, args=(device,))
+    ```
+
+    ## Use instead
+    ```python
+    def _mp_fn(index):
+        device = torch_xla.device()
+        ...
+
+    if __name__ == "__main__":
+        torch_xla.launch(_mp_fn)
+    ```
+
+    ## References
+    - torch_xla `torch_xla/_internal/pjrt.py` `run_multiprocess` (the RuntimeError, #6291, 2.3+)
+    - torch_xla `docs/source/learn/pytorch-on-xla-devices.md`: devices may be retrieved "only
+      from within the target function of `torch_xla.launch()`"
+    - pytorch/xla issues #1587, #2141, #7765, #8986
+    - Applies to torch_xla 2.0-2.9 (a clear error from 2.3).
+    """
+
+    code = "XLA003"
+
+    reported_at = "each statement that touches the runtime before the launch (for a call, the statement's first line)"
+    name = "runtime-used-before-spawn"
+    message = "the XLA runtime is started before the launch"
+    fix = "move it into the launched function"
+    severity = "E"
+    versions = "2.0+ (RuntimeError from 2.3)"
+    bad = [
+        "import torch_xla\nimport torch_xla.core.xla_model as xm\nimport torch_xla.distributed.xla_multiprocessing as xmp\n"
+        "def _mp_fn(index, device):\n    pass\n"
+        "if __name__ == '__main__':\n"
+        "    device = xm.xla_device()\n"
+        "    xmp.spawn(_mp_fn, args=(device,))\n",
+    ]
+    good = [
+        "import os\nimport torch_xla\nimport torch_xla.distributed.xla_multiprocessing as xmp\n"
+        "def _mp_fn(index):\n    device = torch_xla.device()\n"
+        "if __name__ == '__main__':\n"
+        "    os.environ['PJRT_DEVICE'] = 'TPU'\n"
+        "    xmp.spawn(_mp_fn)\n",
+        "import torch_xla\nimport torch_xla.core.xla_model as xm\n"
+        "def _mp_fn(index):\n    pass\n"
+        "device = xm.xla_device()\n"
+        "torch_xla.launch(_mp_fn, debug_single_process=True)\n",
+    ]
+
+    def check(self, model):
+        before = model.calls_before_launch()
+        if not before:
+            return
+        direct = {id(f): any(_touches(model, c, x) for c, x in f.calls if model.in_xla_code(x))
+                  for f in model.functions}
+        helpers = model.closure_over_callers("runtime_touch", direct)
+        done: set[int] = set()
+        for call, ctx, stmt, launch in before:
+            if id(stmt) in done or not model.in_xla_code(ctx):
+                continue
+            q = model.call_name(call, ctx)
+            if q in RUNTIME_CALLS:
+                what = f"{short_name(q)}()"
+            elif _places_on_xla(model, call, ctx):
+                what = "a tensor on XLA"
+            elif q is None and any(helpers.get(id(f)) for f in model.function_of(call.func, ctx)):
+                what = f"{model.function_of(call.func, ctx)[0].name}()"
+            else:
+                continue
+            done.add(id(stmt))
+            q = model.call_name(launch, model.call_ctx(launch)) or ""
+            yield self.finding(stmt, f"{what} starts the XLA runtime before {_LAUNCHER_NAMES.get(q, 'the launch')}")
+
+
+@rule
+class LaunchWithSpmd(Rule):
+    """## What it does
+    Flags `xmp.spawn(...)` / `torch_xla.launch(...)` when SPMD mode is turned on
+    (`xr.use_spmd()`, or `XLA_USE_SPMD` set in the environment) before it in the launching
+    process (directly or in a module function called on the way), or in the code it
+    launches. Reported at the launch call.
+
+    ## Why is this bad?
+    SPMD runs one process per host that drives all of the host's devices; the tensors are
+    sharded by annotations, not by processes. `torch_xla.launch` raises
+    `NotImplementedError: launch function does not support SPMD at this time` (2.5+), even
+    with `debug_single_process=True`; `xmp.spawn` starts one process per device, each of
+    which then tries to run the whole SPMD program.
+
+    ## Known problems
+    Not reported: `xmp.spawn(..., nprocs=1)` (runs the function in the calling process),
+    an SPMD switch on the other branch of an `if` than the launch (`if args.spmd:` /
+    `else:`), after the launch, or in a function nothing on the way to the launch calls,
+    `XLA_USE_SPMD` set for a subprocess or to `"0"`, and launches by
+    `torch.multiprocessing` (XLA002).
+
+    ## Example
+    ```python
+    xr.use_spmd()
+    torch_xla.launch(train)
+    ```
+
+    ## Use instead
+    ```python
+    xr.use_spmd()
+    train()   # one process per host; shard the batch with MpDeviceLoader(..., input_sharding=...)
+    ```
+
+    ## References
+    - torch_xla `torch_xla/torch_xla.py` `launch` (`NotImplementedError`, #7648, 2.5)
+    - torch_xla `README.md` and `docs/source/perf/spmd_basic.md` (SPMD is not compatible
+      with multi-processing); `examples/data_parallel/train_resnet_spmd_data_parallel.py`
+    - Applies to torch_xla 2.1-2.9 (`xr.use_spmd()` since 2.1).
+    """
+
+    code = "XLA004"
+
+    reported_at = 'the launch call (`xmp.spawn(...)` / `torch_xla.launch(...)`)'
+    name = "launch-with-spmd"
+    message = "multi-process launch under SPMD (one process per host)"
+    fix = "drop the launcher: call the function directly"
+    severity = "E"
+    versions = "2.1+ (NotImplementedError from torch_xla.launch since 2.5)"
+    supersedes = ("XLA001", "XLA003")
+    bad = [
+        "import torch_xla\nimport torch_xla.runtime as xr\n"
+        "def train(index):\n    pass\n"
+        "xr.use_spmd()\n"
+        "torch_xla.launch(train)\n",
+    ]
+    good = [
+        "import torch_xla\nimport torch_xla.runtime as xr\n"
+        "def train():\n    pass\n"
+        "xr.use_spmd()\n"
+        "train()\n",
+        "import torch_xla\nimport torch_xla.runtime as xr\nimport torch_xla.distributed.xla_multiprocessing as xmp\n"
+        "def train(index=0):\n    pass\n"
+        "def main(spmd):\n"
+        "    if spmd:\n        xr.use_spmd()\n        train()\n"
+        "    else:\n        xmp.spawn(train)\n",
+    ]
+
+    def check(self, model):
+        switches = model.spmd_switches()
+        if not switches:
+            return
+        for call, ctx, targets, single in model.launches():
+            q = model.call_name(call, ctx)
+            if q not in model.XLA_LAUNCHERS or not model.in_xla_code(ctx):
+                continue
+            if single and q != "torch_xla.launch":
+                continue  # xmp.spawn(nprocs=1) calls the function in this process
+            launched = model.reachable(targets)
+            if not any((sctx.func is not None and id(sctx.func) in launched)
+                       or model.runs_before_launch(node, sctx, call, ctx) for node, sctx in switches):
+                continue  # SPMD switched on after the launch, or where the launch never runs
+            if q == "torch_xla.launch" and at_least(self.settings, "2.5"):
+                message = "torch_xla.launch() raises NotImplementedError under SPMD"
+            else:
+                message = f"{_LAUNCHER_NAMES[q]} under SPMD (one process per host)"
+            yield self.finding(call, message)
