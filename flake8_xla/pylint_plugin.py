@@ -4,7 +4,9 @@ One checker named ``xla``. Message ids are derived from the codes, never hand-ke
 ``XLA{f}{nn}`` -> ``{letter}7{f}{nn}`` (checker ids 70-79), the letter from the rule's
 severity (E crash/hang/wrong result, W performance or porting, C deprecation); the
 symbol is the rule's name; the text starts with the XLA code, so ``XLA101 ...`` is
-greppable in both tools. ``XLA000`` (a rule failed on the file) is ``F7000``.
+greppable in both tools. A rule whose severity follows ``--xla-version``
+(``severity_since``) has one message per letter: ``E7602`` ``xm-save-under-rank-guard``
+and ``C7602`` ``xm-save-under-rank-guard-convention``, the one for the target release used. ``XLA000`` (a rule failed on the file) is ``F7000``.
 
 Options ``xla-scope`` and ``xla-version`` (command line, pylintrc, or
 ``[tool.pylint.xla]`` in pyproject.toml). The module's source is parsed with ``ast`` and
@@ -46,13 +48,17 @@ def _messages(family: str) -> dict[str, tuple]:
         )
     for code, cls in sorted(all_rules().items()):
         if code[3] == family:
-            msgs[message_id(code, cls.severity)] = (
-                f"{code} %s",
-                cls.name,
-                f"{cls.message}; {cls.fix}. See docs/rules/{code}.md of flake8-xla.",
-                _LINE,
-            )
+            for letter in cls.severities():
+                msgs[message_id(code, letter)] = (
+                    f"{code} %s",
+                    cls.name if letter == cls.severity else f"{cls.name}-{_LETTER_WORDS[letter]}",
+                    f"{cls.message}; {cls.fix}. See docs/rules/{code}.md of flake8-xla.",
+                    _LINE,
+                )
     return msgs
+
+
+_LETTER_WORDS = {"E": "error", "W": "warning", "C": "convention", "R": "refactor", "I": "info"}
 
 
 class XlaChecker(BaseRawFileChecker):
@@ -77,8 +83,6 @@ class XlaChecker(BaseRawFileChecker):
         }),
     )
 
-    _ids = {code: message_id(code, cls.severity) for code, cls in all_rules().items()}
-
     def process_module(self, node) -> None:
         settings = Settings(scope=self.linter.config.xla_scope,
                             target_version=tuple(int(p) for p in str(self.linter.config.xla_version).split(".")))
@@ -90,8 +94,10 @@ class XlaChecker(BaseRawFileChecker):
                 tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return  # pylint reports the syntax error itself
+        rules = all_rules()
         for f in run(tree, settings, source):
-            msgid = INTERNAL_ERROR_ID if f.code == "XLA000" else self._ids[f.code]
+            msgid = INTERNAL_ERROR_ID if f.code == "XLA000" else message_id(
+                f.code, rules[f.code].severity_for(settings.target_version))
             self.add_message(msgid, line=f.line, col_offset=f.col, args=(f.message,))
 
 
