@@ -370,7 +370,8 @@ class Replicas:
     def _data_loop_targets(self) -> set:
         """``(scope id, name, line)`` of the batches of data loops: a ``for`` over a loader
         (a ``DataLoader``, a device loader, a parameter a loop draws batches from, a name
-        that says loader) or a step loop; ``enumerate``'s index is left out."""
+        that says loader) or the innermost step loop; ``enumerate``'s index and counting
+        loops (``range``) are left out."""
         table = self._cache.get("data_targets")
         if table is not None:
             return table
@@ -383,7 +384,9 @@ class Replicas:
             if type(it) is ast.Call and type(it.func) is ast.Name and it.func.id == "enumerate" \
                     and type(target) in (ast.Tuple, ast.List) and len(target.elts) == 2:
                 target = target.elts[1]
-            if self._data_iterable(it, loop.ctx) or self.is_step_loop(loop):
+            if _counting(it):
+                continue  # for epoch in range(n): a counter, the same on every replica
+            if self._data_iterable(it, loop.ctx) or self.is_inner_step_loop(loop):
                 for n in _names(target):
                     table.add((id(loop.ctx.scope), n, node.lineno))
         return table
@@ -421,14 +424,45 @@ class Replicas:
                     if kind is not None:
                         out.append((test, polarity, kind))
             link = link.parent
-        func = ctx.func
-        if func is not None:
-            for dec in func.node.decorator_list:
-                target = dec.func if type(dec) is ast.Call else dec
-                ident = target.id if type(target) is ast.Name else target.attr if type(target) is ast.Attribute else ""
-                if ident in RANK_ZERO_DECORATORS:
-                    out.append((dec, True, "rank"))
+        if ctx.func is not None:
+            dec = self._rank_zero_decorator(ctx.func)
+            if dec is not None:
+                out.append(dec)
         return out
+
+    def replica_guard(self, ctx: Ctx) -> tuple[ast.AST, bool, str] | None:
+        """The innermost of :meth:`replica_guards`, or None: memoised per link of the frame
+        chain, so asking at every call of an N-branch function costs N, not N squared."""
+        memo = self._cache.setdefault("rguard", {})
+        base = ctx.func.ctx.frames if ctx.func is not None else None
+        link = ctx.frames or None
+        todo = []
+        while link is not None and link is not base and id(link) not in memo:
+            todo.append(link)
+            link = link.parent
+        found = memo[id(link)] if link is not None and link is not base else None
+        for node in reversed(todo):  # outermost first
+            frame = node.frame
+            if type(frame) is tuple and len(frame) == 2 and not isinstance(frame[0], ast.pattern):
+                kind = self.replica_kind(frame[0], ctx)
+                if kind is not None:
+                    found = (frame[0], frame[1], kind)
+            memo[id(node)] = found
+        if ctx.frames and ctx.frames is not base:
+            found = memo[id(ctx.frames)]
+        else:
+            found = None
+        if found is None and ctx.func is not None:
+            found = self._rank_zero_decorator(ctx.func)
+        return found
+
+    def _rank_zero_decorator(self, func: FunctionInfo):
+        for dec in func.node.decorator_list:
+            target = dec.func if type(dec) is ast.Call else dec
+            ident = target.id if type(target) is ast.Name else target.attr if type(target) is ast.Attribute else ""
+            if ident in RANK_ZERO_DECORATORS:
+                return (dec, True, "rank")
+        return None
 
     def replica_guarded_sites(self, node: ast.AST, ctx: Ctx) -> list[tuple[ast.AST, Ctx, ast.AST, bool, str]]:
         """Where code at ``node`` is reached only under a replica-dependent condition, as
@@ -436,9 +470,9 @@ class Replicas:
         function guards it; otherwise each call of its module function (a helper) that such
         a branch guards, followed up the callers (8 levels). Empty when no visible path is
         guarded (an unguarded helper call, an entry point)."""
-        guards = self.replica_guards(ctx)
-        if guards:
-            test, polarity, kind = guards[0]
+        guard = self.replica_guard(ctx)
+        if guard is not None:
+            test, polarity, kind = guard
             return [(node, ctx, test, polarity, kind)]
         if ctx.func is None:
             return []
@@ -453,9 +487,9 @@ class Replicas:
         out = []
         if depth < 8:
             for call, cctx in self.calls_of(func):
-                guards = self.replica_guards(cctx)
-                if guards:
-                    test, polarity, kind = guards[0]
+                guard = self.replica_guard(cctx)
+                if guard is not None:
+                    test, polarity, kind = guard
                     out.append((call, cctx, test, polarity, kind))
                 elif cctx.func is not None and cctx.func is not func:
                     out.extend(s for s in self._guarded_calls(cctx.func, depth + 1) if not any(s[0] is o[0] for o in out))
@@ -511,6 +545,23 @@ def _ordinal_const(model, expr, ctx) -> bool:
     if type(value) is str:
         return value.isdigit()
     return type(value) is int and value >= 0
+
+
+def _counting(it) -> bool:
+    """``range(n)``, ``enumerate(range(n))``, ``tqdm(range(n))``: a loop that counts."""
+    for _ in range(4):
+        if type(it) is not ast.Call or not it.args:
+            return False
+        f = it.func
+        ident = f.id if type(f) is ast.Name else f.attr if type(f) is ast.Attribute else None
+        if ident == "range":
+            return True
+        if ident not in ("enumerate", "tqdm", "trange", "reversed", "iter"):
+            return False
+        if ident == "trange":
+            return True
+        it = it.args[0]
+    return False
 
 
 def _names(target) -> list[str]:

@@ -4,6 +4,7 @@ guards a once-per-run action."""
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 
 from .. import api_table
@@ -150,8 +151,8 @@ def _device_holder(model, recv, ctx, line, depth) -> bool:
             return False
         if type(f) is ast.Attribute and f.attr in _WRAPPED:
             return _device_holder(model, f.value, ctx, line, depth + 1) or f.attr == "to"
-    if _moved_to_cpu(model, recv, ctx, line):
-        return False
+    if _moved_to_cpu(model, recv, ctx, line) or _constructor(model, recv, ctx):
+        return False  # moved to the CPU before, or built right here (`Net().state_dict()`)
     ident = _ident(recv)
     if ident and _PYTHON_STATE.search(ident) and not _TENSOR_STATE.search(ident.replace("config", "")):
         return False
@@ -162,7 +163,7 @@ def _device_holder(model, recv, ctx, line, depth) -> bool:
             if q is not None and (q.startswith(_PYTHON_STATE_CLASSES) or q.endswith(("Scaler", "Sampler", "DataLoader"))):
                 return False
     if model.is_optimizer(recv, ctx):
-        return True
+        return not _optimizer_of_cpu_module(model, values, line)
     if t in (ast.Name, ast.Attribute) and model.is_model(recv, ctx):
         return not _built_here_unmoved(model, recv, ctx, line)
     if t is ast.Name:
@@ -175,39 +176,88 @@ def _device_holder(model, recv, ctx, line, depth) -> bool:
     return bool(ident) and bool(_TENSOR_STATE.search(ident))
 
 
-def _moved_to_cpu(model, recv, ctx, line) -> bool:
-    """``model.cpu()`` / ``model.to("cpu")`` earlier in the same function."""
-    if type(recv) not in (ast.Name, ast.Attribute):
+def _optimizer_of_cpu_module(model, values, line) -> bool:
+    """An optimizer built over ``net.parameters()`` of a module on the CPU (built in the same
+    function, never moved): its state is CPU tensors."""
+    if not values:
         return False
-    key = ast.dump(recv)
-    calls = ctx.func.calls if ctx.func is not None else model.calls
-    for call, cctx in calls:
-        f = call.func
-        if type(f) is ast.Attribute and call.lineno < line and (f.attr == "cpu" or (f.attr == "to" and _to_cpu(model, call, cctx))) \
-                and ast.dump(f.value) == key:
-            return True
+    for v, vctx in values:
+        if type(v) is not ast.Call or not v.args:
+            return False
+        first = v.args[0]
+        if not (type(first) is ast.Call and type(first.func) is ast.Attribute and first.func.attr == "parameters"
+                and _built_here_unmoved(model, first.func.value, vctx, line)):
+            return False
+    return True
+
+
+def _moves(model, func) -> dict:
+    """``ast.dump(receiver) -> [((line, col), to_cpu), ...]`` for the ``X.cpu()`` /
+    ``X.to(...)`` / ``X.cuda()`` calls of ``func`` (the module when None), sorted; indexed
+    once per function (``model.eval().cpu()`` counts as a move of ``model``)."""
+    key = ("ckpt_moves", id(func))
+    table = model._cache.get(key)
+    if table is None:
+        table = model._cache[key] = {}
+        for call, cctx in (func.calls if func is not None else model.calls):
+            f = call.func
+            if type(f) is not ast.Attribute or f.attr not in ("cpu", "to", "cuda", "to_empty"):
+                continue
+            base = f.value
+            while type(base) is ast.Call and type(base.func) is ast.Attribute and base.func.attr in _WRAPPED - {"to"}:
+                base = base.func.value
+            if type(base) in (ast.Name, ast.Attribute):
+                cpu = f.attr == "cpu" or (f.attr == "to" and _to_cpu(model, call, cctx))
+                table.setdefault(ast.dump(base), []).append(((call.lineno, call.col_offset), cpu))
+        for moves in table.values():
+            moves.sort()
+    return table
+
+
+def _last_move(model, recv, ctx, line):
+    """The latest move of ``recv`` before ``line`` in its function: True to the CPU, False
+    elsewhere, None when none."""
+    moves = _moves(model, ctx.func).get(ast.dump(recv)) if type(recv) in (ast.Name, ast.Attribute) else None
+    if not moves:
+        return None
+    i = bisect.bisect_left(moves, ((line, 0), False))
+    return moves[i - 1][1] if i else None
+
+
+def _moved_to_cpu(model, recv, ctx, line) -> bool:
+    """The latest move of ``recv`` before ``line`` in the same function is to the CPU:
+    ``model.cpu()``, ``model.eval().cpu()``, ``model.to("cpu")`` (not followed by a
+    ``model.to(device)``)."""
+    return _last_move(model, recv, ctx, line) is True
+
+
+def _constructor(model, value, ctx) -> bool:
+    """``Net(...)`` / ``nn.Linear(...)`` / ``torchvision.models.resnet50()``: a module built on the CPU."""
+    if type(value) is not ast.Call:
+        return False
+    q = model.call_name(value, ctx)
+    if q is not None:
+        return q.startswith(("torch.nn.", "torchvision.models.")) and not q.startswith(
+            ("torch.nn.parallel.", "torch.nn.functional.", "torch.nn.utils."))
+    f = value.func
+    if type(f) is ast.Name:
+        cls = model.class_named(f.id, ctx)
+        return cls is not None and model.is_module_class(cls)
     return False
 
 
 def _built_here_unmoved(model, recv, ctx, line) -> bool:
-    """A module constructed in this function (``net = Net()``) with no ``.to(...)`` /
-    ``.cuda()`` / wrap on the way and no ``net.to(...)`` before ``line``: on the CPU."""
+    """A module constructed in this function (``net = Net()``, ``nn.Linear(2, 2)``) with no
+    ``.to(...)`` / ``.cuda()`` / wrap on the way and no ``net.to(...)`` before ``line``: on
+    the CPU."""
     if type(recv) is not ast.Name or ctx.func is None:
         return False
     bindings = model.lookup(recv.id, ctx, getattr(recv, "lineno", None)) or ()
     if not bindings or any(k != "value" or b_ctx is None or b_ctx.func is not ctx.func for _, k, _, b_ctx in bindings):
         return False
-    for _, _, value, _ in bindings:
-        if type(value) is not ast.Call or type(value.func) is not ast.Name:
-            return False  # net.to(dev), a wrapper, a helper's result
-        if model.call_name(value, ctx) is not None and not model.call_name(value, ctx).startswith("torch.nn."):
-            return False
-    for call, _ in ctx.func.calls:
-        f = call.func
-        if call.lineno < line and type(f) is ast.Attribute and f.attr in ("to", "cuda", "to_empty") \
-                and type(f.value) is ast.Name and f.value.id == recv.id:
-            return False
-    return True
+    if not all(_constructor(model, value, b_ctx) for _, _, value, b_ctx in bindings):
+        return False  # net.to(dev), a wrapper, a helper's result
+    return _last_move(model, recv, ctx, line) is not False
 
 
 def _fsdp_holder(model, recv, ctx, depth: int = 0) -> bool:
@@ -324,7 +374,7 @@ class TorchSaveXlaState(Rule):
             if not held:
                 continue
             what = source_text(held[0][0], 32)
-            if model.replica_guards(ctx):
+            if model.replica_guard(ctx) is not None:
                 yield self.finding(call, f"torch.save of {what} keeps XLA tensors",
                                    "use xm.save(obj, path) on every replica")
             else:
@@ -544,7 +594,10 @@ def shared_effect(model, call, ctx) -> str | None:
     f = call.func
     if q is not None:
         if q.startswith(_SHARED_PREFIXES) or q.startswith(_HUB_WRITES):
-            return q if len(q) <= 24 else q.rsplit(".", 1)[-1]
+            last = q.rsplit(".", 1)[-1]
+            if last[:1].isupper():
+                return None  # wandb.Artifact(...), storage.Client(): an object, no action yet
+            return q if len(q) <= 24 else last
         if q in _WRITERS and any(_cloud_text(model, a, ctx) for a in call.args[1:]):
             return q
         if q in _SHELLS and call.args:
