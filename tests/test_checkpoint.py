@@ -58,7 +58,7 @@ def test_xla602_master_only_false_is_a_chosen_writer_from_2_1():
 def test_xla602_reports_the_guarded_helper_call():
     source = (
         "import torch_xla.core.xla_model as xm\nimport torch_xla.runtime as xr\n"
-        "def write(model):\n    xm.save(model.state_dict(), 'ckpt.pt')\n"
+        "def write(model):\n    xm.save(model.state_dict(), 'ckpt.pt', global_master=True)\n"
         "def train(model):\n    write(model)\n    if xr.global_ordinal() == 0:\n        write(model)\n"
     )
     found = findings(source, "XLA602")
@@ -95,6 +95,7 @@ def test_pylint_letter_follows_the_target_release(tmp_path):
 REPLICA_TESTS = """
 import os
 import numpy as np
+import torch
 import torch.distributed as dist
 import torch_xla
 import torch_xla.core.xla_model as xm
@@ -106,12 +107,15 @@ def helper(i, flags, loader, model):
     for x, y in loader:
         acc += model(x).eq(y).sum().item()
     mean = xm.mesh_reduce("acc", acc, np.mean)
+    acc_t = model(x).sum()
+    xm.all_reduce(xm.REDUCE_SUM, [acc_t])
     master = xm.is_master_ordinal()
     accelerator = Accelerator()
     checks = [
         i == 0, xr.global_ordinal() == 0, dist.get_rank() == 0, os.environ["RANK"] == "0",
         master, not master, accelerator.is_main_process, acc > 0.5, flags.x and i == 1,
         xr.world_size() > 1, flags.verbose, mean > 0.5, flags.local_rank == -1, acc is None,
+        "k" in y, torch.is_tensor(y), acc_t.item() > 0, len(y) > 2,
     ]
 
 def main(index, flags):
@@ -128,4 +132,25 @@ def test_replica_kind_of_each_spelling():
     checks = next(n for n in ast.walk(func.node) if type(n) is ast.Assign and n.targets[0].id == "checks").value.elts
     ctx = next(c for call, c in model.calls if c.func is func)
     kinds = [model.replica_kind(test, ctx) for test in checks]
-    assert kinds == ["rank"] * 7 + ["data", "rank"] + [None] * 5
+    assert kinds == ["rank"] * 7 + ["data", "rank"] + [None] * 9
+
+
+def test_master_scope_of_each_spelling():
+    source = (
+        "import os\nimport torch.distributed as dist\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"
+        "import torch_xla.runtime as xr\n"
+        "def main(index, flags):\n"
+        "    tests = [xm.is_master_ordinal(), xm.is_master_ordinal(local=False), xr.local_ordinal() == 0,\n"
+        "             xr.global_ordinal() == 0, dist.get_rank() == 0, index == 0, os.environ['LOCAL_RANK'] == '0',\n"
+        "             flags.a and xm.is_master_ordinal(), xr.global_ordinal() % 8 == 0, xr.process_index() == 0]\n"
+        "torch_xla.launch(main, args=(None,))\n"
+    )
+    model = Model(ast.parse(source))
+    func = next(f for f in model.functions if f.name == "main")
+    tests = next(n for n in ast.walk(func.node) if type(n) is ast.List).elts
+    ctx = next(c for _, c in model.calls if c.func is func)
+    assert [model.master_scope(t, ctx) for t in tests] == [
+        "local", "global", "local", "global", "global", "global", "local", "local", None, None]
+    assert model.master_scope(tests[3], ctx, polarity=False) is None
+    not_master = ast.parse("not xm.is_master_ordinal()", mode="eval").body
+    assert model.master_scope(not_master, ctx, polarity=False) == "local"

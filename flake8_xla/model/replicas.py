@@ -60,12 +60,15 @@ AGREED = frozenset({
     "torch_xla.core.xla_model.rendezvous", "torch_xla.runtime.world_size",
     "torch_xla.core.xla_model.xrt_world_size", "torch.distributed.get_world_size",
 })
-#: collectives that make their first argument the same on every replica, in place
-AGREED_IN_PLACE = frozenset({
-    "torch.distributed.all_reduce", "torch.distributed.broadcast", "torch.distributed.all_gather",
-    "torch.distributed.all_gather_object", "torch.distributed.broadcast_object_list",
-    "torch_xla.core.xla_model.all_reduce", "torch_xla.core.xla_model.collective_broadcast",
-})
+#: collectives that make an argument the same on every replica, in place (its position)
+AGREED_IN_PLACE = {
+    "torch.distributed.all_reduce": 0, "torch.distributed.broadcast": 0, "torch.distributed.all_gather": 0,
+    "torch.distributed.all_gather_object": 0, "torch.distributed.broadcast_object_list": 0,
+    "torch_xla.core.xla_model.all_reduce": 1, "torch_xla.core.xla_model.collective_broadcast": 0,
+}
+#: torch predicates on a tensor's kind, not its values
+_KIND_TESTS = frozenset({"torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.is_storage",
+                         "torch.is_nonzero"})
 #: reads of a tensor's shape or size: equal on every replica for equal batches
 _SHAPE_METHODS = frozenset({"size", "dim", "numel", "nelement", "ndimension", "element_size", "__len__", "type"})
 _SHAPE_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "training", "itemsize"})
@@ -115,8 +118,8 @@ class Replicas:
             sides = [node.left, *node.comparators]
             if any(self.rank_value(s, ctx) for s in sides) and any(_ordinal_const(self, s, ctx) for s in sides):
                 return "rank"
-            if all(type(op) in (ast.Is, ast.IsNot) for op in node.ops):
-                return None  # `x is None`: a structure test, not a value
+            if all(type(op) in (ast.Is, ast.IsNot, ast.In, ast.NotIn) for op in node.ops):
+                return None  # `x is None`, `"labels" in batch`: a structure test, not a value
             return "data" if any(self.local_value(s, ctx) for s in sides) else None
         if t in (ast.Name, ast.Attribute):
             if t is ast.Attribute and node.attr in RANK_PREDICATE_ATTRS and self.qualname(node, ctx) is None:
@@ -269,6 +272,8 @@ class Replicas:
                 return False
             return any(self.local_value(a, ctx, d) for a in e.args if type(a) is not ast.Starred)
         if q is not None:
+            if q in _KIND_TESTS:
+                return False
             if q.startswith(("torch.", "numpy.", "math.", "statistics.")) and not q.startswith("torch.distributed."):
                 return any(self.local_value(a, ctx, d) for a in e.args if type(a) is not ast.Starred)
             return False
@@ -326,9 +331,11 @@ class Replicas:
         if table is None:
             table = self._cache["inplace_reduced"] = {}
             for call, cctx in self.calls_to(*AGREED_IN_PLACE):
-                arg = call.args[0] if call.args else self.kwarg(call, "tensor")
-                if type(arg) is ast.Name:
-                    table.setdefault((id(cctx.scope), arg.id), []).append(call.lineno)
+                arg = self.kwarg(call, "inputs" if "xla_model" in self.call_name(call, cctx) else "tensor",
+                                 AGREED_IN_PLACE[self.call_name(call, cctx)])
+                for a in (arg.elts if type(arg) in (ast.List, ast.Tuple) else [arg]):
+                    if type(a) is ast.Name:
+                        table.setdefault((id(cctx.scope), a.id), []).append(call.lineno)
         lines = table.get((id(ctx.scope), e.id))
         return bool(lines) and min(lines) < getattr(e, "lineno", 0)
 
@@ -522,6 +529,100 @@ class Replicas:
                 values = self.values(node, c)
                 if values and len(values) == 1 and type(values[0][0]) in (ast.Call, ast.UnaryOp, ast.BoolOp):
                     todo.append((values[0][0], values[0][1], pol, depth + 1))
+        return None
+
+    def master_scope(self, test: ast.AST, ctx: Ctx, polarity: bool = True) -> str | None:
+        """Which master the branch ``(test, polarity)`` implies this process is: ``"local"``
+        (``xm.is_master_ordinal()``, ``local=True``, ``xr.local_ordinal() == 0``,
+        ``LOCAL_RANK`` is 0) or ``"global"`` (``is_master_ordinal(local=False)``,
+        ``xr.global_ordinal() == 0``, ``dist.get_rank() == 0``, the launch index is 0, ``not
+        rank``); None for any other branch (``rank % 8 == 0``, a host index, unknown)."""
+        todo = [(test, ctx, polarity, 0)]
+        while todo:
+            node, c, pol, depth = todo.pop()
+            if depth > 8:
+                continue
+            t = type(node)
+            if t is ast.UnaryOp and type(node.op) is ast.Not:
+                todo.append((node.operand, c, not pol, depth + 1))
+            elif t is ast.BoolOp:
+                if (type(node.op) is ast.And) == pol:
+                    todo.extend((v, c, pol, depth + 1) for v in node.values)
+            elif t is ast.Call and self.call_name(node, c) == MASTER_TEST:
+                if pol:
+                    local = self.kwarg(node, "local", 0)
+                    value = self.const(local, c) if isinstance(local, ast.AST) else UNKNOWN
+                    if local is None or value is True:
+                        return "local"
+                    if value is False:
+                        return "global"
+            elif t is ast.Compare and len(node.ops) == 1 and type(node.ops[0]) in (ast.Eq, ast.NotEq):
+                if pol == (type(node.ops[0]) is ast.Eq):
+                    for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+                        if self.const(other, c) in (0, "0"):
+                            scope = self._rank_scope(side, c, depth + 1)
+                            if scope is not None:
+                                return scope
+            elif t in (ast.Name, ast.Attribute, ast.Call, ast.Subscript) and not pol:
+                scope = self._rank_scope(node, c, depth + 1)  # `if not rank:` / `if rank: return`
+                if scope is not None:
+                    return scope
+            if t is ast.Name and self.qualname(node, c) is None:
+                values = self.values(node, c)
+                bound = (ast.Call, ast.UnaryOp, ast.BoolOp, ast.Compare)
+                if values and len(values) == 1 and type(values[0][0]) in bound:
+                    todo.append((values[0][0], values[0][1], pol, depth + 1))
+        return None
+
+    _LOCAL_RANK_APIS = frozenset({"torch_xla.runtime.local_ordinal", "torch_xla.core.xla_model.get_local_ordinal",
+                                  "torch.distributed.get_node_local_rank"})
+    _GLOBAL_RANK_APIS = frozenset({"torch_xla.runtime.global_ordinal", "torch_xla.core.xla_model.get_ordinal",
+                                   "torch.distributed.get_rank"})
+
+    def _rank_scope(self, node, ctx, depth):
+        """``"local"`` or ``"global"`` for a value holding this process's local or global rank."""
+        if depth > 8 or node is None:
+            return None
+        if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in ("int", "str") \
+                and len(node.args) == 1 and self.lookup(node.func.id, ctx, None) is None:
+            node = node.args[0]
+        t = type(node)
+        if t is ast.Call:
+            q = self.call_name(node, ctx)
+            if q in self._LOCAL_RANK_APIS:
+                return "local"
+            if q in self._GLOBAL_RANK_APIS:
+                return "global"
+            if q in ("os.environ.get", "os.getenv") and node.args:
+                key = self.const(node.args[0], ctx)
+                return "global" if key == "RANK" else "local" if key == "LOCAL_RANK" else None
+            return None
+        if t is ast.Subscript:
+            if self.qualname(node.value, ctx) == "os.environ":
+                key = self.const(node.slice, ctx)
+                return "global" if key == "RANK" else "local" if key == "LOCAL_RANK" else None
+            return None
+        if t not in (ast.Name, ast.Attribute) or self.qualname(node, ctx) is not None:
+            return None
+        if t is ast.Name:
+            bindings = self.lookup(node.id, ctx, getattr(node, "lineno", None))
+            if bindings and all(kind == "param" for _, kind, _, _ in bindings) and isinstance(bindings[0][2], FunctionInfo):
+                func = bindings[0][2]
+                if func.params and func.params[0] == node.id and any(func is f for f in self.launch_targets()):
+                    return "global"  # the launcher passes the global ordinal
+                args = self.param_arguments(func, node.id)
+                if args:
+                    scopes = {self._rank_scope(a, c, depth + 1) for a, c in args}
+                    if len(scopes) == 1:
+                        return scopes.pop()
+        values = self.values(node, ctx)
+        if values and len(values) == 1 and values[0][0] is not None:
+            scope = self._rank_scope(values[0][0], values[0][1], depth + 1)
+            if scope is not None:
+                return scope
+        ident = (node.id if t is ast.Name else node.attr).lower()
+        if ident in RANK_NAMES:
+            return "local" if "local" in ident else "global"
         return None
 
     def test_statement(self, test: ast.AST) -> ast.AST | None:

@@ -10,7 +10,7 @@ import re
 from .. import api_table
 from ..model import UNKNOWN
 from ..registry import Rule, rule
-from ._common import at_least, source_text, str_value
+from ._common import XLA_DEVICE_CALLS, at_least, source_text, str_value
 
 TORCH_SAVE = "torch.save"
 XM_SAVE = "torch_xla.core.xla_model.save"
@@ -115,8 +115,11 @@ def _stores_into(model, name, ctx) -> list:
 
 def _to_cpu(model, call, ctx) -> bool:
     arg = model.kwarg(call, "device", 0)
-    if not isinstance(arg, ast.AST):
-        return False
+    return isinstance(arg, ast.AST) and _cpu_device(model, arg, ctx)
+
+
+def _cpu_device(model, arg, ctx) -> bool:
+    """``"cpu"``, ``"cpu:0"``, ``torch.device("cpu")``, or a name bound to one."""
     if type(arg) is ast.Call and model.call_name(arg, ctx) == "torch.device" and arg.args:
         arg = arg.args[0]
     value = model.const(arg, ctx)
@@ -162,6 +165,9 @@ def _device_holder(model, recv, ctx, line, depth) -> bool:
             q = model.call_name(v, vctx) if type(v) is ast.Call else None
             if q is not None and (q.startswith(_PYTHON_STATE_CLASSES) or q.endswith(("Scaler", "Sampler", "DataLoader"))):
                 return False
+            device = model.kwarg(v, "device") if type(v) is ast.Call else None
+            if isinstance(device, ast.AST) and _cpu_device(model, device, vctx):
+                return False  # ModelEmaV2(model, device="cpu"): a copy kept on the CPU
     if model.is_optimizer(recv, ctx):
         return not _optimizer_of_cpu_module(model, values, line)
     if t in (ast.Name, ast.Attribute) and model.is_model(recv, ctx):
@@ -292,6 +298,18 @@ def _fsdp_holder(model, recv, ctx, depth: int = 0) -> bool:
     return any(v is not None and _fsdp_holder(model, v, vctx, depth + 1) for v, vctx in model.values(recv, ctx) or ())
 
 
+#: what puts a model on the XLA device: device calls, launchers, device loaders, XLA FSDP
+_ON_DEVICE = (*XLA_DEVICE_CALLS, "torch_xla.distributed.parallel_loader.MpDeviceLoader",
+              "torch_xla.distributed.parallel_loader.ParallelLoader", XLA_FSDP)
+
+
+def _places_on_device(model) -> bool:
+    """The module visibly puts work on the XLA device: ``torch_xla.device()`` /
+    ``xm.xla_device()``, a launcher, a device loader or an XLA FSDP wrap (with
+    ``--xla-scope=always`` every module counts: it is being ported)."""
+    return model.settings.scope == "always" or bool(model.calls_to(*_ON_DEVICE)) or bool(model.launches())
+
+
 def _single_process(model) -> bool:
     launches = model.launches()
     return bool(launches) and all(one for _, _, _, one in launches)
@@ -318,8 +336,11 @@ class TorchSaveXlaState(Rule):
     Not reported for CPU copies (`{k: v.cpu() for k, v in sd.items()}`, `model.cpu()` or
     `model.to("cpu")` first, `xm._maybe_convert_to_cpu(...)`), Python data (a metrics
     list), the state of schedulers, scalers, samplers and loaders (Python values), a module
-    built in the same function and never moved, or in an XLA-off (CUDA) branch. A receiver
-    that cannot be seen counts by its name (`model`, `net`, `optimizer`, ...).
+    built in the same function and never moved, or in an XLA-off (CUDA) branch. Only in a
+    module that visibly puts work on the XLA device (`torch_xla.device()`,
+    `xm.xla_device()`, a launcher, a device loader, an XLA FSDP wrap; any module with
+    `--xla-scope=always`): a script that only imports torch_xla may keep its model on the
+    CPU. A receiver that cannot be seen counts by its name (`model`, `net`, `optimizer`, ...).
 
     ## Example
     ```python
@@ -354,7 +375,10 @@ class TorchSaveXlaState(Rule):
     bad = [
         "import torch\nimport torch_xla\n"
         "def save(model, optimizer):\n"
-        "    torch.save({'model': model.state_dict(), 'opt': optimizer.state_dict()}, 'ckpt.pt')\n",
+        "    torch.save({'model': model.state_dict(), 'opt': optimizer.state_dict()}, 'ckpt.pt')\n"
+        "def train(model, optimizer):\n"
+        "    model.to(torch_xla.device())\n"
+        "    save(model, optimizer)\n",
     ]
     good = [
         "import torch\nimport torch_xla.core.xla_model as xm\n"
@@ -366,7 +390,10 @@ class TorchSaveXlaState(Rule):
     ]
 
     def check(self, model):
-        for call, ctx in model.calls_to(TORCH_SAVE):
+        saves = model.calls_to(TORCH_SAVE)
+        if not saves or not _places_on_device(model):
+            return  # a module that never puts anything on the XLA device: its state may be CPU
+        for call, ctx in saves:
             obj = model.kwarg(call, "obj", 0)
             if not isinstance(obj, ast.AST) or not model.in_xla_code(ctx):
                 continue
@@ -401,8 +428,14 @@ class XmSaveUnderRankGuard(Rule):
 
     ## Known problems
     The severity and message follow `--xla-version`: E (hang) up to 2.0, C (redundant)
-    from 2.1; from 2.1 a save with `master_only=False` under a rank test (a chosen writer)
-    is not reported. Not reported in a single-process launch, for an unconditional save,
+    from 2.1. From 2.1 a rank test is reported only where it picks no other writer than
+    `xm.save` itself would: a local-master test (`xm.is_master_ordinal()`,
+    `xr.local_ordinal() == 0`), or a global-master test (`local=False`,
+    `xr.global_ordinal() == 0`, `dist.get_rank() == 0`, the launch index) around
+    `xm.save(..., global_master=True)`. A global-master test around the default
+    `global_master=False` narrows the writers to one host, a save with
+    `master_only=False` under a rank test is a chosen writer, and other rank tests
+    (`rank % 8 == 0`) pick other writers: none is redundant, none is reported from 2.1. Not reported in a single-process launch, for an unconditional save,
     or under conditions every replica shares (the world size, a config flag, `epoch % N`,
     a metric reduced with `xm.mesh_reduce` / `all_reduce`).
 
@@ -442,13 +475,16 @@ class XmSaveUnderRankGuard(Rule):
         "import torch_xla.runtime as xr\n"
         "def save(model, path):\n"
         "    if xr.global_ordinal() == 0:\n"
-        "        xm.save(model.state_dict(), path)\n",
+        "        xm.save(model.state_dict(), path, global_master=True)\n",
     ]
     good = [
         "import torch_xla.core.xla_model as xm\n"
+        "import torch_xla.runtime as xr\n"
         "def save(model, path, epoch):\n"
         "    if epoch % 5 == 0:\n"
-        "        xm.save(model.state_dict(), path)\n",
+        "        xm.save(model.state_dict(), path)\n"
+        "    if xr.global_ordinal() == 0:\n"
+        "        xm.save(model.state_dict(), path)  # one host writes, not each\n",
     ]
 
     def check(self, model):
@@ -465,9 +501,15 @@ class XmSaveUnderRankGuard(Rule):
             chosen_writer = master_only is UNKNOWN or (master_only is not None and model.const(master_only, ctx) is not True)
             if chosen_writer and not hangs:
                 continue  # master_only=False under a rank test: the writer is picked on purpose
-            for site, sctx, test, _, kind in model.replica_guarded_sites(call, ctx):
+            global_master = model.kwarg(call, "global_master", 3)
+            one_writer = isinstance(global_master, ast.AST) and model.const(global_master, ctx) is True
+            for site, sctx, test, polarity, kind in model.replica_guarded_sites(call, ctx):
                 if id(site) in reported or not model.in_xla_code(sctx):
                     continue
+                if not hangs and kind == "rank":
+                    scope = model.master_scope(test, sctx, polarity)
+                    if scope is None or (scope == "global" and not one_writer):
+                        continue  # the test picks other writers than xm.save would (one host, not each)
                 reported.add(id(site))
                 who = name if site is call else f"{source_text(site.func, 24)}() ({name})"
                 if hangs:
