@@ -131,8 +131,7 @@ class Replicas:
                 kind = self._test_kind(values[0][0], values[0][1], depth + 1)  # is_master = xm.is_master_ordinal()
                 if kind is not None:
                     return kind
-            return "data" if self.local_value(node, ctx) else None
-        return "data" if self.local_value(node, ctx) else None
+        return None  # `if not batch:` / `if batch["mask"]:`: the truth of a container, not a value read
 
     # ------------------------------------------------------------------ ranks
     def rank_value(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> bool:
