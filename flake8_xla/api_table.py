@@ -9,6 +9,8 @@
   per release.
 - ``torch_xla_signatures.json`` (generated from the release tags): parameter lists of
   the public functions of those modules, per release range.
+- ``behaviour_changes.json`` (curated): behaviour that changed between releases without a
+  rename (``xm.save`` lost its rendezvous in 2.1), with the release and a reference.
 - ``torch_xla_env_vars.json`` (generated from the release tags by
   ``scripts/gen_env_table.py``): every environment variable each release reads, through
   the C++ runtime's ``GetEnv*`` helpers and ``env_vars.cc`` constants or torch_xla's
@@ -219,3 +221,18 @@ def star_names(module: str, version: str | None = None) -> frozenset[str]:
 
 
 _BUILTINS = frozenset(dir(builtins))
+
+
+def behaviour_changes() -> list[dict]:
+    """Behaviour that changed between releases without a rename (``behaviour_changes.json``):
+    ``code``, ``name``, ``since`` (the first release that behaves the new way), ``before``,
+    ``after``, ``reference``."""
+    return _load("behaviour_changes.json")["changes"]
+
+
+def behaviour_since(qualname: str, code: str) -> str:
+    """The first release in which ``qualname`` behaves the new way, for rule ``code``."""
+    for entry in behaviour_changes():
+        if entry["name"] == qualname and entry["code"] == code:
+            return entry["since"]
+    raise KeyError(f"no behaviour change of {qualname} for {code}")

@@ -4,7 +4,10 @@ One checker named ``xla``. Message ids are derived from the codes, never hand-ke
 ``XLA{f}{nn}`` -> ``{letter}7{f}{nn}`` (checker ids 70-79), the letter from the rule's
 severity (E crash/hang/wrong result, W performance or porting, C deprecation); the
 symbol is the rule's name; the text starts with the XLA code, so ``XLA101 ...`` is
-greppable in both tools. ``XLA000`` (a rule failed on the file) is ``F7000``.
+greppable in both tools. A rule whose severity follows ``--xla-version``
+(``severity_since``) has one message per letter: ``E7602`` ``xm-save-under-rank-guard``
+and ``C7602`` ``xm-save-under-rank-guard-convention``, the one for the target release used.
+``XLA000`` (a rule failed on the file) is ``F7000``.
 
 Options ``xla-scope``, ``xla-version``, ``xla-reducing-calls`` and ``xla-launchers``
 (command line, pylintrc, or ``[tool.pylint.xla]`` in pyproject.toml). Hint-level rules
@@ -49,13 +52,17 @@ def _messages(family: str) -> dict[str, tuple]:
         )
     for code, cls in sorted(all_rules().items()):
         if code[3] == family:
-            msgs[message_id(code, cls.severity)] = (
-                f"{code} %s",
-                cls.name,
-                f"{cls.message}; {cls.fix}. See {doc_url(code)}",
-                {**_LINE, "default_enabled": False} if cls.hint else _LINE,
-            )
+            for letter in cls.severities():
+                msgs[message_id(code, letter)] = (
+                    f"{code} %s",
+                    cls.name if letter == cls.severity else f"{cls.name}-{_LETTER_WORDS[letter]}",
+                    f"{cls.message}; {cls.fix}. See {doc_url(code)}",
+                    {**_LINE, "default_enabled": False} if cls.hint else _LINE,
+                )
     return msgs
+
+
+_LETTER_WORDS = {"E": "error", "W": "warning", "C": "convention", "R": "refactor", "I": "info"}
 
 
 def _settings(config) -> Settings:
@@ -101,15 +108,19 @@ class _FamilyChecker(BaseRawFileChecker):
     name = "xla"
     family = ""
     options = ()
-    _ids = {code: message_id(code, cls.severity) for code, cls in all_rules().items()}
 
     def process_module(self, node) -> None:
+        rules = all_rules()
+        version = None
         for f in _module_findings(self.linter, node):
             if f.code == "XLA000":
                 if self.family == "0":
                     self.add_message(INTERNAL_ERROR_ID, line=f.line, col_offset=f.col, args=(f.message,))
             elif f.code[3] == self.family:
-                self.add_message(self._ids[f.code], line=f.line, col_offset=f.col, args=(f.message,))
+                if version is None:
+                    version = _settings(self.linter.config).target_version
+                msgid = message_id(f.code, rules[f.code].severity_for(version))
+                self.add_message(msgid, line=f.line, col_offset=f.col, args=(f.message,))
 
 
 class XlaChecker(_FamilyChecker):

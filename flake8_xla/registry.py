@@ -58,6 +58,9 @@ class Rule:
     #: severity for the pylint message id letter: "E" crash/hang/wrong result, "W" performance
     #: or porting, "C" deprecation
     severity: ClassVar[str] = "E"
+    #: a severity that changes with the target release: ``(("2.1", "C"),)`` reports with
+    #: letter ``C`` from torch_xla 2.1 on (pylint registers one message id per letter)
+    severity_since: ClassVar[tuple[tuple[str, str], ...]] = ()
     #: torch_xla versions the rule applies to, as "X.Y+" or "X.Y-X.Z", for the docs
     versions: ClassVar[str] = "2.0+"
     #: a hint (advice worth a look, not a defect): off in a plain ``flake8`` run through
@@ -69,6 +72,22 @@ class Rule:
     reported_at: ClassVar[str] = ""
     bad: ClassVar[list[str]] = []
     good: ClassVar[list[str]] = []
+
+    @classmethod
+    def severities(cls) -> list[str]:
+        """Every severity letter the rule can report with, ``severity`` first."""
+        out = [cls.severity]
+        out += [letter for _, letter in cls.severity_since if letter not in out]
+        return out
+
+    @classmethod
+    def severity_for(cls, version: tuple[int, int]) -> str:
+        """The severity letter for target release ``version``."""
+        letter = cls.severity
+        for since, value in cls.severity_since:
+            if tuple(version) >= tuple(int(p) for p in since.split(".")):
+                letter = value
+        return letter
 
     def __init__(self, settings: Settings):
         self.settings = settings

@@ -80,6 +80,15 @@ def spmd_launches(n: int) -> str:
     return HEAD + "import torch_xla.runtime as xr\n\n\n" + workers + main + "\n\nmain()\n"
 
 
+def guarded_saves(n: int) -> str:
+    """One function: N early returns, each followed by a master-guarded xm.save and wandb.log
+    and a torch.save of the model's state (XLA601, XLA602, XLA604 per block)."""
+    body = "".join(f"    if flag{i}:\n        return\n    if xm.is_master_ordinal():\n"
+                   f"        xm.save(model.state_dict(), path)\n        wandb.log({{}})\n"
+                   f"    torch.save(model.state_dict(), path)\n" for i in range(n))
+    return HEAD + "import wandb\n\n\ndef save(model, path):\n" + body + "\n\ntorch_xla.launch(save)\n"
+
+
 GENERATORS = {f.__name__: f for f in (early_returns, elif_chain, superseding_findings, call_chain, step_loops,
                                       elif_imports, exit_imports, many_timers, launches,
-                                      spmd_launches)}
+                                      spmd_launches, guarded_saves)}

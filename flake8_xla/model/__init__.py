@@ -19,6 +19,8 @@ One module per question it answers:
 - :mod:`.options`: the calls the user's options name (in-house reducers and launchers).
 - :mod:`.data`: loaders of launched code, their datasets and samplers (sharding);
 - :mod:`.parent`: the launching process's code before a launch, SPMD switches.
+- :mod:`.replicas`: conditions that can differ between replicas (a rank, a replica's own
+  data) and the code reached only under them.
 
 Nothing here imports or runs the linted code, torch or torch_xla. Whatever cannot be seen
 statically is *unknown* (``None`` / :data:`UNKNOWN`), and rules never fire on unknown.
@@ -37,6 +39,7 @@ from .env import Environment
 from .names import CANONICAL, Names, canonical
 from .options import UserNames
 from .parent import ParentCode
+from .replicas import Replicas
 from .tensors import Tensors
 from .scopes import _GUARDED, UNKNOWN, ClassInfo, Ctx, FunctionInfo, LoopInfo, Scope, Unknown
 from .training import Training
@@ -50,7 +53,8 @@ __all__ = [
 
 
 class Model(
-    Walker, Names, Values, XlaContext, Calls, Environment, Training, Tensors, Data, ParentCode, UserNames
+    Walker, Names, Values, XlaContext, Calls, Environment, Training, Tensors, Data, ParentCode, Replicas,
+    UserNames,
 ):
     """Facts about one module. Build with ``Model(tree, settings)``.
 

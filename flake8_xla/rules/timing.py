@@ -9,7 +9,6 @@ import bisect
 from ..model import UNKNOWN, Ctx
 from ..registry import Rule, rule
 from ._common import at_least
-from .devices import rank_derived
 
 CLOCKS = frozenset({
     "time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
@@ -324,7 +323,6 @@ def _same_loops(a: Ctx, b: Ctx) -> bool:
 
 
 RENDEZVOUS = ("torch_xla.core.xla_model.rendezvous", "torch_xla.core.xla_model.xla_rendezvous")
-MASTER_TESTS = frozenset({"torch_xla.core.xla_model.is_master_ordinal"})
 
 
 @rule
@@ -333,9 +331,12 @@ class RendezvousMisuse(Rule):
     Flags `xm.rendezvous(...)` (and `xm.xla_rendezvous`) in XLA code when it runs every
     step (directly in the innermost loop that runs the backward pass or the optimizer
     step), or when it sits under a branch only some replicas take: a test of the rank
-    (`xr.global_ordinal() == 0`, `xm.get_ordinal() != 0`, `index == 0` for the launched
-    function's index, `rank % 8 == 0`), `xm.is_master_ordinal()`, or the code after
-    `if not xm.is_master_ordinal(): return`. Reported at the `xm.rendezvous` call.
+    (`xr.global_ordinal() == 0`, `xm.get_ordinal() != 0`, `dist.get_rank() == 0`,
+    `RANK` / `LOCAL_RANK` from the environment, `index == 0` for the launched function's
+    index, also where a helper receives it, `rank % 8 == 0`), `xm.is_master_ordinal()`, a
+    condition on the replica's own data (`if acc > best:` with `acc` from its shard,
+    `if not torch.isfinite(loss): return`), or the code after `if not
+    xm.is_master_ordinal(): return`. Reported at the `xm.rendezvous` call.
 
     ## Why is this bad?
     Every replica must reach a rendezvous: one only the master calls waits forever for the
@@ -346,9 +347,10 @@ class RendezvousMisuse(Rule):
     The paired pattern (`if not master: xm.rendezvous(tag)` ... `if master:
     xm.rendezvous(tag)`) is fine: a rendezvous under a rank test is not reported when
     another `xm.rendezvous` of the same function with the same tag (or a tag that cannot be
-    seen) runs outside that test. A rendezvous in a helper called only under a rank test or once per step,
-    under a data-dependent branch, with `replicas=` given, or in a single-process launch is
-    not reported. After the step loop (once per epoch) it is fine, and so is one under a
+    seen) runs outside that test. A rendezvous in a helper called only under a rank test or
+    once per step, with `replicas=` given, or in a single-process launch is not reported,
+    nor one under a value every replica agrees on (`xm.mesh_reduce`, `all_reduce`, the world
+    size, a config flag). After the step loop (once per epoch) it is fine, and so is one under a
     step gate in the loop (`if step % save_steps == 0:`, a checkpoint every N steps that
     every replica reaches: transformers 3.0's Trainer meets there before `xm.save`).
 
@@ -460,54 +462,14 @@ def _same_tag(a, b) -> bool:
 
 def _rank_frames(model, ctx) -> frozenset:
     """The ``(test, polarity)`` branch frames around ``ctx`` (inside its function) that
-    only some replicas take."""
+    only some replicas take (``model.replica_guards``: a rank test, the master ordinal, a
+    value from the replica's own data), ``not`` folded in."""
     out = set()
-    start = ctx.func.node.lineno if ctx.func is not None else 0
-    for frame in ctx.frames or ():
-        if type(frame) is not tuple or len(frame) != 2:
-            continue
-        test, polarity = frame
-        if getattr(test, "lineno", 0) >= start and _rank_test(model, test, ctx):
-            while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
-                test, polarity = test.operand, not polarity
-            out.add((ast.dump(test), polarity))  # `if not master:` is the other arm of `if master:`
+    for test, polarity, _ in model.replica_guards(ctx):
+        while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+            test, polarity = test.operand, not polarity
+        out.add((ast.dump(test), polarity))  # `if not master:` is the other arm of `if master:`
     return frozenset(out)
-
-
-def _rank_test(model, test, ctx) -> bool:
-    """A test whose outcome differs between replicas: on the rank or the master ordinal."""
-    todo = [(test, 0)]
-    while todo:
-        node, depth = todo.pop()
-        if depth > 8:
-            continue
-        t = type(node)
-        if t is ast.BoolOp:
-            todo.extend((v, depth + 1) for v in node.values)
-        elif t is ast.UnaryOp and type(node.op) is ast.Not:
-            todo.append((node.operand, depth + 1))
-        elif t is ast.Call:
-            if model.call_name(node, ctx) in MASTER_TESTS:
-                return True
-        elif t is ast.Compare:
-            sides = [node.left, *node.comparators]
-            if any(rank_derived(model, s, ctx) for s in sides) and any(_ordinal_const(model, s, ctx) for s in sides):
-                return True
-        elif t is ast.Name:
-            if rank_derived(model, node, ctx):
-                return True  # `if index:` is true on every replica but the first
-            values = model.values(node, ctx)
-            if values and len(values) == 1 and type(values[0][0]) in (ast.Call, ast.Compare, ast.UnaryOp, ast.BoolOp):
-                todo.append((values[0][0], depth + 1))  # is_master = xm.is_master_ordinal()
-    return False
-
-
-def _ordinal_const(model, expr, ctx) -> bool:
-    """A literal ordinal: a non-negative int, or a tuple/list/set of them (``rank in (0, 1)``)."""
-    if type(expr) in (ast.Tuple, ast.List, ast.Set):
-        return bool(expr.elts) and all(_ordinal_const(model, e, ctx) for e in expr.elts)
-    value = model.const(expr, ctx)
-    return type(value) is int and value >= 0
 
 
 def _step_gated(model, ctx) -> bool:

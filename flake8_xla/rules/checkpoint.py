@@ -1,0 +1,822 @@
+"""XLA6 (checkpoints and ranks): what a checkpoint holds, who writes it, and which master
+guards a once-per-run action."""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+
+from .. import api_table
+from ..model import UNKNOWN
+from ..registry import Rule, rule
+from ._common import XLA_DEVICE_CALLS, at_least, source_text, str_value
+
+TORCH_SAVE = "torch.save"
+XM_SAVE = "torch_xla.core.xla_model.save"
+XSER_SAVE = "torch_xla.utils.serialization.save"
+SAVES = (XM_SAVE, XSER_SAVE)
+MASTER_TEST = "torch_xla.core.xla_model.is_master_ordinal"
+XLA_FSDP = "torch_xla.distributed.fsdp.XlaFullyShardedDataParallel"
+TO_CPU = "torch_xla.core.xla_model._maybe_convert_to_cpu"
+#: calls whose result holds what their arguments hold
+_PASS_THROUGH = frozenset({"copy.deepcopy", "copy.copy", "collections.OrderedDict"})
+#: objects with a state_dict() of Python values only (schedulers, scalers, samplers, loaders)
+_PYTHON_STATE = re.compile(r"(?i)sched|scaler|sampler|loader|dataset|tokenizer|config|cfg|args|stopp|early|lr_|rng|"
+                           r"meter|tracker|progress|callback|logger|writer|state_machine")
+#: names that hold a module or an optimizer (their state is tensors on the model's device)
+_TENSOR_STATE = re.compile(r"(?i)model|net|module|opt|encoder|decoder|generator|discriminator|critic|ema|backbone|"
+                           r"classifier|transformer|unet|vae|policy|actor")
+_PYTHON_STATE_CLASSES = ("torch.optim.lr_scheduler.", "torch.cuda.amp.", "torch.amp.", "torch_xla.amp.",
+                         "torch.utils.data.")
+_WRAPPED = frozenset({"to", "train", "eval", "float", "half", "bfloat16", "double", "requires_grad_"})
+
+
+def _short(q: str) -> str:
+    return "xser.save" if q == XSER_SAVE else "xm.save"
+
+
+# ---------------------------------------------------------------------------------- states
+def state_dicts(model, expr, ctx, _depth: int = 0, _seen=None) -> list[tuple[ast.Call, object]]:
+    """The ``X.state_dict()`` calls whose result ``expr`` holds (directly, through names,
+    ``self.`` attributes, dict/list/tuple displays, ``ckpt["model"] = ...`` stores, module
+    helpers' returns and the arguments callers pass for a parameter), minus the places it
+    is visibly moved to the CPU (``.cpu()``, ``.to("cpu")``, ``xm._maybe_convert_to_cpu``,
+    a comprehension over it)."""
+    seen = _seen if _seen is not None else set()
+    if expr is None or expr is UNKNOWN or ctx is None or _depth > 10 or id(expr) in seen or len(seen) > 256:
+        return []
+    seen.add(id(expr))
+    t = type(expr)
+    d = _depth + 1
+    out = []
+    if t is ast.Call:
+        f = expr.func
+        q = model.call_name(expr, ctx)
+        if type(f) is ast.Attribute and f.attr == "state_dict" and q is None:
+            return [(expr, ctx)]
+        if q == TO_CPU or (type(f) is ast.Attribute and (f.attr == "cpu" or (f.attr == "to" and _to_cpu(model, expr, ctx)))):
+            return []
+        builtin = type(f) is ast.Name and f.id in ("dict", "list", "tuple") and model.lookup(f.id, ctx, None) is None
+        if q in _PASS_THROUGH or builtin:
+            for a in expr.args:
+                out += state_dicts(model, a.value if type(a) is ast.Starred else a, ctx, d, seen)
+            for kw in expr.keywords:
+                out += state_dicts(model, kw.value, ctx, d, seen)
+            return out
+        if q is None:
+            for func in model.function_of(f, ctx):
+                for value, vctx in func.returns:
+                    out += state_dicts(model, value, vctx, d, seen)
+        return out
+    if t is ast.Dict:
+        for v in expr.values:
+            out += state_dicts(model, v, ctx, d, seen)
+        return out
+    if t in (ast.List, ast.Tuple, ast.Set):
+        for v in expr.elts:
+            out += state_dicts(model, v.value if type(v) is ast.Starred else v, ctx, d, seen)
+        return out
+    if t is ast.IfExp:
+        return state_dicts(model, expr.body, ctx, d, seen) + state_dicts(model, expr.orelse, ctx, d, seen)
+    if t in (ast.Name, ast.Attribute):
+        if model.qualname(expr, ctx) is not None:
+            return []
+        if t is ast.Name:
+            bindings = model.lookup(expr.id, ctx, getattr(expr, "lineno", None)) or ()
+            for _, kind, target, b_ctx in bindings:
+                if kind == "value" and b_ctx is not None:
+                    out += state_dicts(model, target, b_ctx, d, seen)
+                elif kind == "param" and target is not None and hasattr(target, "params"):
+                    for arg, actx in model.param_arguments(target, expr.id) or ():
+                        out += state_dicts(model, arg, actx, d, seen)
+            for value, vctx in _stores_into(model, expr, ctx):
+                out += state_dicts(model, value, vctx, d, seen)
+        else:
+            for value, vctx in model.values(expr, ctx) or ():
+                if value is not None:
+                    out += state_dicts(model, value, vctx, d, seen)
+        return out
+    return out
+
+
+def _stores_into(model, name, ctx) -> list:
+    """``ckpt["model"] = value`` before ``name`` is read, in the same scope."""
+    table = model._cache.get("ckpt_stores")
+    if table is None:
+        table = model._cache["ckpt_stores"] = {}
+        for target, value, sctx in model.subscript_stores:
+            base = target.value
+            if type(base) is ast.Name:
+                table.setdefault((id(sctx.scope), base.id), []).append((target.lineno, value, sctx))
+    line = getattr(name, "lineno", 0)
+    return [(v, c) for ln, v, c in table.get((id(ctx.scope), name.id), ()) if ln < line]
+
+
+def _to_cpu(model, call, ctx) -> bool:
+    arg = model.kwarg(call, "device", 0)
+    return isinstance(arg, ast.AST) and _cpu_device(model, arg, ctx)
+
+
+def _cpu_device(model, arg, ctx) -> bool:
+    """``"cpu"``, ``"cpu:0"``, ``torch.device("cpu")``, or a name bound to one."""
+    if type(arg) is ast.Call and model.call_name(arg, ctx) == "torch.device" and arg.args:
+        arg = arg.args[0]
+    value = model.const(arg, ctx)
+    return isinstance(value, str) and value.split(":")[0] == "cpu"
+
+
+def _ident(expr) -> str | None:
+    while type(expr) is ast.Call:
+        expr = expr.args[0] if expr.args and type(expr.func) is ast.Name else expr.func
+    if type(expr) is ast.Name:
+        return expr.id
+    if type(expr) is ast.Attribute:
+        return expr.attr
+    return None
+
+
+def device_state(model, call, ctx, _depth: int = 0) -> bool:
+    """True when ``X.state_dict()`` holds tensors on the XLA device: ``X`` is a module or
+    an optimizer (constructed, or so named; a parameter by what callers pass) that is not
+    visibly on the CPU (``X.cpu()`` before, a module built here and never moved)."""
+    recv = call.func.value
+    return _device_holder(model, recv, ctx, call.lineno, _depth)
+
+
+def _device_holder(model, recv, ctx, line, depth) -> bool:
+    if depth > 4:
+        return False
+    t = type(recv)
+    if t is ast.Call:
+        f = recv.func
+        if type(f) is ast.Attribute and (f.attr == "cpu" or (f.attr == "to" and _to_cpu(model, recv, ctx))):
+            return False
+        if type(f) is ast.Attribute and f.attr in _WRAPPED:
+            return _device_holder(model, f.value, ctx, line, depth + 1) or f.attr == "to"
+    if _moved_to_cpu(model, recv, ctx, line) or _constructor(model, recv, ctx):
+        return False  # moved to the CPU before, or built right here (`Net().state_dict()`)
+    ident = _ident(recv)
+    if ident and _PYTHON_STATE.search(ident) and not _TENSOR_STATE.search(ident.replace("config", "")):
+        return False
+    values = model.resolve_values(recv, ctx) if t in (ast.Name, ast.Attribute) else None
+    if values:
+        for v, vctx in values:
+            q = model.call_name(v, vctx) if type(v) is ast.Call else None
+            if q is not None and (q.startswith(_PYTHON_STATE_CLASSES) or q.endswith(("Scaler", "Sampler", "DataLoader"))):
+                return False
+            device = model.kwarg(v, "device") if type(v) is ast.Call else None
+            if isinstance(device, ast.AST) and _cpu_device(model, device, vctx):
+                return False  # ModelEmaV2(model, device="cpu"): a copy kept on the CPU
+    if model.is_optimizer(recv, ctx):
+        return not _optimizer_of_cpu_module(model, values, line)
+    if t in (ast.Name, ast.Attribute) and model.is_model(recv, ctx):
+        return not _built_here_unmoved(model, recv, ctx, line)
+    if t is ast.Name:
+        bindings = model.lookup(recv.id, ctx, getattr(recv, "lineno", None)) or ()
+        if bindings and all(k == "param" for _, k, _, _ in bindings) and hasattr(bindings[0][2], "params"):
+            args = model.param_arguments(bindings[0][2], recv.id)
+            if args:
+                return any(_device_holder(model, a, actx, a.lineno, depth + 1) for a, actx in args
+                           if type(a) in (ast.Name, ast.Attribute, ast.Call))
+    return bool(ident) and bool(_TENSOR_STATE.search(ident))
+
+
+def _optimizer_of_cpu_module(model, values, line) -> bool:
+    """An optimizer built over ``net.parameters()`` of a module on the CPU (built in the same
+    function, never moved): its state is CPU tensors."""
+    if not values:
+        return False
+    for v, vctx in values:
+        if type(v) is not ast.Call or not v.args:
+            return False
+        first = v.args[0]
+        if not (type(first) is ast.Call and type(first.func) is ast.Attribute and first.func.attr == "parameters"
+                and _built_here_unmoved(model, first.func.value, vctx, line)):
+            return False
+    return True
+
+
+def _moves(model, func) -> dict:
+    """``ast.dump(receiver) -> [((line, col), to_cpu), ...]`` for the ``X.cpu()`` /
+    ``X.to(...)`` / ``X.cuda()`` calls of ``func`` (the module when None), sorted; indexed
+    once per function (``model.eval().cpu()`` counts as a move of ``model``)."""
+    key = ("ckpt_moves", id(func))
+    table = model._cache.get(key)
+    if table is None:
+        table = model._cache[key] = {}
+        for call, cctx in (func.calls if func is not None else model.calls):
+            f = call.func
+            if type(f) is not ast.Attribute or f.attr not in ("cpu", "to", "cuda", "to_empty"):
+                continue
+            base = f.value
+            while type(base) is ast.Call and type(base.func) is ast.Attribute and base.func.attr in _WRAPPED - {"to"}:
+                base = base.func.value
+            if type(base) in (ast.Name, ast.Attribute):
+                cpu = f.attr == "cpu" or (f.attr == "to" and _to_cpu(model, call, cctx))
+                table.setdefault(ast.dump(base), []).append(((call.lineno, call.col_offset), cpu))
+        for moves in table.values():
+            moves.sort()
+    return table
+
+
+def _last_move(model, recv, ctx, line):
+    """The latest move of ``recv`` before ``line`` in its function: True to the CPU, False
+    elsewhere, None when none."""
+    moves = _moves(model, ctx.func).get(ast.dump(recv)) if type(recv) in (ast.Name, ast.Attribute) else None
+    if not moves:
+        return None
+    i = bisect.bisect_left(moves, ((line, 0), False))
+    return moves[i - 1][1] if i else None
+
+
+def _moved_to_cpu(model, recv, ctx, line) -> bool:
+    """The latest move of ``recv`` before ``line`` in the same function is to the CPU:
+    ``model.cpu()``, ``model.eval().cpu()``, ``model.to("cpu")`` (not followed by a
+    ``model.to(device)``)."""
+    return _last_move(model, recv, ctx, line) is True
+
+
+def _constructor(model, value, ctx) -> bool:
+    """``Net(...)`` / ``nn.Linear(...)`` / ``torchvision.models.resnet50()``: a module built on the CPU."""
+    if type(value) is not ast.Call:
+        return False
+    q = model.call_name(value, ctx)
+    if q is not None:
+        return q.startswith(("torch.nn.", "torchvision.models.")) and not q.startswith(
+            ("torch.nn.parallel.", "torch.nn.functional.", "torch.nn.utils."))
+    f = value.func
+    if type(f) is ast.Name:
+        cls = model.class_named(f.id, ctx)
+        return cls is not None and model.is_module_class(cls)
+    return False
+
+
+def _built_here_unmoved(model, recv, ctx, line) -> bool:
+    """A module constructed in this function (``net = Net()``, ``nn.Linear(2, 2)``) with no
+    ``.to(...)`` / ``.cuda()`` / wrap on the way and no ``net.to(...)`` before ``line``: on
+    the CPU."""
+    if type(recv) is not ast.Name or ctx.func is None:
+        return False
+    bindings = model.lookup(recv.id, ctx, getattr(recv, "lineno", None)) or ()
+    if not bindings or any(k != "value" or b_ctx is None or b_ctx.func is not ctx.func for _, k, _, b_ctx in bindings):
+        return False
+    if not all(_constructor(model, value, b_ctx) for _, _, value, b_ctx in bindings):
+        return False  # net.to(dev), a wrapper, a helper's result
+    return _last_move(model, recv, ctx, line) is not False
+
+
+def _fsdp_holder(model, recv, ctx, depth: int = 0) -> bool:
+    """``recv`` (or the ``.module`` of it) holds an XLA FSDP wrap: ``XlaFullyShardedDataParallel(...)``
+    through names, ``self.`` attributes, lambdas and helpers that return one, and what
+    callers pass for a parameter."""
+    if depth > 6 or recv is None:
+        return False
+    t = type(recv)
+    if t is ast.Call:
+        q = model.call_name(recv, ctx)
+        if q == XLA_FSDP:
+            return True
+        f = recv.func
+        if type(f) is ast.Attribute and f.attr in _WRAPPED:
+            return _fsdp_holder(model, f.value, ctx, depth + 1)
+        if q is None and type(f) is ast.Name:
+            for v, vctx in model.values(f, ctx) or ():
+                if type(v) is ast.Lambda and type(v.body) is ast.Call:
+                    return model.call_name(v.body, vctx) == XLA_FSDP  # fsdp_wrap = lambda m: FSDP(m, ...)
+            return any(_fsdp_holder(model, v, vctx, depth + 1)
+                       for func in model.function_of(f, ctx) for v, vctx in func.returns)
+        return False
+    if t is ast.Attribute and recv.attr == "module" and model.values(recv, ctx) is None:
+        return _fsdp_holder(model, recv.value, ctx, depth + 1)
+    if t not in (ast.Name, ast.Attribute) or model.qualname(recv, ctx) is not None:
+        return False
+    if t is ast.Name:
+        bindings = model.lookup(recv.id, ctx, getattr(recv, "lineno", None)) or ()
+        if bindings and all(k == "param" for _, k, _, _ in bindings) and hasattr(bindings[0][2], "params"):
+            return any(_fsdp_holder(model, a, actx, depth + 1) for a, actx in model.param_arguments(bindings[0][2], recv.id) or ())
+    return any(v is not None and _fsdp_holder(model, v, vctx, depth + 1) for v, vctx in model.values(recv, ctx) or ())
+
+
+#: what puts a model on the XLA device: device calls, launchers, device loaders, XLA FSDP
+_ON_DEVICE = (*XLA_DEVICE_CALLS, "torch_xla.distributed.parallel_loader.MpDeviceLoader",
+              "torch_xla.distributed.parallel_loader.ParallelLoader", XLA_FSDP)
+
+
+def _places_on_device(model) -> bool:
+    """The module visibly puts work on the XLA device: ``torch_xla.device()`` /
+    ``xm.xla_device()``, a launcher, a device loader or an XLA FSDP wrap (with
+    ``--xla-scope=always`` every module counts: it is being ported)."""
+    return model.settings.scope == "always" or bool(model.calls_to(*_ON_DEVICE)) or bool(model.launches())
+
+
+def _single_process(model) -> bool:
+    launches = model.launches()
+    return bool(launches) and all(one for _, _, _, one in launches)
+
+
+# ---------------------------------------------------------------------------------- rules
+@rule
+class TorchSaveXlaState(Rule):
+    """## What it does
+    Flags `torch.save(obj, path)` in XLA code when `obj` holds a module's or an
+    optimizer's `state_dict()` that is not visibly moved to the CPU: the `state_dict()`
+    call itself, a name bound to it, a dict / list / tuple holding it (`{"model":
+    model.state_dict(), "epoch": epoch}`), a `ckpt["model"] = ...` store, what a module
+    helper returns, or what callers pass for a helper's parameter. Reported at the
+    `torch.save` call.
+
+    ## Why is this bad?
+    The state of a model on the XLA device is XLA tensors. `torch.save` pickles them as
+    device tensors: they load back onto the XLA device (or fail where there is none), and
+    every replica writes the same file at once. `xm.save` moves the data to the CPU and
+    writes it on the master only.
+
+    ## Known problems
+    Not reported for CPU copies (`{k: v.cpu() for k, v in sd.items()}`, `model.cpu()` or
+    `model.to("cpu")` first, `xm._maybe_convert_to_cpu(...)`), Python data (a metrics
+    list), the state of schedulers, scalers, samplers and loaders (Python values), a module
+    built in the same function and never moved, or in an XLA-off (CUDA) branch. Only in a
+    module that visibly puts work on the XLA device (`torch_xla.device()`,
+    `xm.xla_device()`, a launcher, a device loader, an XLA FSDP wrap; any module with
+    `--xla-scope=always`): a script that only imports torch_xla may keep its model on the
+    CPU. A receiver that cannot be seen counts by its name (`model`, `net`, `optimizer`, ...).
+
+    ## Example
+    ```python
+    torch.save({"model": model.state_dict(), "opt": optimizer.state_dict()}, "ckpt.pt")
+    ```
+
+    ## Use instead
+    ```python
+    xm.save({"model": model.state_dict(), "opt": optimizer.state_dict()}, "ckpt.pt")
+    # or an explicit CPU copy on one writer:
+    cpu_state = {k: v.cpu() for k, v in model.state_dict().items()}
+    if xr.global_ordinal() == 0:
+        torch.save(cpu_state, "ckpt.pt")
+    ```
+
+    ## References
+    - torch_xla `docs/source/learn/pytorch-on-xla-devices.md` "Saving and Loading XLA
+      Tensors" ("XLA tensors should be moved to the CPU before saving"; "XLA tensors are
+      always loaded back to the device they were saved from"); `API_GUIDE.md` (same)
+    - torch_xla `docs/source/learn/troubleshoot.md` "XLA Tensor Quirks"
+    - torch_xla `torch_xla/core/xla_model.py` `save` (`_maybe_convert_to_cpu`, then
+      `torch.save` where `should_write_data`)
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA601"
+
+    reported_at = 'the `torch.save(...)` call'
+    name = "torch-save-xla-state"
+    message = "torch.save of a state_dict() keeps XLA tensors"
+    fix = "use xm.save(obj, path): a CPU copy, one writer"
+    severity = "E"
+    versions = "2.0+"
+    bad = [
+        "import torch\nimport torch_xla\n"
+        "def save(model, optimizer):\n"
+        "    torch.save({'model': model.state_dict(), 'opt': optimizer.state_dict()}, 'ckpt.pt')\n"
+        "def train(model, optimizer):\n"
+        "    model.to(torch_xla.device())\n"
+        "    save(model, optimizer)\n",
+    ]
+    good = [
+        "import torch\nimport torch_xla.core.xla_model as xm\n"
+        "def save(model, scheduler, history):\n"
+        "    xm.save(model.state_dict(), 'ckpt.pt')\n"
+        "    torch.save({k: v.cpu() for k, v in model.state_dict().items()}, 'cpu.pt')\n"
+        "    torch.save(scheduler.state_dict(), 'sched.pt')\n"
+        "    torch.save(history, 'history.pt')\n",
+    ]
+
+    def check(self, model):
+        saves = model.calls_to(TORCH_SAVE)
+        if not saves or not _places_on_device(model):
+            return  # a module that never puts anything on the XLA device: its state may be CPU
+        for call, ctx in saves:
+            obj = model.kwarg(call, "obj", 0)
+            if not isinstance(obj, ast.AST) or not model.in_xla_code(ctx):
+                continue
+            held = [(s, sctx) for s, sctx in state_dicts(model, obj, ctx) if device_state(model, s, sctx)]
+            if not held:
+                continue
+            what = source_text(held[0][0], 32)
+            if model.replica_guard(ctx) is not None:
+                yield self.finding(call, f"torch.save of {what} keeps XLA tensors",
+                                   "use xm.save(obj, path) on every replica")
+            else:
+                yield self.finding(call, f"torch.save of {what} keeps XLA tensors")
+
+
+@rule
+class XmSaveUnderRankGuard(Rule):
+    """## What it does
+    Flags `xm.save(...)` (and `xser.save`, `torch_xla.utils.serialization.save`) in XLA
+    code that only some replicas reach: under a rank test (`xm.is_master_ordinal()`,
+    `xr.global_ordinal() == 0`, `dist.get_rank() == 0`, the launch index, `RANK` from
+    the environment, ...), after `if not master: return`, or under a condition on the
+    replica's own data (`if acc > best:` with `acc` from this replica's shard). When the
+    save sits in a module helper, the guarded call of that helper is reported.
+
+    ## Why is this bad?
+    Up to torch_xla 2.0 `xm.save` ended with `xm.rendezvous(...)`: every replica had to
+    call it, and one behind a rank test hangs the run. From 2.1 there is no rendezvous and
+    `xm.save` already writes on the master only (`master_only=True`), so the test is
+    redundant; the other replicas also skip moving the state to the CPU, which is where
+    pending work (a collective) may still have to run. A condition on a replica's own
+    metric lets only the master's value decide.
+
+    ## Known problems
+    The severity and message follow `--xla-version`: E (hang) up to 2.0, C (redundant)
+    from 2.1. From 2.1 a rank test is reported only where it picks no other writer than
+    `xm.save` itself would: a local-master test (`xm.is_master_ordinal()`,
+    `xr.local_ordinal() == 0`), or a global-master test (`local=False`,
+    `xr.global_ordinal() == 0`, `dist.get_rank() == 0`, the launch index) around
+    `xm.save(..., global_master=True)`. A global-master test around the default
+    `global_master=False` narrows the writers to one host, a save with
+    `master_only=False` under a rank test is a chosen writer, and other rank tests
+    (`rank % 8 == 0`) pick other writers: none is redundant, none is reported from 2.1. Not reported in a single-process launch, for an unconditional save,
+    or under conditions every replica shares (the world size, a config flag, `epoch % N`,
+    a metric reduced with `xm.mesh_reduce` / `all_reduce`).
+
+    ## Example
+    ```python
+    if xm.is_master_ordinal():
+        xm.save(model.state_dict(), path)
+    ```
+
+    ## Use instead
+    ```python
+    xm.save(model.state_dict(), path)  # every replica calls it; the master writes
+    ```
+
+    ## References
+    - torch_xla `torch_xla/core/xla_model.py` `save`: ends with
+      `rendezvous('torch_xla.core.xla_model.save')` in v2.0.0, removed in v2.1 (#4926
+      "Remove rendezvous from xm.save"); the same for `torch_xla/utils/serialization.py`
+    - pytorch/xla#2712 ("`xm.save` has a rendezvous in it. All cores must sync in this
+      rendezvous, otherwise the processes will hang")
+    - Applies to torch_xla 2.0-2.9 (hang up to 2.0, redundant from 2.1).
+    """
+
+    code = "XLA602"
+
+    reported_at = 'the `xm.save(...)` call, or, when the save is in a module helper, the guarded call of that helper'
+    name = "xm-save-under-rank-guard"
+    message = "xm.save under a rank test is redundant: it writes on the master only"
+    fix = "call it on every replica"
+    severity = "E"
+    severity_since = (("2.1", "C"),)
+    versions = "2.0+ (hang up to 2.0, redundant from 2.1)"
+    bad = [
+        "# options: --xla-version=2.0\nimport torch_xla.core.xla_model as xm\n"
+        "def save(model, path):\n"
+        "    if xm.is_master_ordinal():\n"
+        "        xm.save(model.state_dict(), path)\n",
+        "import torch_xla.core.xla_model as xm\n"
+        "import torch_xla.runtime as xr\n"
+        "def save(model, path):\n"
+        "    if xr.global_ordinal() == 0:\n"
+        "        xm.save(model.state_dict(), path, global_master=True)\n",
+    ]
+    good = [
+        "import torch_xla.core.xla_model as xm\n"
+        "import torch_xla.runtime as xr\n"
+        "def save(model, path, epoch):\n"
+        "    if epoch % 5 == 0:\n"
+        "        xm.save(model.state_dict(), path)\n"
+        "    if xr.global_ordinal() == 0:\n"
+        "        xm.save(model.state_dict(), path)  # one host writes, not each\n",
+    ]
+
+    def check(self, model):
+        saves = model.calls_to(*SAVES)
+        if not saves or _single_process(model):
+            return
+        hangs = not at_least(self.settings, api_table.behaviour_since(XM_SAVE, self.code))
+        reported = set()
+        for call, ctx in saves:
+            if not model.in_xla_code(ctx):
+                continue
+            name = _short(model.call_name(call, ctx))
+            master_only = model.kwarg(call, "master_only", 2)
+            chosen_writer = master_only is UNKNOWN or (master_only is not None and model.const(master_only, ctx) is not True)
+            if chosen_writer and not hangs:
+                continue  # master_only=False under a rank test: the writer is picked on purpose
+            global_master = model.kwarg(call, "global_master", 3)
+            one_writer = isinstance(global_master, ast.AST) and model.const(global_master, ctx) is True
+            for site, sctx, test, polarity, kind in model.replica_guarded_sites(call, ctx):
+                if id(site) in reported or not model.in_xla_code(sctx):
+                    continue
+                if not hangs and kind == "rank":
+                    scope = model.master_scope(test, sctx, polarity)
+                    if scope is None or (scope == "global" and not one_writer):
+                        continue  # the test picks other writers than xm.save would (one host, not each)
+                reported.add(id(site))
+                who = name if site is call else f"{source_text(site.func, 24)}() ({name})"
+                if hangs:
+                    where = "a rank test" if kind == "rank" else "a test of this replica's data"
+                    yield self.finding(site, f"{who} under {where} hangs (its rendezvous is never met)",
+                                       "call it on every replica")
+                elif kind == "rank":
+                    yield self.finding(site, f"{who} under a rank test is redundant: it writes on the master only",
+                                       "call it on every replica")
+                else:
+                    yield self.finding(site, f"{who} under a test of this replica's data: only the master's counts",
+                                       "reduce it first (xm.mesh_reduce)")
+
+
+@rule
+class FsdpCheckpointMasterOnly(Rule):
+    """## What it does
+    Flags `xm.save(...)` (and `xser.save`) of a state that holds the `state_dict()` of an
+    XLA FSDP model (`XlaFullyShardedDataParallel`, through names, a dict, `.module`,
+    helpers such as `fsdp_wrap = lambda m: FSDP(m, ...)`, or what callers pass) with
+    `master_only=True` (the default).
+
+    ## Why is this bad?
+    Under XLA FSDP each replica holds only its own shard of the parameters (and of the
+    optimizer state): the master's file holds one shard of the model, the rest is lost.
+
+    ## Known problems
+    `master_only=False` (or a value that cannot be seen) is not reported; the per-rank
+    path is left to the user. FSDPv2 (SPMD) checkpoints belong to
+    `torch.distributed.checkpoint` and are not checked here. A master-only save of an FSDP
+    model under a rank test is reported here only (XLA602's fix would not save the other
+    shards).
+
+    ## Example
+    ```python
+    model = FSDP(model)
+    xm.save(model.state_dict(), "ckpt.pth")
+    ```
+
+    ## Use instead
+    ```python
+    ckpt = {"model": model.state_dict(), "shard_metadata": model.get_shard_metadata()}
+    path = f"ckpt_rank-{xr.global_ordinal():08d}-of-{xr.world_size():08d}.pth"
+    xm.save(ckpt, path, master_only=False)
+    # consolidate: python -m torch_xla.distributed.fsdp.consolidate_sharded_ckpts
+    ```
+
+    ## References
+    - torch_xla `docs/source/perf/fsdp_collectives.md` ("each training process needs to
+      save its own checkpoint of the (sharded) model and optimizer state dicts (use
+      `master_only=False` and set different paths for each rank in `xm.save`)")
+    - torch_xla `test/test_train_mp_mnist_fsdp_with_ckpt.py`,
+      `torch_xla/distributed/fsdp/consolidate_sharded_ckpts.py`
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA603"
+
+    reported_at = 'the `xm.save(...)` call'
+    name = "fsdp-checkpoint-master-only"
+    message = "xm.save of XLA FSDP state on the master saves one shard"
+    fix = "pass master_only=False, a per-rank path"
+    severity = "E"
+    versions = "2.0+"
+    supersedes = ("XLA602",)
+    bad = [
+        "import torch_xla.core.xla_model as xm\n"
+        "from torch_xla.distributed.fsdp import XlaFullyShardedDataParallel as FSDP\n"
+        "def save(module, path):\n"
+        "    model = FSDP(module)\n"
+        "    xm.save({'model': model.state_dict()}, path)\n",
+    ]
+    good = [
+        "import torch_xla.core.xla_model as xm\n"
+        "import torch_xla.runtime as xr\n"
+        "from torch_xla.distributed.fsdp import XlaFullyShardedDataParallel as FSDP\n"
+        "def save(module):\n"
+        "    model = FSDP(module)\n"
+        "    ckpt = {'model': model.state_dict(), 'shard_metadata': model.get_shard_metadata()}\n"
+        "    xm.save(ckpt, f'ckpt_rank-{xr.global_ordinal()}.pth', master_only=False)\n",
+    ]
+
+    def check(self, model):
+        for call, ctx in model.calls_to(*SAVES):
+            master_only = model.kwarg(call, "master_only", 2)
+            if master_only is UNKNOWN or (master_only is not None and model.const(master_only, ctx) is not True):
+                continue
+            data = model.kwarg(call, "data", 0)
+            if not isinstance(data, ast.AST) or not model.in_xla_code(ctx):
+                continue
+            if any(_fsdp_holder(model, s.func.value, sctx) for s, sctx in state_dicts(model, data, ctx)):
+                name = _short(model.call_name(call, ctx))
+                yield self.finding(call, f"{name} of XLA FSDP state on the master saves one shard")
+
+
+# -- XLA604 ------------------------------------------------------------------------------
+#: libraries whose calls act once per run on a shared service (experiment trackers, hubs,
+#: object stores)
+_SHARED_PREFIXES = ("wandb.", "mlflow.", "comet_ml.", "neptune.", "clearml.", "google.cloud.storage.", "gcsfs.",
+                    "tensorflow.io.gfile.", "boto3.", "s3fs.")
+_HUB_WRITES = ("huggingface_hub.upload_", "huggingface_hub.create_repo", "huggingface_hub.create_commit",
+               "huggingface_hub.HfApi.upload_")
+_SHARED_METHODS = frozenset({"push_to_hub", "upload_file", "upload_folder", "upload_from_filename",
+                             "upload_from_string", "upload_from_file", "log_artifact", "create_repo"})
+_CLOUD = ("gs://", "s3://", "hf://", "gcs://", "az://", "abfs://")
+_WRITERS = frozenset({"torch.save", "shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree",
+                      "shutil.move", "numpy.save", "json.dump", "pickle.dump"})
+_WRITER_METHODS = frozenset({"save_pretrained", "save_model", "to_csv", "to_json", "write_text", "write_bytes"})
+_SHELLS = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output",
+                     "subprocess.Popen", "os.system"})
+_SHELL_WORDS = ("gsutil", "gcloud storage", "aws s3")
+
+
+def _cloud_text(model, expr, ctx) -> bool:
+    if type(expr) is ast.Call and model.call_name(expr, ctx) == "os.path.join" and expr.args:
+        expr = expr.args[0]
+    text = str_value(model, expr, ctx)
+    return text is not None and text.startswith(_CLOUD)
+
+
+def shared_effect(model, call, ctx) -> str | None:
+    """What makes ``call`` an action on something every host shares (an experiment
+    tracker, a hub or object-store upload, a write to a ``gs://`` path, ``gsutil cp``),
+    as a short name; None for local work (files on the host, downloads, printing)."""
+    q = model.call_name(call, ctx)
+    f = call.func
+    if q is not None:
+        if q.startswith(_SHARED_PREFIXES) or q.startswith(_HUB_WRITES):
+            last = q.rsplit(".", 1)[-1]
+            if last[:1].isupper():
+                return None  # wandb.Artifact(...), storage.Client(): an object, no action yet
+            return q if len(q) <= 24 else last
+        if q in _WRITERS and any(_cloud_text(model, a, ctx) for a in call.args[1:]):
+            return q
+        if q in _SHELLS and call.args:
+            arg = call.args[0]
+            parts = arg.elts if type(arg) in (ast.List, ast.Tuple) else [arg]
+            words = " ".join(str_value(model, p, ctx) or "" for p in parts)
+            if any(w in words for w in _SHELL_WORDS):
+                return next(w for w in _SHELL_WORDS if w in words)
+        return None
+    if type(f) is ast.Name and f.id == "open" and model.lookup("open", ctx, None) is None and call.args:
+        mode = model.kwarg(call, "mode", 1)
+        text = model.const(mode, ctx) if isinstance(mode, ast.AST) else None
+        if isinstance(text, str) and any(c in text for c in "wax") and _cloud_text(model, call.args[0], ctx):
+            return "open"
+        return None
+    if type(f) is ast.Attribute:
+        if f.attr in _SHARED_METHODS:
+            return f".{f.attr}()"
+        if f.attr in _WRITER_METHODS and any(_cloud_text(model, a, ctx) for a in call.args[:1]):
+            return f".{f.attr}()"
+    return None
+
+
+@rule
+class LocalMasterForGlobalAction(Rule):
+    """## What it does
+    Flags an `if` (or `while`, or conditional expression) that tests
+    `xm.is_master_ordinal()` with the default `local=True` (or `local=True`) and guards
+    an action meant once per run on something every host shares: an experiment tracker
+    (`wandb`, `mlflow`, `comet_ml`, `neptune`, `clearml`), an upload (Hugging Face Hub,
+    Cloud Storage, S3, `gsutil cp`), a write to a `gs://` / `s3://` path; in the branch,
+    after `if not xm.is_master_ordinal(): return`, or in a module helper called there.
+    Also flags `xm.is_master_ordinal` used in a test without being called (the function
+    object: the test is the same on every process). Reported at the `if`.
+
+    ## Why is this bad?
+    `is_master_ordinal()` checks the *local* ordinal by default: on a multi-host pod every
+    host has a local master, so the action runs once per host (N wandb runs, N uploads
+    racing on one object). `local=False` checks the one global master. An uncalled
+    `xm.is_master_ordinal` is always true (`== True` is always false).
+
+    ## Known problems
+    Per-host work under the local master is right and not reported: creating local
+    folders, downloading a dataset, printing, a TensorBoard writer for a local log dir,
+    `xm.save` (XLA602 speaks about it; its `global_master=True` picks one writer). A
+    single-host run is fine either way: the rule cannot know the topology.
+
+    ## Example
+    ```python
+    if xm.is_master_ordinal():
+        wandb.init(project="run")
+    ```
+
+    ## Use instead
+    ```python
+    if xm.is_master_ordinal(local=False):  # or xr.global_ordinal() == 0
+        wandb.init(project="run")
+    ```
+
+    ## References
+    - torch_xla `torch_xla/core/xla_model.py` `is_master_ordinal(local=True)` ("In case
+      of multi-host replication, there is only one global master ordinal (host 0, device
+      0), while there are NUM_HOSTS local master ordinals"); `master_print(...,
+      local=False)`; `save(..., global_master=False)`
+    - facebookresearch/mmf PR #954 ("we need to set `global_master=True` in xm.save")
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA604"
+
+    reported_at = 'the `if` that tests the master (its first line)'
+    name = "local-master-for-global-action"
+    message = "a shared action under xm.is_master_ordinal() runs once per host"
+    fix = "use xm.is_master_ordinal(local=False)"
+    severity = "E"
+    versions = "2.0+"
+    bad = [
+        "import wandb\nimport torch_xla.core.xla_model as xm\n"
+        "def setup(config):\n"
+        "    if xm.is_master_ordinal():\n"
+        "        wandb.init(project='run', config=config)\n",
+        "import torch_xla.core.xla_model as xm\n"
+        "def log(x):\n"
+        "    if xm.is_master_ordinal == True:\n"
+        "        print(x)\n",
+    ]
+    good = [
+        "import os\nimport wandb\nimport torch_xla.core.xla_model as xm\n"
+        "def setup(config, out_dir):\n"
+        "    if xm.is_master_ordinal(local=False):\n"
+        "        wandb.init(project='run', config=config)\n"
+        "    if xm.is_master_ordinal():\n"
+        "        os.makedirs(out_dir, exist_ok=True)\n",
+    ]
+
+    def check(self, model):
+        if not model.references(MASTER_TEST):
+            return
+        yield from self._uncalled(model)
+        masters = model.calls_to(MASTER_TEST)
+        if not masters:
+            return
+        effects = self._effect_functions(model)
+        reported = set()
+        for call, ctx in model.calls:
+            what = shared_effect(model, call, ctx)
+            if what is None:
+                funcs = model.function_of(call.func, ctx) if effects else ()
+                if not any(effects.get(id(f)) for f in funcs):
+                    continue
+                what = f"{source_text(call.func, 24)}()"
+            if not model.in_xla_code(ctx):
+                continue
+            found = self._master_frame(model, ctx)
+            if found is None:
+                continue
+            test = found
+            stmt = model.test_statement(test)
+            if stmt is None or id(stmt) in reported:
+                continue
+            reported.add(id(stmt))
+            yield self.finding(stmt, f"{what} under xm.is_master_ordinal() runs once per host")
+
+    @staticmethod
+    def _effect_functions(model) -> dict:
+        """id(function) -> True for module functions that act on a shared service (or call one that does)."""
+        direct = {id(f): any(shared_effect(model, c, x) for c, x in f.calls) for f in model.functions}
+        if not any(direct.values()):
+            return {}
+        return model.closure_over_callers("xla604_effects", direct)
+
+    @staticmethod
+    def _master_frame(model, ctx):
+        """The test of the innermost branch around ``ctx`` that holds only on a local master
+        (memoised per link of the frame chain: linear over all calls)."""
+        memo = model._cache.setdefault("xla604_links", {})
+        link = ctx.frames or None
+        todo = []
+        while link is not None and id(link) not in memo:
+            todo.append(link)
+            link = link.parent
+        result = memo[id(link)] if link is not None else None
+        for node in reversed(todo):  # outermost first
+            frame = node.frame
+            if type(frame) is tuple and len(frame) == 2 and not isinstance(frame[0], ast.pattern) \
+                    and model.local_master_test(frame[0], ctx, frame[1]) is not None:
+                result = frame[0]
+            memo[id(node)] = result
+        return memo[id(ctx.frames)] if ctx.frames else None
+
+    def _uncalled(self, model):
+        funcs = {id(c.func) for c, _ in model.calls_to(MASTER_TEST)}
+        refs = [(n, c) for n, q, c in model.references(MASTER_TEST)
+                if q == MASTER_TEST and type(n) is ast.Attribute and id(n) not in funcs]
+        if not refs:
+            return
+        wanted = {id(n) for n, _ in refs}
+        for test in model.tests:
+            todo = [test]
+            while todo:
+                node = todo.pop()
+                if id(node) in wanted:
+                    stmt = model.test_statement(test)
+                    if stmt is not None:
+                        yield self.finding(stmt, "xm.is_master_ordinal without (): the same on every process",
+                                           "call it: xm.is_master_ordinal()")
+                    break
+                t = type(node)
+                if t is ast.BoolOp:
+                    todo.extend(node.values)
+                elif t is ast.UnaryOp and type(node.op) is ast.Not:
+                    todo.append(node.operand)
+                elif t is ast.Compare:
+                    todo.extend([node.left, *node.comparators])
