@@ -60,6 +60,9 @@ class Rule:
     severity: ClassVar[str] = "E"
     #: torch_xla versions the rule applies to, as "X.Y+" or "X.Y-X.Z", for the docs
     versions: ClassVar[str] = "2.0+"
+    #: what ``flake8-xla --fix`` may do (``flake8_xla/fix/``): "safe", "unsafe" (only with
+    #: ``--unsafe-fixes``) or "none"
+    fix_applicability: ClassVar[str] = "none"
     bad: ClassVar[list[str]] = []
     good: ClassVar[list[str]] = []
 

@@ -119,6 +119,7 @@ class RemovedXrtWorldSize(ApiChangeRule):
     fix = "use torch_xla.runtime.world_size()"
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.5, removed 2.7"
+    fix_applicability = "safe"
     bad = ["import torch_xla.core.xla_model as xm\nn = xm.xrt_world_size()\n",
            "from torch_xla.core.xla_model import xrt_world_size\n"]
     good = ["import torch_xla.runtime as xr\nn = xr.world_size()\n"]
@@ -155,6 +156,7 @@ class RemovedGetOrdinal(ApiChangeRule):
     fix = "use torch_xla.runtime.global_ordinal()"
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.5, removed 2.7"
+    fix_applicability = "safe"
     bad = ["from torch_xla.core import xla_model as xm\nr = xm.get_ordinal()\n"]
     good = ["import torch_xla.runtime as xr\nr = xr.global_ordinal()\n"]
 
@@ -194,6 +196,7 @@ class DeprecatedXlaDevice(ApiChangeRule):
     message = "xm.xla_device is deprecated"
     fix = "use torch_xla.device()"
     versions = "deprecated 2.8 (xm); removed 2.8 (xr)"
+    fix_applicability = "safe"
     bad = ["import torch_xla.core.xla_model as xm\nd = xm.xla_device()\n",
            "import torch_xla.runtime as xr\nd = xr.xla_device()\n"]
     good = ["import torch_xla\nd = torch_xla.device()\n"]
@@ -230,6 +233,7 @@ class DeprecatedMarkStep(ApiChangeRule):
     message = "xm.mark_step is deprecated"
     fix = "use torch_xla.sync()"
     versions = "deprecated 2.8"
+    fix_applicability = "safe"
     bad = ["import torch_xla.core.xla_model as xm\nxm.mark_step()\n"]
     good = ["import torch_xla\ntorch_xla.sync()\n"]
 
@@ -395,6 +399,7 @@ class RemovedParseXlaDevice(ApiChangeRule):
     fix = "use torch.device(device).index"
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.5, removed 2.7"
+    fix_applicability = "safe"
     bad = ["import torch_xla.core.xla_model as xm\ni = xm.parse_xla_device('xla:0')\n"]
     good = ["import torch\nimport torch_xla\ni = torch.device('xla:0').index\n"]
 
@@ -433,6 +438,7 @@ class RemovedExperimentalPjrt(ApiChangeRule):
     fix = "use torch_xla.runtime (import torch_xla.runtime as xr)"
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.1, removed 2.5"
+    fix_applicability = "safe"
     bad = ["import torch_xla.experimental.pjrt as pjrt\n",
            "import torch_xla\nn = torch_xla.experimental.pjrt.world_size()\n"]
     good = ["import torch_xla.runtime as xr\nn = xr.world_size()\n"]
@@ -470,6 +476,7 @@ class RemovedExperimentalSharding(ApiChangeRule):
     fix = "use torch_xla.distributed.spmd (import torch_xla.distributed.spmd as xs)"
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.2, removed 2.5"
+    fix_applicability = "safe"
     bad = ["import torch_xla.experimental.xla_sharding as xs\n",
            "from torch_xla.experimental.xla_sharded_tensor import XLAShardedTensor\n"]
     good = ["import torch_xla.distributed.spmd as xs\nmesh = xs.Mesh([0], (1,))\n"]
@@ -506,6 +513,7 @@ class RemovedExperimentalCompile(ApiChangeRule):
     fix = "use torch_xla.compile(fn)"
     severity = "E"  # removed in the default target: it raises
     versions = "added 2.4, deprecated 2.5, removed 2.7"
+    fix_applicability = "safe"
     bad = ["import torch_xla\nf = torch_xla.experimental.compile(lambda x: x)\n",
            "from torch_xla.experimental import compile\n"]
     good = ["import torch_xla\nf = torch_xla.compile(lambda x: x)\n"]

@@ -83,6 +83,7 @@ class CudaDeviceInXlaCode(Rule):
     fix = "use torch_xla.device()"
     severity = "E"
     versions = "2.0+"
+    fix_applicability = "safe"
     bad = [
         "import torch\nimport torch_xla\n"
         "def f(model):\n    model.cuda()\n    return torch.zeros(2, device='cuda:0')\n",
@@ -255,6 +256,7 @@ class RankIndexedDevice(Rule):
     fix = "use torch_xla.device(): each process sees its own chip as xla:0"
     severity = "E"
     versions = "2.0+"
+    fix_applicability = "safe"
     supersedes = ("XLA804",)
     bad = [
         "import torch_xla\n"

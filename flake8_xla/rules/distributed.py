@@ -53,6 +53,7 @@ class DdpWithoutBucketView(Rule):
     fix = "pass gradient_as_bucket_view=True to DDP(...)"
     severity = "E"
     versions = "1.13+ (required up to 2.5, recommended after)"
+    fix_applicability = "safe"
     bad = [
         "import torch_xla\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
         "def f(model):\n    return DDP(model)\n",
@@ -120,6 +121,7 @@ class DdpDeviceIdsOnXla(Rule):
     fix = "omit them and move the module with model.to(torch_xla.device())"
     severity = "E"
     versions = "1.13+"
+    fix_applicability = "safe"
     bad = [
         "import torch_xla\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
         "def f(model, rank):\n    return DDP(model, device_ids=[rank], gradient_as_bucket_view=True)\n",
@@ -318,6 +320,7 @@ class XlaPgWithoutXlaInitMethod(Rule):
     fix = 'pass init_method="xla://" and drop rank=/world_size='
     severity = "E"
     versions = "2.0+ (pjrt:// in 2.0, xla:// from 2.1)"
+    fix_applicability = "safe"
     supersedes = ("XLA109",)
     bad = [
         "import torch.distributed as dist\nimport torch_xla\n"
@@ -557,6 +560,7 @@ class PjrtInitMethod(Rule):
     scope = ANYWHERE
     severity = "C"
     versions = "2.1+"
+    fix_applicability = "safe"
     bad = ["import torch.distributed as dist\nimport torch_xla\n"
            "dist.init_process_group('xla', init_method='pjrt://')\n"]
     good = ["import torch.distributed as dist\nimport torch_xla\n"

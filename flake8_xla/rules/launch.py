@@ -51,6 +51,7 @@ class SpawnHardcodedNprocs(Rule):
     fix = "drop nprocs: the runtime starts one process per device"
     severity = "E"
     versions = "2.0+ (ValueError from 2.6)"
+    fix_applicability = "safe"
     bad = [
         "import torch_xla.distributed.xla_multiprocessing as xmp\n"
         "def f(i): pass\n"

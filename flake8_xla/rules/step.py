@@ -750,6 +750,7 @@ class RaggedLastBatch(Rule):
     fix = "pass drop_last=True"
     severity = "W"
     versions = "2.0+"
+    fix_applicability = "unsafe"
     bad = [
         "import torch_xla\nimport torch_xla.core.xla_model as xm\nimport torch_xla.distributed.parallel_loader as pl\n"
         "from torch.utils.data import DataLoader\n"
