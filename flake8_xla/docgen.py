@@ -12,6 +12,7 @@ import inspect
 import sys
 from pathlib import Path
 
+from .fix import fix_doc
 from .registry import ANYWHERE, ENV, all_rules
 
 FAMILIES = {
@@ -34,6 +35,7 @@ def rule_page(cls) -> str:
         f"- Applies to: {scope}",
         f"- torch_xla versions: {cls.versions}",
         f"- Family: XLA{cls.code[3]} ({FAMILIES[cls.code[3]]})",
+        f"- {fix_doc(cls.code)}",
         "",
         doc,
         "",

@@ -53,8 +53,12 @@ def _drop_nprocs(b, node):
     arg, call = _parent_call(b, node)
     if call is None:
         return False
-    if not isinstance(node, cst.Integer):
-        b.applicability = UNSAFE  # a variable may be 1 on purpose (a single-process debug run)
+    # the rule's message says when every value the count may hold is visible and none is
+    # None or 1 (`NUM_CORES = 8`); a count that may be 1 on purpose (a single-process debug
+    # run: `nprocs=args.num_cores`) is dropped only with --unsafe-fixes
+    certain = ("(only None or 1 are accepted)", "PJRT ignores it with a warning")
+    if not isinstance(node, cst.Integer) and not any(c in b.finding.message for c in certain):
+        b.applicability = UNSAFE
     position = None if arg.keyword is not None else 2
     b.edit(call, _safe_edit(lambda c: drop_param(c, "nprocs", position)), "drop nprocs")
     return True
