@@ -324,3 +324,13 @@ def test_fix_run_reports_to_the_given_streams(tmp_path):
     out, err = io.StringIO(), io.StringIO()
     assert fix.run(Args(), [path], Settings(), out=out, err=err) == 1
     assert "+torch_xla.sync()" in out.getvalue() and "would fix 1 finding, 0 would remain" in err.getvalue()
+
+
+def test_unified_diff_shows_only_changed_lines():
+    old = "".join(f"x{i} = 1\n\n" for i in range(300))
+    new = old.replace("x150 = 1\n", "x150 = 2\n")
+    diff = fix.unified_diff(old, new, "a.py")
+    assert [line for line in diff.splitlines() if line[:1] in "+-" and line[:3] not in ("---", "+++")] == \
+        ["-x150 = 1", "+x150 = 2"]
+    assert "@@ -298,7 +298,7 @@" in diff
+    assert fix.unified_diff(old, old, "a.py") == ""

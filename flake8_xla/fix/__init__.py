@@ -93,6 +93,30 @@ def requested(args) -> bool:
     return bool(getattr(args, "fix", False) or getattr(args, "diff", False))
 
 
+def unified_diff(old: str, new: str, name: str, context: int = 3) -> str:
+    """A unified diff like ``diff -u`` (difflib's own treats frequent lines, such as blank
+    ones, as junk and shows them moved)."""
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    out = []
+    for group in difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(context):
+        if not out:
+            out += [f"--- {name}\n", f"+++ {name}\n"]
+        first, last = group[0], group[-1]
+        out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [" " + line for line in a[i1:i2]]
+                continue
+            out += ["-" + line for line in a[i1:i2]]
+            out += ["+" + line for line in b[j1:j2]]
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in out)
+
+
+def _range(start: int, stop: int) -> str:
+    length = stop - start
+    return f"{start + 1 if length else start},{length}" if length != 1 else f"{start + 1}"
+
+
 def run(args, paths: Iterable, settings, is_selected: Callable[[str], bool] = lambda code: True,
         out=None, err=None) -> int | None:
     """Fix (or diff) every file in ``paths``.
@@ -126,8 +150,7 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str], bool] = la
             continue
         changed = True
         if args.diff:
-            out.writelines(difflib.unified_diff(source.splitlines(keepends=True), result.source.splitlines(keepends=True),
-                                                fromfile=str(path), tofile=str(path)))
+            out.write(unified_diff(source, result.source, str(path)))
         else:
             with open(path, "w", encoding="utf-8", newline="") as fh:
                 fh.write(result.source)

@@ -71,8 +71,11 @@ def _between(call: cst.Call, before: int):
         comma = call.args[i].comma
         if isinstance(comma, cst.Comma):
             return _clean(comma.whitespace_after)
-    if isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
-        return _clean(call.whitespace_before_args)
+    last = call.args[-1] if call.args else None
+    vertical = last is not None and (isinstance(last.comma, cst.Comma)
+                                     or isinstance(last.whitespace_after_arg, cst.ParenthesizedWhitespace))
+    if vertical and isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
+        return _clean(call.whitespace_before_args)  # one argument per line: the new one too
     return SPACE
 
 
