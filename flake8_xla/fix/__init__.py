@@ -29,6 +29,9 @@ FIX_DOCS = {
     "XLA001": "drops `nprocs=` (keyword or third positional argument) from `xmp.spawn`; a "
               "count that is not an integer literal (it may be 1 on purpose) is dropped only "
               "with `--unsafe-fixes`",
+    "XLA002": "`mp.spawn(fn, args=..., nprocs=...)` -> `torch_xla.launch(fn, args=...)` (`xmp.spawn(fn, "
+              "args=...)` before torch_xla 2.5): unsafe, the runtime now decides the process count; "
+              "`import torch.multiprocessing as mp` goes when nothing else uses it",
     "XLA101": "adds `gradient_as_bucket_view=True` to the `DistributedDataParallel(...)` call "
               "(or turns a literal `False` into `True`)",
     "XLA102": "drops `device_ids=` and `output_device=` from the `DistributedDataParallel(...)` "
@@ -36,6 +39,8 @@ FIX_DOCS = {
     "XLA104": 'adds `init_method="xla://"` (`pjrt://` with `import torch_xla.experimental.pjrt_backend` '
               "for torch_xla 2.0) and drops `rank=` / `world_size=`, which the XLA rendezvous ignores",
     "XLA106": 'rewrites the literal `init_method="pjrt://"` to `"xla://"`',
+    "XLA201": "`optimizer.step()` -> `xm.optimizer_step(optimizer)`: unsafe, the replicas now "
+              "average their gradients before the step (or wrap the model in DDP instead)",
     "XLA304": "adds `drop_last=True` to the `DataLoader(...)` call: unsafe, the last samples of "
               "every epoch are no longer seen",
     "XLA401": "`.cuda()` -> `.to(torch_xla.device())`, `.to(\"cuda\")` / `device=\"cuda\"` / "

@@ -131,6 +131,69 @@ def _pjrt_init_method(b, node):
     return True
 
 
+def _literal(node, value) -> bool:
+    return isinstance(node, cst.Name) and node.value == repr(value)
+
+
+@fixes("XLA002")
+def _xla_launcher(b, node):
+    """``mp.spawn(fn, args=..., nprocs=...)`` -> ``torch_xla.launch(fn, args=...)`` (``xmp.spawn``
+    before 2.5): the XLA launcher starts one process per device and passes the index first too."""
+    if not isinstance(node, cst.Call) or has_star_or_splat(node):
+        return False
+    name = dotted(node.func)
+    if name is None or name.rsplit(".", 1)[-1] != "spawn":
+        return False  # start_processes: a human
+    b.applicability = UNSAFE  # the process count now comes from the runtime, not the script
+    params = {}
+    spawn_params = (("fn", None), ("args", None), ("nprocs", None), ("join", True), ("daemon", False),
+                    ("start_method", None))
+    for i, (param, default) in enumerate(spawn_params):
+        index = arg_index(node, param, i)
+        if index is not None:
+            params[param] = node.args[index].value
+        if param in ("join", "daemon") and param in params and not _literal(params[param], default):
+            return False  # join=False / daemon=True: no such option on the XLA launcher
+    if "fn" not in params or len(node.args) != len(params):
+        return False
+    if b.ctx.settings.target_version >= (2, 5):
+        launcher = b.ref("torch_xla", "launch")
+    else:
+        launcher = b.ref("torch_xla.distributed.xla_multiprocessing", "spawn")
+    if launcher is None:
+        return False
+    new_args = [cst.Arg(params["fn"])]
+    for key in ("args", "start_method"):
+        if key in params:
+            new_args.append(kwarg(key, params[key]))
+    for i in range(len(new_args) - 1):
+        new_args[i] = new_args[i].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    b.edit(node, lambda c: c.with_changes(func=expr(launcher), args=new_args,
+                                          whitespace_before_args=cst.SimpleWhitespace("")), "launcher")
+    return True
+
+
+def has_star_or_splat(call) -> bool:
+    return any(a.star for a in call.args)
+
+
+# -- XLA2 --------------------------------------------------------------------------------
+
+@fixes("XLA201")
+def _xm_optimizer_step(b, node):
+    """``optimizer.step()`` -> ``xm.optimizer_step(optimizer)`` (all-reduces the gradients, then steps)."""
+    if not isinstance(node, cst.Call) or node.args or not isinstance(node.func, cst.Attribute) \
+            or node.func.attr.value != "step":
+        return False
+    b.applicability = UNSAFE  # the replicas now average their gradients: the update changes
+    step = b.ref("torch_xla.core.xla_model", "optimizer_step")
+    if step is None:
+        return False
+    b.edit(node, lambda c: cst.Call(func=expr(step), args=[cst.Arg(c.func.value)])
+           if isinstance(c.func, cst.Attribute) else c, "optimizer step")
+    return True
+
+
 # -- XLA3 --------------------------------------------------------------------------------
 
 @fixes("XLA304")

@@ -157,6 +157,7 @@ class TorchMpSpawnWithXla(Rule):
     fix = "use torch_xla.launch(fn, args=...) (torch_xla >= 2.5) or xmp.spawn(fn, args=...)"
     severity = "E"
     versions = "2.0+"
+    fix_applicability = "unsafe"
     bad = [
         "import torch\nimport torch.multiprocessing as mp\nimport torch_xla\n"
         "def train(rank):\n    torch.ones(2, device=torch_xla.device())\n"

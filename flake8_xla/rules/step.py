@@ -74,6 +74,7 @@ class UnreducedOptimizerStep(Rule):
     fix = "use xm.optimizer_step(optimizer), or wrap the model in DDP"
     severity = "E"
     versions = "2.0+"
+    fix_applicability = "unsafe"
     bad = [
         "import torch_xla\n"
         "def f(i, loader, model, optimizer):\n"
