@@ -210,12 +210,10 @@ def fix_source(source: str, settings: Settings, path: str = "<fix>", unsafe: boo
     planned = collections.Counter()
     seen_keys = set()
     for n, finding in enumerate(sorted(todo, key=lambda f: (f.code, f.line, f.col))):
-        node = ctx.node_at(finding)
-        if node is None:
-            continue
         builder = Builder(ctx, finding)
         try:
-            ok = FIXES[finding.code](builder, node)
+            node = ctx.node_at(finding)
+            ok = node is not None and FIXES[finding.code](builder, node)
         except Exception:  # a fix that cannot handle this shape: the finding stays
             ok = False
         if not ok or builder.applicability not in allowed:

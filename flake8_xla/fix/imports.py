@@ -89,11 +89,11 @@ def _module_level(tree: ast.Module):
     todo = list(tree.body)
     while todo:
         node = todo.pop()
+        if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            continue
         yield node
         for field in ("body", "orelse", "finalbody", "handlers"):
-            for child in getattr(node, field, ()) or ():
-                if type(child) not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-                    todo.append(child)
+            todo.extend(getattr(node, field, ()) or ())
 
 
 class Imports:
@@ -114,6 +114,11 @@ class Imports:
             elif type(node) is ast.ImportFrom and node.module and not node.level:
                 for a in node.names:
                     self.existing.setdefault(f"{node.module}.{a.name}", a.asname or a.name)
+        # torch_xla imported only under try/if or inside functions (an optional dependency,
+        # an availability probe): a fix must not add an unconditional torch_xla import
+        unconditional = any(type(n) in (ast.Import, ast.ImportFrom) and _imports_xla(n) for n in tree.body)
+        self.xla_optional = not unconditional and any(
+            type(n) in (ast.Import, ast.ImportFrom) and _imports_xla(n) for n in ast.walk(tree))
         self.needed: dict[str, str] = {}  # module -> the import statement to add
         self.remove_if_unused: set[str] = set()  # local names whose import goes once unused
         self.remove_module_imports: set[str] = set()  # dotted `import a.b` of removed modules
@@ -124,6 +129,8 @@ class Imports:
         have = self.existing.get(module)
         if have is not None and not self.rebound.get(have.split(".", 1)[0]):
             return have, None
+        if self.xla_optional and _is_xla(module):
+            return None
         alias = ALIASES.get(module, None) if module in ALIASES else None
         if alias is None:  # plain `import a.b`: spelled a.b, binds the root
             root = module.split(".", 1)[0]
@@ -158,6 +165,12 @@ class Imports:
 
 def _is_xla(name: str) -> bool:
     return name == "torch_xla" or name.startswith("torch_xla.")
+
+
+def _imports_xla(node) -> bool:
+    if type(node) is ast.Import:
+        return any(_is_xla(a.name) for a in node.names)
+    return not node.level and node.module is not None and _is_xla(node.module)
 
 
 class CarryLines(cst.CSTTransformer):
@@ -209,6 +222,33 @@ class _RemoveUnused(CarryLines):
         self.refs_after = refs_after
         self.used_after = used_after
         self.xla_left = keeps_xla
+        self.guarded = 0
+
+    # an import under `try:` or `if` may be an availability probe (`try: import torch_xla
+    # ... except ImportError: USE_XLA = False`): it stays, even unused
+    def visit_Try(self, node):
+        self.guarded += 1
+        return True
+
+    def leave_Try(self, original, updated):
+        self.guarded -= 1
+        return updated
+
+    def visit_TryStar(self, node):
+        self.guarded += 1
+        return True
+
+    def leave_TryStar(self, original, updated):
+        self.guarded -= 1
+        return updated
+
+    def visit_If(self, node):
+        self.guarded += 1
+        return True
+
+    def leave_If(self, original, updated):
+        self.guarded -= 1
+        return updated
 
     def _xla_guard(self, full: str) -> bool:
         """May an import of ``full`` go? Not when it is the module's last torch_xla import."""
@@ -230,6 +270,8 @@ class _RemoveUnused(CarryLines):
         return local in self.drop
 
     def leave_Import(self, original, updated):
+        if self.guarded:
+            return updated
         names = []
         for alias in updated.names:
             full = dotted(alias.name)
@@ -247,7 +289,7 @@ class _RemoveUnused(CarryLines):
         return False  # conservative: keep `import root` whenever the root is still read
 
     def leave_ImportFrom(self, original, updated):
-        if isinstance(updated.names, cst.ImportStar):
+        if isinstance(updated.names, cst.ImportStar) or self.guarded:
             return updated
         module = dotted(updated.module) if updated.module is not None else ""
         names = []

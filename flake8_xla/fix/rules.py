@@ -399,6 +399,16 @@ def _alias_parts(b, alias):
     return name, local, stmt
 
 
+def _guarded(b, node) -> bool:
+    """Is ``node`` under a ``try:`` or an ``if`` (an import there may be an availability probe)?"""
+    node = b.ctx.parent(node)
+    while node is not None and not isinstance(node, cst.Module):
+        if isinstance(node, (cst.Try, cst.TryStar, cst.If)):
+            return True
+        node = b.ctx.parent(node)
+    return False
+
+
 def _uses_of_module(b, full, local):
     """The ``X`` nodes of every ``<module>.X`` in the module: (attribute node, X); None when
     the module is used another way (passed around, rebound)."""
@@ -426,8 +436,8 @@ def _api_rename(b, node):
     renames = _renames(b.ctx.settings)
     if isinstance(node, cst.ImportAlias):
         full, local, stmt = _alias_parts(b, node)
-        if full is None:
-            return False
+        if full is None or _guarded(b, node):
+            return False  # the import must go, and one under try/if may be a probe: a human
         if full in renames:  # `from xm import mark_step`: rewrite every use, drop the name
             if local is None or b.ctx.imports.rebound.get(local):
                 return False
