@@ -364,3 +364,14 @@ def test_rule_fixtures_fix_without_revert_and_idempotently(unsafe):
         if result.source != text:
             assert _undefined(result.source) <= _undefined(text), path.name
             assert fixer.fix_source(result.source, settings, unsafe=unsafe).source == result.source, path.name
+
+
+def test_revert_when_a_name_becomes_undefined(monkeypatch):
+    import libcst as cst
+
+    def undefined(b, node):
+        b.edit(node, lambda c: cst.parse_expression("DDP(model, gradient_as_bucket_view=TRUE)"))
+        return True
+    monkeypatch.setitem(FIXES, "XLA101", undefined)
+    result = fixer.fix_source(DDP_SRC, Settings())
+    assert result.source == DDP_SRC and result.reverted == "undefined after the fixes: TRUE"

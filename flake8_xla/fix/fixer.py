@@ -73,6 +73,19 @@ def lint(source: str, settings: Settings, path: str = "<fix>",
     return out
 
 
+def undefined_names(source: str) -> set[str]:
+    """The names pyflakes (flake8's own checker) reports as undefined."""
+    from pyflakes import checker, messages
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            found = checker.Checker(ast.parse(source)).messages
+    except (RecursionError, MemoryError, SyntaxError, ValueError):
+        return set()
+    return {m.message_args[0] for m in found if isinstance(m, messages.UndefinedName)}
+
+
 class Context:
     """What a fix sees: the module, positions and parents of its nodes, the settings, the
     imports; and where the fixes put their edits."""
@@ -149,11 +162,19 @@ class Builder:
         self.needs: list = []
         self.remove_if_unused: list[str] = []
         self.remove_modules: list[str] = []
+        self.node = None  # the finding's node
 
     def ref(self, module: str, attr: str | None = None) -> str | None:
         """How to spell ``module.attr`` here (importing the module when needed); None when no
         spelling is safe."""
-        spelled = self.ctx.imports.spell(module)
+        deferred = False
+        node = self.node
+        while node is not None and not isinstance(node, cst.Module):
+            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+                deferred = True  # runs when called, after every module-level import
+                break
+            node = self.ctx.parents.get(node)
+        spelled = self.ctx.imports.spell(module, self.finding.line, deferred)
         if spelled is None:
             return None
         name, statement = spelled
@@ -212,7 +233,7 @@ def fix_source(source: str, settings: Settings, path: str = "<fix>", unsafe: boo
     for n, finding in enumerate(sorted(todo, key=lambda f: (f.code, f.line, f.col))):
         builder = Builder(ctx, finding)
         try:
-            node = ctx.node_at(finding)
+            node = builder.node = ctx.node_at(finding)
             ok = node is not None and FIXES[finding.code](builder, node)
         except Exception:  # a fix that cannot handle this shape: the finding stays
             ok = False
@@ -238,6 +259,9 @@ def fix_source(source: str, settings: Settings, path: str = "<fix>", unsafe: boo
         compile(new_source, path, "exec", dont_inherit=True)
     except Exception as exc:
         return FixResult(source, 0, len(before), f"the fixed text does not compile ({type(exc).__name__})", before)
+    undefined = sorted(undefined_names(new_source) - undefined_names(source))
+    if undefined:  # an import placed after a use that runs at import time, a shadowed name...
+        return FixResult(source, 0, len(before), "undefined after the fixes: " + ", ".join(undefined), before)
     after = lint(new_source, settings, path, is_selected)
     if after is None:
         return FixResult(source, 0, len(before), "the fixed text does not parse", before)

@@ -102,18 +102,24 @@ class Imports:
     def __init__(self, tree: ast.Module):
         self.rebound, self.imported = bound_names(tree)
         self.used_before = used_names(tree)
-        self.existing: dict[str, str] = {}  # module -> how the module-level code spells it
+        #: module -> (how the module-level code spells it, the line of the first such import)
+        self.existing: dict[str, tuple[str, int]] = {}
+
+        def add(module, spelled, line):
+            if module not in self.existing or line < self.existing[module][1]:
+                self.existing[module] = (spelled, line)
+
         for node in _module_level(tree):
             if type(node) is ast.Import:
                 for a in node.names:
                     if a.asname:
-                        self.existing.setdefault(a.name, a.asname)
+                        add(a.name, a.asname, node.lineno)
                     else:
-                        self.existing.setdefault(a.name, a.name)
-                        self.existing.setdefault(a.name.split(".", 1)[0], a.name.split(".", 1)[0])
+                        add(a.name, a.name, node.lineno)
+                        add(a.name.split(".", 1)[0], a.name.split(".", 1)[0], node.lineno)
             elif type(node) is ast.ImportFrom and node.module and not node.level:
                 for a in node.names:
-                    self.existing.setdefault(f"{node.module}.{a.name}", a.asname or a.name)
+                    add(f"{node.module}.{a.name}", a.asname or a.name, node.lineno)
         # torch_xla imported only under try/if or inside functions (an optional dependency,
         # an availability probe): a fix must not add an unconditional torch_xla import
         unconditional = any(type(n) in (ast.Import, ast.ImportFrom) and _imports_xla(n) for n in tree.body)
@@ -123,12 +129,16 @@ class Imports:
         self.remove_if_unused: set[str] = set()  # local names whose import goes once unused
         self.remove_module_imports: set[str] = set()  # dotted `import a.b` of removed modules
 
-    def spell(self, module: str) -> tuple[str, str | None] | None:
-        """(how to spell ``module`` in code, the import to add or None), or None when no
-        spelling is safe (the alias is bound to something else in the module)."""
+    def spell(self, module: str, line: int = 1 << 30, deferred: bool = True) -> tuple[str, str | None] | None:
+        """(how to spell ``module`` in code at ``line``, the import to add or None), or None
+        when no spelling is safe: the alias is bound to something else, or the module's import
+        comes after a use that runs at import time (``deferred``: the use is in a function)."""
         have = self.existing.get(module)
-        if have is not None and not self.rebound.get(have.split(".", 1)[0]):
-            return have, None
+        if have is not None:
+            spelled, at = have
+            if self.rebound.get(spelled.split(".", 1)[0]) or not (deferred or at < line):
+                return None
+            return spelled, None
         if self.xla_optional and _is_xla(module):
             return None
         alias = ALIASES.get(module, None) if module in ALIASES else None
