@@ -19,7 +19,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from . import __version__
+from . import __version__, fix
 from .engine import run
 from .registry import all_rules
 from .settings import NEWEST_VERSION, SCOPES, SettingsError, parse_scope, parse_version, version_str, Settings
@@ -161,6 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", type=Path, help="pyproject.toml to read [tool.flake8-xla] from "
                         "(default: the nearest one above the current folder)")
     parser.add_argument("--version", action="version", version=f"flake8-xla {__version__}")
+    fix.add_arguments(parser)
     return parser
 
 
@@ -183,6 +184,10 @@ def main(argv: list[str] | None = None) -> int:
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         parser.exit(2, f"flake8-xla: error: no such file or folder: {', '.join(missing)}\n")
+    if fix.requested(args):  # --fix rewrites the files, then the lint below reports what remains
+        status = fix.run(args, list(iter_files(args.paths)), settings, lambda code: selected(code, select, ignore))
+        if status is not None:
+            return status
     results = []
     for path in iter_files(args.paths):
         for line, col, code, message in lint_file(path, settings):

@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 from . import settings as settings_mod
+from .fix import fix_doc
 from .registry import ANYWHERE, ENV, all_rules
 
 FAMILIES = {
@@ -152,6 +153,7 @@ def rule_page(cls, variants: list[str] | None = None) -> str:
     lines += [
         f"- Reported at: {where}. flake8 matches `# noqa: {cls.code}` against the line where "
         "that node starts (for a node spanning lines, its first line)",
+        f"- {fix_doc(cls.code)}",
         "",
         doc,
         "",

@@ -70,6 +70,9 @@ class Rule:
     #: where a finding is reported, for ``# noqa`` (the docs page says it): the node whose
     #: first line carries the finding, e.g. "the `xmp.spawn(...)` call"
     reported_at: ClassVar[str] = ""
+    #: what ``flake8-xla --fix`` may do (``flake8_xla/fix/``): "safe", "unsafe" (only with
+    #: ``--unsafe-fixes``) or "none"
+    fix_applicability: ClassVar[str] = "none"
     bad: ClassVar[list[str]] = []
     good: ClassVar[list[str]] = []
 

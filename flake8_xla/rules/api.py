@@ -120,6 +120,7 @@ class RemovedXrtWorldSize(ApiChangeRule):
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.5, removed 2.7"
     reported_at = 'each use: the attribute chain (`xm.xrt_world_size`), or the name in `from ... import xrt_world_size`'
+    fix_applicability = "safe"
     bad = ["import torch_xla.core.xla_model as xm\nn = xm.xrt_world_size()\n",
            "from torch_xla.core.xla_model import xrt_world_size\n"]
     good = ["import torch_xla.runtime as xr\nn = xr.world_size()\n"]
@@ -157,6 +158,7 @@ class RemovedGetOrdinal(ApiChangeRule):
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.5, removed 2.7"
     reported_at = 'each use: the attribute chain (`xm.get_ordinal`), or the name in `from ... import get_ordinal`'
+    fix_applicability = "safe"
     bad = ["from torch_xla.core import xla_model as xm\nr = xm.get_ordinal()\n"]
     good = ["import torch_xla.runtime as xr\nr = xr.global_ordinal()\n"]
 
@@ -197,6 +199,7 @@ class DeprecatedXlaDevice(ApiChangeRule):
     fix = "use torch_xla.device()"
     versions = "deprecated 2.8 (xm); removed 2.8 (xr)"
     reported_at = 'each use: the attribute chain (`xm.xla_device`), or the name in `from ... import xla_device`'
+    fix_applicability = "safe"
     bad = ["import torch_xla.core.xla_model as xm\nd = xm.xla_device()\n",
            "import torch_xla.runtime as xr\nd = xr.xla_device()\n"]
     good = ["import torch_xla\nd = torch_xla.device()\n"]
@@ -234,6 +237,7 @@ class DeprecatedMarkStep(ApiChangeRule):
     fix = "use torch_xla.sync()"
     versions = "deprecated 2.8"
     reported_at = 'each use: the attribute chain (`xm.mark_step`), or the name in `from ... import mark_step`'
+    fix_applicability = "safe"
     bad = ["import torch_xla.core.xla_model as xm\nxm.mark_step()\n"]
     good = ["import torch_xla\ntorch_xla.sync()\n"]
 
@@ -401,6 +405,7 @@ class RemovedParseXlaDevice(ApiChangeRule):
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.5, removed 2.7"
     reported_at = 'each use: the attribute chain (`xm.parse_xla_device`), or the name in `from ... import parse_xla_device`'
+    fix_applicability = "safe"
     bad = ["import torch_xla.core.xla_model as xm\ni = xm.parse_xla_device('xla:0')\n"]
     good = ["import torch\nimport torch_xla\ni = torch.device('xla:0').index\n"]
 
@@ -440,6 +445,7 @@ class RemovedExperimentalPjrt(ApiChangeRule):
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.1, removed 2.5"
     reported_at = "the module's name in the import, and each use of one of its names that needs its own fix"
+    fix_applicability = "safe"
     bad = ["import torch_xla.experimental.pjrt as pjrt\n",
            "import torch_xla\nn = torch_xla.experimental.pjrt.world_size()\n"]
     good = ["import torch_xla.runtime as xr\nn = xr.world_size()\n"]
@@ -478,6 +484,7 @@ class RemovedExperimentalSharding(ApiChangeRule):
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.2, removed 2.5"
     reported_at = "the module's name in the import, and each use of one of its names that needs its own fix"
+    fix_applicability = "safe"
     bad = ["import torch_xla.experimental.xla_sharding as xs\n",
            "from torch_xla.experimental.xla_sharded_tensor import XLAShardedTensor\n"]
     good = ["import torch_xla.distributed.spmd as xs\nmesh = xs.Mesh([0], (1,))\n"]
@@ -515,6 +522,7 @@ class RemovedExperimentalCompile(ApiChangeRule):
     severity = "E"  # removed in the default target: it raises
     versions = "added 2.4, deprecated 2.5, removed 2.7"
     reported_at = 'each use: the attribute chain (`torch_xla.experimental.compile`), or the name in `from ... import compile`'
+    fix_applicability = "safe"
     bad = ["import torch_xla\nf = torch_xla.experimental.compile(lambda x: x)\n",
            "from torch_xla.experimental import compile\n"]
     good = ["import torch_xla\nf = torch_xla.compile(lambda x: x)\n"]

@@ -85,6 +85,7 @@ class CudaDeviceInXlaCode(Rule):
     versions = "2.0+"
     reported_at = ('the CUDA call (`.cuda()`, `torch.device("cuda")`, `torch.cuda.synchronize()`), or the `"cuda"` '
                    'value of a `device=` / `map_location=` argument')
+    fix_applicability = "safe"
     bad = [
         "import torch\nimport torch_xla\n"
         "def f(model):\n    model.cuda()\n    return torch.zeros(2, device='cuda:0')\n",
@@ -259,6 +260,7 @@ class RankIndexedDevice(Rule):
     versions = "2.0+"
     reported_at = ('the call that picks the device (`.to(rank)`, `torch_xla.device(rank)`, `torch.device("xla", rank)`), '
                    'the value of a `device=` argument, or the `f"xla:{rank}"` string')
+    fix_applicability = "safe"
     supersedes = ("XLA804",)
     bad = [
         "import torch_xla\n"

@@ -54,6 +54,7 @@ class DdpWithoutBucketView(Rule):
     severity = "E"
     versions = "1.13+ (required up to 2.5, recommended after)"
     reported_at = 'the `DistributedDataParallel(...)` call'
+    fix_applicability = "safe"
     bad = [
         "import torch_xla\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
         "def f(model):\n    return DDP(model)\n",
@@ -122,6 +123,7 @@ class DdpDeviceIdsOnXla(Rule):
     severity = "E"
     versions = "1.13+"
     reported_at = 'the `DistributedDataParallel(...)` call'
+    fix_applicability = "safe"
     bad = [
         "import torch_xla\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
         "def f(model, rank):\n    return DDP(model, device_ids=[rank], gradient_as_bucket_view=True)\n",
@@ -322,6 +324,7 @@ class XlaPgWithoutXlaInitMethod(Rule):
     severity = "E"
     versions = "2.0+ (pjrt:// in 2.0, xla:// from 2.1)"
     reported_at = 'the `init_process_group(...)` call'
+    fix_applicability = "safe"
     supersedes = ("XLA109",)
     bad = [
         "import torch.distributed as dist\nimport torch_xla\n"
@@ -564,6 +567,7 @@ class PjrtInitMethod(Rule):
     severity = "C"
     versions = "2.1+"
     reported_at = 'the `init_process_group(...)` call'
+    fix_applicability = "safe"
     bad = ["import torch.distributed as dist\nimport torch_xla\n"
            "dist.init_process_group('xla', init_method='pjrt://')\n"]
     good = ["import torch.distributed as dist\nimport torch_xla\n"

@@ -52,6 +52,7 @@ class SpawnHardcodedNprocs(Rule):
     severity = "E"
     versions = "2.0+ (ValueError from 2.6)"
     reported_at = 'the `xmp.spawn(...)` call'
+    fix_applicability = "safe"
     bad = [
         "import torch_xla.distributed.xla_multiprocessing as xmp\n"
         "def f(i): pass\n"
@@ -158,6 +159,7 @@ class TorchMpSpawnWithXla(Rule):
     severity = "E"
     versions = "2.0+"
     reported_at = 'the `torch.multiprocessing.spawn(...)` / `start_processes(...)` call'
+    fix_applicability = "unsafe"
     bad = [
         "import torch\nimport torch.multiprocessing as mp\nimport torch_xla\n"
         "def train(rank):\n    torch.ones(2, device=torch_xla.device())\n"

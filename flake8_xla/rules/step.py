@@ -75,6 +75,7 @@ class UnreducedOptimizerStep(Rule):
     severity = "E"
     versions = "2.0+"
     reported_at = 'the `optimizer.step()` call'
+    fix_applicability = "unsafe"
     bad = [
         "import torch_xla\n"
         "def f(i, loader, model, optimizer):\n"
@@ -756,6 +757,7 @@ class RaggedLastBatch(Rule):
     versions = "2.0+"
     hint = True
     reported_at = 'the `DataLoader(...)` call'
+    fix_applicability = "unsafe"
     bad = [
         "import torch_xla\nimport torch_xla.core.xla_model as xm\nimport torch_xla.distributed.parallel_loader as pl\n"
         "from torch.utils.data import DataLoader\n"

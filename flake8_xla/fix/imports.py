@@ -1,0 +1,379 @@
+"""Imports for the fixes: reuse the module's own alias, add the documented one once, and
+remove an import a fix left unused (never one still used, never the last torch_xla import).
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from .edits import dotted
+
+#: the documented alias of each module a fix may need (torch_xla's own docs spell them so)
+ALIASES = {
+    "torch_xla": None,
+    "torch_xla.runtime": "xr",
+    "torch_xla.core.xla_model": "xm",
+    "torch_xla.distributed.xla_multiprocessing": "xmp",
+    "torch_xla.distributed.spmd": "xs",
+}
+
+
+def bound_names(tree: ast.AST) -> tuple[dict[str, int], set[str]]:
+    """(how many times each name is bound by something other than an import, the names
+    imports bind) over the whole module, every scope."""
+    other: dict[str, int] = {}
+    imported: set[str] = set()
+
+    def bind(name):
+        other[name] = other.get(name, 0) + 1
+
+    for node in ast.walk(tree):
+        t = type(node)
+        if t is ast.Name and type(node.ctx) is not ast.Load:
+            bind(node.id)
+        elif t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            bind(node.name)
+        elif t is ast.arg:
+            bind(node.arg)
+        elif t is ast.ExceptHandler and node.name:
+            bind(node.name)
+        elif t in (ast.Global, ast.Nonlocal):
+            for name in node.names:
+                bind(name)
+        elif t in (ast.MatchAs, ast.MatchStar) and node.name:
+            bind(node.name)
+        elif t is ast.MatchMapping and node.rest:
+            bind(node.rest)
+        elif t is ast.Import:
+            for a in node.names:
+                imported.add(a.asname or a.name.split(".", 1)[0])
+        elif t is ast.ImportFrom:
+            for a in node.names:
+                imported.add(a.asname or a.name)
+    return other, imported
+
+
+def used_names(tree: ast.AST) -> set[str]:
+    """Names read anywhere (every scope), and the strings of ``__all__``."""
+    used = set()
+    for node in ast.walk(tree):
+        if type(node) is ast.Name and type(node.ctx) is not ast.Store:
+            used.add(node.id)
+        elif type(node) is ast.Assign and any(type(t) is ast.Name and t.id == "__all__" for t in node.targets):
+            for c in ast.walk(node.value):
+                if type(c) is ast.Constant and isinstance(c.value, str):
+                    used.add(c.value)
+    return used
+
+
+def dotted_refs(tree: ast.AST) -> set[str]:
+    """Every ``a.b.c`` chain read in the module (and each of its prefixes)."""
+    out = set()
+    for node in ast.walk(tree):
+        if type(node) is ast.Attribute:
+            parts = []
+            cur = node
+            while type(cur) is ast.Attribute:
+                parts.append(cur.attr)
+                cur = cur.value
+            if type(cur) is ast.Name:
+                parts.append(cur.id)
+                out.add(".".join(reversed(parts)))
+    return out
+
+
+def _module_level(tree: ast.Module):
+    """Statements that run at module level (not inside a def or class)."""
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            continue
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            todo.extend(getattr(node, field, ()) or ())
+
+
+class Imports:
+    """What the module imports, the spellings the fixes use, and the imports to add."""
+
+    def __init__(self, tree: ast.Module):
+        self.rebound, self.imported = bound_names(tree)
+        self.used_before = used_names(tree)
+        #: module -> (how the module-level code spells it, the line of the first such import)
+        self.existing: dict[str, tuple[str, int]] = {}
+
+        def add(module, spelled, line):
+            if module not in self.existing or line < self.existing[module][1]:
+                self.existing[module] = (spelled, line)
+
+        for node in _module_level(tree):
+            if type(node) is ast.Import:
+                for a in node.names:
+                    if a.asname:
+                        add(a.name, a.asname, node.lineno)
+                    else:
+                        add(a.name, a.name, node.lineno)
+                        add(a.name.split(".", 1)[0], a.name.split(".", 1)[0], node.lineno)
+            elif type(node) is ast.ImportFrom and node.module and not node.level:
+                for a in node.names:
+                    add(f"{node.module}.{a.name}", a.asname or a.name, node.lineno)
+        # torch_xla imported only under try/if or inside functions (an optional dependency,
+        # an availability probe): a fix must not add an unconditional torch_xla import
+        unconditional = any(type(n) in (ast.Import, ast.ImportFrom) and _imports_xla(n) for n in tree.body)
+        self.xla_optional = not unconditional and any(
+            type(n) in (ast.Import, ast.ImportFrom) and _imports_xla(n) for n in ast.walk(tree))
+        self.needed: dict[str, str] = {}  # module -> the import statement to add
+        self.remove_if_unused: set[str] = set()  # local names whose import goes once unused
+        self.remove_module_imports: set[str] = set()  # dotted `import a.b` of removed modules
+
+    def spell(self, module: str, line: int = 1 << 30, deferred: bool = True) -> tuple[str, str | None] | None:
+        """(how to spell ``module`` in code at ``line``, the import to add or None), or None
+        when no spelling is safe: the alias is bound to something else, or the module's import
+        comes after a use that runs at import time (``deferred``: the use is in a function)."""
+        have = self.existing.get(module)
+        if have is not None:
+            spelled, at = have
+            if self.rebound.get(spelled.split(".", 1)[0]) or not (deferred or at < line):
+                return None
+            return spelled, None
+        if self.xla_optional and _is_xla(module):
+            return None
+        alias = ALIASES.get(module, None) if module in ALIASES else None
+        if alias is None:  # plain `import a.b`: spelled a.b, binds the root
+            root = module.split(".", 1)[0]
+            if self.rebound.get(root):
+                return None
+            return module, f"import {module}"
+        if self.rebound.get(alias) or alias in self.imported:
+            return None
+        return alias, f"import {module} as {alias}"
+
+    def need(self, module: str, statement: str | None) -> None:
+        if statement is not None:
+            self.needed.setdefault(module, statement)
+
+    # -- after the fixes ------------------------------------------------------------------
+
+    def finish(self, module: cst.Module, new_tree: ast.Module) -> cst.Module:
+        used_after = used_names(new_tree)
+        refs_after = dotted_refs(new_tree)
+        drop = {n for n in (self.used_before - used_after) | self.remove_if_unused if n not in used_after}
+        # an import is added when the fixed code reads the name it binds; "!" marks one
+        # imported for its side effect (it registers something), always added
+        to_add = [stmt.lstrip("!") for mod, stmt in sorted(self.needed.items())
+                  if stmt.startswith("!") or stmt.split(" as ")[-1].split()[-1].split(".")[0] in used_after]
+        remover = _RemoveUnused(drop, self.remove_module_imports, refs_after, used_after,
+                                keeps_xla=any("torch_xla" in s for s in to_add))
+        module = module.visit(remover)
+        if to_add:
+            module = _insert_imports(module, to_add)
+        return module
+
+
+def _is_xla(name: str) -> bool:
+    return name == "torch_xla" or name.startswith("torch_xla.")
+
+
+def _imports_xla(node) -> bool:
+    if type(node) is ast.Import:
+        return any(_is_xla(a.name) for a in node.names)
+    return not node.level and node.module is not None and _is_xla(node.module)
+
+
+class CarryLines(cst.CSTTransformer):
+    """A transformer whose removed statement lines hand their comments (or their blank
+    line) to the next statement of the same block."""
+
+    def __init__(self):
+        super().__init__()
+        self.depth = 0
+        self.carry: dict[int, list] = {}
+
+    def visit_IndentedBlock(self, node):
+        self.depth += 1
+        return True
+
+    def leave_IndentedBlock(self, original, updated):
+        self.carry.pop(self.depth, None)
+        self.depth -= 1
+        return updated
+
+    def leave_SimpleStatementLine(self, original, updated):
+        if not updated.body:
+            self.carry.setdefault(self.depth, []).extend(original.leading_lines)
+            return cst.RemovalSentinel.REMOVE
+        return updated
+
+    def on_leave(self, original, updated):
+        updated = super().on_leave(original, updated)
+        if isinstance(updated, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and self.carry.get(self.depth):
+            pending = self.carry.pop(self.depth)
+            own = list(updated.leading_lines)
+            if own:  # keep the removed line's comments, not its blank lines
+                while pending and pending[-1].comment is None:
+                    pending.pop()
+                if not any(line.comment is not None for line in pending):
+                    pending = []
+            updated = updated.with_changes(leading_lines=pending + own)
+        return updated
+
+
+class _RemoveUnused(CarryLines):
+    """Drops import aliases whose local name is in ``drop`` (and ``import a.b`` of a removed
+    module nothing refers to any more), keeping at least one torch_xla import."""
+
+    def __init__(self, drop, modules, refs_after, used_after, keeps_xla):
+        super().__init__()
+        self.drop = drop
+        self.modules = modules
+        self.refs_after = refs_after
+        self.used_after = used_after
+        self.xla_left = keeps_xla
+        self.guarded = 0
+
+    # an import under `try:` or `if` may be an availability probe (`try: import torch_xla
+    # ... except ImportError: USE_XLA = False`): it stays, even unused
+    def visit_Try(self, node):
+        self.guarded += 1
+        return True
+
+    def leave_Try(self, original, updated):
+        self.guarded -= 1
+        return updated
+
+    def visit_TryStar(self, node):
+        self.guarded += 1
+        return True
+
+    def leave_TryStar(self, original, updated):
+        self.guarded -= 1
+        return updated
+
+    def visit_If(self, node):
+        self.guarded += 1
+        return True
+
+    def leave_If(self, original, updated):
+        self.guarded -= 1
+        return updated
+
+    def _xla_guard(self, full: str) -> bool:
+        """May an import of ``full`` go? Not when it is the module's last torch_xla import."""
+        return not _is_xla(full) or self.xla_left
+
+    def visit_Module(self, node):
+        # count the torch_xla imports that stay, so the last one is never removed
+        kept = 0
+        for imp in _all_imports(node):
+            for full, local, dotted_plain in imp:
+                if _is_xla(full) and not self._goes(full, local, dotted_plain):
+                    kept += 1
+        self.xla_left = self.xla_left or kept > 0
+        return True
+
+    def _goes(self, full, local, dotted_plain) -> bool:
+        if dotted_plain:
+            return full in self.modules and not any(r == full or r.startswith(full + ".") for r in self.refs_after)
+        return local in self.drop
+
+    def leave_Import(self, original, updated):
+        if self.guarded:
+            return updated
+        names = []
+        for alias in updated.names:
+            full = dotted(alias.name)
+            local = alias.asname.name.value if alias.asname else None
+            plain = alias.asname is None
+            if self._goes(full, local, plain) and self._xla_guard(full):
+                root = full.split(".", 1)[0]
+                if plain and root in self.used_after and not self._root_bound_elsewhere(root, original):
+                    names.append(alias.with_changes(name=cst.Name(root)))  # keep the root bound
+                continue
+            names.append(alias)
+        return _with_aliases(updated, names)
+
+    def _root_bound_elsewhere(self, root, original) -> bool:
+        return False  # conservative: keep `import root` whenever the root is still read
+
+    def leave_ImportFrom(self, original, updated):
+        if isinstance(updated.names, cst.ImportStar) or self.guarded:
+            return updated
+        module = dotted(updated.module) if updated.module is not None else ""
+        names = []
+        for alias in updated.names:
+            local = alias.asname.name.value if alias.asname else alias.name.value
+            full = f"{module}.{alias.name.value}" if module else alias.name.value
+            if local in self.drop and not updated.relative and self._xla_guard(full if _is_xla(module) else module):
+                continue
+            names.append(alias)
+        return _with_aliases(updated, names)
+
+
+def _all_imports(module: cst.Module):
+    """Per import statement: [(full name, local name, plain dotted import?)]."""
+    out = []
+
+    class _V(cst.CSTVisitor):
+        def visit_Import(self, node):
+            out.append([(dotted(a.name), a.asname.name.value if a.asname else None, a.asname is None)
+                        for a in node.names])
+
+        def visit_ImportFrom(self, node):
+            if isinstance(node.names, cst.ImportStar) or node.relative:
+                return
+            mod = dotted(node.module) if node.module is not None else ""
+            out.append([(mod, a.asname.name.value if a.asname else a.name.value, False) for a in node.names])
+
+    module.visit(_V())
+    return out
+
+
+def _with_aliases(stmt, names):
+    if len(names) == len(stmt.names):
+        return stmt
+    if not names:
+        return cst.RemovalSentinel.REMOVE
+    if names[-1] is not stmt.names[-1]:  # the new last one takes the old last one's comma (or none)
+        names[-1] = names[-1].with_changes(comma=stmt.names[-1].comma)
+    return stmt.with_changes(names=names)
+
+
+def _is_import_line(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
+
+
+def _line_modules(stmt):
+    for s in stmt.body:
+        if isinstance(s, cst.Import):
+            yield from (dotted(a.name) for a in s.names)
+        elif isinstance(s, cst.ImportFrom) and s.module is not None:
+            yield dotted(s.module)
+
+
+def _insert_imports(module: cst.Module, statements: list[str]) -> cst.Module:
+    """Insert after the last torch_xla import of the module's leading imports, else after
+    its last leading import, else after the docstring and ``__future__`` imports."""
+    body = list(module.body)
+    last_import = last_xla = None
+    start = 0
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            break
+        if i == start and isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
+                and isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+            start = i + 1  # the docstring
+            continue
+        if _is_import_line(stmt):
+            last_import = i
+            if any(_is_xla(m) for m in _line_modules(stmt)):
+                last_xla = i
+            elif any(m == "__future__" for m in _line_modules(stmt)):
+                start = i + 1
+    where = last_xla if last_xla is not None else last_import
+    at = where + 1 if where is not None else start
+    body[at:at] = [cst.parse_statement(s + "\n") for s in statements]
+    return module.with_changes(body=body)

@@ -1,0 +1,14 @@
+# options: --unsafe-fixes --xla-scope=always
+import torch
+import torch.multiprocessing as mp
+import torch_xla
+
+
+def train(rank, loader, model, optimizer):
+    for x in loader:
+        model(x.to(torch_xla.device())).sum().backward()
+        optimizer.step()
+
+
+if __name__ == "__main__":
+    mp.spawn(train, args=(None, None, None), nprocs=8, join=True)

@@ -1,0 +1,6 @@
+from torch_xla.core.xla_model import get_local_ordinal
+import torch_xla.runtime as xr
+
+
+def info():
+    return xr.world_size(), xr.global_ordinal(), get_local_ordinal()

@@ -1,0 +1,15 @@
+# remains: XLA804
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+try:
+    import torch_xla.core.xla_model as xm  # an availability probe: no fix adds an unconditional torch_xla import
+    HAS_XLA = True
+except ImportError:
+    HAS_XLA = False
+
+
+def place(model):
+    if not HAS_XLA:
+        return model.cuda()
+    return DDP(model.to(xm.xla_device()), gradient_as_bucket_view=True)
