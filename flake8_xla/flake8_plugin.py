@@ -14,7 +14,7 @@ from typing import Iterator, Sequence
 
 from . import __version__
 from .engine import run
-from .settings import NEWEST_VERSION, SCOPES, Settings, SettingsError, parse_scope, parse_version, version_str
+from .settings import OPTIONS, SCOPES, Settings, SettingsError, from_options
 
 
 class Plugin:
@@ -31,29 +31,20 @@ class Plugin:
 
     @staticmethod
     def add_options(option_manager) -> None:
-        option_manager.add_option(
-            "--xla-scope",
-            default="auto",
-            parse_from_config=True,
-            metavar="{auto,always}",
-            help="auto (default): XLA-context rules only in modules that import torch_xla; "
-            "always: treat every module as XLA code (porting a CUDA script).",
-        )
-        option_manager.add_option(
-            "--xla-version",
-            default=version_str(NEWEST_VERSION),
-            parse_from_config=True,
-            metavar="X.Y",
-            help="torch_xla release to target, e.g. 2.7 (default: %(default)s, the newest the rules know).",
-        )
+        for opt in OPTIONS:
+            option_manager.add_option(
+                f"--{opt.name}",
+                default=opt.default,
+                parse_from_config=True,
+                comma_separated_list=opt.multiple,
+                metavar=opt.metavar,
+                help=opt.help,
+            )
 
     @classmethod
     def parse_options(cls, options) -> None:
         try:
-            cls.settings = Settings(
-                scope=parse_scope(getattr(options, "xla_scope", "auto")),
-                target_version=parse_version(getattr(options, "xla_version", version_str(NEWEST_VERSION))),
-            )
+            cls.settings = from_options({opt.name: getattr(options, opt.name.replace("-", "_"), None) for opt in OPTIONS})
         except SettingsError as exc:
             # one line, like argparse, and no traceback: also for values from config files
             sys.stderr.write(f"flake8: error: {exc}\n")

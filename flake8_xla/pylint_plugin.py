@@ -14,6 +14,7 @@ run through the same engine as the flake8 plugin; astroid inference is not used.
 from __future__ import annotations
 
 import ast
+import sys
 import warnings
 
 from pylint.checkers import BaseChecker, BaseRawFileChecker
@@ -21,7 +22,7 @@ from pylint.constants import WarningScope
 
 from .engine import run
 from .registry import all_rules
-from .settings import KNOWN_VERSIONS, NEWEST_VERSION, SCOPES, Settings, version_str
+from .settings import OPTIONS, Settings, SettingsError, from_options
 
 INTERNAL_ERROR_ID = "F7000"
 
@@ -55,6 +56,16 @@ def _messages(family: str) -> dict[str, tuple]:
     return msgs
 
 
+def _settings(config) -> Settings:
+    """The validated settings of pylint's config (``settings.from_options``: the same values
+    and the same one-line error as under flake8 and the CLI); a bad value exits 2."""
+    try:
+        return from_options({opt.name: getattr(config, opt.name.replace("-", "_"), None) for opt in OPTIONS})
+    except SettingsError as exc:
+        sys.stderr.write(f"pylint: error: {exc}\n")
+        raise SystemExit(2) from None
+
+
 class XlaChecker(BaseRawFileChecker):
     """Runs the flake8-xla rules on each module pylint checks (and owns family 0's messages).
 
@@ -64,24 +75,22 @@ class XlaChecker(BaseRawFileChecker):
 
     name = "xla"
     msgs = _messages("0")
-    options = (
-        ("xla-scope", {
-            "default": "auto", "type": "choice", "choices": list(SCOPES), "metavar": "<auto|always>",
-            "help": "auto: XLA-context rules only in modules that import torch_xla; "
-                    "always: treat every module as XLA code (porting a CUDA script).",
-        }),
-        ("xla-version", {
-            "default": version_str(NEWEST_VERSION), "type": "choice",
-            "choices": [version_str(v) for v in KNOWN_VERSIONS], "metavar": "<X.Y>",
-            "help": "torch_xla release to target (2.0 to 2.9).",
-        }),
+    # every value is read as a string and validated by settings.from_options, as under flake8
+    # and the CLI (pylint's own "choice" type would accept fewer spellings, with other words)
+    options = tuple(
+        (opt.name, {"default": opt.default, "type": "csv" if opt.multiple else "string",
+                    "metavar": f"<{opt.metavar}>", "help": opt.help})
+        for opt in OPTIONS
     )
 
     _ids = {code: message_id(code, cls.severity) for code, cls in all_rules().items()}
 
+    def open(self) -> None:
+        """Validate the options once, before the first module (a bad value stops pylint)."""
+        _settings(self.linter.config)
+
     def process_module(self, node) -> None:
-        settings = Settings(scope=self.linter.config.xla_scope,
-                            target_version=tuple(int(p) for p in str(self.linter.config.xla_version).split(".")))
+        settings = _settings(self.linter.config)
         with node.stream() as stream:
             source = stream.read().decode(node.file_encoding or "utf-8", errors="replace")
         try:
