@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -155,7 +156,11 @@ def main(argv: list[str] | None = None) -> int:
             display = path
             found = lint(path, settings)
         results.extend(r for r in found if selector.reported(display, r.code))
-    WRITERS[fmt](results, sys.stdout, settings)
+    try:
+        WRITERS[fmt](results, sys.stdout, settings)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `flake8-xla | head`: the reader left; no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 1 if results and not exit_zero else 0
 
 
