@@ -322,3 +322,15 @@ def test_same_error_from_each_config_file(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.flake8-xla]\nxla-version = 2.10\n")
     proc = cli(["t.py"], tmp_path)
     assert proc.returncode == 2 and "write the release as a string" in proc.stderr
+
+
+def test_config_option_reads_one_file(tmp_path):
+    write(tmp_path, {"a.py": BAD, "b.py": BAD, "setup.cfg": "[flake8]\nextend-exclude = a.py\n",
+                     "ci.cfg": "[flake8]\nextend-exclude = b.py\n", "other.toml": "[tool.other]\nx = 1\n",
+                     "xla.toml": "[tool.flake8-xla]\nextend-exclude = [\"a.py\", \"b.py\"]\n"})
+    assert {line.split(":")[0] for line in cli([], tmp_path).stdout.splitlines()} == {"./b.py"}
+    assert {line.split(":")[0] for line in cli(["--config=ci.cfg"], tmp_path).stdout.splitlines()} == {"./a.py"}
+    assert cli(["--config=xla.toml"], tmp_path).returncode == 0
+    for name, needle in (("other.toml", "no [tool.flake8-xla] table"), ("missing.cfg", "no such file")):
+        proc = cli([f"--config={name}"], tmp_path)
+        assert proc.returncode == 2 and needle in proc.stderr

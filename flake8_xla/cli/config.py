@@ -23,7 +23,6 @@ current folder for the command line), as flake8 resolves ``exclude``.
 from __future__ import annotations
 
 import configparser
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -227,10 +226,3 @@ def as_per_file_ignores(value: object, base: Path, where: str) -> list[tuple[str
     else:
         raise SettingsError(f"{where}per-file-ignores must be a table or a string")
     return [(normalize_path(pattern, str(base)), [c.upper() for c in codes]) for pattern, codes in pairs]
-
-
-def relative_to_cwd(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:  # pragma: no cover - another drive on Windows
-        return str(path)
