@@ -1,212 +1,173 @@
-"""Standalone CLI: ``flake8-xla [PATH ...]`` or ``python -m flake8_xla`` (for ruff users and CI).
+"""Standalone CLI: ``flake8-xla [PATH ...]`` or ``python -m flake8_xla`` (for Ruff users and CI).
 
-Lints files and folders (recursing into ``*.py``, skipping virtualenv, build and VCS
-folders) with the same engine as the flake8 plugin. Reads ``[tool.flake8-xla]`` from the
-nearest ``pyproject.toml``; honours ``# noqa`` / ``# noqa: XLA101``
-and ``# flake8: noqa`` exactly as flake8 does, through flake8's own noqa machinery.
+Lints files and folders (``*.py`` below a folder; a named file whatever its suffix; ``-``
+for standard input) with the same engine as the flake8 plugin, and reports what
+``flake8 --select=XLA`` would report in the same project: it reads the project's flake8
+configuration (``exclude``, ``per-file-ignores``, ``ignore``... of ``[flake8]``), then
+``[tool.flake8-xla]`` of pyproject.toml, then the command line (see :mod:`flake8_xla.cli.config`).
+``# noqa`` / ``# noqa: XLA101`` and ``# flake8: noqa`` work exactly as under flake8, through
+flake8's own noqa machinery. It also skips what git ignores (``--no-respect-gitignore``
+to lint it), as Ruff does.
 
-Exit status: 0 no findings, 1 findings (a file that does not parse counts, as ``E999``),
-2 usage error (bad option or config value, missing path).
+``flake8-xla rule XLA101`` prints a rule's page; ``flake8-xla --list-rules`` lists them.
+
+Exit status: 0 no findings (or ``--exit-zero``), 1 findings (a file that does not parse
+counts, as ``E999``), 2 usage error (bad option or config value, missing path).
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
 import sys
-import warnings
 from pathlib import Path
 
 from . import __version__, fix
-from .engine import run
+from .cli import config as cfg
+from .cli.files import DEFAULT_EXCLUDE, STDIN, Walker, lint, read_stdin
+from .cli.output import FORMATS, WRITERS, level, rule_page, rule_url
+from .cli.select import Selector
 from .registry import all_rules
-from .settings import NEWEST_VERSION, SCOPES, SettingsError, parse_scope, parse_version, version_str, Settings
-
-SKIP_DIRS = frozenset({
-    ".git", ".hg", ".svn", ".bzr", ".tox", ".nox", ".venv", "venv", ".env", "env", "build", "dist",
-    "__pycache__", ".eggs", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages",
-})
-FORMATS = ("default", "json", "github")
-
-
-def find_pyproject(start: Path) -> Path | None:
-    for folder in [start, *start.parents]:
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def read_config(path: Path | None) -> dict:
-    """``[tool.flake8-xla]`` of a pyproject.toml, keys normalised to ``xla_scope`` style."""
-    if path is None:
-        return {}
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise SettingsError(f"{path}: cannot read: {exc}") from None
-    section = data.get("tool", {}).get("flake8-xla", {})
-    if not isinstance(section, dict):
-        raise SettingsError(f"{path}: [tool.flake8-xla] must be a table")
-    known = {"select", "ignore", "xla-scope", "xla-version", "format"}
-    out = {}
-    for key, value in section.items():
-        norm = key.replace("_", "-")
-        if norm not in known:
-            raise SettingsError(f"{path}: [tool.flake8-xla] unknown key {key!r} (known: {', '.join(sorted(known))})")
-        out[norm.replace("-", "_")] = value
-    return out
-
-
-def codes_list(value) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        value = value.replace(",", " ").split()
-    return [str(v).strip().upper() for v in value if str(v).strip()]
-
-
-def iter_files(paths: list[str]):
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info"))
-                for name in sorted(files):
-                    if name.endswith(".py"):
-                        yield Path(root) / name
-        else:
-            yield path
-
-
-class _ProcessorOptions(argparse.Namespace):
-    """The few flake8 options FileProcessor reads; any other one reads as None."""
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return None
-
-
-def lint_file(path: Path, settings: Settings) -> list[tuple[int, int, str, str]]:
-    """(line, col 1-based, code, message) for one file; E902/E999 when it cannot be read or parsed."""
-    from flake8.processor import FileProcessor
-    from flake8.violation import Violation
-
-    options = _ProcessorOptions(hang_closing=False, indent_size=4, max_line_length=79, max_doc_length=None,
-                                disable_noqa=False, verbose=0)
-    try:
-        processor = FileProcessor(str(path), options)
-    except (OSError, UnicodeError) as exc:
-        return [(1, 1, "E902", f"{type(exc).__name__}: {exc}")]
-    if processor.should_ignore_file():
-        return []
-    source = "".join(processor.lines)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(source, filename=str(path))
-    except (SyntaxError, ValueError) as exc:
-        line = getattr(exc, "lineno", None) or 1
-        col = getattr(exc, "offset", None) or 1
-        return [(line, col, "E999", f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}")]
-    except (RecursionError, MemoryError) as exc:
-        return [(1, 1, "E999", f"{type(exc).__name__}: too deeply nested to parse")]
-    out = []
-    for f in run(tree, settings, source):
-        logical = processor.noqa_line_for(f.line)
-        violation = Violation(f.code, str(path), f.line, f.col + 1, f.message, logical)
-        if logical is not None and violation.is_inline_ignored(False):
-            continue
-        out.append((f.line, f.col + 1, f.code, f.message))
-    return out
-
-
-def selected(code: str, select: list[str], ignore: list[str]) -> bool:
-    if code in ("E902", "E999"):
-        return True
-    if select and not code.startswith(tuple(select)):
-        return False
-    return not (ignore and code.startswith(tuple(ignore)))
-
-
-SEVERITY = {code: cls.severity for code, cls in all_rules().items()}
-
-
-def _github_escape(text: str, prop: bool = False) -> str:
-    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    if prop:
-        text = text.replace(":", "%3A").replace(",", "%2C")
-    return text
+from .settings import OPTIONS, SCOPES, SettingsError, from_options
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="flake8-xla",
-        description="Find PyTorch/XLA porting mistakes (the flake8-xla rules, without flake8's other checks).",
+        description="Find PyTorch/XLA porting mistakes (the flake8-xla rules, without flake8's other checks). "
+                    "`flake8-xla rule XLA101` prints a rule's page.",
     )
-    parser.add_argument("paths", nargs="*", default=["."], help="files and folders (default: .)")
-    parser.add_argument("--select", help="comma-separated code prefixes to report (default: all XLA codes)")
-    parser.add_argument("--ignore", help="comma-separated code prefixes not to report")
-    parser.add_argument("--xla-scope", help="auto (default) or always (treat every module as XLA code)")
-    parser.add_argument("--xla-version", help=f"torch_xla release to target (default {version_str(NEWEST_VERSION)})")
-    parser.add_argument("--format", choices=FORMATS, help="output format (default: default)")
-    parser.add_argument("--config", type=Path, help="pyproject.toml to read [tool.flake8-xla] from "
-                        "(default: the nearest one above the current folder)")
+    parser.add_argument("paths", nargs="*", help="files and folders (default: .); - reads standard input")
+    group = parser.add_argument_group("what to report (as flake8's options; code prefixes, comma-separated)")
+    group.add_argument("--select", metavar="CODES", help="report only these (default: every XLA code but the hints)")
+    group.add_argument("--extend-select", metavar="CODES", help="report these too (--extend-select=XLA turns the hints on)")
+    group.add_argument("--ignore", metavar="CODES", help="do not report these (replaces the default ignore list)")
+    group.add_argument("--extend-ignore", metavar="CODES", help="do not report these either")
+    group.add_argument("--per-file-ignores", metavar="PATTERN:CODES",
+                       help="flake8's form: 'tests/*:XLA101,XLA8 scripts/*.py:XLA1'")
+    group = parser.add_argument_group("which files")
+    group.add_argument("--exclude", metavar="PATTERNS",
+                       help=f"comma-separated names or paths to skip (default: {','.join(DEFAULT_EXCLUDE)})")
+    group.add_argument("--extend-exclude", metavar="PATTERNS", help="more patterns to skip")
+    group.add_argument("--respect-gitignore", action=argparse.BooleanOptionalAction, default=None,
+                       help="skip what git ignores (.gitignore files, .git/info/exclude) while walking folders "
+                            "(default: on)")
+    group.add_argument("--stdin-filename", "--stdin-display-name", dest="stdin_filename", metavar="NAME",
+                       help="the name of the file read from standard input (-): reported, and matched "
+                            "against exclude and per-file-ignores")
+    group = parser.add_argument_group("the rules")
+    for opt in OPTIONS:
+        group.add_argument(f"--{opt.name}", dest=opt.name.replace("-", "_"), metavar=opt.metavar, help=opt.help)
+    group = parser.add_argument_group("output and configuration")
+    group.add_argument("--format", choices=FORMATS, help="output format (default: default)")
+    group.add_argument("--exit-zero", action="store_true", default=None, help="exit 0 even when there are findings")
+    group.add_argument("--config", type=Path, metavar="FILE",
+                       help="read only this file: a .toml file's [tool.flake8-xla], any other file's [flake8]")
+    group.add_argument("--isolated", action="store_true", help="read no configuration file")
+    group.add_argument("--list-rules", action="store_true", help="list every rule and exit")
     parser.add_argument("--version", action="version", version=f"flake8-xla {__version__}")
     fix.add_arguments(parser)
     return parser
 
 
+def _pick(args: argparse.Namespace, config: cfg.Config, key: str):
+    """(value, folder its patterns are relative to) of one key: the command line's, else the config's."""
+    value = getattr(args, key.replace("-", "_"), None)
+    if value is not None:
+        return value, Path.cwd()
+    return config.get(key), config.base(key)
+
+
+def list_rules(fmt: str, out) -> int:
+    rules = all_rules()
+    if fmt == "json":
+        json.dump([{"code": code, "name": cls.name, "severity": level(code), "message": cls.message,
+                    "fix": cls.fix, "versions": cls.versions, "hint": bool(getattr(cls, "hint", False)),
+                    "url": rule_url(code)} for code, cls in sorted(rules.items())], out, indent=2)
+        out.write("\n")
+        return 0
+    width = max(len(cls.name) for cls in rules.values())
+    for code, cls in sorted(rules.items()):
+        out.write(f"{code}  {level(code):<7}  {cls.name:<{width}}  {cls.message}\n")
+    return 0
+
+
+def rule_main(argv: list[str]) -> int:
+    """``flake8-xla rule CODE...``: each rule's page (markdown, as ``docs/rules/CODE.md``)."""
+    parser = argparse.ArgumentParser(prog="flake8-xla rule", description="Print the page of a rule (as `ruff rule`).")
+    parser.add_argument("codes", nargs="*", metavar="CODE", help="a code (XLA101) or a rule name")
+    parser.add_argument("--all", action="store_true", help="every rule's page")
+    args = parser.parse_args(argv)
+    rules = all_rules()
+    by_name = {cls.name: code for code, cls in rules.items()}
+    codes = sorted(rules) if args.all else []
+    for raw in args.codes:
+        code = raw.upper() if raw.upper() in rules else by_name.get(raw.lower())
+        if code is None:
+            parser.exit(2, f"flake8-xla rule: error: unknown rule {raw!r} (flake8-xla --list-rules lists them)\n")
+        codes.append(code)
+    if not codes:
+        parser.exit(2, "flake8-xla rule: error: name a rule (XLA101) or pass --all\n")
+    pages = [rule_page(code).rstrip("\n") + f"\n\nDocs: {rule_url(code)}\n" for code in codes]
+    sys.stdout.write("\n".join(pages))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["rule"]:
+        return rule_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        config = read_config(args.config if args.config else find_pyproject(Path.cwd()))
-        settings = Settings(
-            scope=parse_scope(args.xla_scope or config.get("xla_scope", "auto")),
-            target_version=parse_version(args.xla_version or config.get("xla_version", version_str(NEWEST_VERSION))),
-        )
-        fmt = args.format or config.get("format", "default")
+        config = cfg.load(args.config, isolated=args.isolated)
+        settings = from_options({opt.name: _pick(args, config, opt.name)[0] for opt in OPTIONS})
+        fmt = _pick(args, config, "format")[0] or "default"
         if fmt not in FORMATS:
             raise SettingsError(f"option --format: invalid value {fmt!r} (choose from {', '.join(map(repr, FORMATS))})")
+        if args.list_rules:
+            return list_rules(fmt, sys.stdout)
+        exclude_value, exclude_base = _pick(args, config, "exclude")
+        exclude = cfg.as_patterns(exclude_value, exclude_base) if exclude_value is not None else list(DEFAULT_EXCLUDE)
+        exclude += cfg.as_patterns(*_pick(args, config, "extend-exclude"))
+        pfi_value, pfi_base = _pick(args, config, "per-file-ignores")
+        selector = Selector(
+            select=cfg.as_codes(_pick(args, config, "select")[0]),
+            ignore=cfg.as_codes(_pick(args, config, "ignore")[0]),
+            extend_select=cfg.as_codes(_pick(args, config, "extend-select")[0]) or [],
+            extend_ignore=cfg.as_codes(_pick(args, config, "extend-ignore")[0]) or [],
+            per_file_ignores=cfg.as_per_file_ignores(pfi_value, pfi_base, "option --"),
+        )
+        respect_gitignore = _pick(args, config, "respect-gitignore")[0]
+        exit_zero = bool(_pick(args, config, "exit-zero")[0])
     except SettingsError as exc:
         parser.exit(2, f"flake8-xla: error: {exc}\n")
-    select = codes_list(args.select if args.select is not None else config.get("select"))
-    ignore = codes_list(args.ignore if args.ignore is not None else config.get("ignore"))
-    missing = [p for p in args.paths if not Path(p).exists()]
+    paths = args.paths or ([STDIN] if args.stdin_filename else ["."])
+    missing = [p for p in paths if p != STDIN and not Path(p).exists()]
     if missing:
         parser.exit(2, f"flake8-xla: error: no such file or folder: {', '.join(missing)}\n")
+    walker = Walker(exclude, respect_gitignore=respect_gitignore is not False)
     if fix.requested(args):  # --fix rewrites the files, then the lint below reports what remains
-        status = fix.run(args, list(iter_files(args.paths)), settings, lambda code: selected(code, select, ignore))
+        targets = [p for p in walker.files(paths, args.stdin_filename) if p != STDIN]
+        status = fix.run(args, targets, settings, selector.reported)
         if status is not None:
             return status
     results = []
-    for path in iter_files(args.paths):
-        for line, col, code, message in lint_file(path, settings):
-            if selected(code, select, ignore):
-                results.append((str(path), line, col, code, message))
-    out = sys.stdout
-    if fmt == "json":
-        json.dump([{"path": p, "line": line, "col": col, "code": code, "message": msg}
-                   for p, line, col, code, msg in results], out, indent=2)
-        out.write("\n")
-    else:
-        for p, line, col, code, msg in results:
-            if fmt == "github":
-                level = "error" if code in ("E902", "E999", "XLA000") or SEVERITY.get(code) == "E" else "warning"
-                out.write(f"::{level} file={_github_escape(p, True)},line={line},col={col},"
-                          f"title={code}::{_github_escape(f'{code} {msg}')}\n")
-            else:
-                out.write(f"{p}:{line}:{col}: {code} {msg}\n")
-    return 1 if results else 0
+    for path in walker.files(paths, args.stdin_filename):
+        if path == STDIN:
+            display = args.stdin_filename or "stdin"
+            found = lint(display, settings, read_stdin())
+        else:
+            display = path
+            found = lint(path, settings)
+        results.extend(r for r in found if selector.reported(display, r.code))
+    try:
+        WRITERS[fmt](results, sys.stdout, settings)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `flake8-xla | head`: the reader left; no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 1 if results and not exit_zero else 0
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ run through the same engine as the flake8 plugin; astroid inference is not used.
 from __future__ import annotations
 
 import ast
-import dataclasses
+import sys
 import warnings
 
 from pylint.checkers import BaseRawFileChecker
@@ -27,7 +27,7 @@ from pylint.constants import WarningScope
 
 from .engine import run
 from .registry import all_rules, doc_url
-from .settings import KNOWN_VERSIONS, NEWEST_VERSION, SCOPES, Settings, SettingsError, parse_names, version_str
+from .settings import OPTIONS, Settings, SettingsError, from_options
 
 INTERNAL_ERROR_ID = "F7000"
 
@@ -66,15 +66,13 @@ _LETTER_WORDS = {"E": "error", "W": "warning", "C": "convention", "R": "refactor
 
 
 def _settings(config) -> Settings:
-    settings = Settings(scope=config.xla_scope,
-                        target_version=tuple(int(p) for p in str(config.xla_version).split(".")))
+    """The validated settings of pylint's config (``settings.from_options``: the same values
+    and the same one-line error as under flake8 and the CLI); a bad value exits 2."""
     try:
-        return dataclasses.replace(
-            settings,
-            reducing_calls=parse_names(getattr(config, "xla_reducing_calls", ()), "--xla-reducing-calls"),
-            launchers=parse_names(getattr(config, "xla_launchers", ()), "--xla-launchers"))
+        return from_options({opt.name: getattr(config, opt.name.replace("-", "_"), None) for opt in OPTIONS})
     except SettingsError as exc:
-        raise SystemExit(f"pylint: error: {exc}") from None
+        sys.stderr.write(f"pylint: error: {exc}\n")
+        raise SystemExit(2) from None
 
 
 def _module_findings(linter, node) -> list:
@@ -128,27 +126,17 @@ class XlaChecker(_FamilyChecker):
 
     family = "0"
     msgs = _messages("0")
-    options = (
-        ("xla-scope", {
-            "default": "auto", "type": "choice", "choices": list(SCOPES), "metavar": "<auto|always>",
-            "help": "auto: XLA-context rules only in modules that import torch_xla; "
-                    "always: treat every module as XLA code (porting a CUDA script).",
-        }),
-        ("xla-version", {
-            "default": version_str(NEWEST_VERSION), "type": "choice",
-            "choices": [version_str(v) for v in KNOWN_VERSIONS], "metavar": "<X.Y>",
-            "help": "torch_xla release to target (2.0 to 2.9).",
-        }),
-        ("xla-reducing-calls", {
-            "default": (), "type": "csv", "metavar": "<names>",
-            "help": "in-house helpers that all-reduce gradients (mylib.dist.sync_grads, or a bare name): "
-                    "a call to one counts as gradient reduction (XLA201).",
-        }),
-        ("xla-launchers", {
-            "default": (), "type": "csv", "metavar": "<names>",
-            "help": "in-house launch wrappers whose first argument (or fn=) is the launched function.",
-        }),
+    # every value is read as a string and validated by settings.from_options, as under flake8
+    # and the CLI (pylint's own "choice" type would accept fewer spellings, with other words)
+    options = tuple(
+        (opt.name, {"default": opt.default, "type": "csv" if opt.multiple else "string",
+                    "metavar": f"<{opt.metavar}>", "help": opt.help})
+        for opt in OPTIONS
     )
+
+    def open(self) -> None:
+        """Validate the options once, before the first module (a bad value stops pylint)."""
+        _settings(self.linter.config)
 
 
 def _family_checkers() -> list[type]:

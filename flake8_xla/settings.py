@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Callable, Mapping
 
 #: torch_xla releases the rules know, oldest first. The last one is the default target.
 KNOWN_VERSIONS: tuple[tuple[int, int], ...] = tuple((2, minor) for minor in range(10))
@@ -60,19 +61,26 @@ def version_str(version: tuple[int, int]) -> str:
     return "%d.%d" % version
 
 
+def _text(value: object) -> str:
+    return str(value).strip()
+
+
 def parse_scope(value: object, option: str = "--xla-scope") -> str:
-    """Validate a scope value; raise :class:`SettingsError` with one line otherwise."""
-    text = str(value).strip().lower()
+    """Validate a scope value (any case: ``ALWAYS``); raise :class:`SettingsError` with one line otherwise."""
+    text = _text(value).lower()
     if text not in SCOPES:
         raise SettingsError(
-            f"option {option}: invalid value {str(value)!r} (choose from 'auto', 'always')"
+            f"option {option}: invalid value {_text(value)!r} (choose from 'auto', 'always')"
         )
     return text
 
 
 def parse_version(value: object, option: str = "--xla-version") -> tuple[int, int]:
-    """Parse ``"X.Y"`` into a known torch_xla release; raise :class:`SettingsError` otherwise."""
-    text = str(value).strip()
+    """Parse ``"X.Y"`` (also ``2.9.1``, ``v2.9``) into a known torch_xla release; raise
+    :class:`SettingsError` otherwise. A TOML float is refused: ``2.10`` would read as 2.1."""
+    if isinstance(value, float):
+        raise SettingsError(f"option {option}: invalid value {value!r} (write the release as a string, e.g. \"2.7\")")
+    text = _text(value)
     match = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?", text)
     version = (int(match.group(1)), int(match.group(2))) if match else None
     if version not in KNOWN_VERSIONS:
@@ -83,12 +91,91 @@ def parse_version(value: object, option: str = "--xla-version") -> tuple[int, in
     return version
 
 
+@dataclasses.dataclass(frozen=True)
+class Option:
+    """One option every host offers under the same name: ``--NAME`` for flake8 and the CLI,
+    ``NAME`` in ``[flake8]``, ``[tool.flake8-xla]``, ``[tool.pylint.xla]`` and ``.pylintrc``.
+    ``parse`` turns one raw value into the :class:`Settings` field ``field`` or raises
+    :class:`SettingsError`; with ``multiple`` the raw value is a comma-separated list (or a
+    TOML list) and ``parse`` gets the list of its items."""
+
+    name: str
+    field: str
+    parse: Callable[[object, str], object]
+    default: str
+    metavar: str
+    help: str
+    multiple: bool = False
+
+
+#: Every option, in the order hosts list them. flake8, pylint and the CLI register theirs from
+#: this table and validate through :func:`from_options`, so the values accepted and the
+#: error text are the same everywhere.
+OPTIONS: tuple[Option, ...] = (
+    Option("xla-scope", "scope", parse_scope, "auto", "{auto,always}",
+           "auto (default): XLA-context rules only in modules that import torch_xla; "
+           "always: treat every module as XLA code (porting a CUDA script)."),
+    Option("xla-version", "target_version", parse_version, version_str(NEWEST_VERSION), "X.Y",
+           f"torch_xla release to target, {version_str(KNOWN_VERSIONS[0])} to {version_str(NEWEST_VERSION)} "
+           f"(default {version_str(NEWEST_VERSION)}, the newest the rules know)."),
+    Option("xla-reducing-calls", "reducing_calls", lambda items, option: parse_names(items, option), "", "NAMES",
+           "in-house helpers that all-reduce gradients (mylib.dist.sync_grads, or a bare name): "
+           "a call to one counts as gradient reduction (XLA201).", multiple=True),
+    Option("xla-launchers", "launchers", lambda items, option: parse_names(items, option), "", "NAMES",
+           "in-house launch wrappers whose first argument (or fn=) is the launched function, "
+           "like torch_xla.launch.", multiple=True),
+    Option("xla-docs-url", "docs_url", lambda value, option: parse_docs_url(value, option), DEFAULT_DOCS_URL, "URL",
+           "the rule pages' URL template, with {code} (XLA101) and/or {name}; for a fork hosting the docs."),
+)
+
+
+def parse_docs_url(value: object, option: str = "--xla-docs-url") -> str:
+    """A docs URL template naming ``{code}`` or ``{name}``; raise :class:`SettingsError` otherwise."""
+    text = str(value).strip()
+    if "{code}" not in text and "{name}" not in text:
+        raise SettingsError(f"option {option}: invalid value {text!r} (a URL template with {{code}} or {{name}})")
+    try:
+        text.format(code="XLA101", name="x")
+    except (KeyError, IndexError, ValueError):
+        raise SettingsError(f"option {option}: invalid value {text!r} (only {{code}} and {{name}} may be used)") from None
+    return text
+
+
+def split_list(value: object) -> list[str]:
+    """Items of a list option: a comma/whitespace-separated string or a list of strings."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = re.split(r"[,\s]+", value)
+    elif not isinstance(value, (list, tuple)):
+        value = [value]
+    return [str(v).strip() for v in value if str(v).strip()]
+
+
+def is_unset(value: object) -> bool:
+    """``None`` or an empty string (``xla-scope =`` in a config file): the option's default."""
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def from_options(values: Mapping[str, object]) -> Settings:
+    """Validated :class:`Settings` from raw option values keyed by option name
+    (``{"xla-scope": "ALWAYS", "xla-version": "2.9.1"}``; ``_`` for ``-`` is accepted).
+    A missing, ``None`` or empty value means the default. Raises :class:`SettingsError`."""
+    norm = {str(k).replace("_", "-"): v for k, v in values.items()}
+    fields = {}
+    for opt in OPTIONS:
+        raw = norm.get(opt.name)
+        if opt.multiple:
+            if raw is not None:
+                fields[opt.field] = opt.parse(split_list(raw), f"--{opt.name}")
+        elif not is_unset(raw):
+            fields[opt.field] = opt.parse(raw, f"--{opt.name}")
+    return Settings(**fields)
+
+
 def build(scope: object = "auto", version: object = None) -> Settings:
     """Build validated :class:`Settings` from raw option values (``None`` = default)."""
-    return Settings(
-        scope=parse_scope(scope if scope is not None else "auto"),
-        target_version=parse_version(version) if version is not None else NEWEST_VERSION,
-    )
+    return from_options({"xla-scope": scope, "xla-version": version})
 
 
 def parse_names(value: object, option: str) -> tuple[str, ...]:

@@ -112,8 +112,6 @@ def test_hints_in_pylint(hinted, args, expected):
     assert _pylint(args, hinted) == expected
 
 
-@pytest.mark.xfail(strict=False, reason="the CLI's selection is issue 11 item 1: it is to decide with "
-                                        "flake8_xla.registry.is_selected, as flake8 does")
 def test_hints_in_the_cli(hinted):
     proc = subprocess.run([sys.executable, "-m", "flake8_xla", "t.py"], capture_output=True, text=True,
                           cwd=hinted, timeout=120)
@@ -211,8 +209,6 @@ def test_doc_url_template_for_a_fork():
     assert registry.doc_url("XLA101") == doc_url("XLA101", settings_mod.Settings())
 
 
-@pytest.mark.xfail(strict=False, reason="the CLI's [tool.flake8-xla] keys are issue 11 item 1: it is to read "
-                                        "xla-reducing-calls / xla-launchers into Settings as flake8 does")
 def test_options_in_the_cli_config(tuned):
     (tuned / "pyproject.toml").write_text('[tool.flake8-xla]\nxla-reducing-calls = ["myproject.comm.mix_replicas"]\n'
                                           'xla-launchers = ["run_on_tpu"]\n')

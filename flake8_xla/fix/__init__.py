@@ -122,7 +122,7 @@ def _range(start: int, stop: int) -> str:
     return f"{start + 1 if length else start},{length}" if length != 1 else f"{start + 1}"
 
 
-def run(args, paths: Iterable, settings, is_selected: Callable[[str], bool] = lambda code: True,
+def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool] = lambda path, code: True,
         out=None, err=None) -> int | None:
     """Fix (or diff) every file in ``paths``.
 
@@ -146,7 +146,8 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str], bool] = la
                 source = fh.read()
         except (OSError, UnicodeError):
             continue  # the lint reports it (E902)
-        result = fixer.fix_source(source, settings, path=str(path), unsafe=args.unsafe_fixes, is_selected=is_selected)
+        result = fixer.fix_source(source, settings, path=str(path), unsafe=args.unsafe_fixes,
+                                  is_selected=lambda code, p=str(path): is_selected(p, code))
         if result.reverted:
             err.write(f"{path}: fixes not applied: {result.reverted}\n")
         fixed += result.fixed
