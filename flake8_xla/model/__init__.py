@@ -15,7 +15,9 @@ One module per question it answers:
 - :mod:`.calls`: the call graph, launches and launched code;
 - :mod:`.env`: environment reads and writes, torchrun hints;
 - :mod:`.training`: optimizers, step loops, per-step syncs, gradient reduction;
-- :mod:`.tensors`: device and host values, the code that runs once per step.
+- :mod:`.tensors`: device and host values, the code that runs once per step;
+- :mod:`.runtime`: SPMD programs, device expressions, module moves, weight ties, the code
+  that runs XLA computations.
 
 Nothing here imports or runs the linted code, torch or torch_xla. Whatever cannot be seen
 statically is *unknown* (``None`` / :data:`UNKNOWN`), and rules never fire on unknown.
@@ -31,6 +33,7 @@ from .calls import Calls
 from .context import XlaContext
 from .env import Environment
 from .names import CANONICAL, Names, canonical
+from .runtime import Runtime
 from .tensors import Tensors
 from .scopes import _GUARDED, UNKNOWN, ClassInfo, Ctx, FunctionInfo, LoopInfo, Scope, Unknown
 from .training import Training
@@ -43,7 +46,7 @@ __all__ = [
 ]
 
 
-class Model(Walker, Names, Values, XlaContext, Calls, Environment, Training, Tensors):
+class Model(Walker, Names, Values, XlaContext, Calls, Environment, Training, Tensors, Runtime):
     """Facts about one module. Build with ``Model(tree, settings)``.
 
     Args:
@@ -67,6 +70,7 @@ class Model(Walker, Names, Values, XlaContext, Calls, Environment, Training, Ten
         self.loops: list[LoopInfo] = []
         self.subscript_loads: list[tuple[ast.Subscript, Ctx]] = []
         self.subscript_stores: list[tuple[ast.Subscript, ast.AST, Ctx]] = []
+        self.attr_stores: list[tuple[ast.Attribute, ast.AST, Ctx]] = []  # `a.b.weight = value`
         self.compares: list[tuple[ast.Compare, Ctx]] = []
         self.unpacking_dicts: list[tuple[ast.Dict, Ctx]] = []  # dict displays with a ** entry
         self.tests: list[ast.AST] = []  # the tests of every if, elif, while and conditional expression

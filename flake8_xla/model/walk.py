@@ -324,6 +324,8 @@ class Walker:
             if type(base) is ast.Name and ctx.func is not None and ctx.func.cls is not None \
                     and ctx.func.params and base.id == ctx.func.params[0]:
                 ctx.func.cls.attrs.setdefault(target.attr, []).append((value, ctx))
+            if value is not None:
+                self.attr_stores.append((target, value, ctx))
             stack.append((target, ctx))
         elif t is ast.Subscript:
             if value is not None:
