@@ -20,6 +20,7 @@ Every answer is memoised in ``self._cache``; indexes are built once per module.
 from __future__ import annotations
 
 import ast
+import bisect
 
 from .scopes import UNKNOWN, Ctx
 
@@ -149,9 +150,25 @@ class Runtime:
             return None
         return self.device_place(dev, ctx)
 
+    def default_device_set(self) -> bool:
+        """True when the module changes torch's default device (``torch.set_default_device``,
+        ``with torch.device(...):``): constructors and factories may then build on the
+        XLA device without saying so."""
+        if "rt_defdev" not in self._cache:
+            found = bool(self.calls_to("torch.set_default_device"))
+            if not found:
+                for expr, ctx in self.with_items:
+                    if type(expr) is ast.Call and self.call_name(expr, ctx) == "torch.device":
+                        found = True
+                        break
+            self._cache["rt_defdev"] = found
+        return self._cache["rt_defdev"]
+
     # ------------------------------------------------------------------ module moves
     def _moves_index(self) -> dict:
-        """``(id(scope), receiver text) -> [(line, call, ctx)]`` of every move-method call."""
+        """``(id(scope), receiver text) -> [(line, call, ctx)]`` of every move-method call,
+        under the receiver's own text, its root name (``model`` for ``model.fc``) and its
+        first two parts (``self.fc`` for ``self.fc.layer``); each list in line order."""
         index = self._cache.get("rt_moves")
         if index is None:
             index = {}
@@ -159,21 +176,53 @@ class Runtime:
                 f = call.func
                 if type(f) is ast.Attribute and f.attr in MOVE_METHODS:
                     key = dotted(f.value)
-                    if key is not None:
-                        index.setdefault((id(ctx.scope), key), []).append((call.lineno, call, ctx))
+                    if key is None:
+                        continue
+                    parts = key.split(".")
+                    rec = (call.lineno, call, ctx)
+                    sid = id(ctx.scope)
+                    index.setdefault(("exact", sid, key), []).append(rec)
+                    index.setdefault(("root", sid, parts[0]), []).append(rec)
+                    if len(parts) > 1:
+                        index.setdefault(("two", sid, ".".join(parts[:2])), []).append(rec)
+            for recs in index.values():
+                recs.sort(key=lambda r: r[0])
             self._cache["rt_moves"] = index
         return index
 
     def moves(self, receiver: str, ctx: Ctx) -> list[tuple[int, ast.Call, Ctx]]:
-        """The move calls of ``receiver`` (``"model"``, ``"self.fc"``) in ``ctx``'s scope and
-        of the chains under it (``model.fc.to(...)`` moves part of ``model``), by line."""
-        out = []
-        for (scope, key), recs in self._moves_index().items():
-            if scope == id(ctx.scope) and (key == receiver or key.startswith(receiver + ".")
-                                           or receiver.startswith(key + ".")):
-                out.extend(recs)
-        out.sort(key=lambda r: r[0])
-        return out
+        """The move calls of ``receiver`` (``"model"``, ``"self.fc"``) in ``ctx``'s scope, of
+        the chains under it (``model.fc.to(...)`` moves part of ``model``) and of the chains
+        above it (``self.to(...)`` moves ``self.fc``), by line."""
+        key = ("rt_mv", id(ctx.scope), receiver)
+        found = self._cache.get(key)
+        if found is not None:
+            return found
+        index = self._moves_index()
+        sid = id(ctx.scope)
+        parts = receiver.split(".")
+        if len(parts) == 1:
+            found = index.get(("root", sid, receiver), [])
+        else:
+            found = []
+            for i in range(1, len(parts)):  # the chains above: self, self.fc (for self.fc.x)
+                found += index.get(("exact", sid, ".".join(parts[:i])), [])
+            found += [r for r in index.get(("two", sid, ".".join(parts[:2])), ())
+                      if _under(dotted(r[1].func.value), receiver)]
+            found.sort(key=lambda r: r[0])
+        self._cache[key] = found
+        return found
+
+    def moved_between(self, receiver: str, ctx: Ctx, after: int, upto: int) -> bool:
+        """A move of ``receiver`` (see :meth:`moves`) on a line in ``(after, upto]``."""
+        return _any_between(self._lines(("rt_mvl", id(ctx.scope), receiver),
+                                        lambda: self.moves(receiver, ctx)), after, upto)
+
+    def _lines(self, key, records) -> list[int]:
+        lines = self._cache.get(key)
+        if lines is None:
+            lines = self._cache[key] = [r[0] for r in records()]
+        return lines
 
     def passes(self, name: str, ctx: Ctx) -> list[tuple[int, ast.Call, Ctx]]:
         """Calls in ``ctx``'s scope that take ``name`` (or a chain under it) as an argument,
@@ -191,8 +240,15 @@ class Runtime:
                         node = node.value
                     if type(node) is ast.Name:
                         index.setdefault((id(c.scope), node.id), []).append((call.lineno, call, c))
+            for recs in index.values():
+                recs.sort(key=lambda r: r[0])
             self._cache["rt_passes"] = index
         return index.get((id(ctx.scope), name.split(".")[0]), [])
+
+    def passed_between(self, name: str, ctx: Ctx, after: int, upto: int) -> bool:
+        """``name`` handed to a call (see :meth:`passes`) on a line in ``(after, upto]``."""
+        return _any_between(self._lines(("rt_psl", id(ctx.scope), name.split(".")[0]),
+                                        lambda: self.passes(name, ctx)), after, upto)
 
     def host_built(self, value: ast.AST, ctx: Ctx) -> bool:
         """True when ``value`` builds a module on the host: a module constructor (a
@@ -244,10 +300,8 @@ class Runtime:
             if not self.host_built(value, vctx):
                 return None
             bound = value.lineno
-            for m_line, m_call, _ in self.moves(root, ctx):  # self.to(...), self.<x>.to(...)
-                key = dotted(m_call.func.value)
-                if bound <= m_line <= line and (key == root or key == name or key.startswith(name + ".")):
-                    return None
+            if self.moved_between(name, ctx, bound - 1, line):  # self.to(...), self.fc.to(...)
+                return None
             return bound
         bindings = self.lookup(name, ctx, line)
         if not bindings:
@@ -260,9 +314,7 @@ class Runtime:
                 return None
             lines.append(b_line)
         bound = max(lines)
-        if any(bound < m_line <= line for m_line, _, _ in self.moves(name, ctx)):
-            return None
-        if any(bound < p_line <= line for p_line, _, _ in self.passes(name, ctx)):
+        if self.moved_between(name, ctx, bound, line) or self.passed_between(name, ctx, bound, line):
             return None
         return bound
 
@@ -301,25 +353,49 @@ class Runtime:
     def computes_before(self, ctx: Ctx, line: int) -> ast.AST | None:
         """The first call or training loop in ``ctx``'s function (or module level) before
         ``line`` that runs an XLA computation; None when none is seen."""
-        for call, c in (ctx.func.calls if ctx.func is not None else self._module_calls()):
-            if call.lineno >= line or c.scope is not ctx.scope:
-                continue
-            if self.computes(call, c) and self.in_xla_code(c):
-                return call
-        for loop in self.loops:
-            lc = loop.ctx
-            if lc.scope is ctx.scope and loop.node.end_lineno is not None and loop.node.end_lineno < line \
-                    and self.is_step_loop(loop) and self.in_xla_code(lc):
-                return loop.node
+        first = self._first_computations().get(id(ctx.scope))
+        if first is None:
+            return None
+        call, loop = first
+        if call is not None and call.lineno < line:
+            return call
+        if loop is not None and loop.end_lineno < line:
+            return loop
         return None
 
-    def _module_calls(self):
-        calls = self._cache.get("rt_modcalls")
-        if calls is None:
-            calls = self._cache["rt_modcalls"] = [(c, x) for c, x in self.calls if x.func is None]
-        return calls
+    def _first_computations(self) -> dict:
+        """``id(scope) -> (first computing call, training loop that ends first)`` in XLA-on code."""
+        table = self._cache.get("rt_firstcomp")
+        if table is None:
+            table = {}
+            for call, c in self.calls:
+                if self.computes(call, c) and self.in_xla_code(c):
+                    old = table.get(id(c.scope), (None, None))
+                    if old[0] is None or call.lineno < old[0].lineno:
+                        table[id(c.scope)] = (call, old[1])
+            for loop in self.loops:
+                node = loop.node
+                if getattr(node, "end_lineno", None) is None or not self.is_step_loop(loop) \
+                        or not self.in_xla_code(loop.ctx):
+                    continue
+                old = table.get(id(loop.ctx.scope), (None, None))
+                if old[1] is None or node.end_lineno < old[1].end_lineno:
+                    table[id(loop.ctx.scope)] = (old[0], node)
+            self._cache["rt_firstcomp"] = table
+        return table
 
 
 _PARAM_NAMES = frozenset({"weight", "bias"})
 _DTYPE_NAMES = frozenset({"float", "float32", "float64", "double", "float16", "half", "bfloat16", "int",
                           "int32", "int64", "long", "int16", "short", "int8", "uint8", "bool"})
+
+
+def _under(text: str | None, name: str) -> bool:
+    """``text`` is ``name`` or a chain under it (``model.fc`` under ``model``)."""
+    return text is not None and (text == name or text.startswith(name + "."))
+
+
+def _any_between(lines: list[int], after: int, upto: int) -> bool:
+    """Some line of the sorted ``lines`` is in ``(after, upto]``."""
+    i = bisect.bisect_right(lines, after)
+    return i < len(lines) and lines[i] <= upto

@@ -446,6 +446,7 @@ class Walker:
 
     def _on_with(self, node, ctx, stack):
         for item in node.items:
+            self.with_items.append((item.context_expr, ctx))
             stack.append((item.context_expr, ctx))
             if item.optional_vars is not None:
                 self._bind_target(item.optional_vars, None, ctx, stack, node.lineno)

@@ -4,6 +4,8 @@ internals, sharding annotations)."""
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 
 from .. import api_table
 from ..model import UNKNOWN
@@ -320,7 +322,23 @@ class SpmdWorldSizeMisuse(Rule):
                             "shard by host: xr.process_count()")
 
 
-_TIE_CALLS = ("tie_weights", "_tie_weights", "tie_embeddings", "_tie_or_clone_weights")
+#: calls that tie weights again (``model.tie_weights()``, Lightning's
+#: ``set_shared_parameters(model, shared)``)
+_TIE_CALL = re.compile(r"(?i)tie|shared_param")
+
+
+def _tie_call(call: ast.Call, name: str | None) -> bool:
+    """``name.tie_weights()`` / ``tie_weights(name)`` / ``set_shared_parameters(name, ...)``
+    (any receiver or argument when ``name`` is None)."""
+    f = call.func
+    ident = f.attr if type(f) is ast.Attribute else f.id if type(f) is ast.Name else None
+    if ident is None or not _TIE_CALL.search(ident):
+        return False
+    if name is None:
+        return True
+    if type(f) is ast.Attribute and _under(dotted(f.value), name):
+        return True
+    return any(_under(dotted(a), name) for a in call.args)
 
 
 @rule
@@ -384,61 +402,32 @@ class WeightTyingBeforeToDevice(Rule):
         ties = model.weight_ties()
         if not ties:
             return
-        xla_moves = None
+        index = _TieIndex(model)
+        by_class: dict[int, object] = {}
         for target, value, ctx in ties:
             root = _root_name(target)
             if root is None:
                 continue
             func = ctx.func
             if func is not None and func.cls is not None and func.params and root == func.params[0]:
-                if xla_moves is None:
-                    xla_moves = self._xla_moves(model)
-                move = self._class_move(model, func, xla_moves)
+                if id(func) not in by_class:
+                    by_class[id(func)] = self._class_move(model, func, index)
+                move = by_class[id(func)]
             else:
-                move = self._scope_move(model, root, target, ctx)
+                move = self._scope_move(model, root, target, ctx, index)
             if move is not None:
                 yield self.finding(target, f"weights tied before the move to XLA on line {move.lineno}, "
                                            "which unties them")
 
     @staticmethod
-    def _xla_moves(model):
-        out = []
-        for call, ctx in model.calls:
-            f = call.func
-            if type(f) is ast.Attribute and f.attr in ("to", "xla") and model.call_name(call, ctx) is None \
-                    and model.move_target(call, ctx) == "xla" and model.in_xla_code(ctx):
-                out.append((call, ctx))
-        return out
-
-    def _scope_move(self, model, root, target, ctx):
+    def _scope_move(model, root, target, ctx, index):
         """``m.a.weight = m.b.weight`` then ``m.to(xla)`` in the same scope, not tied again."""
-        text = dotted(target)
-        for line, call, mctx in model.moves(root, ctx):
-            if line <= target.lineno or dotted(call.func.value) != root:
-                continue
-            if model.move_target(call, mctx) != "xla" or not model.in_xla_code(mctx):
-                continue
-            if not self._tied_after(model, root, text, mctx, line):
-                return call
+        move = index.first_xla_move(ctx, root, target.lineno)
+        if move is None or index.tied_after(move[1], root, move[0].lineno, dotted(target)):
             return None
-        return None
+        return move[0]
 
-    @staticmethod
-    def _tied_after(model, root, text, ctx, line) -> bool:
-        """``root`` tied again after ``line`` in ``ctx``'s scope: the same tie assignment
-        (``text``; any tie under ``root`` when None) or ``root.tie_weights()``."""
-        for t, _, c in model.weight_ties():
-            if c.scope is ctx.scope and t.lineno > line and _root_name(t) == root \
-                    and (text is None or dotted(t) == text):
-                return True
-        for call, c in (ctx.func.calls if ctx.func is not None else model.calls):
-            f = call.func
-            if c.scope is ctx.scope and call.lineno > line and type(f) is ast.Attribute and f.attr in _TIE_CALLS \
-                    and _under(dotted(f.value), root):
-                return True
-        return False
-
-    def _class_move(self, model, func, xla_moves):
+    def _class_move(self, model, func, index):
         """A tie in a module class's ``__init__`` (or a method it calls on ``self``), then an
         instance of the class moved to XLA with no tie after it."""
         cls = func.cls
@@ -446,15 +435,17 @@ class WeightTyingBeforeToDevice(Rule):
             return None
         if any(name in c.methods for c in model.mro(cls) for name in ("_apply", "to")):
             return None  # the class moves its own parameters
-        tie_methods = {id(m) for c in model.mro(cls) for m in c.methods.values()
-                       if any(t_ctx.func is m for _, _, t_ctx in model.weight_ties())}
-        for call, ctx in xla_moves:
+        tie_methods = index.tie_methods(cls)
+        for call, ctx in index.xla_moves:
             receiver = call.func.value
             if not self._instance_of(model, receiver, ctx, cls):
                 continue
-            name = dotted(receiver) if type(receiver) is not ast.Call else _bound_name(call, ctx)
-            if name is None or self._retied(model, name, ctx, call.lineno, tie_methods):
+            name = dotted(receiver) if type(receiver) is not ast.Call else index.bound_name(call)
+            if name is None:
                 continue  # what holds the moved module cannot be seen: unknown
+            if index.tied_after(ctx, name, call.lineno, None) or any(
+                    index.method_called_after(ctx, name, m, call.lineno) for m in tie_methods):
+                continue
             return call
         return None
 
@@ -494,30 +485,102 @@ class WeightTyingBeforeToDevice(Rule):
                 return False
         return True
 
-    def _retied(self, model, name, ctx, line, tie_methods) -> bool:
-        """A tie of ``name`` after ``line`` in the scope of the move: ``name.tie_weights()``,
-        a call of a method of the class that ties, or a tie assignment under ``name``."""
-        for call, c in (ctx.func.calls if ctx.func is not None else model.calls):
-            if c.scope is not ctx.scope or call.lineno <= line:
-                continue
+
+class _TieIndex:
+    """Per-module indexes for XLA903, built once: moves to XLA, ties, tie calls and method
+    calls by scope and receiver, so each question is a bisect."""
+
+    def __init__(self, model):
+        self.model = model
+        self.xla_moves = []
+        self.moves_by_root: dict = {}  # (scope id, root) -> [(line, call, ctx)] of `root.to(xla)`
+        for call, ctx in model.calls:
             f = call.func
-            if type(f) is ast.Attribute and _under(dotted(f.value), name) and (
-                    f.attr in _TIE_CALLS or any(id(g) in tie_methods for g in model.function_of(f, c))):
-                return True
-        return self._tied_after(model, name, None, ctx, line)
+            if type(f) is ast.Attribute and f.attr in ("to", "xla") and model.call_name(call, ctx) is None \
+                    and model.move_target(call, ctx) == "xla" and model.in_xla_code(ctx):
+                self.xla_moves.append((call, ctx))
+                key = dotted(f.value)
+                if key is not None and "." not in key:
+                    self.moves_by_root.setdefault((id(ctx.scope), key), []).append((call.lineno, call, ctx))
+        self.tie_lines: dict = {}  # (scope id, root) -> lines of tie assignments; (scope id, text) too
+        for target, _, ctx in model.weight_ties():
+            text = dotted(target)
+            if text is None:
+                continue
+            for holder in _prefixes(text):
+                self.tie_lines.setdefault((id(ctx.scope), "root", holder), []).append(target.lineno)
+            self.tie_lines.setdefault((id(ctx.scope), "text", text), []).append(target.lineno)
+        self.call_lines: dict = {}  # (scope id, "tie", root) / (scope id, "method", root, attr) -> lines
+        for call, ctx in model.calls:
+            f = call.func
+            sid = id(ctx.scope)
+            holders = set()
+            if type(f) is ast.Attribute:
+                receiver = dotted(f.value)
+                if receiver is not None:
+                    holders.update(_prefixes(receiver))
+                    for holder in _prefixes(receiver):
+                        self.call_lines.setdefault((sid, "method", holder, f.attr), []).append(call.lineno)
+            if _tie_call(call, None):
+                for arg in map(dotted, call.args):
+                    if arg is not None:
+                        holders.update(_prefixes(arg))
+                for holder in holders:
+                    self.call_lines.setdefault((sid, "tie", holder), []).append(call.lineno)
+        for table in (self.tie_lines, self.call_lines):
+            for lines in table.values():
+                lines.sort()
+        for recs in self.moves_by_root.values():
+            recs.sort(key=lambda r: r[0])
+        self._bound: dict | None = None
+
+    def first_xla_move(self, ctx, root, after):
+        recs = self.moves_by_root.get((id(ctx.scope), root), [])
+        i = bisect.bisect_right(recs, after, key=lambda r: r[0])
+        return (recs[i][1], recs[i][2]) if i < len(recs) else None
+
+    def tied_after(self, ctx, root, line, text) -> bool:
+        """``root`` tied again after ``line`` in ``ctx``'s scope: the same tie assignment
+        (``text``; any tie under ``root`` when None) or ``root.tie_weights()`` /
+        ``set_shared_parameters(root, ...)``."""
+        sid = id(ctx.scope)
+        key = (sid, "text", text) if text is not None else (sid, "root", root)
+        return _after(self.tie_lines.get(key, ()), line) or _after(self.call_lines.get((sid, "tie", root), ()), line)
+
+    def method_called_after(self, ctx, root, method, line) -> bool:
+        return _after(self.call_lines.get((id(ctx.scope), "method", root, method.name), ()), line)
+
+    def tie_methods(self, cls):
+        """The methods of ``cls`` (and its bases in this file) that tie weights."""
+        tying = {id(c.func) for _, _, c in self.model.weight_ties() if c.func is not None}
+        return [m for c in self.model.mro(cls) for m in c.methods.values() if id(m) in tying]
+
+    def bound_name(self, call) -> str | None:
+        """The name a call's result is assigned to (``model = Net().to(dev)``)."""
+        if self._bound is None:
+            self._bound = {}
+            scopes = [self.model.module_scope] + [f.scope for f in self.model.functions if f.scope is not None]
+            for scope in scopes:
+                for name, entries in scope.bindings.items():
+                    for _, kind, target, _ in entries:
+                        if kind == "value":
+                            self._bound.setdefault(id(target), name)
+        return self._bound.get(id(call))
+
+
+def _prefixes(text: str) -> list[str]:
+    """``a``, ``a.b``, ``a.b.c`` for ``a.b.c``."""
+    parts = text.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+def _after(lines, line) -> bool:
+    """Some line of the sorted ``lines`` comes after ``line``."""
+    return bool(lines) and lines[-1] > line
 
 
 def _under(text: str | None, name: str) -> bool:
     return text is not None and (text == name or text.startswith(name + "."))
-
-
-def _bound_name(call, ctx) -> str | None:
-    """The name a call's result is assigned to in its scope (``model = Net().to(dev)``)."""
-    for name, entries in ctx.scope.bindings.items():
-        for _, kind, target, _ in entries:
-            if kind == "value" and target is call:
-                return name
-    return None
 
 
 def _root_name(expr) -> str | None:
@@ -678,18 +741,24 @@ class ShardingAnnotationOnCpuTensor(Rule):
     ]
 
     def check(self, model):
+        loops_at = None
         for call, ctx in model.calls:
             q = model.call_name(call, ctx)
             if q is None or not q.startswith(SPMD_PACKAGES) \
                     or q.rsplit(".", 1)[-1] not in ("mark_sharding", "mark_sharding_with_gradients"):
                 continue
-            if not model.in_xla_code(ctx):
+            if not model.in_xla_code(ctx) or model.default_device_set():
                 continue
             t = model.kwarg(call, "t", 0)
             if not isinstance(t, ast.AST):
                 continue
             shown = short_name(q)
-            holder = self._holder(model, t, ctx)
+            if loops_at is None:
+                loops_at = {}
+                for loop in model.loops:
+                    if type(loop.node) in (ast.For, ast.AsyncFor):
+                        loops_at.setdefault((id(loop.ctx.scope), loop.node.lineno), []).append(loop)
+            holder = self._holder(model, t, ctx, loops_at)
             if holder is not None and model.host_module(holder, ctx, call.lineno) is not None:
                 yield self.finding(call, f"{shown} on a CPU parameter of {holder} (RuntimeError)",
                                    f"call {holder}.to({device_call(self.settings)}) first")
@@ -698,7 +767,7 @@ class ShardingAnnotationOnCpuTensor(Rule):
                                    f"create it on the XLA device, or .to({device_call(self.settings)}) first")
 
     @staticmethod
-    def _holder(model, t, ctx) -> str | None:
+    def _holder(model, t, ctx, loops_at) -> str | None:
         """The module whose parameter ``t`` is: ``model`` for ``model.fc.weight``,
         ``self.fc`` for ``self.fc.weight`` in a method, the module a ``for p in
         m.parameters():`` loop walks."""
@@ -723,10 +792,8 @@ class ShardingAnnotationOnCpuTensor(Rule):
         if not bindings or len(bindings) != 1 or bindings[0][1] != "unknown":
             return None
         line = bindings[0][0]
-        for loop in model.loops:
+        for loop in loops_at.get((id(ctx.scope), line), ()):
             node = loop.node
-            if node.lineno != line or type(node) not in (ast.For, ast.AsyncFor) or loop.ctx.scope is not ctx.scope:
-                continue
             it = node.iter
             if type(it) is ast.Call and type(it.func) is ast.Attribute and it.func.attr in _PARAM_ITERATORS:
                 text = dotted(it.func.value)
