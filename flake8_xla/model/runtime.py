@@ -22,12 +22,15 @@ from __future__ import annotations
 import ast
 import bisect
 
-from .scopes import UNKNOWN, Ctx
+from .scopes import UNKNOWN, Ctx, _expr_key, _is_main_guard
 
 XLA_DEVICE_CALLS = ("torch_xla.device", "torch_xla.core.xla_model.xla_device", "torch_xla.runtime.xla_device")
 #: the packages of the SPMD sharding API (the old experimental spelling until 2.4)
 SPMD_PACKAGES = ("torch_xla.distributed.spmd", "torch_xla.experimental.xla_sharding",
                  "torch_xla.experimental.spmd_fully_sharded_data_parallel")
+#: sharding calls that raise unless SPMD is on (a ``Mesh`` is a plain object)
+_SPMD_ONLY = frozenset({"mark_sharding", "mark_sharding_with_gradients", "SpmdFullyShardedDataParallel",
+                        "enable_manual_sharding"})
 #: methods that move a module or tensor to another device
 MOVE_METHODS = frozenset({"to", "cuda", "to_empty", "xla"})
 #: methods that return the module they are called on
@@ -57,29 +60,60 @@ class Runtime:
     """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
 
     # ------------------------------------------------------------------ SPMD
-    def spmd_program(self) -> bool:
-        """True when XLA-on code turns SPMD on (``xr.use_spmd()``, ``XLA_USE_SPMD`` set to a
-        true value, or a call of the sharding API, which raises without it) and the module
-        starts no second process (a multi-process launch runs one process per device)."""
-        if "spmd_program" in self._cache:
-            return self._cache["spmd_program"]
-        on = False
+    def spmd_evidence(self) -> list[tuple[ast.AST, Ctx]]:
+        """What turns SPMD on in XLA-on code: ``xr.use_spmd()``, the calls that raise
+        without it (``mark_sharding``, FSDPv2), ``XLA_USE_SPMD`` set to a true value; empty when the
+        module starts a second process (a multi-process launch is one process per device)."""
+        found = self._cache.get("rt_spmd")
+        if found is not None:
+            return found
+        found = []
         for call, ctx in self.calls:
             q = self.call_name(call, ctx)
-            if q is not None and (q == "torch_xla.runtime.use_spmd" or q.startswith(SPMD_PACKAGES)) \
+            if q is not None and (q == "torch_xla.runtime.use_spmd" or (
+                    q.startswith(SPMD_PACKAGES) and q.rsplit(".", 1)[-1] in _SPMD_ONLY)) and self.in_xla_code(ctx):
+                found.append((call, ctx))
+        for key, node, value, ctx in self.env_writes():
+            if key == "XLA_USE_SPMD" and self.const(value, ctx) in ("1", "true", "True", 1, True) \
                     and self.in_xla_code(ctx):
-                on = True
+                found.append((node, ctx))
+        if found and any(not single for _, _, _, single in self.launches()):
+            found = []
+        self._cache["rt_spmd"] = found
+        return found
+
+    def spmd_program(self) -> bool:
+        """True when some XLA-on code turns SPMD on (see :meth:`spmd_evidence`)."""
+        return bool(self.spmd_evidence())
+
+    def runs_spmd(self, ctx: Ctx) -> bool:
+        """True when code at ``ctx`` runs under SPMD: SPMD is turned on unconditionally at
+        module level (``if __name__ == "__main__":`` aside), or in the same function on the
+        same branch, or unconditionally in a function from which ``ctx``'s function is
+        reached; a script that turns it on only under a flag keeps its other mode."""
+        evidence = self.spmd_evidence()
+        if not evidence:
+            return False
+        key = ("rt_runs_spmd", id(ctx.func), id(ctx.frames) if ctx.frames else 0)
+        if key in self._cache:
+            return self._cache[key]
+        result = False
+        roots = []
+        for node, ectx in evidence:
+            base = ectx.func.ctx.frames if ectx.func is not None else None
+            unconditional = _only_main_guard(ectx.frames, base)
+            if ectx.func is None and unconditional:
+                result = True
                 break
-        if not on:
-            for key, _, value, ctx in self.env_writes():
-                if key == "XLA_USE_SPMD" and self.const(value, ctx) in ("1", "true", "True", 1, True) \
-                        and self.in_xla_code(ctx):
-                    on = True
-                    break
-        if on and any(not single for _, _, _, single in self.launches()):
-            on = False
-        self._cache["spmd_program"] = on
-        return on
+            if ectx.func is ctx.func and frames_within(ectx.frames, ctx.frames):
+                result = True
+                break
+            if ectx.func is not None and unconditional:
+                roots.append(ectx.func)
+        if not result and roots and ctx.func is not None:
+            result = id(ctx.func) in self.reachable(roots)
+        self._cache[key] = result
+        return result
 
     # ------------------------------------------------------------------ devices
     def device_place(self, expr, ctx: Ctx, _depth: int = 0) -> str | None:
@@ -352,42 +386,96 @@ class Runtime:
 
     def computes_before(self, ctx: Ctx, line: int) -> ast.AST | None:
         """The first call or training loop in ``ctx``'s function (or module level) before
-        ``line`` that runs an XLA computation; None when none is seen."""
+        ``line`` that runs an XLA computation whenever code at ``ctx`` runs (its branches
+        are all around ``ctx``); None when none is seen."""
         first = self._first_computations().get(id(ctx.scope))
         if first is None:
             return None
-        call, loop = first
-        if call is not None and call.lineno < line:
-            return call
-        if loop is not None and loop.end_lineno < line:
-            return loop
+        (call, cctx), (loop, lctx) = first
+        for node, nctx, end in ((call, cctx, call.lineno if call is not None else None),
+                                (loop, lctx, loop.end_lineno if loop is not None else None)):
+            if node is not None and end < line and self.branch_frames(nctx) <= self.branch_frames(ctx) \
+                    and not self.exclusive((node, nctx), (_Line(line), ctx)):
+                return node
         return None
 
     def _first_computations(self) -> dict:
-        """``id(scope) -> (first computing call, training loop that ends first)`` in XLA-on code."""
+        """``id(scope) -> ((first computing call, ctx), (training loop that ends first, ctx))``
+        in XLA-on code."""
         table = self._cache.get("rt_firstcomp")
         if table is None:
             table = {}
+            none = ((None, None), (None, None))
             for call, c in self.calls:
                 if self.computes(call, c) and self.in_xla_code(c):
-                    old = table.get(id(c.scope), (None, None))
-                    if old[0] is None or call.lineno < old[0].lineno:
-                        table[id(c.scope)] = (call, old[1])
+                    old = table.get(id(c.scope), none)
+                    if old[0][0] is None or call.lineno < old[0][0].lineno:
+                        table[id(c.scope)] = ((call, c), old[1])
             for loop in self.loops:
                 node = loop.node
                 if getattr(node, "end_lineno", None) is None or not self.is_step_loop(loop) \
                         or not self.in_xla_code(loop.ctx):
                     continue
-                old = table.get(id(loop.ctx.scope), (None, None))
-                if old[1] is None or node.end_lineno < old[1].end_lineno:
-                    table[id(loop.ctx.scope)] = (old[0], node)
+                old = table.get(id(loop.ctx.scope), none)
+                if old[1][0] is None or node.end_lineno < old[1][0].end_lineno:
+                    table[id(loop.ctx.scope)] = (old[0], (node, loop.ctx))
             self._cache["rt_firstcomp"] = table
         return table
+
+
+class _Line:
+    """A stand-in node with just a line (for :meth:`exclusive`)."""
+
+    __slots__ = ("lineno",)
+
+    def __init__(self, lineno: int):
+        self.lineno = lineno
 
 
 _PARAM_NAMES = frozenset({"weight", "bias"})
 _DTYPE_NAMES = frozenset({"float", "float32", "float64", "double", "float16", "half", "bfloat16", "int",
                           "int32", "int64", "long", "int16", "short", "int8", "uint8", "bool"})
+
+
+def frames_within(inner, outer, limit: int = 64) -> bool:
+    """The branch frames ``inner`` (a chain) enclose ``outer``: every branch that code at
+    ``inner`` sits in, code at ``outer`` sits in too (``inner`` is a tail of ``outer``, or
+    each of its tests appears in ``outer`` with the same polarity: two ``if spmd:`` blocks).
+    Chains longer than ``limit`` are compared by identity only."""
+    if not inner:
+        return True
+    node = outer or None
+    keys = set()
+    depth = 0
+    while node is not None:
+        if node is inner:
+            return True
+        depth += 1
+        if depth <= limit and type(node.frame) is tuple and _expr_key(node.frame[0]) is not None:
+            keys.add((_expr_key(node.frame[0]), node.frame[1]))
+        node = node.parent
+    if depth > limit:
+        return False
+    node, depth = inner, 0
+    while node is not None:
+        depth += 1
+        frame = node.frame
+        if depth > limit or type(frame) is not tuple or (_expr_key(frame[0]), frame[1]) not in keys:
+            return False
+        node = node.parent
+    return True
+
+
+def _only_main_guard(frames, base) -> bool:
+    """No branch frame between ``base`` (the function's own frames) and ``frames`` other
+    than ``if __name__ == "__main__":``."""
+    node = frames or None
+    while node is not None and node is not base:
+        frame = node.frame
+        if not (type(frame) is tuple and frame[1] and _is_main_guard(frame[0])):
+            return False
+        node = node.parent
+    return True
 
 
 def _under(text: str | None, name: str) -> bool:

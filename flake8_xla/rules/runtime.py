@@ -9,7 +9,7 @@ import re
 
 from .. import api_table
 from ..model import UNKNOWN
-from ..model.runtime import SPMD_PACKAGES, dotted
+from ..model.runtime import SPMD_PACKAGES, dotted, frames_within
 from ..registry import Rule, rule
 from ._common import at_least, device_call, is_rank_value, short_name
 
@@ -172,7 +172,8 @@ class InitializeCachePlacement(Rule):
             problem = ("xr.initialize_cache with one writable path for all processes",
                        "use a path per process: f'/tmp/xla_cache_{index}'")
         elif any(not single and lctx.scope is ctx.scope and lcall.lineno > call.lineno
-                 for lcall, lctx, _, single in model.launches()):
+                 for lcall, lctx, _, single in model.launches()) and not any(
+                model.is_launched(c, multi_only=True) for _, c in model.calls_to(INITIALIZE_CACHE)):
             problem = ("xr.initialize_cache before the launch: one writable path for all processes",
                        "call it in the launched function with f'/tmp/xla_cache_{index}'")
         else:
@@ -262,7 +263,10 @@ class SpmdWorldSizeMisuse(Rule):
             if not model.in_xla_code(ctx):
                 continue
             q = model.call_name(call, ctx)
-            for arg, use in self._sinks(model, call, ctx, q):
+            sinks = self._sinks(model, call, ctx, q)
+            if not sinks or not (model.runs_spmd(ctx) or (q or "").startswith(SPMD_PACKAGES)):
+                continue  # a Mesh is SPMD itself; a sampler must sit where SPMD is on
+            for arg, use in sinks:
                 for source, sq in self._sources(model, arg, ctx):
                     if id(source) in seen:
                         continue
@@ -293,22 +297,34 @@ class SpmdWorldSizeMisuse(Rule):
 
     @staticmethod
     def _sources(model, expr, ctx):
-        """The count / ordinal calls an expression is computed from (through names)."""
+        """The count / ordinal calls an expression is computed from, through names bound on
+        the same branch as the use; never inside ``a if t else b`` (code that picks the
+        count by mode)."""
         out = []
         todo = [(expr, ctx, 0)]
         budget = 64
         while todo and budget > 0:
             budget -= 1
             e, c, depth = todo.pop()
-            for node in ast.walk(e):
-                if type(node) is ast.Call:
+            nodes = [e]
+            while nodes:
+                node = nodes.pop()
+                t = type(node)
+                if t is ast.IfExp or t in (ast.Lambda, ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp):
+                    continue
+                if t is ast.Call:
                     q = model.call_name(node, c)
                     if q in _COUNTS or q in _ORDINALS:
                         out.append((node, q))
-                elif type(node) is ast.Name and type(node.ctx) is ast.Load and depth < 6:
+                        continue
+                elif t is ast.Name and type(node.ctx) is ast.Load and depth < 6:
                     values = model.values(node, c)
                     if values:
-                        todo.extend((v, vc, depth + 1) for v, vc in values if v is not None and vc is not None)
+                        todo.extend((v, vc, depth + 1) for v, vc in values
+                                    if v is not None and vc is not None and frames_within(vc.frames, c.frames)
+                                    and (vc.func is c.func or vc.func is None))
+                    continue
+                nodes.extend(ast.iter_child_nodes(node))
         return out
 
     def _finding(self, source, q, use):
@@ -378,6 +394,8 @@ class WeightTyingBeforeToDevice(Rule):
       module weights should be done AFTER the modules are moved to an XLA device"), #1335
     - PyTorch `torch/nn/modules/module.py` `Module._apply` (a new `Parameter` per module
       when `_has_compatible_shallow_copy_type` is false, as for CPU to XLA)
+    - Lightning `src/lightning/pytorch/strategies/xla.py` `setup` (finds the shared
+      parameters before `model_to_device()` and sets them again after it)
     - Applies to every torch_xla release.
     """
 
