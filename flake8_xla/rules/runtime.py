@@ -292,7 +292,10 @@ class SpmdWorldSizeMisuse(Rule):
                 if isinstance(arg, ast.AST):
                     out.append((arg, "data"))
         elif q is None and type(call.func) is ast.Attribute and call.func.attr == "shard":
-            out += [(k.value, "data") for k in call.keywords if k.arg in ("num_shards", "index")]
+            for name, pos in (("num_shards", 0), ("index", 1)):  # datasets.Dataset.shard
+                arg = model.kwarg(call, name, pos)
+                if isinstance(arg, ast.AST):
+                    out.append((arg, "data"))
         return out
 
     @staticmethod
@@ -454,6 +457,8 @@ class WeightTyingBeforeToDevice(Rule):
         if any(name in c.methods for c in model.mro(cls) for name in ("_apply", "to")):
             return None  # the class moves its own parameters
         tie_methods = index.tie_methods(cls)
+        if any(m.name == "forward" for m in tie_methods):
+            return None  # tied again on every call of the module
         for call, ctx in index.xla_moves:
             receiver = call.func.value
             if not self._instance_of(model, receiver, ctx, cls):
@@ -679,16 +684,45 @@ class XlaTensorStorageIntrospection(Rule):
 
 
 def _on_xla(model, expr, ctx, depth: int = 0) -> bool:
+    """A tensor visibly on the XLA device: moved there, created there, or a device value
+    of the model (see ``tensor_kind``) that is not the output of a module still on the CPU."""
     if depth > 8:
         return False
     if type(expr) is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr in ("to", "xla") \
             and model.call_name(expr, ctx) is None:
         return model.move_target(expr, ctx) == "xla"
     if model.tensor_kind(expr, ctx) == "device":
-        return True
+        return not _cpu_model_output(model, expr, ctx)
     if type(expr) is ast.Name:
         values = model.values(expr, ctx)
         return bool(values) and all(c is not None and _on_xla(model, v, c, depth + 1) for v, c in values)
+    return False
+
+
+def _cpu_model_output(model, expr, ctx) -> bool:
+    """``expr`` is computed from the output of a module built on the CPU and not moved
+    (``cpu_model(x)``, through names, tensor methods, attributes and indexing)."""
+    for _ in range(12):
+        t = type(expr)
+        if t in (ast.Attribute, ast.Subscript):
+            expr = expr.value
+            continue
+        if t is ast.Name:
+            values = model.values(expr, ctx)
+            if not values or len(values) != 1 or values[0][1] is None:
+                return False
+            expr, ctx = values[0]
+            continue
+        if t is not ast.Call:
+            return False
+        f = expr.func
+        name = dotted(f)
+        if name is not None and model.qualname(f, ctx) is None and model.is_model(f, ctx):
+            return model.host_module(name, ctx, expr.lineno) is not None
+        if type(f) is ast.Attribute and model.call_name(expr, ctx) is None:
+            expr = f.value
+            continue
+        return False
     return False
 
 
