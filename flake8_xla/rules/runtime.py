@@ -100,10 +100,15 @@ class InitializeCachePlacement(Rule):
     files at once.
 
     ## Known problems
-    A path that cannot be seen (`args.cache_dir`, a helper's result) is not reported, nor a
-    call under a rank test (`if xr.global_ordinal() == 0:`) or a
-    `_xla_computation_cache_is_initialized()` probe. SPMD and single-process runs (one
-    process) may share a path; a shared read-only mount uses `readonly=True`.
+    "Computations ran" means a visible sync, training loop, host read of a device value or
+    a module helper that trains, on every path to the call: creating the device or moving
+    a model does not create the computation cache (`XLAGraphExecutor::GetComputationCache`
+    builds it at the first compilation), so it is no error. A path that cannot be seen
+    (`args.cache_dir`, a helper's result) is not reported, nor a call under a rank test
+    (`if xr.global_ordinal() == 0:`) or a `_xla_computation_cache_is_initialized()` probe,
+    nor the parent's call when the launched function calls `initialize_cache` itself. SPMD
+    and single-process runs (one process) may share a path; a shared read-only mount uses
+    `readonly=True`.
 
     ## Example
     ```python
@@ -210,7 +215,11 @@ class SpmdWorldSizeMisuse(Rule):
 
     ## Known problems
     Other uses (logging, `if xr.world_size() > 1:`, arithmetic on the batch size) are not
-    reported. The finding replaces XLA801 / XLA802 on the old `xm` spellings: one fix.
+    reported. A script that turns SPMD on only under a flag keeps its other mode: a sampler
+    counts only on the branch that turns SPMD on, or in a function reached from one that
+    turns it on unconditionally (a `Mesh` is SPMD wherever it is); a count picked by mode
+    (`xr.world_size() if not spmd else ...`) is not reported. The finding replaces XLA801 /
+    XLA802 on the old `xm` spellings: one fix.
 
     ## Example
     ```python
