@@ -89,6 +89,19 @@ def guarded_saves(n: int) -> str:
     return HEAD + "import wandb\n\n\ndef save(model, path):\n" + body + "\n\ntorch_xla.launch(save)\n"
 
 
-GENERATORS = {f.__name__: f for f in (early_returns, elif_chain, superseding_findings, call_chain, step_loops,
-                                      elif_imports, exit_imports, many_timers, launches,
-                                      spmd_launches, guarded_saves)}
+def runtime_odds(n: int) -> str:
+    """N sharding annotations of an unmoved model, N ties before N moves, N cache
+    initializations after a sync, N data pointers of device tensors (XLA901/903/904/905)."""
+    body = "".join(
+        f"    xs.mark_sharding(model.l{i}.weight, mesh, (0, 1))\n"
+        f"    model.h{i}.weight = model.e{i}.weight\n"
+        f"    xr.initialize_cache('/tmp/c{i}')\n"
+        f"    p{i} = torch.ones(4, device=dev).data_ptr()\n" for i in range(n))
+    moves = "".join(f"    model.to(dev)\n    model.e{i}.to(dev)\n" for i in range(n))
+    return (HEAD + "import torch_xla.runtime as xr\nimport torch_xla.distributed.spmd as xs\n\n\n"
+            "def f(mesh):\n    dev = torch_xla.device()\n    model = torch.nn.Linear(4, 4)\n    torch_xla.sync()\n"
+            + body + moves)
+
+
+GENERATORS = {f.__name__: f for f in (early_returns, elif_chain, superseding_findings, call_chain, step_loops, elif_imports,
+                                      exit_imports, many_timers, launches, spmd_launches, guarded_saves, runtime_odds)}

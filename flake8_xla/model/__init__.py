@@ -21,6 +21,8 @@ One module per question it answers:
 - :mod:`.parent`: the launching process's code before a launch, SPMD switches.
 - :mod:`.replicas`: conditions that can differ between replicas (a rank, a replica's own
   data) and the code reached only under them.
+- :mod:`.runtime`: SPMD programs, device expressions, module moves, weight ties, the code
+  that runs XLA computations.
 
 Nothing here imports or runs the linted code, torch or torch_xla. Whatever cannot be seen
 statically is *unknown* (``None`` / :data:`UNKNOWN`), and rules never fire on unknown.
@@ -40,6 +42,7 @@ from .names import CANONICAL, Names, canonical
 from .options import UserNames
 from .parent import ParentCode
 from .replicas import Replicas
+from .runtime import Runtime
 from .tensors import Tensors
 from .scopes import _GUARDED, UNKNOWN, ClassInfo, Ctx, FunctionInfo, LoopInfo, Scope, Unknown
 from .training import Training
@@ -53,8 +56,8 @@ __all__ = [
 
 
 class Model(
-    Walker, Names, Values, XlaContext, Calls, Environment, Training, Tensors, Data, ParentCode, Replicas,
-    UserNames,
+    Walker, Names, Values, XlaContext, Calls, Environment, Training, Tensors, Data,
+    ParentCode, Replicas, UserNames, Runtime,
 ):
     """Facts about one module. Build with ``Model(tree, settings)``.
 
@@ -79,6 +82,8 @@ class Model(
         self.loops: list[LoopInfo] = []
         self.subscript_loads: list[tuple[ast.Subscript, Ctx]] = []
         self.subscript_stores: list[tuple[ast.Subscript, ast.AST, Ctx]] = []
+        self.attr_stores: list[tuple[ast.Attribute, ast.AST, Ctx]] = []  # `a.b.weight = value`
+        self.with_items: list[tuple[ast.AST, Ctx]] = []  # the context expression of each `with` item
         self.compares: list[tuple[ast.Compare, Ctx]] = []
         self.unpacking_dicts: list[tuple[ast.Dict, Ctx]] = []  # dict displays with a ** entry
         self.tests: list[ast.AST] = []  # the tests of every if, elif, while and conditional expression

@@ -324,6 +324,8 @@ class Walker:
             if type(base) is ast.Name and ctx.func is not None and ctx.func.cls is not None \
                     and ctx.func.params and base.id == ctx.func.params[0]:
                 ctx.func.cls.attrs.setdefault(target.attr, []).append((value, ctx))
+            if value is not None:
+                self.attr_stores.append((target, value, ctx))
             stack.append((target, ctx))
         elif t is ast.Subscript:
             if value is not None:
@@ -444,6 +446,7 @@ class Walker:
 
     def _on_with(self, node, ctx, stack):
         for item in node.items:
+            self.with_items.append((item.context_expr, ctx))
             stack.append((item.context_expr, ctx))
             if item.optional_vars is not None:
                 self._bind_target(item.optional_vars, None, ctx, stack, node.lineno)

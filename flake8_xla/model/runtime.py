@@ -1,0 +1,489 @@
+"""Runtime odds and ends: SPMD programs, XLA device expressions, where a module is moved
+to the device, weight ties, and the code that runs XLA computations.
+
+- :meth:`Runtime.spmd_program`: XLA-on code turns SPMD on (``xr.use_spmd()``,
+  ``XLA_USE_SPMD``, a call of the sharding API) and starts no second process.
+- :meth:`Runtime.device_place`: ``"xla"``, ``"cpu"`` or ``None`` (unknown) for a device
+  expression, through names and both arms of a conditional.
+- :meth:`Runtime.moves`: the ``X.to(...)`` / ``X.cuda()`` / ``X.to_empty(...)`` calls of
+  a receiver (``model``, ``self.fc``) in one scope, by line; :meth:`Runtime.passes`: the
+  calls a name is handed to (a helper may move what it gets).
+- :meth:`Runtime.host_module`: a name bound to a module built on the host (a module
+  constructor not moved, not given ``device=``).
+- :meth:`Runtime.weight_ties`: ``a.x.weight = b.y.weight`` assignments.
+- :meth:`Runtime.computes_before`: a call, loop or helper before a line of a function that
+  runs an XLA computation (a sync, a training loop, a host read of a device value).
+
+Every answer is memoised in ``self._cache``; indexes are built once per module.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+
+from .scopes import UNKNOWN, Ctx, _expr_key, _is_main_guard
+
+XLA_DEVICE_CALLS = ("torch_xla.device", "torch_xla.core.xla_model.xla_device", "torch_xla.runtime.xla_device")
+#: the packages of the SPMD sharding API (the old experimental spelling until 2.4)
+SPMD_PACKAGES = ("torch_xla.distributed.spmd", "torch_xla.experimental.xla_sharding",
+                 "torch_xla.experimental.spmd_fully_sharded_data_parallel")
+#: sharding calls that raise unless SPMD is on (a ``Mesh`` is a plain object)
+_SPMD_ONLY = frozenset({"mark_sharding", "mark_sharding_with_gradients", "SpmdFullyShardedDataParallel",
+                        "enable_manual_sharding"})
+#: methods that move a module or tensor to another device
+MOVE_METHODS = frozenset({"to", "cuda", "to_empty", "xla"})
+#: methods that return the module they are called on
+_SELF_RETURNING = frozenset({"train", "eval", "float", "half", "bfloat16", "double", "requires_grad_"})
+#: calls that never move a module handed to them
+_INERT_PREFIXES = ("torch_xla.distributed.spmd.", "torch_xla.experimental.xla_sharding.", "print", "len",
+                   "isinstance", "id", "type", "repr", "str", "sum", "list", "tuple", "sorted",
+                   "enumerate", "zip", "logging.", "torch.nn.init.", "torch.nn.utils.", "copy.deepcopy")
+#: tensor methods that read a device value on the host (the graph before runs)
+_READS = frozenset({"item", "tolist", "numpy", "cpu"})
+
+
+def dotted(expr) -> str | None:
+    """``model``, ``self.fc``, ``a.b.c`` for a name or attribute chain; else None."""
+    parts = []
+    node = expr
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if type(node) is not ast.Name:
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+class Runtime:
+    """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
+
+    # ------------------------------------------------------------------ SPMD
+    def spmd_evidence(self) -> list[tuple[ast.AST, Ctx]]:
+        """What turns SPMD on in XLA-on code: ``xr.use_spmd()``, the calls that raise
+        without it (``mark_sharding``, FSDPv2), ``XLA_USE_SPMD`` set to a true value; empty when the
+        module starts a second process (a multi-process launch is one process per device)."""
+        found = self._cache.get("rt_spmd")
+        if found is not None:
+            return found
+        found = []
+        for call, ctx in self.calls:
+            q = self.call_name(call, ctx)
+            if q is not None and (q == "torch_xla.runtime.use_spmd" or (
+                    q.startswith(SPMD_PACKAGES) and q.rsplit(".", 1)[-1] in _SPMD_ONLY)) and self.in_xla_code(ctx):
+                found.append((call, ctx))
+        for key, node, value, ctx in self.env_writes():
+            if key == "XLA_USE_SPMD" and self.const(value, ctx) in ("1", "true", "True", 1, True) \
+                    and self.in_xla_code(ctx):
+                found.append((node, ctx))
+        if found and any(not single for _, _, _, single in self.launches()):
+            found = []
+        self._cache["rt_spmd"] = found
+        return found
+
+    def spmd_program(self) -> bool:
+        """True when some XLA-on code turns SPMD on (see :meth:`spmd_evidence`)."""
+        return bool(self.spmd_evidence())
+
+    def runs_spmd(self, ctx: Ctx) -> bool:
+        """True when code at ``ctx`` runs under SPMD: SPMD is turned on unconditionally at
+        module level (``if __name__ == "__main__":`` aside), or in the same function on the
+        same branch, or unconditionally in a function from which ``ctx``'s function is
+        reached; a script that turns it on only under a flag keeps its other mode."""
+        evidence = self.spmd_evidence()
+        if not evidence:
+            return False
+        key = ("rt_runs_spmd", id(ctx.func), id(ctx.frames) if ctx.frames else 0)
+        if key in self._cache:
+            return self._cache[key]
+        result = False
+        roots = []
+        for node, ectx in evidence:
+            base = ectx.func.ctx.frames if ectx.func is not None else None
+            unconditional = _only_main_guard(ectx.frames, base)
+            if ectx.func is None and unconditional:
+                result = True
+                break
+            if ectx.func is ctx.func and frames_within(ectx.frames, ctx.frames):
+                result = True
+                break
+            if ectx.func is not None and unconditional:
+                roots.append(ectx.func)
+        if not result and roots and ctx.func is not None:
+            result = id(ctx.func) in self.reachable(roots)
+        self._cache[key] = result
+        return result
+
+    # ------------------------------------------------------------------ devices
+    def device_place(self, expr, ctx: Ctx, _depth: int = 0) -> str | None:
+        """``"xla"`` when a device expression may be the XLA device and every value it may
+        have is seen (``torch_xla.device()``, ``"xla"``, ``torch.device("xla", 0)``, a name
+        bound to one, either arm of ``a if t else b``); ``"cpu"`` when it is visibly the
+        CPU; None otherwise."""
+        places = set()
+        todo = [(expr, ctx, 0)]
+        while todo:
+            e, c, depth = todo.pop()
+            if e is None or not isinstance(e, ast.AST) or depth > 8 or len(places) > 8:
+                return None
+            t = type(e)
+            if t is ast.IfExp:
+                todo.append((e.body, c, depth + 1))
+                todo.append((e.orelse, c, depth + 1))
+                continue
+            if t is ast.Call:
+                q = self.call_name(e, c)
+                if q in XLA_DEVICE_CALLS:
+                    places.add("xla")
+                    continue
+                if q == "torch.device" and e.args:
+                    todo.append((e.args[0], c, depth + 1))
+                    continue
+                return None
+            if t in (ast.Name, ast.Attribute) and self.qualname(e, c) is None:
+                vals = self.values(e, c)
+                if not vals:
+                    return None
+                todo.extend((v, vc, depth + 1) for v, vc in vals)
+                continue
+            if t is ast.JoinedStr:
+                head = e.values[0] if e.values else None
+                text = head.value if type(head) is ast.Constant and isinstance(head.value, str) else None
+            else:
+                text = self.const(e, c)
+            if not isinstance(text, str):
+                return None
+            kind = text.split(":")[0]
+            if kind in ("xla", "cpu"):
+                places.add(kind)
+            else:
+                places.add("other")
+        if "xla" in places:
+            return "xla"
+        return "cpu" if places == {"cpu"} else None
+
+    def move_target(self, call: ast.Call, ctx: Ctx) -> str | None:
+        """Where a ``X.to(...)`` / ``X.cuda()`` / ``X.to_empty(device=...)`` call moves ``X``:
+        ``"xla"``, ``"cpu"``, ``"dtype"`` (``.to(torch.bfloat16)``: no move) or None (unknown
+        or another device)."""
+        f = call.func
+        if type(f) is not ast.Attribute or f.attr not in MOVE_METHODS:
+            return None
+        if f.attr == "cuda":
+            return None
+        if f.attr == "xla":
+            return "xla"
+        dev = self.kwarg(call, "device", 0)
+        if f.attr == "to" and dev is not None and dev is not UNKNOWN and type(dev) is ast.Attribute \
+                and (self.qualname(dev, ctx) or "").startswith("torch.") and dev.attr in _DTYPE_NAMES:
+            return "dtype"
+        if f.attr == "to" and dev is None and self.kwarg(call, "dtype") is not None:
+            return "dtype"
+        if dev is None or not isinstance(dev, ast.AST):
+            return None
+        return self.device_place(dev, ctx)
+
+    def default_device_set(self) -> bool:
+        """True when the module changes torch's default device (``torch.set_default_device``,
+        ``with torch.device(...):``): constructors and factories may then build on the
+        XLA device without saying so."""
+        if "rt_defdev" not in self._cache:
+            found = bool(self.calls_to("torch.set_default_device"))
+            if not found:
+                for expr, ctx in self.with_items:
+                    if type(expr) is ast.Call and self.call_name(expr, ctx) == "torch.device":
+                        found = True
+                        break
+            self._cache["rt_defdev"] = found
+        return self._cache["rt_defdev"]
+
+    # ------------------------------------------------------------------ module moves
+    def _moves_index(self) -> dict:
+        """``(id(scope), receiver text) -> [(line, call, ctx)]`` of every move-method call,
+        under the receiver's own text, its root name (``model`` for ``model.fc``) and its
+        first two parts (``self.fc`` for ``self.fc.layer``); each list in line order."""
+        index = self._cache.get("rt_moves")
+        if index is None:
+            index = {}
+            for call, ctx in self.calls:
+                f = call.func
+                if type(f) is ast.Attribute and f.attr in MOVE_METHODS:
+                    key = dotted(f.value)
+                    if key is None:
+                        continue
+                    parts = key.split(".")
+                    rec = (call.lineno, call, ctx)
+                    sid = id(ctx.scope)
+                    index.setdefault(("exact", sid, key), []).append(rec)
+                    index.setdefault(("root", sid, parts[0]), []).append(rec)
+                    if len(parts) > 1:
+                        index.setdefault(("two", sid, ".".join(parts[:2])), []).append(rec)
+            for recs in index.values():
+                recs.sort(key=lambda r: r[0])
+            self._cache["rt_moves"] = index
+        return index
+
+    def moves(self, receiver: str, ctx: Ctx) -> list[tuple[int, ast.Call, Ctx]]:
+        """The move calls of ``receiver`` (``"model"``, ``"self.fc"``) in ``ctx``'s scope, of
+        the chains under it (``model.fc.to(...)`` moves part of ``model``) and of the chains
+        above it (``self.to(...)`` moves ``self.fc``), by line."""
+        key = ("rt_mv", id(ctx.scope), receiver)
+        found = self._cache.get(key)
+        if found is not None:
+            return found
+        index = self._moves_index()
+        sid = id(ctx.scope)
+        parts = receiver.split(".")
+        if len(parts) == 1:
+            found = index.get(("root", sid, receiver), [])
+        else:
+            found = []
+            for i in range(1, len(parts)):  # the chains above: self, self.fc (for self.fc.x)
+                found += index.get(("exact", sid, ".".join(parts[:i])), [])
+            found += [r for r in index.get(("two", sid, ".".join(parts[:2])), ())
+                      if _under(dotted(r[1].func.value), receiver)]
+            found.sort(key=lambda r: r[0])
+        self._cache[key] = found
+        return found
+
+    def moved_between(self, receiver: str, ctx: Ctx, after: int, upto: int) -> bool:
+        """A move of ``receiver`` (see :meth:`moves`) on a line in ``(after, upto]``."""
+        return _any_between(self._lines(("rt_mvl", id(ctx.scope), receiver),
+                                        lambda: self.moves(receiver, ctx)), after, upto)
+
+    def _lines(self, key, records) -> list[int]:
+        lines = self._cache.get(key)
+        if lines is None:
+            lines = self._cache[key] = [r[0] for r in records()]
+        return lines
+
+    def passes(self, name: str, ctx: Ctx) -> list[tuple[int, ast.Call, Ctx]]:
+        """Calls in ``ctx``'s scope that take ``name`` (or a chain under it) as an argument,
+        other than torch_xla's sharding API and Python builtins: they may move it."""
+        index = self._cache.get("rt_passes")
+        if index is None:
+            index = {}
+            for call, c in self.calls:
+                q = self.call_name(call, c) or ""
+                if q.startswith(_INERT_PREFIXES):
+                    continue
+                for arg in list(call.args) + [k.value for k in call.keywords]:
+                    node = arg.value if type(arg) is ast.Starred else arg
+                    while type(node) in (ast.Attribute, ast.Subscript):
+                        node = node.value
+                    if type(node) is ast.Name:
+                        index.setdefault((id(c.scope), node.id), []).append((call.lineno, call, c))
+            for recs in index.values():
+                recs.sort(key=lambda r: r[0])
+            self._cache["rt_passes"] = index
+        return index.get((id(ctx.scope), name.split(".")[0]), [])
+
+    def passed_between(self, name: str, ctx: Ctx, after: int, upto: int) -> bool:
+        """``name`` handed to a call (see :meth:`passes`) on a line in ``(after, upto]``."""
+        return _any_between(self._lines(("rt_psl", id(ctx.scope), name.split(".")[0]),
+                                        lambda: self.passes(name, ctx)), after, upto)
+
+    def host_built(self, value: ast.AST, ctx: Ctx) -> bool:
+        """True when ``value`` builds a module on the host: a module constructor (a
+        ``torch.nn`` layer, a module class of this file, a torchvision/timm/transformers
+        model), maybe followed by ``.eval()`` / ``.float()``, with no move and no
+        ``device=`` other than the CPU."""
+        node = value
+        for _ in range(8):
+            if type(node) is not ast.Call:
+                return False
+            f = node.func
+            if type(f) is ast.Attribute and f.attr in _SELF_RETURNING and self.call_name(node, ctx) is None:
+                node = f.value
+                continue
+            if type(f) is ast.Attribute and f.attr in MOVE_METHODS and self.call_name(node, ctx) is None:
+                return False
+            break
+        else:
+            return False
+        if type(node) is not ast.Call or not self._model_value(node, ctx):
+            return False
+        q = self.call_name(node, ctx) or ""
+        if q.startswith(("torch.nn.parallel.", "torch_xla.", "torch.distributed.", "torch.compile")):
+            return False  # a wrapper: the module it wraps may have been moved
+        dev = self.kwarg(node, "device")
+        if dev is not None and (not isinstance(dev, ast.AST) or self.device_place(dev, ctx) != "cpu"):
+            return False
+        if any(kw.arg is None for kw in node.keywords):
+            return False  # **kwargs may pass device=
+        return True
+
+    def host_module(self, name: str, ctx: Ctx, line: int) -> int | None:
+        """The line where ``name`` (a plain name, or ``self.x`` in a method) was bound to a
+        module built on the host, when every binding visible at ``line`` in ``ctx``'s
+        scope is one and nothing moves it (or hands it to a helper) before ``line``;
+        else None."""
+        if "." in name:
+            root, attr = name.split(".", 1)
+            func = ctx.func
+            if "." in attr or func is None or func.cls is None or not func.params or root != func.params[0]:
+                return None
+            assigned = [(v, c) for v, c in func.cls.attrs.get(attr, ())]
+            if not assigned or any(v is None or c is None for v, c in assigned):
+                return None
+            here = [(v, c) for v, c in assigned if c.func is func and v.lineno < line]
+            if len(here) != 1 or len(assigned) != len(here):
+                return None  # also assigned in another method, or after the use: unknown
+            value, vctx = here[0]
+            if not self.host_built(value, vctx):
+                return None
+            bound = value.lineno
+            if self.moved_between(name, ctx, bound - 1, line):  # self.to(...), self.fc.to(...)
+                return None
+            return bound
+        bindings = self.lookup(name, ctx, line)
+        if not bindings:
+            return None
+        lines = []
+        for b_line, kind, target, b_ctx in bindings:
+            if kind != "value" or b_ctx is None or b_ctx.scope is not ctx.scope:
+                return None
+            if not self.host_built(target, b_ctx):
+                return None
+            lines.append(b_line)
+        bound = max(lines)
+        if self.moved_between(name, ctx, bound, line) or self.passed_between(name, ctx, bound, line):
+            return None
+        return bound
+
+    # ------------------------------------------------------------------ weight ties
+    def weight_ties(self) -> list[tuple[ast.Attribute, ast.Attribute, Ctx]]:
+        """``a.x.weight = b.y.weight`` (both sides attribute chains of two or more levels
+        ending in the same parameter name): ``(target, value, ctx)``."""
+        if "rt_ties" in self._cache:
+            return self._cache["rt_ties"]
+        out = []
+        for target, value, ctx in self.attr_stores:
+            if type(value) is not ast.Attribute or value.attr != target.attr or target.attr not in _PARAM_NAMES:
+                continue
+            if type(target.value) not in (ast.Attribute, ast.Subscript) or type(value.value) not in (
+                    ast.Attribute, ast.Subscript):
+                continue
+            if self.qualname(value, ctx) is not None:
+                continue
+            out.append((target, value, ctx))
+        self._cache["rt_ties"] = out
+        return out
+
+    # ------------------------------------------------------------------ computations
+    def computes(self, call: ast.Call, ctx: Ctx) -> bool:
+        """A call that runs an XLA computation: a sync (``torch_xla.sync()``,
+        ``xm.mark_step()``, ``barrier=True``), a host read of a device value (``.item()``,
+        ``.cpu()``), or a module function that syncs or trains."""
+        if self.is_sync_call(call, ctx):
+            return True
+        f = call.func
+        if type(f) is ast.Attribute and f.attr in _READS and self.call_name(call, ctx) is None \
+                and self.tensor_kind(f.value, ctx) == "device":
+            return True
+        return any(self.func_syncs(g) or self.does_step(g) for g in self.function_of(f, ctx))
+
+    def computes_before(self, ctx: Ctx, line: int) -> ast.AST | None:
+        """The first call or training loop in ``ctx``'s function (or module level) before
+        ``line`` that runs an XLA computation whenever code at ``ctx`` runs (its branches
+        are all around ``ctx``); None when none is seen."""
+        first = self._first_computations().get(id(ctx.scope))
+        if first is None:
+            return None
+        (call, cctx), (loop, lctx) = first
+        for node, nctx, end in ((call, cctx, call.lineno if call is not None else None),
+                                (loop, lctx, loop.end_lineno if loop is not None else None)):
+            if node is not None and end < line and self.branch_frames(nctx) <= self.branch_frames(ctx) \
+                    and not self.exclusive((node, nctx), (_Line(line), ctx)):
+                return node
+        return None
+
+    def _first_computations(self) -> dict:
+        """``id(scope) -> ((first computing call, ctx), (training loop that ends first, ctx))``
+        in XLA-on code."""
+        table = self._cache.get("rt_firstcomp")
+        if table is None:
+            table = {}
+            none = ((None, None), (None, None))
+            for call, c in self.calls:
+                if self.computes(call, c) and self.in_xla_code(c):
+                    old = table.get(id(c.scope), none)
+                    if old[0][0] is None or call.lineno < old[0][0].lineno:
+                        table[id(c.scope)] = ((call, c), old[1])
+            for loop in self.loops:
+                node = loop.node
+                if getattr(node, "end_lineno", None) is None or not self.is_step_loop(loop) \
+                        or not self.in_xla_code(loop.ctx):
+                    continue
+                old = table.get(id(loop.ctx.scope), none)
+                if old[1][0] is None or node.end_lineno < old[1][0].end_lineno:
+                    table[id(loop.ctx.scope)] = (old[0], (node, loop.ctx))
+            self._cache["rt_firstcomp"] = table
+        return table
+
+
+class _Line:
+    """A stand-in node with just a line (for :meth:`exclusive`)."""
+
+    __slots__ = ("lineno",)
+
+    def __init__(self, lineno: int):
+        self.lineno = lineno
+
+
+_PARAM_NAMES = frozenset({"weight", "bias"})
+_DTYPE_NAMES = frozenset({"float", "float32", "float64", "double", "float16", "half", "bfloat16", "int",
+                          "int32", "int64", "long", "int16", "short", "int8", "uint8", "bool"})
+
+
+def frames_within(inner, outer, limit: int = 64) -> bool:
+    """The branch frames ``inner`` (a chain) enclose ``outer``: every branch that code at
+    ``inner`` sits in, code at ``outer`` sits in too (``inner`` is a tail of ``outer``, or
+    each of its tests appears in ``outer`` with the same polarity: two ``if spmd:`` blocks).
+    Chains longer than ``limit`` are compared by identity only."""
+    if not inner:
+        return True
+    node = outer or None
+    keys = set()
+    depth = 0
+    while node is not None:
+        if node is inner:
+            return True
+        depth += 1
+        if depth <= limit and type(node.frame) is tuple and _expr_key(node.frame[0]) is not None:
+            keys.add((_expr_key(node.frame[0]), node.frame[1]))
+        node = node.parent
+    if depth > limit:
+        return False
+    node, depth = inner, 0
+    while node is not None:
+        depth += 1
+        frame = node.frame
+        if depth > limit or type(frame) is not tuple or (_expr_key(frame[0]), frame[1]) not in keys:
+            return False
+        node = node.parent
+    return True
+
+
+def _only_main_guard(frames, base) -> bool:
+    """No branch frame between ``base`` (the function's own frames) and ``frames`` other
+    than ``if __name__ == "__main__":``."""
+    node = frames or None
+    while node is not None and node is not base:
+        frame = node.frame
+        if not (type(frame) is tuple and frame[1] and _is_main_guard(frame[0])):
+            return False
+        node = node.parent
+    return True
+
+
+def _under(text: str | None, name: str) -> bool:
+    """``text`` is ``name`` or a chain under it (``model.fc`` under ``model``)."""
+    return text is not None and (text == name or text.startswith(name + "."))
+
+
+def _any_between(lines: list[int], after: int, upto: int) -> bool:
+    """Some line of the sorted ``lines`` is in ``(after, upto]``."""
+    i = bisect.bisect_right(lines, after)
+    return i < len(lines) and lines[i] <= upto

@@ -1,0 +1,878 @@
+"""XLA9: runtime odds and ends (the compilation cache, SPMD counts, weight ties, tensor
+internals, sharding annotations)."""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+
+from .. import api_table
+from ..model import UNKNOWN
+from ..model.runtime import SPMD_PACKAGES, dotted, frames_within
+from ..registry import Rule, rule
+from ._common import at_least, device_call, is_rank_value, short_name
+
+INITIALIZE_CACHE = "torch_xla.runtime.initialize_cache"
+
+
+def _available(settings, module: str, name: str) -> bool:
+    """The target release defines ``module.name`` (the generated names table)."""
+    versions = api_table.name_versions(module, name)
+    return versions is not None and settings.version_text in versions
+
+
+def _rank_tested(model, ctx) -> bool:
+    """Code under an ``if`` that tests a rank (``if xr.global_ordinal() == 0:``): only some
+    processes run it."""
+    for frame in ctx.frames:
+        if type(frame) is not tuple:
+            continue
+        for node in ast.walk(frame[0]):
+            if type(node) in (ast.Name, ast.Attribute, ast.Call) and is_rank_value(model, node, ctx):
+                return True
+    return False
+
+
+def _cache_probe(ctx) -> bool:
+    """Under ``if not torch_xla._XLAC._xla_computation_cache_is_initialized():``."""
+    for frame in ctx.frames:
+        if type(frame) is tuple and any(type(n) is ast.Attribute and n.attr == "_xla_computation_cache_is_initialized"
+                                        for n in ast.walk(frame[0])):
+            return True
+    return False
+
+
+_SAME_PATH_CALLS = frozenset({
+    "os.path.join", "os.path.expanduser", "os.path.expandvars", "os.path.abspath", "os.path.realpath",
+    "os.path.normpath", "os.getcwd", "tempfile.gettempdir", "pathlib.Path", "os.fspath",
+})
+
+
+def _same_for_every_process(model, expr, ctx, depth: int = 0) -> bool:
+    """True when a path expression visibly has one value in every process: string
+    constants, f-strings, ``+`` / ``/`` and ``os.path`` helpers over such values, names
+    bound to them. A rank, a parameter or anything unseen: False (unknown never fires)."""
+    if expr is None or expr is UNKNOWN or depth > 8:
+        return False
+    t = type(expr)
+    if t is ast.Constant:
+        return isinstance(expr.value, str)
+    if t is ast.JoinedStr:
+        return all(type(v) is ast.Constant
+                   or (type(v) is ast.FormattedValue and _same_for_every_process(model, v.value, ctx, depth + 1))
+                   for v in expr.values)
+    if t is ast.BinOp and type(expr.op) in (ast.Add, ast.Div):
+        return _same_for_every_process(model, expr.left, ctx, depth + 1) \
+            and _same_for_every_process(model, expr.right, ctx, depth + 1)
+    if t is ast.Call:
+        q = model.call_name(expr, ctx)
+        if q is None and type(expr.func) is ast.Name and expr.func.id == "str" \
+                and model.lookup("str", ctx, expr.lineno) is None:
+            q = "os.fspath"
+        if q not in _SAME_PATH_CALLS or expr.keywords:
+            return False
+        return all(_same_for_every_process(model, a, ctx, depth + 1) for a in expr.args)
+    if t is ast.Name:
+        if is_rank_value(model, expr, ctx):
+            return False
+        values = model.values(expr, ctx)
+        return bool(values) and all(_same_for_every_process(model, v, c, depth + 1) for v, c in values)
+    return False
+
+
+@rule
+class InitializeCachePlacement(Rule):
+    """## What it does
+    Flags `xr.initialize_cache(...)` (the persistent compilation cache) called after XLA
+    computations already ran in the same function (a sync, a training loop, a `.item()` of
+    a device value, a helper that trains), or, in multi-process code, with one path for
+    every process and `readonly=False` (the default): inside the function the launcher
+    starts, or in the parent before `torch_xla.launch` / `xmp.spawn` (the processes inherit
+    the setting).
+
+    ## Why is this bad?
+    `initialize_cache` asserts that the in-memory computation cache does not exist yet
+    (`AssertionError: Computation cache has already been initialized`): it must run before
+    the first computation. The cache is a directory of serialized executables; the
+    torch_xla guide says multi-process training must give each process its own path
+    ("cache init needs to happens inside the mp_fn"), else the processes write the same
+    files at once.
+
+    ## Known problems
+    "Computations ran" means a visible sync, training loop, host read of a device value or
+    a module helper that trains, on every path to the call: creating the device or moving
+    a model does not create the computation cache (`XLAGraphExecutor::GetComputationCache`
+    builds it at the first compilation), so it is no error. A path that cannot be seen
+    (`args.cache_dir`, a helper's result) is not reported, nor a call under a rank test
+    (`if xr.global_ordinal() == 0:`) or a `_xla_computation_cache_is_initialized()` probe,
+    nor the parent's call when the launched function calls `initialize_cache` itself. SPMD
+    and single-process runs (one process) may share a path; a shared read-only mount uses
+    `readonly=True`.
+
+    ## Example
+    ```python
+    xr.initialize_cache("/tmp/xla_cache", readonly=False)
+    torch_xla.launch(_mp_fn, args=())
+    ```
+
+    ## Use instead
+    ```python
+    def _mp_fn(index):
+        xr.initialize_cache(f"/tmp/xla_cache_{index}", readonly=False)
+        ...
+    torch_xla.launch(_mp_fn, args=())
+    ```
+
+    ## References
+    - torch_xla `torch_xla/runtime.py` `initialize_cache` (the assertion; since 2.2)
+    - torch_xla `docs/source/learn/pytorch-on-xla-devices.md` "Compilation Caching" (per
+      process paths since the 2.5 guide, #7917); `examples/data_parallel/train_resnet_xla_ddp.py`
+    - Applies to torch_xla 2.2-2.9 (`xr.initialize_cache` does not exist before 2.2).
+    """
+
+    code = "XLA901"
+
+    reported_at = 'the `xr.initialize_cache(...)` call'
+    name = "initialize-cache-placement"
+    message = "xr.initialize_cache after XLA computations ran (AssertionError: cache already initialized)"
+    fix = "call it before any device work"
+    severity = "E"
+    versions = "2.2+"
+    bad = [
+        "import torch_xla\nimport torch_xla.runtime as xr\n"
+        "def _mp_fn(index):\n    xr.initialize_cache('/tmp/xla_cache', readonly=False)\n"
+        "torch_xla.launch(_mp_fn, args=())\n",
+        "import torch_xla\nimport torch_xla.runtime as xr\n"
+        "def main():\n    torch_xla.sync()\n    xr.initialize_cache('/tmp/c')\n",
+    ]
+    good = [
+        "import torch_xla\nimport torch_xla.runtime as xr\n"
+        "def _mp_fn(index):\n    xr.initialize_cache(f'/tmp/xla_cache_{index}', readonly=False)\n"
+        "torch_xla.launch(_mp_fn, args=())\n",
+        "import torch_xla.runtime as xr\nxr.use_spmd()\nxr.initialize_cache('/tmp/xla_cache', readonly=False)\n",
+    ]
+
+    def check(self, model):
+        if not _available(self.settings, "torch_xla.runtime", "initialize_cache"):
+            return
+        for call, ctx in model.calls_to(INITIALIZE_CACHE):
+            if not model.in_xla_code(ctx) or _cache_probe(ctx):
+                continue
+            ran = model.computes_before(ctx, call.lineno)
+            if ran is not None:
+                yield self.finding(call, f"xr.initialize_cache after XLA computations ran (line {ran.lineno}): "
+                                         "AssertionError")
+                continue
+            shared = self._shared(model, call, ctx)
+            if shared is not None:
+                yield self.finding(call, *shared)
+
+    def _shared(self, model, call, ctx) -> tuple[str, str] | None:
+        readonly = model.kwarg(call, "readonly", 1)
+        if readonly is UNKNOWN or (readonly is not None and model.const(readonly, ctx) is not False):
+            return None
+        path = model.kwarg(call, "path", 0)
+        if path is None or path is UNKNOWN or _rank_tested(model, ctx):
+            return None
+        if model.is_launched(ctx, multi_only=True):
+            problem = ("xr.initialize_cache with one writable path for all processes",
+                       "use a path per process: f'/tmp/xla_cache_{index}'")
+        elif any(not single and lctx.scope is ctx.scope and lcall.lineno > call.lineno
+                 for lcall, lctx, _, single in model.launches()) and not any(
+                model.is_launched(c, multi_only=True) for _, c in model.calls_to(INITIALIZE_CACHE)):
+            problem = ("xr.initialize_cache before the launch: one writable path for all processes",
+                       "call it in the launched function with f'/tmp/xla_cache_{index}'")
+        else:
+            return None
+        return problem if _same_for_every_process(model, path, ctx) else None
+
+
+#: process-level counts and ordinals that are 1 / 0 under SPMD (one process drives every
+#: device): test/spmd/test_xla_spmd_python_api_interaction.py, 2.1-2.9
+_COUNTS = ("torch_xla.runtime.world_size", "torch_xla.runtime.global_device_count",
+           "torch_xla.core.xla_model.xrt_world_size")
+_ORDINALS = ("torch_xla.runtime.global_ordinal", "torch_xla.core.xla_model.get_ordinal")
+_MESHES = ("torch.distributed.device_mesh.init_device_mesh", "torch.distributed.init_device_mesh")
+_SAMPLERS = ("torch.utils.data.distributed.DistributedSampler", "torch.utils.data.DistributedSampler")
+_SPLIT_BY_NODE = "datasets.distributed.split_dataset_by_node"
+
+
+@rule
+class SpmdWorldSizeMisuse(Rule):
+    """## What it does
+    In an SPMD program (XLA code that calls `xr.use_spmd()`, sets `XLA_USE_SPMD=1` or
+    calls the sharding API, and starts no second process): flags `xr.world_size()`,
+    `xr.global_device_count()` (and the old `xm.xrt_world_size()`) used as a device count,
+    that is in a `Mesh(...)` / `init_device_mesh("xla", ...)`, and those counts or
+    `xr.global_ordinal()` (`xm.get_ordinal()`) used to shard data (`DistributedSampler`'s
+    `num_replicas=` / `rank=`, `split_dataset_by_node`, `.shard(num_shards=, index=)`),
+    directly or through names.
+
+    ## Why is this bad?
+    Under SPMD one process drives every device of its host: the process-level APIs see one
+    logical device, so `xr.world_size()` and `xr.global_device_count()` are 1 and
+    `xr.global_ordinal()` is 0 on every host. A mesh built from them has one device (the
+    model is not sharded), and data sharded by them is the same on every host.
+
+    ## Known problems
+    Other uses (logging, `if xr.world_size() > 1:`, arithmetic on the batch size) are not
+    reported. A script that turns SPMD on only under a flag keeps its other mode: a sampler
+    counts only on the branch that turns SPMD on, or in a function reached from one that
+    turns it on unconditionally (a `Mesh` is SPMD wherever it is); a count picked by mode
+    (`xr.world_size() if not spmd else ...`) is not reported. The finding replaces XLA801 /
+    XLA802 on the old `xm` spellings: one fix.
+
+    ## Example
+    ```python
+    xr.use_spmd()
+    num_devices = xr.world_size()
+    mesh = xs.Mesh(np.arange(num_devices), (num_devices, 1), ("data", "model"))
+    ```
+
+    ## Use instead
+    ```python
+    xr.use_spmd()
+    num_devices = xr.global_runtime_device_count()
+    mesh = xs.Mesh(np.arange(num_devices), (num_devices, 1), ("data", "model"))
+    ```
+    To split data between hosts: `xr.process_count()` / `xr.process_index()`.
+
+    ## References
+    - torch_xla `docs/source/perf/spmd_basic.md` (the mesh from `xr.global_runtime_device_count()`)
+    - torch_xla `test/spmd/test_xla_spmd_python_api_interaction.py` (`world_size() == 1`,
+      `global_device_count() == 1`, `global_ordinal() == 0` under SPMD, 2.1-2.9);
+      `torch_xla/runtime.py` `global_runtime_device_count`, `process_index`, `process_count`
+    - `examples/data_parallel/train_resnet_spmd_data_parallel.py` ("only one process that
+      handles all runtime devices")
+    - Applies to torch_xla 2.1-2.9.
+    """
+
+    code = "XLA902"
+
+    reported_at = 'the `xr.world_size()` / `xr.global_ordinal()` (or older spelling) call'
+    name = "spmd-world-size-misuse"
+    message = "xr.world_size() is 1 under SPMD, not the device count"
+    fix = "use xr.global_runtime_device_count()"
+    severity = "E"
+    versions = "2.1+"
+    supersedes = ("XLA801", "XLA802")
+    bad = [
+        "import numpy as np\nimport torch_xla.runtime as xr\nimport torch_xla.distributed.spmd as xs\n"
+        "xr.use_spmd()\nn = xr.world_size()\nmesh = xs.Mesh(np.arange(n), (n, 1), ('data', 'model'))\n",
+    ]
+    good = [
+        "import numpy as np\nimport torch_xla.runtime as xr\nimport torch_xla.distributed.spmd as xs\n"
+        "xr.use_spmd()\nn = xr.global_runtime_device_count()\nmesh = xs.Mesh(np.arange(n), (n, 1), ('data', 'model'))\n",
+        "import torch_xla.runtime as xr\nimport torch_xla\n"
+        "def f(i, ds):\n    return xr.world_size()\ntorch_xla.launch(f, args=(None,))\n",
+    ]
+
+    def check(self, model):
+        if not at_least(self.settings, "2.1") or not model.spmd_program():
+            return
+        seen: set[int] = set()
+        for call, ctx in model.calls:
+            if not model.in_xla_code(ctx):
+                continue
+            q = model.call_name(call, ctx)
+            sinks = self._sinks(model, call, ctx, q)
+            if not sinks or not (model.runs_spmd(ctx) or (q or "").startswith(SPMD_PACKAGES)):
+                continue  # a Mesh is SPMD itself; a sampler must sit where SPMD is on
+            for arg, use in sinks:
+                for source, sq in self._sources(model, arg, ctx):
+                    if id(source) in seen:
+                        continue
+                    seen.add(id(source))
+                    yield self._finding(source, sq, use)
+
+    @staticmethod
+    def _sinks(model, call, ctx, q):
+        """``(argument, use)`` pairs of a call that take a device count or a data shard."""
+        out = []
+        if q is not None and q.startswith(SPMD_PACKAGES) and q.rsplit(".", 1)[-1] in ("Mesh", "HybridMesh"):
+            out += [(a, "mesh") for a in call.args] + [(k.value, "mesh") for k in call.keywords]
+        elif q in _MESHES and call.args and model.const(call.args[0], ctx) == "xla":
+            out += [(a, "mesh") for a in call.args[1:]] + [(k.value, "mesh") for k in call.keywords]
+        elif q in _SAMPLERS:
+            for name, pos in (("num_replicas", 1), ("rank", 2)):
+                arg = model.kwarg(call, name, pos)
+                if isinstance(arg, ast.AST):
+                    out.append((arg, "data"))
+        elif q == _SPLIT_BY_NODE:
+            for name, pos in (("rank", 1), ("world_size", 2)):
+                arg = model.kwarg(call, name, pos)
+                if isinstance(arg, ast.AST):
+                    out.append((arg, "data"))
+        elif q is None and type(call.func) is ast.Attribute and call.func.attr == "shard":
+            for name, pos in (("num_shards", 0), ("index", 1)):  # datasets.Dataset.shard
+                arg = model.kwarg(call, name, pos)
+                if isinstance(arg, ast.AST):
+                    out.append((arg, "data"))
+        return out
+
+    @staticmethod
+    def _sources(model, expr, ctx):
+        """The count / ordinal calls an expression is computed from, through names bound on
+        the same branch as the use; never inside ``a if t else b`` (code that picks the
+        count by mode)."""
+        out = []
+        todo = [(expr, ctx, 0)]
+        budget = 64
+        while todo and budget > 0:
+            budget -= 1
+            e, c, depth = todo.pop()
+            nodes = [e]
+            while nodes:
+                node = nodes.pop()
+                t = type(node)
+                if t is ast.IfExp or t in (ast.Lambda, ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp):
+                    continue
+                if t is ast.Call:
+                    q = model.call_name(node, c)
+                    if q in _COUNTS or q in _ORDINALS:
+                        out.append((node, q))
+                        continue
+                elif t is ast.Name and type(node.ctx) is ast.Load and depth < 6:
+                    values = model.values(node, c)
+                    if values:
+                        todo.extend((v, vc, depth + 1) for v, vc in values
+                                    if v is not None and vc is not None and frames_within(vc.frames, c.frames)
+                                    and (vc.func is c.func or vc.func is None))
+                    continue
+                nodes.extend(ast.iter_child_nodes(node))
+        return out
+
+    def _finding(self, source, q, use):
+        shown = short_name(q) + "()"
+        if q in _ORDINALS:
+            return self.finding(source, f"{shown} is 0 on every host under SPMD, used to shard data",
+                                "shard by host: xr.process_index()")
+        if use == "mesh":
+            return self.finding(source, f"{shown} is 1 under SPMD, not the device count")
+        return self.finding(source, f"{shown} is 1 under SPMD, used to shard data",
+                            "shard by host: xr.process_count()")
+
+
+#: calls that tie weights again (``model.tie_weights()``, Lightning's
+#: ``set_shared_parameters(model, shared)``)
+_TIE_CALL = re.compile(r"(?i)tie|shared_param")
+
+
+def _tie_call(call: ast.Call, name: str | None) -> bool:
+    """``name.tie_weights()`` / ``tie_weights(name)`` / ``set_shared_parameters(name, ...)``
+    (any receiver or argument when ``name`` is None)."""
+    f = call.func
+    ident = f.attr if type(f) is ast.Attribute else f.id if type(f) is ast.Name else None
+    if ident is None or not _TIE_CALL.search(ident):
+        return False
+    if name is None:
+        return True
+    if type(f) is ast.Attribute and _under(dotted(f.value), name):
+        return True
+    return any(_under(dotted(a), name) for a in call.args)
+
+
+@rule
+class WeightTyingBeforeToDevice(Rule):
+    """## What it does
+    Flags a weight tie (`a.x.weight = b.y.weight`, also `self.head.weight =
+    self.embed.weight` in a module class's `__init__`) followed in XLA code by a move of
+    that module to the XLA device (`model.to(torch_xla.device())`, `MyModel().to(device)`
+    with `device` visibly the XLA device) with no second tie after the move (the same
+    assignment, or a `tie_weights()` call on the module).
+
+    ## Why is this bad?
+    `Module.to()` gives every module its own new parameter when the device type changes
+    (an XLA tensor cannot take a CPU tensor's place), so the two modules that shared one
+    parameter get two independent copies on the device: the weights are silently untied
+    and train apart.
+
+    ## Known problems
+    Only ties and moves in this file are seen: a model class imported from another module
+    (nanoGPT's `GPT` in `model.py`, a transformers model) is not. A device that cannot be
+    seen (a parameter) is not taken for the XLA device.
+
+    ## Example
+    ```python
+    model.lm_head.weight = model.embed.weight
+    model.to(torch_xla.device())
+    ```
+
+    ## Use instead
+    ```python
+    model.to(torch_xla.device())
+    model.lm_head.weight = model.embed.weight   # or model.tie_weights()
+    ```
+
+    ## References
+    - torch_xla `docs/source/learn/troubleshoot.md` "XLA Tensor Quirks" 4 ("This 'tying' of
+      module weights should be done AFTER the modules are moved to an XLA device"), #1335
+    - PyTorch `torch/nn/modules/module.py` `Module._apply` (a new `Parameter` per module
+      when `_has_compatible_shallow_copy_type` is false, as for CPU to XLA)
+    - Lightning `src/lightning/pytorch/strategies/xla.py` `setup` (finds the shared
+      parameters before `model_to_device()` and sets them again after it)
+    - Applies to every torch_xla release.
+    """
+
+    code = "XLA903"
+
+    reported_at = 'the tying assignment (`model.head.weight = model.embed.weight`)'
+    name = "weight-tying-before-to-device"
+    message = "weights tied before the module moves to XLA, which unties them"
+    fix = "tie them after the .to(device)"
+    severity = "E"
+    versions = "2.0+"
+    bad = [
+        "import torch_xla\n"
+        "def build(model):\n    model.lm_head.weight = model.embed.weight\n"
+        "    model.to(torch_xla.device())\n    return model\n",
+    ]
+    good = [
+        "import torch_xla\n"
+        "def build(model):\n    model.to(torch_xla.device())\n"
+        "    model.lm_head.weight = model.embed.weight\n    return model\n",
+    ]
+
+    def check(self, model):
+        ties = model.weight_ties()
+        if not ties:
+            return
+        index = _TieIndex(model)
+        by_class: dict[int, object] = {}
+        for target, value, ctx in ties:
+            root = _root_name(target)
+            if root is None:
+                continue
+            func = ctx.func
+            if func is not None and func.cls is not None and func.params and root == func.params[0]:
+                if id(func) not in by_class:
+                    by_class[id(func)] = self._class_move(model, func, index)
+                move = by_class[id(func)]
+            else:
+                move = self._scope_move(model, root, target, ctx, index)
+            if move is not None:
+                yield self.finding(target, f"weights tied before the move to XLA on line {move.lineno}, "
+                                           "which unties them")
+
+    @staticmethod
+    def _scope_move(model, root, target, ctx, index):
+        """``m.a.weight = m.b.weight`` then ``m.to(xla)`` in the same scope, not tied again."""
+        move = index.first_xla_move(ctx, root, target.lineno)
+        if move is None or index.tied_after(move[1], root, move[0].lineno, dotted(target)):
+            return None
+        return move[0]
+
+    def _class_move(self, model, func, index):
+        """A tie in a module class's ``__init__`` (or a method it calls on ``self``), then an
+        instance of the class moved to XLA with no tie after it."""
+        cls = func.cls
+        if not model.is_module_class(cls) or not self._runs_at_init(model, func):
+            return None
+        if any(name in c.methods for c in model.mro(cls) for name in ("_apply", "to")):
+            return None  # the class moves its own parameters
+        tie_methods = index.tie_methods(cls)
+        if any(m.name == "forward" for m in tie_methods):
+            return None  # tied again on every call of the module
+        for call, ctx in index.xla_moves:
+            receiver = call.func.value
+            if not self._instance_of(model, receiver, ctx, cls):
+                continue
+            name = dotted(receiver) if type(receiver) is not ast.Call else index.bound_name(call)
+            if name is None:
+                continue  # what holds the moved module cannot be seen: unknown
+            if index.tied_after(ctx, name, call.lineno, None) or any(
+                    index.method_called_after(ctx, name, m, call.lineno) for m in tie_methods):
+                continue
+            return call
+        return None
+
+    @staticmethod
+    def _runs_at_init(model, func) -> bool:
+        if func.name == "__init__":
+            return True
+        init = next((c.methods["__init__"] for c in model.mro(func.cls) if "__init__" in c.methods), None)
+        if init is None:
+            return False
+        for call, ctx in init.calls:
+            f = call.func
+            if type(f) is ast.Attribute and type(f.value) is ast.Name and init.params \
+                    and f.value.id == init.params[0] and f.attr == func.name:
+                return True
+        return False
+
+    @staticmethod
+    def _instance_of(model, expr, ctx, cls) -> bool:
+        """``expr`` builds or holds an instance of ``cls`` (or of a subclass in this file)."""
+        values = [(expr, ctx)] if type(expr) is ast.Call else model.values(expr, ctx)
+        if not values:
+            return False
+        for value, vctx in values:
+            node = value
+            for _ in range(8):
+                if type(node) is ast.Call and type(node.func) is ast.Attribute \
+                        and model.call_name(node, vctx) is None \
+                        and node.func.attr in ("train", "eval", "float", "half", "bfloat16", "double", "to", "xla"):
+                    node = node.func.value
+                    continue
+                break
+            if type(node) is not ast.Call or type(node.func) is not ast.Name:
+                return False
+            built = model.class_named(node.func.id, vctx)
+            if built is None or cls not in model.mro(built):
+                return False
+        return True
+
+
+class _TieIndex:
+    """Per-module indexes for XLA903, built once: moves to XLA, ties, tie calls and method
+    calls by scope and receiver, so each question is a bisect."""
+
+    def __init__(self, model):
+        self.model = model
+        self.xla_moves = []
+        self.moves_by_root: dict = {}  # (scope id, root) -> [(line, call, ctx)] of `root.to(xla)`
+        for call, ctx in model.calls:
+            f = call.func
+            if type(f) is ast.Attribute and f.attr in ("to", "xla") and model.call_name(call, ctx) is None \
+                    and model.move_target(call, ctx) == "xla" and model.in_xla_code(ctx):
+                self.xla_moves.append((call, ctx))
+                key = dotted(f.value)
+                if key is not None and "." not in key:
+                    self.moves_by_root.setdefault((id(ctx.scope), key), []).append((call.lineno, call, ctx))
+        self.tie_lines: dict = {}  # (scope id, root) -> lines of tie assignments; (scope id, text) too
+        for target, _, ctx in model.weight_ties():
+            text = dotted(target)
+            if text is None:
+                continue
+            for holder in _prefixes(text):
+                self.tie_lines.setdefault((id(ctx.scope), "root", holder), []).append(target.lineno)
+            self.tie_lines.setdefault((id(ctx.scope), "text", text), []).append(target.lineno)
+        self.call_lines: dict = {}  # (scope id, "tie", root) / (scope id, "method", root, attr) -> lines
+        for call, ctx in model.calls:
+            f = call.func
+            sid = id(ctx.scope)
+            holders = set()
+            if type(f) is ast.Attribute:
+                receiver = dotted(f.value)
+                if receiver is not None:
+                    holders.update(_prefixes(receiver))
+                    for holder in _prefixes(receiver):
+                        self.call_lines.setdefault((sid, "method", holder, f.attr), []).append(call.lineno)
+            if _tie_call(call, None):
+                for arg in map(dotted, call.args):
+                    if arg is not None:
+                        holders.update(_prefixes(arg))
+                for holder in holders:
+                    self.call_lines.setdefault((sid, "tie", holder), []).append(call.lineno)
+        for table in (self.tie_lines, self.call_lines):
+            for lines in table.values():
+                lines.sort()
+        for recs in self.moves_by_root.values():
+            recs.sort(key=lambda r: r[0])
+        self._bound: dict | None = None
+
+    def first_xla_move(self, ctx, root, after):
+        recs = self.moves_by_root.get((id(ctx.scope), root), [])
+        i = bisect.bisect_right(recs, after, key=lambda r: r[0])
+        return (recs[i][1], recs[i][2]) if i < len(recs) else None
+
+    def tied_after(self, ctx, root, line, text) -> bool:
+        """``root`` tied again after ``line`` in ``ctx``'s scope: the same tie assignment
+        (``text``; any tie under ``root`` when None) or ``root.tie_weights()`` /
+        ``set_shared_parameters(root, ...)``."""
+        sid = id(ctx.scope)
+        key = (sid, "text", text) if text is not None else (sid, "root", root)
+        return _after(self.tie_lines.get(key, ()), line) or _after(self.call_lines.get((sid, "tie", root), ()), line)
+
+    def method_called_after(self, ctx, root, method, line) -> bool:
+        return _after(self.call_lines.get((id(ctx.scope), "method", root, method.name), ()), line)
+
+    def tie_methods(self, cls):
+        """The methods of ``cls`` (and its bases in this file) that tie weights."""
+        tying = {id(c.func) for _, _, c in self.model.weight_ties() if c.func is not None}
+        return [m for c in self.model.mro(cls) for m in c.methods.values() if id(m) in tying]
+
+    def bound_name(self, call) -> str | None:
+        """The name a call's result is assigned to (``model = Net().to(dev)``)."""
+        if self._bound is None:
+            self._bound = {}
+            scopes = [self.model.module_scope] + [f.scope for f in self.model.functions if f.scope is not None]
+            for scope in scopes:
+                for name, entries in scope.bindings.items():
+                    for _, kind, target, _ in entries:
+                        if kind == "value":
+                            self._bound.setdefault(id(target), name)
+        return self._bound.get(id(call))
+
+
+def _prefixes(text: str) -> list[str]:
+    """``a``, ``a.b``, ``a.b.c`` for ``a.b.c``."""
+    parts = text.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+def _after(lines, line) -> bool:
+    """Some line of the sorted ``lines`` comes after ``line``."""
+    return bool(lines) and lines[-1] > line
+
+
+def _under(text: str | None, name: str) -> bool:
+    return text is not None and (text == name or text.startswith(name + "."))
+
+
+def _root_name(expr) -> str | None:
+    node = expr
+    while type(node) in (ast.Attribute, ast.Subscript):
+        node = node.value
+    return node.id if type(node) is ast.Name else None
+
+
+_INTROSPECTION = frozenset({"data_ptr", "storage", "untyped_storage", "stride"})
+
+
+@rule
+class XlaTensorStorageIntrospection(Rule):
+    """## What it does
+    Flags `.data_ptr()`, `.storage()`, `.untyped_storage()` and `.stride()` called on a
+    tensor that lives on the XLA device (a model output, a device-loader batch, a tensor
+    created with `device=torch_xla.device()` or moved with `.to(<XLA device>)`, and what is
+    computed from them) in XLA code.
+
+    ## Why is this bad?
+    XLA tensors have no host memory: their storage is a placeholder whose data pointer
+    raises (`RuntimeError`) and their strides always describe a contiguous layout, whatever
+    views the program took. Code that compares data pointers to find shared tensors, or
+    branches on strides, breaks or silently decides wrong on XLA.
+
+    ## Known problems
+    CPU tensors and tensors whose device cannot be seen are not reported.
+
+    ## Example
+    ```python
+    out = model(batch)
+    if out.stride(-1) != 1:
+        out = out.contiguous()
+    ```
+
+    ## Use instead
+    ```python
+    out = model(batch)   # XLA tensors are always contiguous: no check needed
+    ```
+
+    ## References
+    - torch_xla `docs/source/learn/troubleshoot.md` "XLA Tensor Quirks" 1 ("XLA tensors
+      always appear to be contiguous and without storage. Networks should not try to check
+      the strides of XLA tensors.")
+    - torch_xla `torch_xla/csrc/tensor_impl.cpp` (`is_contiguous_custom` is always true;
+      strides computed from the shape); pytorch/xla#4131 ("XLA tensors do not have storage")
+    - Applies to every torch_xla release.
+    """
+
+    code = "XLA904"
+
+    reported_at = 'the `.data_ptr()` / `.storage()` / `.untyped_storage()` / `.stride()` call'
+    name = "xla-tensor-storage-introspection"
+    message = ".data_ptr() of an XLA tensor: XLA tensors have no host storage"
+    fix = "drop it, or use a .cpu() copy"
+    severity = "E"
+    versions = "2.0+"
+    bad = [
+        "import torch\nimport torch_xla\n"
+        "x = torch.randn(4, 4, device=torch_xla.device())\np = x.data_ptr()\n",
+    ]
+    good = [
+        "import torch\nimport torch_xla\n"
+        "x = torch.randn(4, 4)\np = x.data_ptr()\ns = x.stride()\n",
+    ]
+
+    def check(self, model):
+        for call, ctx in model.calls:
+            f = call.func
+            if type(f) is not ast.Attribute or f.attr not in _INTROSPECTION or model.call_name(call, ctx) is not None:
+                continue
+            if not model.in_xla_code(ctx) or not _on_xla(model, f.value, ctx):
+                continue
+            if f.attr == "stride":
+                yield self.finding(call, ".stride() of an XLA tensor always reads contiguous",
+                                   "do not branch on XLA strides")
+            else:
+                yield self.finding(call, f".{f.attr}() of an XLA tensor: XLA tensors have no host storage")
+
+
+def _on_xla(model, expr, ctx, depth: int = 0) -> bool:
+    """A tensor visibly on the XLA device: moved there, created there, or a device value
+    of the model (see ``tensor_kind``) that is not the output of a module still on the CPU."""
+    if depth > 8:
+        return False
+    if type(expr) is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr in ("to", "xla") \
+            and model.call_name(expr, ctx) is None:
+        return model.move_target(expr, ctx) == "xla"
+    if model.tensor_kind(expr, ctx) == "device":
+        return not _cpu_model_output(model, expr, ctx)
+    if type(expr) is ast.Name:
+        values = model.values(expr, ctx)
+        return bool(values) and all(c is not None and _on_xla(model, v, c, depth + 1) for v, c in values)
+    return False
+
+
+def _cpu_model_output(model, expr, ctx) -> bool:
+    """``expr`` is computed from the output of a module built on the CPU and not moved
+    (``cpu_model(x)``, through names, tensor methods, attributes and indexing)."""
+    for _ in range(12):
+        t = type(expr)
+        if t in (ast.Attribute, ast.Subscript):
+            expr = expr.value
+            continue
+        if t is ast.Name:
+            values = model.values(expr, ctx)
+            if not values or len(values) != 1 or values[0][1] is None:
+                return False
+            expr, ctx = values[0]
+            continue
+        if t is not ast.Call:
+            return False
+        f = expr.func
+        name = dotted(f)
+        if name is not None and model.qualname(f, ctx) is None and model.is_model(f, ctx):
+            return model.host_module(name, ctx, expr.lineno) is not None
+        if type(f) is ast.Attribute and model.call_name(expr, ctx) is None:
+            expr = f.value
+            continue
+        return False
+    return False
+
+
+_PARAM_ITERATORS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"})
+
+
+@rule
+class ShardingAnnotationOnCpuTensor(Rule):
+    """## What it does
+    Flags `xs.mark_sharding(t, mesh, spec)` (also `mark_sharding_with_gradients`, every
+    import spelling) where `t` is a parameter of a module that is still on the CPU at that
+    point of the function (`model.fc.weight`, `model.layers[0].weight`, a parameter of a
+    `for p in model.parameters():` loop, `self.fc.weight` in `__init__`): the module was
+    built there by a constructor and nothing moved it (`.to(device)`, `device=`, a helper
+    it was handed to) before the call. Also a tensor visibly created on the CPU
+    (`torch.randn(8, 4)` without `device=`).
+
+    ## Why is this bad?
+    `mark_sharding` annotates the XLA tensor behind `t`; a CPU tensor has none, so it raises
+    `RuntimeError: Input tensor is not an XLA tensor` (torch_xla 2.0-2.8) / `Expected XLA
+    tensor` (2.9). Moving the module afterwards would also replace the parameters with new
+    ones, dropping any annotation.
+
+    ## Known problems
+    A module that arrives as a parameter, or was handed to a helper before the call, is
+    taken as possibly moved (not reported).
+
+    ## Example
+    ```python
+    model = MyModel()
+    xs.mark_sharding(model.fc1.weight, mesh, ("data", None))
+    model.to(torch_xla.device())
+    ```
+
+    ## Use instead
+    ```python
+    model = MyModel().to(torch_xla.device())
+    xs.mark_sharding(model.fc1.weight, mesh, ("data", None))
+    ```
+
+    ## References
+    - torch_xla `torch_xla/distributed/spmd/xla_sharding.py` `mark_sharding` (the docstring
+      example moves the layer first: `nn.Linear(32, 10).to('xla')`);
+      `torch_xla/csrc/xla_sharding_util.cpp` `XlaMarkSharding` (`bridge::GetXlaTensor`)
+    - torch_xla `torch_xla/csrc/aten_xla_bridge.cpp` `GetXlaTensor` (the error text per release)
+    - torch_xla `docs/source/perf/spmd_basic.md` (tensors moved with `.to('xla')` before
+      `mark_sharding`)
+    - Applies to torch_xla 2.0-2.9 (`torch_xla.experimental.xla_sharding` until 2.4,
+      `torch_xla.distributed.spmd` from 2.2).
+    """
+
+    code = "XLA905"
+
+    reported_at = 'the `xs.mark_sharding(...)` call'
+    name = "sharding-annotation-on-cpu-tensor"
+    message = "xs.mark_sharding on a CPU parameter (RuntimeError)"
+    fix = "move the module to the XLA device first"
+    severity = "E"
+    versions = "2.0+"
+    bad = [
+        "import torch\nimport torch_xla\nimport torch_xla.distributed.spmd as xs\n"
+        "def f(mesh):\n    model = torch.nn.Linear(4, 4)\n"
+        "    xs.mark_sharding(model.weight, mesh, ('data', None))\n"
+        "    return model.to(torch_xla.device())\n",
+    ]
+    good = [
+        "import torch\nimport torch_xla\nimport torch_xla.distributed.spmd as xs\n"
+        "def f(mesh):\n    model = torch.nn.Linear(4, 4).to(torch_xla.device())\n"
+        "    xs.mark_sharding(model.weight, mesh, ('data', None))\n    return model\n",
+    ]
+
+    def check(self, model):
+        loops_at = None
+        for call, ctx in model.calls:
+            q = model.call_name(call, ctx)
+            if q is None or not q.startswith(SPMD_PACKAGES) \
+                    or q.rsplit(".", 1)[-1] not in ("mark_sharding", "mark_sharding_with_gradients"):
+                continue
+            if not model.in_xla_code(ctx) or model.default_device_set():
+                continue
+            t = model.kwarg(call, "t", 0)
+            if not isinstance(t, ast.AST):
+                continue
+            shown = short_name(q)
+            if loops_at is None:
+                loops_at = {}
+                for loop in model.loops:
+                    if type(loop.node) in (ast.For, ast.AsyncFor):
+                        loops_at.setdefault((id(loop.ctx.scope), loop.node.lineno), []).append(loop)
+            holder = self._holder(model, t, ctx, loops_at)
+            if holder is not None and model.host_module(holder, ctx, call.lineno) is not None:
+                yield self.finding(call, f"{shown} on a CPU parameter of {holder} (RuntimeError)",
+                                   f"call {holder}.to({device_call(self.settings)}) first")
+            elif holder is None and model.cpu_tensor(t, ctx):
+                yield self.finding(call, f"{shown} on a CPU tensor (RuntimeError)",
+                                   f"create it on the XLA device, or .to({device_call(self.settings)}) first")
+
+    @staticmethod
+    def _holder(model, t, ctx, loops_at) -> str | None:
+        """The module whose parameter ``t`` is: ``model`` for ``model.fc.weight``,
+        ``self.fc`` for ``self.fc.weight`` in a method, the module a ``for p in
+        m.parameters():`` loop walks."""
+        if type(t) in (ast.Attribute, ast.Subscript):
+            chain = []
+            node = t
+            while type(node) in (ast.Attribute, ast.Subscript):
+                chain.append(node)
+                node = node.value
+            if type(node) is not ast.Name or not any(type(n) is ast.Attribute for n in chain):
+                return None
+            func = ctx.func
+            if func is not None and func.cls is not None and func.params and node.id == func.params[0]:
+                first = chain[-1]
+                if type(first) is not ast.Attribute or len(chain) < 2:
+                    return None
+                return f"{node.id}.{first.attr}"
+            return node.id
+        if type(t) is not ast.Name:
+            return None
+        bindings = model.lookup(t.id, ctx, t.lineno)
+        if not bindings or len(bindings) != 1 or bindings[0][1] != "unknown":
+            return None
+        line = bindings[0][0]
+        for loop in loops_at.get((id(ctx.scope), line), ()):
+            node = loop.node
+            it = node.iter
+            if type(it) is ast.Call and type(it.func) is ast.Attribute and it.func.attr in _PARAM_ITERATORS:
+                text = dotted(it.func.value)
+                if text is None:
+                    return None
+                func = ctx.func
+                parts = text.split(".")
+                if func is not None and func.cls is not None and func.params and parts[0] == func.params[0]:
+                    return ".".join(parts[:2]) if len(parts) >= 2 else None
+                return parts[0]
+        return None
