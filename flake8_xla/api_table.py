@@ -219,3 +219,18 @@ def star_names(module: str, version: str | None = None) -> frozenset[str]:
 
 
 _BUILTINS = frozenset(dir(builtins))
+
+
+def introduced(qualname: str) -> dict | None:
+    """A suggested API that first appears after 2.0: ``since`` (the first release that has
+    it), ``before`` (what to suggest on older releases) and its reference; None if untracked."""
+    return _load("api_changes.json")["introduced"].get(qualname)
+
+
+def suggest(qualname: str, version: tuple[int, int], text: str) -> str:
+    """``text`` (a call of ``qualname``) when ``version`` has ``qualname``, else the
+    ``before`` form the version table records for older releases."""
+    entry = introduced(qualname)
+    if entry is None or version >= vtuple(entry["since"]):
+        return text
+    return entry["before"]

@@ -15,7 +15,9 @@ One module per question it answers:
 - :mod:`.calls`: the call graph, launches and launched code;
 - :mod:`.env`: environment reads and writes, torchrun hints;
 - :mod:`.training`: optimizers, step loops, per-step syncs, gradient reduction;
-- :mod:`.tensors`: device and host values, the code that runs once per step.
+- :mod:`.tensors`: device and host values, the code that runs once per step;
+- :mod:`.replicas`: optimizers and the modules they update, DDP/FSDP wraps of those
+  modules, loops over device loaders, model constructions.
 
 Nothing here imports or runs the linted code, torch or torch_xla. Whatever cannot be seen
 statically is *unknown* (``None`` / :data:`UNKNOWN`), and rules never fire on unknown.
@@ -31,6 +33,7 @@ from .calls import Calls
 from .context import XlaContext
 from .env import Environment
 from .names import CANONICAL, Names, canonical
+from .replicas import Replicas
 from .tensors import Tensors
 from .scopes import _GUARDED, UNKNOWN, ClassInfo, Ctx, FunctionInfo, LoopInfo, Scope, Unknown
 from .training import Training
@@ -43,7 +46,7 @@ __all__ = [
 ]
 
 
-class Model(Walker, Names, Values, XlaContext, Calls, Environment, Training, Tensors):
+class Model(Walker, Names, Values, XlaContext, Calls, Environment, Training, Tensors, Replicas):
     """Facts about one module. Build with ``Model(tree, settings)``.
 
     Args:
