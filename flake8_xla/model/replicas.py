@@ -12,6 +12,7 @@ What cannot be seen is unknown (``None``), and unknown never fires.
 from __future__ import annotations
 
 import ast
+import bisect
 
 from .scopes import Ctx, FunctionInfo, LoopInfo, _expr_key
 
@@ -141,20 +142,28 @@ class Replicas:
             if type(v) is ast.Call and c is not None and self.call_name(v, c) in WRAPPERS[kind] \
                     and self.in_xla_code(c):
                 found.append((v, c))
-        ident = _expr_key(expr)
         root = _root_name(expr)
-        for call, cctx in self.wrap_calls(kind):
-            inner = self.kwarg(call, "module", 0)
-            if not isinstance(inner, ast.AST):
-                continue
-            inner = _strip_moves(inner)
-            if _expr_key(inner) != ident or root is None or (call, cctx) in found:
-                continue
-            if self.lookup(root, cctx, getattr(call, "lineno", None)) == self.lookup(root, ctx, getattr(expr, "lineno", None)):
-                found.append((call, cctx))
+        if root is not None:
+            for call, cctx in self._wraps_by_module(kind).get(_expr_key(expr), ()):
+                if (call, cctx) not in found and self.lookup(root, cctx, getattr(call, "lineno", None)) \
+                        == self.lookup(root, ctx, getattr(expr, "lineno", None)):
+                    found.append((call, cctx))
         if found:
             return found
         return [] if values else None
+
+    def _wraps_by_module(self, kind: str) -> dict:
+        """The wrap calls of ``kind`` indexed by the structural key of the module they are
+        given (``DDP(model.to(dev))`` under ``model``), built once."""
+        key = ("wrapsby", kind)
+        table = self._cache.get(key)
+        if table is None:
+            table = self._cache[key] = {}
+            for call, cctx in self.wrap_calls(kind):
+                inner = self.kwarg(call, "module", 0)
+                if isinstance(inner, ast.AST):
+                    table.setdefault(_expr_key(_strip_moves(inner)), []).append((call, cctx))
+        return table
 
     def _module_values(self, expr, ctx) -> list | None:
         """What a module expression holds, through names, ``self.`` attributes, helpers'
@@ -251,28 +260,82 @@ class Replicas:
                                  "apply", "named_children", "children"})
 
     def _used_as_module(self, call: ast.Call, ctx: Ctx) -> bool:
-        """A call of an imported class (``GPT(config)`` from the project's ``model.py``) bound
-        to a name of the same function that is later used as a module: ``.parameters()``,
-        ``.train()``, ... (``.to(device)`` too for a capitalised class name)."""
-        if ctx.func is None or ctx.func.scope is None:
+        """A call of an imported class (``GPT(config)`` from the project's ``model.py``, also
+        moved: ``GPT(config).to(dev)``) bound to a name of the same function that is later
+        used as a module: ``.parameters()``, ``.train()``, ... (``.to(device)`` too for a
+        capitalised class name). Not a module built elsewhere and moved here
+        (``WRAPPED.to(device)``), a method's result, or ``from_pretrained`` (loaded weights)."""
+        func = ctx.func
+        if func is None or func.scope is None:
             return False
-        q = self.call_name(call, ctx)
-        if q is not None and q.split(".", 1)[0] in ("torch", "torch_xla"):
-            return False
-        f = call.func
-        ident = f.id if type(f) is ast.Name else f.attr if type(f) is ast.Attribute else ""
-        camel = ident[:1].isupper()
-        names = [name for name, entries in ctx.func.scope.bindings.items()
-                 if any(kind == "value" and target is call for _, kind, target, _ in entries)]
-        if not names:
-            return False
-        for c, x in ctx.func.calls:
-            g = c.func
-            if x.func is ctx.func and type(g) is ast.Attribute and type(g.value) is ast.Name \
-                    and g.value.id in names and c.lineno >= call.lineno \
-                    and (g.attr in self._MODULE_METHODS or (camel and g.attr in ("to", "cuda"))):
+        base = _strip_moves(call)  # GPT(config).to(device): GPT(config) builds it
+        if type(base) is not ast.Call:
+            return False  # WRAPPED.to(device): moves a module built elsewhere (MpModelWrapper)
+        f = base.func
+        q = self.call_name(base, ctx)
+        if type(f) is not ast.Name and q is None:
+            return False  # builder.build(cfg), self.make(): what a method returns is unknown
+        if q is not None and (q.split(".", 1)[0] in ("torch", "torch_xla") or q.endswith("from_pretrained")):
+            return False  # torch's own modules are _model_value's; from_pretrained loads weights
+        ident = f.id if type(f) is ast.Name else f.attr
+        bound, uses = self._module_uses(func)
+        for name in bound.get(id(call), ()):
+            last_module, last_move = uses.get(name, (0, 0))
+            if last_module >= call.lineno or (ident[:1].isupper() and last_move >= call.lineno):
                 return True
         return False
+
+    def _module_uses(self, func: FunctionInfo) -> tuple[dict, dict]:
+        """Once per function: ``id(value call) -> names bound to it`` and ``name -> (last
+        line of a module-only method call on it, last line of a .to()/.cuda() on it)``."""
+        key = ("moduleuses", id(func))
+        found = self._cache.get(key)
+        if found is None:
+            bound: dict[int, list] = {}
+            for name, entries in func.scope.bindings.items():
+                for _, kind, target, _ in entries:
+                    if kind == "value" and type(target) is ast.Call:
+                        bound.setdefault(id(target), []).append(name)
+            uses: dict[str, tuple[int, int]] = {}
+            for c, x in func.calls:
+                g = c.func
+                if x.func is func and type(g) is ast.Attribute and type(g.value) is ast.Name:
+                    module, move = uses.get(g.value.id, (0, 0))
+                    if g.attr in self._MODULE_METHODS:
+                        module = max(module, c.lineno)
+                    elif g.attr in ("to", "cuda"):
+                        move = max(move, c.lineno)
+                    uses[g.value.id] = (module, move)
+            found = self._cache[key] = (bound, uses)
+        return found
+
+    def calls_after(self, func: FunctionInfo | None, key: str, pred, pos: tuple[int, int], limit: int = 32) -> list:
+        """Up to ``limit`` calls of ``func`` (its own body; module level for None) that come
+        after ``pos`` and satisfy ``pred(call, ctx)``, in source order. The matching calls
+        are listed once per function and ``key``, so asking after many positions stays linear."""
+        cache_key = ("after", key, id(func))
+        table = self._cache.get(cache_key)
+        if table is None:
+            calls = func.calls if func is not None else self.calls
+            table = sorted(((c.lineno, c.col_offset), i, c, x) for i, (c, x) in enumerate(calls)
+                           if x.func is func and pred(c, x))
+            self._cache[cache_key] = table
+        start = bisect.bisect_right(table, (pos, len(table) + 1 << 40))
+        return [(c, x) for _, _, c, x in table[start:start + limit]]
+
+    def calls_before(self, func: FunctionInfo | None, key: str, pred, pos: tuple[int, int], limit: int = 32) -> list:
+        """Like :meth:`calls_after`, the nearest ``limit`` matching calls before ``pos``."""
+        self.calls_after(func, key, pred, pos, 0)
+        table = self._cache[("after", key, id(func))]
+        end = bisect.bisect_left(table, (pos, -1))
+        return [(c, x) for _, _, c, x in table[max(0, end - limit):end]]
+
+    def reachable_from(self, func: FunctionInfo) -> set[int]:
+        """:meth:`reachable` from one function, memoised."""
+        key = ("reachfrom", id(func))
+        if key not in self._cache:
+            self._cache[key] = self.reachable([func])
+        return self._cache[key]
 
 
 def _root_name(expr) -> str | None:

@@ -214,9 +214,10 @@ class ClipBeforeGradientReduction(Rule):
     ## Known problems
     Not reported when `xm.reduce_gradients(optimizer)` or an all-reduce of the gradients
     (a module helper doing one counts) runs before the clip, when the optimizer updates a
-    DDP or XLA FSDP model (DDP has reduced already: XLA108 / XLA202 speak; FSDP has its
-    own `model.clip_grad_norm_`), when the module uses DDP or FSDP and the optimizer's
-    model cannot be seen, under SPMD or a training framework, in the single-replica
+    DDP model (DDP has reduced already: XLA108 speaks), when the module uses DDP and the
+    optimizer's model cannot be seen, when the module uses XLA FSDP (its
+    `model.clip_grad_norm_` clips the sharded gradients; XLA202 reports
+    `xm.optimizer_step` there), under SPMD or a training framework, in the single-replica
     branch of `if xr.world_size() > 1:`, without a launcher (a single process: the
     all-reduce changes nothing), with `nprocs=1` / `debug_single_process=True`, when the
     clip and the step sit under two unrelated conditions, and when the clip is in a
@@ -278,22 +279,20 @@ class ClipBeforeGradientReduction(Rule):
     def check(self, model):
         if not model.launched(multi_only=True):
             return
-        if model.uses_spmd() or model.uses_framework() or model.rewrapped_by_import():
+        if model.uses_spmd() or model.uses_framework() or model.rewrapped_by_import() or model.wrap_calls("fsdp"):
+            return  # SPMD, a framework, an unseen wrapper or XLA FSDP (model.clip_grad_norm_) clip their own way
+        if not any(model.in_xla_code(x) and model.is_launched(x, multi_only=True)
+                   for _, x in model.calls_to(OPTIMIZER_STEP)):
             return
-        steps = [(c, x) for c, x in model.calls_to(OPTIMIZER_STEP)
-                 if model.in_xla_code(x) and model.is_launched(x, multi_only=True)]
-        if not steps:
-            return
-        by_func: dict[int, list] = {}
-        for c, x in steps:
-            by_func.setdefault(id(x.func), []).append((c, x))
         for clip, cctx in model.calls_to(*CLIPS):
-            if not model.in_xla_code(cctx) or cctx.func is None or _single_replica_branch(model, cctx):
+            if not model.in_xla_code(cctx) or not model.is_launched(cctx, multi_only=True) \
+                    or _single_replica_branch(model, cctx):
                 continue
             loop = cctx.loops[-1] if cctx.loops else None
             pos = (clip.lineno, clip.col_offset)
-            for step, sctx in by_func.get(id(cctx.func), ()):
-                if (sctx.loops[-1] if sctx.loops else None) is not loop or (step.lineno, step.col_offset) <= pos:
+            steps = model.calls_after(cctx.func, "xm_steps", lambda c, x: model.call_name(c, x) == OPTIMIZER_STEP, pos)
+            for step, sctx in steps:
+                if (sctx.loops[-1] if sctx.loops else None) is not loop or not model.in_xla_code(sctx):
                     continue
                 if not model.runs_with((clip, cctx), (step, sctx)) or self._wrapped(model, step, sctx):
                     continue
@@ -326,17 +325,13 @@ class ClipBeforeGradientReduction(Rule):
     @staticmethod
     def _reduced_before(model, clip, cctx, loop) -> bool:
         """A gradient reduction (``xm.reduce_gradients``, an all-reduce of gradients, a
-        helper doing one) earlier in the same iteration, on a path with the clip."""
-        pos = (clip.lineno, clip.col_offset)
-        calls = loop.calls if loop is not None else cctx.func.calls
-        for c, x in calls:
-            if x.func is not cctx.func or (c.lineno, c.col_offset) >= pos:
-                continue
-            if model.call_name(c, x) == OPTIMIZER_STEP:
-                continue  # a previous step (another optimizer) is no reduction before this clip
-            if _reduces_gradients(model, c, x) and not model.exclusive((c, x), (clip, cctx)):
-                return True
-        return False
+        helper doing one) earlier in the same iteration, on a path with the clip. A previous
+        ``xm.optimizer_step`` (another optimizer's) is no reduction before this clip."""
+        before = model.calls_before(
+            cctx.func, "grad_reductions",
+            lambda c, x: model.call_name(c, x) != OPTIMIZER_STEP and _reduces_gradients(model, c, x),
+            (clip.lineno, clip.col_offset))
+        return any((loop is None or loop in x.loops) and not model.exclusive((c, x), (clip, cctx)) for c, x in before)
 
 
 @rule
@@ -558,14 +553,13 @@ class DivergentReplicaInit(Rule):
         """A module is built after the seed in the same function, on a path with it, and no
         weights are loaded on a path with that build, in that function or one it reaches
         (a checkpoint makes the replicas alike)."""
-        pos = (seed.lineno, seed.col_offset)
-        reach = model.reachable([ctx.func])
+        reach = model.reachable_from(ctx.func)
         loads = [(c, x) for c, x in loads if x.func is not None and id(x.func) in reach]
-        for c, x in ctx.func.calls:
-            if x.func is ctx.func and (c.lineno, c.col_offset) > pos and not model.exclusive((seed, ctx), (c, x)) \
-                    and model.builds_model(c, x) and not any(not model.exclusive((c, x), ld) for ld in loads):
-                return True
-        return False
+        if len(loads) > 32:
+            return False  # generated code: many loads, assume one covers the build
+        builds = model.calls_after(ctx.func, "builds", model.builds_model, (seed.lineno, seed.col_offset))
+        return any(not model.exclusive((seed, ctx), b) and not any(not model.exclusive(b, ld) for ld in loads)
+                   for b in builds)
 
 
 RANDOM_FACTORIES = frozenset("torch." + n for n in (
@@ -623,28 +617,47 @@ def _device_randomness(model) -> list:
     return out
 
 
+def _reaches_randomness(model, targets) -> dict:
+    """``id(function) -> True`` for the module functions that draw device random numbers
+    themselves or call (or instantiate the class of) one that does, followed
+    :attr:`HELPER_DEPTH` levels; built once."""
+    table = model._cache.get("random_reach")
+    if table is not None:
+        return table
+    direct = {id(x.func): True for _, x in targets if x.func is not None}
+    callers: dict[int, list] = {}
+    for f in model.functions:
+        for g in model._direct_callees(f) + _instantiated_methods(model, f.calls):
+            callers.setdefault(id(g), []).append(f)
+    return model.closure_over_callers("random_reach", direct, callers)
+
+
+def _instantiated_methods(model, calls) -> list:
+    """The methods of the module classes that ``Cls(...)`` calls among ``calls`` construct."""
+    out = []
+    for c, x in calls:
+        if type(c.func) is ast.Name:
+            cls = model.class_named(c.func.id, x)
+            if cls is not None:
+                out.extend(model._class_methods(cls))
+    return out
+
+
 def _runs_after(model, seed, ctx, targets) -> bool:
     """One of ``targets`` (``(call, ctx)``) runs after ``seed``: later in the same function
     (or at module level) on a path with it, or in a module function (or a method of a
     class) that a later call there reaches."""
-    pos = (seed.lineno, seed.col_offset)
-    func = ctx.func
-    later = []
-    for c, x in (func.calls if func is not None else model.calls):
-        if x.func is func and (c.lineno, c.col_offset) > pos and not model.exclusive((seed, ctx), (c, x)):
-            later.append((c, x))
-    later_ids = {id(c) for c, _ in later}
-    if any(id(c) in later_ids for c, _ in targets):
-        return True
-    roots = []
-    for c, x in later:
-        roots.extend(model.function_of(c.func, x))
-        if type(c.func) is ast.Name:
-            cls = model.class_named(c.func.id, x)
-            if cls is not None:
-                roots.extend(model._class_methods(cls))
-    reachable = model.reachable(roots)
-    return any(x.func is not None and id(x.func) in reachable for _, x in targets)
+    table = _reaches_randomness(model, targets)
+    ids = model._cache.get("random_ids")
+    if ids is None:
+        ids = model._cache["random_ids"] = {id(c) for c, _ in targets}
+
+    def reaches(c, x):
+        return id(c) in ids or any(table.get(id(g)) for g in model.function_of(c.func, x)) \
+            or any(table.get(id(g)) for g in _instantiated_methods(model, [(c, x)]))
+
+    later = model.calls_after(ctx.func, "random_after", reaches, (seed.lineno, seed.col_offset))
+    return any(not model.exclusive((seed, ctx), (c, x)) for c, x in later)
 
 
 @rule
