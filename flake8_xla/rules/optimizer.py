@@ -576,6 +576,10 @@ DROPOUT_MODULES = frozenset({
     "torch.nn.FeatureAlphaDropout"})
 
 
+def _positive(value) -> bool:
+    return type(value) in (int, float) and value > 0
+
+
 def _device_randomness(model) -> list:
     """The calls in XLA code that draw random numbers on the XLA device: a random factory
     with ``device=`` the XLA device, ``rand_like`` / an in-place random method on a device
@@ -603,8 +607,10 @@ def _device_randomness(model) -> list:
         elif q in DROPOUT_FUNCTIONS or q in DROPOUT_MODULES:
             training = model.kwarg(call, "training", 2 if q in DROPOUT_FUNCTIONS else None)
             p = model.kwarg(call, "p", 1 if q in DROPOUT_FUNCTIONS else 0)
-            if model.const(training, ctx) is False or model.const(p, ctx) in (0, 0.0):
+            if model.const(training, ctx) is False:
                 continue
+            if p is not None and not _positive(model.const(p, ctx)):
+                continue  # p=0, or a rate that cannot be seen (config.dropout may be 0.0)
             if q in DROPOUT_FUNCTIONS and call.args and model.tensor_kind(call.args[0], ctx) == "device":
                 out.append((call, ctx))
                 continue
@@ -666,7 +672,8 @@ class DeviceRngNotSeeded(Rule):
     Flags `torch.manual_seed(...)` in XLA code when the module draws random numbers on
     the XLA device (`torch.rand(..., device=torch_xla.device())`, `rand_like` or an
     in-place random method of a device tensor, dropout on a device tensor or in a module
-    class of a file that trains in XLA code) and never seeds the device generator
+    class of a file that trains in XLA code, with a visible non-zero rate) and never
+    seeds the device generator
     (`torch_xla.manual_seed` / `xm.set_rng_state`). A hint, reported at the seed.
 
     ## Why is this bad?
