@@ -468,10 +468,13 @@ class DivergentReplicaInit(Rule):
     ## Known problems
     Not reported with DDP, XLA FSDP, SPMD or a training framework in the module, with a
     parameter broadcast (`xm.broadcast_master_param`, `torch.distributed.broadcast`,
-    `xm.collective_broadcast`) or weights loaded (`load_state_dict`, `from_pretrained`)
-    anywhere in the module, when the seed comes after the model is built (it then varies
-    only data order and dropout, which is fine), without a launcher, or when the seed is
-    set in a helper function. The suggested `xm.broadcast_master_param` exists from
+    `xm.collective_broadcast`) anywhere in the module, when weights may be loaded on the
+    path of the build (`load_state_dict`, `from_pretrained`, `load_checkpoint` of a
+    module, in that function or one it calls, unless in the other arm of an `if`), when
+    the seed comes after the model is built (it then varies only data order and dropout,
+    which is fine), when the model comes from a module built in the parent
+    (`MpModelWrapper`) or from a method whose result cannot be seen, without a launcher,
+    or when the seed is set in a helper function. The suggested `xm.broadcast_master_param` exists from
     torch_xla 2.1; for `--xla-version=2.0` the message names
     `torch_xla.experimental.pjrt.broadcast_master_param`.
 
