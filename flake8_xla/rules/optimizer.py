@@ -345,10 +345,11 @@ class OptimizerStepBarrierMisuse(Rule):
 
     ## Why is this bad?
     The device loader already cuts the graph (`torch_xla.sync()`) every time it yields
-    the next batch. `barrier=True` adds a second sync per step: the step is cut before
-    the loader's own cut, so whatever the iteration does after the step is traced into
-    the next graph. The `optimizer_step` docstring: with the XLA data loader "this is
-    not necessary as the barrier will be issued by the XLA data loader iterator".
+    the next batch. `barrier=True` adds a second sync per step: the step's graph is cut
+    at the optimizer step, and whatever the iteration does after it (a scheduler step,
+    loss bookkeeping) runs as a second, separate graph at the loader's cut. The
+    `optimizer_step` docstring: with the XLA data loader "this is not necessary as the
+    barrier will be issued by the XLA data loader iterator".
 
     ## Known problems
     A plain `DataLoader` loop is not reported: there `barrier=True` is the fix (without
