@@ -437,6 +437,15 @@ def _per_rank(model, expr, ctx, depth=0) -> bool:
     return False
 
 
+def _loads_with(model, build, load) -> bool:
+    """``load`` runs whenever ``build`` does: in the same function under no condition the
+    build is not under, or in another function the build's function reaches (unknown: it
+    may well run)."""
+    if build[1].func is not load[1].func:
+        return True
+    return not model.exclusive(build, load) and model.branch_frames(load[1]) <= model.branch_frames(build[1])
+
+
 def _not_weights(model, expr, ctx) -> bool:
     """An optimizer, scheduler or scaler: its ``load_state_dict`` restores no weights."""
     ident = expr.id if type(expr) is ast.Name else expr.attr if type(expr) is ast.Attribute else ""
@@ -469,9 +478,10 @@ class DivergentReplicaInit(Rule):
     ## Known problems
     Not reported with DDP, XLA FSDP, SPMD or a training framework in the module, with a
     parameter broadcast (`xm.broadcast_master_param`, `torch.distributed.broadcast`,
-    `xm.collective_broadcast`) anywhere in the module, when weights may be loaded on the
-    path of the build (`load_state_dict`, `from_pretrained`, `load_checkpoint` of a
-    module, in that function or one it calls, unless in the other arm of an `if`), when
+    `xm.collective_broadcast`) anywhere in the module, when weights are loaded whenever the
+    model is built (`load_state_dict`, `from_pretrained`, `load_checkpoint` of a module in
+    the same function under no further condition, or in a function it calls; a load only
+    on resume, `if os.path.exists(ckpt):`, leaves a fresh run divergent and is reported), when
     the seed comes after the model is built (it then varies only data order and dropout,
     which is fine), when the model comes from a module built in the parent
     (`MpModelWrapper`) or from a method whose result cannot be seen, without a launcher,
@@ -555,14 +565,14 @@ class DivergentReplicaInit(Rule):
     @staticmethod
     def _model_built_after(model, seed, ctx, loads) -> bool:
         """A module is built after the seed in the same function, on a path with it, and no
-        weights are loaded on a path with that build, in that function or one it reaches
-        (a checkpoint makes the replicas alike)."""
+        weights are loaded whenever that build runs (a checkpoint makes the replicas alike;
+        one loaded only on resume leaves a fresh run divergent)."""
         reach = model.reachable_from(ctx.func)
         loads = [(c, x) for c, x in loads if x.func is not None and id(x.func) in reach]
         if len(loads) > 32:
             return False  # generated code: many loads, assume one covers the build
         builds = model.calls_after(ctx.func, "builds", model.builds_model, (seed.lineno, seed.col_offset))
-        return any(not model.exclusive((seed, ctx), b) and not any(not model.exclusive(b, ld) for ld in loads)
+        return any(not model.exclusive((seed, ctx), b) and not any(_loads_with(model, b, ld) for ld in loads)
                    for b in builds)
 
 
