@@ -309,6 +309,46 @@ class Replicas:
             found = self._cache[key] = (bound, uses)
         return found
 
+    def classes_on_device(self) -> set[int]:
+        """ids of the module classes whose instances are moved in XLA code (``Net().to(dev)``,
+        ``model = Net(); model.to(dev)``, ``.cuda()``; not ``.to("cpu")``), and of the classes
+        such a class instantiates in its methods (its submodules), built once."""
+        if "classes_on_device" in self._cache:
+            return self._cache["classes_on_device"]
+        found: set[int] = set()
+        todo = []
+        for call, ctx in self.calls:
+            f = call.func
+            if type(f) is not ast.Attribute or f.attr not in ("to", "cuda") or not self.in_xla_code(ctx) \
+                    or self._to_cpu(call, ctx):
+                continue
+            receiver = f.value
+            if type(receiver) is ast.Call:
+                sources = [(receiver, ctx)]
+            elif type(receiver) is ast.Name:
+                sources = [(v, c) for v, c in self.values(receiver, ctx) or () if type(v) is ast.Call and c is not None]
+            else:
+                continue
+            for v, c in sources:
+                v = _strip_moves(v)
+                if type(v) is ast.Call and type(v.func) is ast.Name:
+                    cls = self.class_named(v.func.id, c)
+                    if cls is not None and id(cls) not in found:
+                        found.add(id(cls))
+                        todo.append(cls)
+        while todo:  # submodules: classes an on-device class instantiates
+            cls = todo.pop()
+            for c in self.mro(cls):
+                for method in c.methods.values():
+                    for call, ctx in method.calls:
+                        if type(call.func) is ast.Name:
+                            sub = self.class_named(call.func.id, ctx)
+                            if sub is not None and id(sub) not in found:
+                                found.add(id(sub))
+                                todo.append(sub)
+        self._cache["classes_on_device"] = found
+        return found
+
     def calls_after(self, func: FunctionInfo | None, key: str, pred, pos: tuple[int, int], limit: int = 32) -> list:
         """Up to ``limit`` calls of ``func`` (its own body; module level for None) that come
         after ``pos`` and satisfy ``pred(call, ctx)``, in source order. The matching calls

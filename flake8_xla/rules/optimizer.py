@@ -597,8 +597,9 @@ def _positive(value) -> bool:
 def _device_randomness(model) -> list:
     """The calls in XLA code that draw random numbers on the XLA device: a random factory
     with ``device=`` the XLA device, ``rand_like`` / an in-place random method on a device
-    tensor, dropout on a device tensor, or dropout in a module class of a file that trains
-    in XLA code (``nn.Dropout(p)`` / ``F.dropout`` in its methods)."""
+    tensor, dropout on a device tensor, or dropout (``nn.Dropout(p)`` / ``F.dropout``) in
+    a module class whose instances are moved to a device (or that such a class builds), in
+    a file that trains in XLA code."""
     if "device_random" in model._cache:
         return model._cache["device_random"]
     out = []
@@ -628,7 +629,9 @@ def _device_randomness(model) -> list:
             if q in DROPOUT_FUNCTIONS and call.args and model.tensor_kind(call.args[0], ctx) == "device":
                 out.append((call, ctx))
                 continue
-            if ctx.func is not None and ctx.func.cls is not None and model.is_module_class(ctx.func.cls):
+            cls = ctx.func.cls if ctx.func is not None else None
+            if cls is not None and model.is_module_class(cls) \
+                    and any(id(c) in model.classes_on_device() for c in model.mro(cls)):
                 if trains is None:
                     trains = any(model.in_xla_code(lp.ctx) and model.is_step_loop(lp) for lp in model.loops)
                 if trains:
@@ -686,8 +689,8 @@ class DeviceRngNotSeeded(Rule):
     Flags `torch.manual_seed(...)` in XLA code when the module draws random numbers on
     the XLA device (`torch.rand(..., device=torch_xla.device())`, `rand_like` or an
     in-place random method of a device tensor, dropout on a device tensor or in a module
-    class of a file that trains in XLA code, with a visible non-zero rate) and never
-    seeds the device generator
+    class whose instances are moved to the device in a file that trains in XLA code, with
+    a visible non-zero rate) and never seeds the device generator
     (`torch_xla.manual_seed` / `xm.set_rng_state`). A hint, reported at the seed.
 
     ## Why is this bad?
