@@ -236,3 +236,18 @@ def behaviour_since(qualname: str, code: str) -> str:
         if entry["name"] == qualname and entry["code"] == code:
             return entry["since"]
     raise KeyError(f"no behaviour change of {qualname} for {code}")
+
+
+def introduced(qualname: str) -> dict | None:
+    """A suggested API that first appears after 2.0: ``since`` (the first release that has
+    it), ``before`` (what to suggest on older releases) and its reference; None if untracked."""
+    return _load("api_changes.json")["introduced"].get(qualname)
+
+
+def suggest(qualname: str, version: tuple[int, int], text: str) -> str:
+    """``text`` (a call of ``qualname``) when ``version`` has ``qualname``, else the
+    ``before`` form the version table records for older releases."""
+    entry = introduced(qualname)
+    if entry is None or version >= vtuple(entry["since"]):
+        return text
+    return entry["before"]

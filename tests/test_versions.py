@@ -125,3 +125,78 @@ def test_table_size():
     assert sum(len(m["names"]) for m in api_table.tracked_modules().values()) >= 400
     assert len(api_table.signatures()) >= 39
     assert len(api_table.module_presence()) >= 100
+
+
+INTRODUCED = sorted(api_table._load("api_changes.json")["introduced"])
+
+
+@pytest.mark.parametrize("qualname", INTRODUCED)
+def test_introduced_entry_matches_the_release_tags(qualname):
+    """An ``introduced`` boundary is the first release whose tag defines the name (the
+    generated names table), and the ``before`` form exists where it is suggested."""
+    entry = api_table.introduced(qualname)
+    module, name = qualname.rsplit(".", 1)
+    versions = api_table.name_versions(module, name)
+    assert min(versions, key=api_table.vtuple) == entry["since"]
+    assert all(api_table.vtuple(v) >= api_table.vtuple(entry["since"]) for v in versions)
+    before = entry["before"].split("(", 1)[0]
+    if before.startswith("xm."):
+        assert entry["before_since"] in api_table.name_versions("torch_xla.core.xla_model", before[3:])
+    else:  # torch_xla.experimental.pjrt.broadcast_master_param: the module ships in 2.0
+        assert entry["before_since"] in api_table.module_presence()[before.rsplit(".", 1)[0]]
+
+
+_SEED_PER_RANK = (
+    "import torch, torch_xla\nimport torch_xla.core.xla_model as xm\nimport torch_xla.distributed.xla_multiprocessing as xmp\n"
+    "def f(index, loader):\n"
+    "    torch.manual_seed(1 + index)\n"
+    "    model = torch.nn.Linear(4, 2).to(xm.xla_device())\n"
+    "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "    for x in loader:\n"
+    "        model(x).sum().backward()\n"
+    "        xm.optimizer_step(opt, barrier=True)\n"
+    "xmp.spawn(f, args=(None,))\n")
+
+
+def test_xla205_suggests_broadcast_master_param_from_2_1():
+    since = api_table.introduced("torch_xla.core.xla_model.broadcast_master_param")["since"]
+    for version in _neighbours(since):
+        found = [f for f in run(_SEED_PER_RANK, version) if f.code == "XLA205"]
+        assert len(found) == 1, (version, found)
+        new = api_table.vtuple(version) >= api_table.vtuple(since)
+        assert ("xm.broadcast_master_param(model)" in found[0].message) == new, (version, found[0].message)
+        assert ("torch_xla.experimental.pjrt.broadcast_master_param(model)" in found[0].message) == (not new)
+
+
+_DEVICE_RANDOM = ("import torch\nimport torch_xla.core.xla_model as xm\n"
+                  "torch.manual_seed(3)\nx = torch.rand(4, device=xm.xla_device())\n")
+
+
+def test_xla206_suggests_torch_xla_manual_seed_from_2_5():
+    since = api_table.introduced("torch_xla.manual_seed")["since"]
+    for version in _neighbours(since):
+        found = [f for f in run(_DEVICE_RANDOM, version) if f.code == "XLA206"]
+        assert len(found) == 1, (version, found)
+        new = api_table.vtuple(version) >= api_table.vtuple(since)
+        assert ("torch_xla.manual_seed(3)" in found[0].message) == new, (version, found[0].message)
+        assert ("xm.set_rng_state(3)" in found[0].message) == (not new)
+
+
+_SCALER = ("import torch\nimport torch_xla\nfrom torch_xla.amp import GradScaler\n"
+           "def f(model, loss):\n"
+           "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+           "    scaler = GradScaler()\n"
+           "    scaler.scale(loss).backward()\n"
+           "    scaler.step(opt)\n")
+
+
+def test_xla704_only_while_torch_xla_has_its_grad_scaler():
+    removed = next(e["removed"] for e in api_table.changes() if e["name"] == "torch_xla.amp.GradScaler")
+    for version in _neighbours(removed):
+        found = [f for f in run(_SCALER, version) if f.code == "XLA704"]
+        scaler = [f for f in run(_SCALER, version) if f.code == "XLA702"]
+        assert len(scaler) == 1  # XLA702 reports the scaler on every release
+        if api_table.vtuple(version) >= api_table.vtuple(removed):
+            assert found == [], (version, found)
+        else:
+            assert len(found) == 1 and found[0].line == 5 and "syncfree.SGD" in found[0].message, (version, found)

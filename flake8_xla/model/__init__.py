@@ -23,6 +23,8 @@ One module per question it answers:
   data) and the code reached only under them.
 - :mod:`.runtime`: SPMD programs, device expressions, module moves, weight ties, the code
   that runs XLA computations.
+- :mod:`.optimizers`: optimizers and the modules they update, DDP/FSDP wraps of those
+  modules, loops over device loaders, model constructions.
 
 Nothing here imports or runs the linted code, torch or torch_xla. Whatever cannot be seen
 statically is *unknown* (``None`` / :data:`UNKNOWN`), and rules never fire on unknown.
@@ -41,6 +43,7 @@ from .env import Environment
 from .names import CANONICAL, Names, canonical
 from .options import UserNames
 from .parent import ParentCode
+from .optimizers import Optimizers
 from .replicas import Replicas
 from .runtime import Runtime
 from .tensors import Tensors
@@ -57,7 +60,7 @@ __all__ = [
 
 class Model(
     Walker, Names, Values, XlaContext, Calls, Environment, Training, Tensors, Data,
-    ParentCode, Replicas, UserNames, Runtime,
+    ParentCode, Replicas, UserNames, Runtime, Optimizers,
 ):
     """Facts about one module. Build with ``Model(tree, settings)``.
 

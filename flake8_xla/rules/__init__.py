@@ -1,7 +1,10 @@
 """The rule families. Importing this package registers every rule (meta tests check the list)."""
 
-from . import amp, api, checkpoint, data, devices, distributed, host, launch, runtime, shapes, step, timing  # noqa: F401
+from . import (  # noqa: F401
+    amp, api, checkpoint, data, devices, distributed, host, launch, optimizer, runtime, shapes, step, timing,
+)
 
 MODULES = (
-    "launch", "distributed", "step", "data", "host", "shapes", "timing", "devices", "amp", "api", "checkpoint", "runtime",
+    "launch", "distributed", "step", "optimizer", "data", "host", "shapes", "timing", "devices", "amp", "api",
+    "checkpoint", "runtime",
 )

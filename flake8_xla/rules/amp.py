@@ -258,3 +258,114 @@ class DeprecatedPrecisionEnv(Rule):
 
     def check(self, model):
         yield from _env_finding(self, model, ("XLA705",))
+
+
+XLA_GRAD_SCALERS = ("torch_xla.amp.GradScaler", "torch_xla.amp.grad_scaler.GradScaler")
+#: plain torch optimizers torch_xla.amp.syncfree has a sync-free version of
+SYNCFREE = {"torch.optim.SGD": "SGD", "torch.optim.Adam": "Adam", "torch.optim.AdamW": "AdamW",
+            "torch.optim.sgd.SGD": "SGD", "torch.optim.adam.Adam": "Adam", "torch.optim.adamw.AdamW": "AdamW"}
+
+
+@rule
+class AmpNonSyncfreeOptimizer(Rule):
+    """## What it does
+    Flags the constructor of a plain `torch.optim.SGD` / `Adam` / `AdamW` that a
+    `torch_xla.amp.GradScaler` steps (`scaler.step(optimizer)`), in XLA code, when the
+    target torch_xla still has that scaler (2.8 or older). A hint, reported at the
+    optimizer's constructor, where the fix goes.
+
+    ## Why is this bad?
+    torch_xla's `GradScaler.step` checks the gradients for inf/NaN before stepping. With
+    a plain optimizer it does so on the host: `torch_xla.sync()` and a `.item()` read of
+    the found-inf flags, a graph cut and a device-to-host transfer every step. The
+    `torch_xla.amp.syncfree` optimizers take the flag as a tensor (`found_inf`) and skip
+    the update on the device, with no sync.
+
+    ## Known problems
+    Not reported for a scaler built with `use_zero_grad=True` (it avoids the sync another
+    way) or `enabled=False`, for optimizers with no sync-free version (only SGD, Adam and
+    AdamW have one), for CUDA's `torch.cuda.amp.GradScaler` (it never passes `found_inf`:
+    syncfree optimizers would not help), or when the optimizer's construction cannot be
+    seen. From torch_xla 2.9 `torch_xla.amp.GradScaler` is gone: XLA702 reports it then.
+
+    ## Example
+    ```python
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    scaler = torch_xla.amp.GradScaler()
+    ...
+    scaler.step(optimizer)
+    ```
+
+    ## Use instead
+    ```python
+    from torch_xla.amp import syncfree
+    optimizer = syncfree.AdamW(model.parameters(), lr=1e-4)
+    ```
+
+    ## References
+    - torch_xla `torch_xla/amp/grad_scaler.py` `_maybe_opt_step` (`found_inf` for syncfree optimizers, else `mark_step`/`sync` and `.item()`)
+    - torch_xla `docs/source/perf/amp.md` ("modified version of optimizers that avoid the additional sync between device and host")
+    - Applies to torch_xla 2.0-2.8 (the scaler was removed in 2.9).
+    """
+
+    code = "XLA704"
+
+    hint = True
+
+    reported_at = "the plain optimizer's constructor (`torch.optim.SGD(...)`)"
+    name = "amp-non-syncfree-optimizer"
+    message = "torch_xla GradScaler syncs with the host every step for a plain optimizer"
+    fix = "use its torch_xla.amp.syncfree version"
+    severity = "W"
+    versions = "2.0-2.8"
+    bad = [
+        "# options: --xla-version=2.8\nimport torch\nimport torch_xla.amp\n"
+        "def f(model, loss):\n"
+        "    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)\n"
+        "    scaler = torch_xla.amp.GradScaler()\n"
+        "    scaler.scale(loss).backward()\n"
+        "    scaler.step(opt)\n",
+    ]
+    good = [
+        "# options: --xla-version=2.8\nimport torch\nimport torch_xla.amp\nfrom torch_xla.amp import syncfree\n"
+        "def f(model, loss):\n"
+        "    opt = syncfree.AdamW(model.parameters(), lr=1e-4)\n"
+        "    scaler = torch_xla.amp.GradScaler()\n"
+        "    scaler.scale(loss).backward()\n"
+        "    scaler.step(opt)\n",
+    ]
+
+    def check(self, model):
+        removed = next(e["removed"] for e in api_table.changes() if e["name"] == "torch_xla.amp.GradScaler")
+        if self.settings.target_version >= api_table.vtuple(removed):
+            return  # no torch_xla GradScaler any more: XLA702 reports the removed name
+        reported = set()
+        for call, ctx in model.calls:
+            f = call.func
+            if type(f) is not ast.Attribute or f.attr != "step" or not call.args or not model.in_xla_code(ctx):
+                continue
+            if not self._xla_scaler(model, f.value, ctx):
+                continue
+            for cons, cctx in model.optimizer_constructions(call.args[0], ctx) or ():
+                q = model.call_name(cons, cctx)
+                if q in SYNCFREE and id(cons) not in reported and model.in_xla_code(cctx):
+                    reported.add(id(cons))
+                    yield self.finding(cons, f"torch_xla GradScaler syncs with the host every step for a plain "
+                                             f"{SYNCFREE[q]}", f"use torch_xla.amp.syncfree.{SYNCFREE[q]}")
+
+    @staticmethod
+    def _xla_scaler(model, expr, ctx) -> bool:
+        """``expr`` holds ``torch_xla.amp.GradScaler(...)`` (every visible value), enabled and
+        without ``use_zero_grad=True``."""
+        values = model.resolve_values(expr, ctx)
+        if not values:
+            return False
+        for v, c in values:
+            if type(v) is not ast.Call or model.call_name(v, c) not in XLA_GRAD_SCALERS:
+                return False
+            if _disabled_on_xla(model, v, c):
+                return False
+            zero = model.kwarg(v, "use_zero_grad", 5)
+            if zero is not None and model.const(zero, c) is not False:
+                return False  # use_zero_grad=True (or unknown) avoids the host sync
+        return True
