@@ -65,7 +65,12 @@ class Values:
         """
         t = type(expr)
         if t is ast.Name:
-            bindings = self.lookup(expr.id, ctx, getattr(expr, "lineno", None))
+            line = getattr(expr, "lineno", None)
+            bindings = self.lookup(expr.id, ctx, line)
+            if bindings and len(bindings) == 1 and bindings[0][0] == line and _reads_in_own_value(expr, bindings[0]):
+                # `model = model.to(dev)`: the `model` on the right is the binding before the line
+                before = self.lookup(expr.id, ctx, line - 1) if line > 1 else None
+                bindings = before if before and all(b[0] < line for b in before) else None
             if not bindings:
                 return None
             out = []
@@ -127,3 +132,16 @@ class Values:
         if any(kw.arg is None for kw in call.keywords):
             return UNKNOWN
         return None
+
+
+def _reads_in_own_value(name: ast.Name, binding) -> bool:
+    """``name`` is read inside the value its own binding assigns (``x = f(x)``)."""
+    _, kind, target, _ = binding
+    if kind == "item":
+        target = target[0]
+    elif kind != "value":
+        return False
+    if not isinstance(target, ast.expr) or getattr(target, "end_lineno", None) is None:
+        return False
+    pos = (name.lineno, name.col_offset)
+    return (target.lineno, target.col_offset) <= pos < (target.end_lineno, target.end_col_offset)
