@@ -646,7 +646,10 @@ class XlaTensorStorageIntrospection(Rule):
     branches on strides, breaks or silently decides wrong on XLA.
 
     ## Known problems
-    CPU tensors and tensors whose device cannot be seen are not reported.
+    CPU tensors and tensors whose device cannot be seen are not reported, nor the strides
+    of a tensor a factory just created (`torch.empty(..., device="xla")`, `empty_like` of
+    one): it is contiguous on every device, so its strides are right (Triton call
+    arguments).
 
     ## Example
     ```python
@@ -694,6 +697,8 @@ class XlaTensorStorageIntrospection(Rule):
             if not model.in_xla_code(ctx) or not _on_xla(model, f.value, ctx):
                 continue
             if f.attr == "stride":
+                if _fresh_contiguous(model, f.value, ctx):
+                    continue  # a new tensor is contiguous on every device: its strides read true
                 yield self.finding(call, ".stride() of an XLA tensor always reads contiguous",
                                    "do not branch on XLA strides")
             else:
@@ -713,6 +718,37 @@ def _on_xla(model, expr, ctx, depth: int = 0) -> bool:
     if type(expr) is ast.Name:
         values = model.values(expr, ctx)
         return bool(values) and all(c is not None and _on_xla(model, v, c, depth + 1) for v, c in values)
+    return False
+
+
+#: factories whose tensor is laid out contiguously (``torch.from_numpy`` keeps numpy's strides)
+_CONTIGUOUS_FACTORIES = frozenset("torch." + n for n in (
+    "randn", "rand", "randint", "randperm", "zeros", "ones", "empty", "full", "arange", "linspace",
+    "logspace", "eye", "tensor", "normal"))
+_LIKE_FACTORIES = frozenset("torch." + n for n in (
+    "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "randint_like"))
+
+
+def _fresh_contiguous(model, expr, ctx, depth: int = 0) -> bool:
+    """``expr`` is a tensor a factory just created (``torch.empty(..., device="xla")``,
+    ``torch.arange(n).to("xla")``, ``torch.empty_like(q)`` of such), through names: its
+    layout is contiguous on every device, so its strides are the same on XLA and CUDA."""
+    if depth > 6:
+        return False
+    t = type(expr)
+    if t is ast.Name:
+        values = model.values(expr, ctx)
+        return bool(values) and all(c is not None and _fresh_contiguous(model, v, c, depth + 1) for v, c in values)
+    if t is not ast.Call:
+        return False
+    q = model.call_name(expr, ctx)
+    if q in _CONTIGUOUS_FACTORIES:
+        return True
+    if q in _LIKE_FACTORIES:
+        return bool(expr.args) and _fresh_contiguous(model, expr.args[0], ctx, depth + 1)
+    f = expr.func
+    if q is None and type(f) is ast.Attribute and f.attr == "to":
+        return _fresh_contiguous(model, f.value, ctx, depth + 1)
     return False
 
 
