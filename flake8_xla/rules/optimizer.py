@@ -17,6 +17,11 @@ CLIPS = (
     "torch.nn.utils.clip_grad.clip_grad_norm",
 )
 TORCH_SEEDS = ("torch.manual_seed", "torch.random.manual_seed")
+#: imported helpers that seed torch's generator with their first argument
+SEED_HELPERS = ("transformers.set_seed", "transformers.trainer_utils.set_seed", "accelerate.utils.set_seed",
+                "lightning.seed_everything", "lightning.fabric.seed_everything", "pytorch_lightning.seed_everything",
+                "lightning.pytorch.seed_everything", "lightning_fabric.utilities.seed.seed_everything",
+                "lightning.fabric.utilities.seed.seed_everything")
 XLA_SEEDS = ("torch_xla.manual_seed", "torch_xla.core.xla_model.set_rng_state")
 BROADCASTS = (
     "torch_xla.core.xla_model.broadcast_master_param", "torch_xla.experimental.pjrt.broadcast_master_param",
@@ -492,8 +497,11 @@ class DivergentReplicaInit(Rule):
     on resume, `if os.path.exists(ckpt):`, leaves a fresh run divergent and is reported), when
     the seed comes after the model is built (it then varies only data order and dropout,
     which is fine), when the model comes from a module built in the parent
-    (`MpModelWrapper`) or from a method whose result cannot be seen, without a launcher,
-    or when the seed is set in a helper function. The suggested `xm.broadcast_master_param` exists from
+    (`MpModelWrapper`) or from a method whose result cannot be seen, or without a
+    launcher. A module helper that seeds with its parameter (`seed_all(cfg.seed + rank)`)
+    is reported at the call that passes the per-rank value; imported seeders
+    (`transformers.set_seed`, `accelerate.utils.set_seed`, Lightning's `seed_everything`)
+    count as `torch.manual_seed`. The suggested `xm.broadcast_master_param` exists from
     torch_xla 2.1; for `--xla-version=2.0` the message names
     `torch_xla.experimental.pjrt.broadcast_master_param`.
 
@@ -522,7 +530,7 @@ class DivergentReplicaInit(Rule):
 
     code = "XLA205"
 
-    reported_at = 'the per-rank `torch.manual_seed(...)` call'
+    reported_at = 'the per-rank `torch.manual_seed(...)` call (or the call of a module helper that seeds with a per-rank argument)'
     name = "divergent-replica-init"
     message = "per-rank seed: each replica builds the model with different weights"
     fix = "call xm.broadcast_master_param(model) after building it"
@@ -563,14 +571,40 @@ class DivergentReplicaInit(Rule):
         entry = api_table.introduced(BROADCAST_MASTER_PARAM)
         if self.settings.target_version < api_table.vtuple(entry["since"]):
             fix = f"call {entry['before']} after building it"
-        for call, ctx in model.calls_to(*TORCH_SEEDS):
+        reported: set[int] = set()
+        for call, ctx in model.calls_to(*TORCH_SEEDS, *SEED_HELPERS):
             if not (model.in_xla_code(ctx) and model.is_launched(ctx, multi_only=True)):
                 continue
             seed = model.kwarg(call, "seed", 0)
-            if not isinstance(seed, ast.AST) or not _per_rank(model, seed, ctx):
+            if not isinstance(seed, ast.AST):
                 continue
-            if self._model_built_after(model, call, ctx, loads):
-                yield self.finding(call, None, fix)
+            if _per_rank(model, seed, ctx):
+                if self._model_built_after(model, call, ctx, loads):
+                    yield self.finding(call, None, fix)
+                continue
+            # seed_all(cfg.seed + rank): a module helper seeding with its parameter
+            for site, sctx in self._helper_sites(model, seed, ctx):
+                if id(site) not in reported and self._model_built_after(model, site, sctx, loads):
+                    reported.add(id(site))
+                    yield self.finding(site, None, fix)
+
+    @staticmethod
+    def _helper_sites(model, seed, ctx) -> list:
+        """The calls of the module function the seed sits in that pass it a per-rank value
+        for the parameter the seed is (``seed_all(cfg.seed + index)``), in launched XLA code."""
+        func = ctx.func
+        if type(seed) is not ast.Name or func is None or seed.id not in func.params:
+            return []
+        bindings = model.lookup(seed.id, ctx, seed.lineno)
+        if not bindings or any(kind != "param" for _, kind, _, _ in bindings):
+            return []
+        out = []
+        for call, cctx in model.calls_of(func):
+            arg = model.argument_for(call, cctx, func, seed.id)
+            if isinstance(arg, ast.AST) and model.in_xla_code(cctx) and model.is_launched(cctx, multi_only=True) \
+                    and _per_rank(model, arg, cctx):
+                out.append((call, cctx))
+        return out
 
     @staticmethod
     def _model_built_after(model, seed, ctx, loads) -> bool:
