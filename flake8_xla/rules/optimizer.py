@@ -366,7 +366,9 @@ class OptimizerStepBarrierMisuse(Rule):
     A plain `DataLoader` loop is not reported: there `barrier=True` is the fix (without
     it nothing syncs per step; XLA301/XLA302). Not reported inside an inner loop of the
     device-loader loop (several steps per batch need their own cut), when what the loop
-    iterates cannot be seen, or for a call without its optimizer (XLA809 reports it, and
+    iterates cannot be seen (also a loader wrapped in `MpDeviceLoader` only under a flag,
+    `if flags.mp_loader:`, that may still be the plain one; under the XLA test itself it is
+    the device loader), or for a call without its optimizer (XLA809 reports it, and
     its fix `xm.optimizer_step(optimizer)` drops the barrier too).
 
     ## Example
