@@ -323,9 +323,12 @@ def _fsdp_holder(model, recv, ctx, depth: int = 0) -> bool:
         if type(f) is ast.Attribute and f.attr in _WRAPPED:
             return _fsdp_holder(model, f.value, ctx, depth + 1)
         if q is None and type(f) is ast.Name:
+            wrapper = model.wrapper_name(recv, ctx)  # fsdp_wrap = lambda m: FSDP(m), partial(FSDP, ...)
+            if wrapper is not None:
+                return wrapper == XLA_FSDP
             for v, vctx in model.values(f, ctx) or ():
-                if type(v) is ast.Lambda and type(v.body) is ast.Call:
-                    return model.call_name(v.body, vctx) == XLA_FSDP  # fsdp_wrap = lambda m: FSDP(m, ...)
+                if type(v) is ast.Lambda:
+                    return False
             return any(_fsdp_holder(model, v, vctx, depth + 1)
                        for func in model.function_of(f, ctx) for v, vctx in func.returns)
         return False
@@ -585,8 +588,10 @@ class FsdpCheckpointMasterOnly(Rule):
     optimizer state): the master's file holds one shard of the model, the rest is lost.
 
     ## Known problems
-    `master_only=False` (or a value that cannot be seen) is not reported; the per-rank
-    path is left to the user. FSDPv2 (SPMD) checkpoints belong to
+    `master_only=False` (or a value that cannot be seen) is not reported, unless the save
+    is reached only under a master test (`if xm.is_master_ordinal(local=False):`,
+    `if rank == 0:`): one replica still writes its one shard. The per-rank path is left
+    to the user. FSDPv2 (SPMD) checkpoints belong to
     `torch.distributed.checkpoint` and are not checked here. A master-only save of an FSDP
     model under a rank test is reported here only (XLA602's fix would not save the other
     shards).
@@ -643,14 +648,33 @@ class FsdpCheckpointMasterOnly(Rule):
     def check(self, model):
         for call, ctx in model.calls_to(*SAVES):
             master_only = model.kwarg(call, "master_only", 2)
-            if master_only is UNKNOWN or (master_only is not None and model.const(master_only, ctx) is not True):
+            if master_only is UNKNOWN:
+                continue
+            every = master_only is not None and model.const(master_only, ctx) is False
+            if master_only is not None and not every and model.const(master_only, ctx) is not True:
                 continue
             data = model.kwarg(call, "data", 0)
             if not isinstance(data, ast.AST) or not model.in_xla_code(ctx):
                 continue
+            site = self._master_guard(model, call, ctx) if every else call
+            if site is None:
+                continue  # master_only=False on every replica: the documented sharded save
             if any(_fsdp_holder(model, s.func.value, sctx) for s, sctx in state_dicts(model, data, ctx)):
                 name = _short(model.call_name(call, ctx))
-                yield self.finding(call, f"{name} of XLA FSDP state on the master saves one shard")
+                if every:
+                    yield self.finding(site, f"{name} of XLA FSDP state under a rank test saves one shard",
+                                       "call it on every replica, per-rank path")
+                else:
+                    yield self.finding(call, f"{name} of XLA FSDP state on the master saves one shard")
+
+    @staticmethod
+    def _master_guard(model, call, ctx):
+        """The site (the call, or a helper's guarded call) reached only under a test that
+        picks one writer (a local or the global master), for ``master_only=False``."""
+        for site, sctx, test, polarity, kind in model.replica_guarded_sites(call, ctx):
+            if kind == "rank" and model.master_scope(test, sctx, polarity) is not None:
+                return site
+        return None
 
 
 # -- XLA604 ------------------------------------------------------------------------------
