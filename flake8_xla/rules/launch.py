@@ -296,6 +296,16 @@ def _places_on_xla(model, call, ctx) -> bool:
     return False
 
 
+def _callees(model, call, ctx) -> list:
+    """The module functions a call runs: what it names, or ``Cls.__init__`` for ``Cls(...)``."""
+    funcs = model.function_of(call.func, ctx)
+    if not funcs and type(call.func) is ast.Name:
+        cls = model.class_named(call.func.id, ctx)
+        if cls is not None:
+            funcs = model._mro_methods(cls, "__init__")
+    return funcs
+
+
 def _touches(model, call, ctx) -> bool:
     return model.call_name(call, ctx) in RUNTIME_CALLS or _places_on_xla(model, call, ctx)
 
@@ -395,8 +405,10 @@ class RuntimeUsedBeforeSpawn(Rule):
                 what = f"{short_name(q)}()"
             elif _places_on_xla(model, call, ctx):
                 what = "a tensor on XLA"
-            elif q is None and any(helpers.get(id(f)) for f in model.function_of(call.func, ctx)):
-                what = f"{model.function_of(call.func, ctx)[0].name}()"
+            elif q is None and any(helpers.get(id(f)) for f in _callees(model, call, ctx)):
+                what = f"{_callees(model, call, ctx)[0].name}()"
+                if what == "__init__()":
+                    what = f"{call.func.id}()"  # Runner(): its __init__ asks the runtime
             else:
                 continue
             done.add(id(stmt))
