@@ -431,13 +431,6 @@ class Training:
             bindings = self.lookup(expr.id, ctx, getattr(expr, "lineno", None))
             if not bindings:
                 return None
-            if len(bindings) == 1 and bindings[0][3] is not None and self._conditional_binding(bindings[0][3], ctx):
-                # `if flags.mp: loader = MpDeviceLoader(loader)`: the binding before may hold too
-                line = bindings[0][0]
-                before = self.lookup(expr.id, ctx, line - 1) if line > 1 else None
-                if not before or any(b[0] >= line for b in before):
-                    return None
-                bindings = bindings + before
             kinds = []
             for _, kind, target, b_ctx in bindings:
                 if kind == "param" and target is not None and ctx.func is target:
@@ -455,21 +448,6 @@ class Training:
             if values and all(v is not None and c is not None for v, c in values):
                 return self._agree([self.loader_kind(v, c, depth + 1) for v, c in values])
         return None
-
-    def _conditional_binding(self, b_ctx: Ctx, ctx: Ctx) -> bool:
-        """The binding at ``b_ctx`` sits in an ``if`` branch the use at ``ctx`` is not in,
-        and that branch's other side is not XLA-off (``if use_mp_loader:``, not ``if
-        HAS_XLA:``): the use may see the value from before it."""
-        if b_ctx.func is not ctx.func:
-            return False
-        mine = {(id(f[0]), f[1]) for f in ctx.frames if isinstance(f, tuple)}
-        for frame in b_ctx.frames:
-            if not isinstance(frame, tuple) or (id(frame[0]), frame[1]) in mine:
-                continue
-            off_true, off_false = self._classify(frame[0])
-            if not (off_false if frame[1] else off_true):
-                return True
-        return False
 
     def _wrapped_iterables(self, call: ast.Call, ctx: Ctx, q: str | None):
         """The iterables a pass-through wrapper iterates (``enumerate(x)`` -> ``[x]``), or None."""

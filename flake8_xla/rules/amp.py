@@ -358,6 +358,8 @@ class AmpNonSyncfreeOptimizer(Rule):
         """``expr`` holds ``torch_xla.amp.GradScaler(...)`` (every visible value), enabled and
         without ``use_zero_grad=True``."""
         values = model.resolve_values(expr, ctx)
+        # `scaler = GradScaler() if fp16 else None`: a None scaler is never the one stepping
+        values = [(v, c) for v, c in values or () if not (type(v) is ast.Constant and v.value is None)]
         if not values:
             return False
         for v, c in values:
