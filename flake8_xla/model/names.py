@@ -278,4 +278,3 @@ class Names:
         if key not in cache:
             cache[key] = self.qualname(node, ctx)
         return cache[key]
-

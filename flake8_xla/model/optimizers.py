@@ -142,11 +142,13 @@ class Optimizers:
             if type(v) is ast.Call and c is not None and self.wrapper_name(v, c) in WRAPPERS[kind] \
                     and self.in_xla_code(c):
                 found.append((v, c))
-        root = _root_name(expr)
+        root = _root_node(expr)
         if root is not None:
+            mine = self.read_bindings(root, ctx)
             for call, cctx in self._wraps_by_module(kind).get(_expr_key(expr), ()):
-                if (call, cctx) not in found and self.lookup(root, cctx, getattr(call, "lineno", None)) \
-                        == self.lookup(root, ctx, getattr(expr, "lineno", None)):
+                inner = _root_node(_strip_moves(self.kwarg(call, "module", 0)))
+                if (call, cctx) not in found and inner is not None and mine \
+                        and self.read_bindings(inner, cctx) == mine:
                     found.append((call, cctx))
         if found:
             return found
@@ -400,10 +402,10 @@ class Optimizers:
         return self._cache[key]
 
 
-def _root_name(expr) -> str | None:
+def _root_node(expr) -> ast.Name | None:
     while type(expr) is ast.Attribute:
         expr = expr.value
-    return expr.id if type(expr) is ast.Name else None
+    return expr if type(expr) is ast.Name else None
 
 
 def _strip_moves(expr):

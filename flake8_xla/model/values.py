@@ -65,12 +65,7 @@ class Values:
         """
         t = type(expr)
         if t is ast.Name:
-            line = getattr(expr, "lineno", None)
-            bindings = self.lookup(expr.id, ctx, line)
-            if bindings and len(bindings) == 1 and bindings[0][0] == line and _reads_in_own_value(expr, bindings[0]):
-                # `model = model.to(dev)`: the `model` on the right is the binding before the line
-                before = self.lookup(expr.id, ctx, line - 1) if line > 1 else None
-                bindings = before if before and all(b[0] < line for b in before) else None
+            bindings = self.read_bindings(expr, ctx)
             if not bindings:
                 return None
             out = []
@@ -86,6 +81,16 @@ class Values:
                 if assigned and all(v is not None for v, _ in assigned):
                     return list(assigned)
         return None
+
+    def read_bindings(self, name: ast.Name, ctx: Ctx):
+        """The bindings a read of ``name`` sees (:meth:`lookup`); in ``model = model.to(dev)``
+        the ``model`` on the right sees the bindings before the line, not the one it makes."""
+        line = getattr(name, "lineno", None)
+        bindings = self.lookup(name.id, ctx, line)
+        if bindings and line is not None and bindings[-1][0] == line and _reads_in_own_value(name, bindings[-1]):
+            before = self.lookup(name.id, ctx, line - 1) if line > 1 else None
+            return before if before and all(b[0] < line for b in before) else None
+        return bindings
 
     def resolve_values(self, expr: ast.AST, ctx: Ctx, limit: int = 8) -> list[tuple[ast.AST, Ctx]] | None:
         """Follow names through assignments to the expressions that produced them."""
