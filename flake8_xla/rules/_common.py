@@ -55,9 +55,7 @@ def runtime_api(settings: Settings, what: str) -> str:
            "LOCAL_WORLD_SIZE": "xr.local_process_count()"}
     old = {"WORLD_SIZE": "xm.xrt_world_size()", "RANK": "xm.get_ordinal()", "LOCAL_RANK": "xm.get_local_ordinal()",
            "LOCAL_WORLD_SIZE": "xm.xrt_world_size()"}
-    if at_least(settings, "2.1"):
-        return new[what] + " (import torch_xla.runtime as xr)"
-    return old[what]
+    return new[what] if at_least(settings, "2.1") else old[what]
 
 
 def render(expr) -> str:
