@@ -51,6 +51,6 @@ def test_xla402_shows_the_arithmetic():
               "def w(index, model):\n    model.to(index % 8)\n    return xm.xla_device(index + 1)\n"
               "torch_xla.launch(w, args=(None,))\n")
     assert [m.split(";")[0] for m in messages(source, "XLA402")] == [
-        ".to(index % 8) in XLA code: an integer is a CUDA device index",
+        ".to(index % 8) in XLA code: an int is a CUDA index",
         "xm.xla_device(index + 1) picks a device by rank",
     ]
