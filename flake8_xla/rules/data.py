@@ -67,6 +67,8 @@ class DistributedSamplerMissingOrUnbound(Rule):
 
     ## Use instead
     ```python
+    import torch_xla.runtime as xr
+
     def _mp_fn(index):
         data = TensorDataset(torch.randn(256, 10), torch.randint(0, 2, (256,)))
         sampler = DistributedSampler(data, num_replicas=xr.world_size(), rank=xr.global_ordinal())

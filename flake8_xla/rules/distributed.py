@@ -236,7 +236,7 @@ class NonXlaProcessGroup(Rule):
     code = "XLA103"
     name = "non-xla-process-group"
     message = "non-XLA process group in XLA code"
-    fix = 'use dist.init_process_group("xla", init_method="xla://")'
+    fix = 'use init_process_group("xla", init_method="xla://")'
     severity = "E"
     versions = "2.0+"
     reported_at = 'the `init_process_group(...)` call; for `MASTER_ADDR` / `MASTER_PORT`, the environment write'
@@ -378,9 +378,13 @@ class RankFromEnvOrHardcoded(Rule):
 
     ## Use instead
     ```python
+    import torch_xla.runtime as xr
+
     def _mp_fn(index):
         sampler = DistributedSampler(ds, num_replicas=xr.world_size(), rank=xr.global_ordinal())
     ```
+    (`xr.local_ordinal()` for `LOCAL_RANK`; before torch_xla 2.1 `xm.xrt_world_size()`,
+    `xm.get_ordinal()`, `xm.get_local_ordinal()`.)
 
     ## References
     - torch_xla `docs/source/perf/ddp.md` step 3 ("Use xla specific APIs to get rank and world_size")
@@ -517,7 +521,7 @@ class XlaBackendNotRegistered(Rule):
                 continue
             if method == "xla://":
                 yield self.finding(call, 'init_method="xla://" is not in torch_xla 2.0',
-                                   'use "pjrt://" and import torch_xla.experimental.pjrt_backend')
+                                   'use "pjrt://" and add import torch_xla.experimental.pjrt_backend')
             elif method == "pjrt://" and not has_pjrt_backend:
                 yield self.finding(call, 'init_method="pjrt://" not registered in torch_xla 2.0',
                                    "add import torch_xla.experimental.pjrt_backend")

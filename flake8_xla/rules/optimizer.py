@@ -90,7 +90,7 @@ class DdpWithXmOptimizerStep(Rule):
     reported_at = 'the `xm.optimizer_step(...)` call'
     name = "ddp-with-xm-optimizer-step"
     message = "xm.optimizer_step on a DDP model reduces gradients DDP already averaged"
-    fix = "call optimizer.step()"
+    fix = "use optimizer.step()"
     severity = "W"
     versions = "2.0+"
     bad = [
@@ -123,7 +123,7 @@ class DdpWithXmOptimizerStep(Rule):
         for call, _, opt, _ in _steps_of_wrapped(model, "ddp"):
             name = render(opt)
             yield self.finding(call, f"xm.optimizer_step({name}) on a DDP model reduces gradients DDP already averaged",
-                               f"call {name}.step()")
+                               f"use {name}.step()")
 
 
 @rule
@@ -170,7 +170,7 @@ class FsdpWithXmOptimizerStep(Rule):
     reported_at = 'the `xm.optimizer_step(...)` call'
     name = "fsdp-with-xm-optimizer-step"
     message = "xm.optimizer_step on an XLA FSDP model averages different shards' gradients"
-    fix = "call optimizer.step()"
+    fix = "use optimizer.step()"
     severity = "E"
     versions = "2.0+"
     bad = [
@@ -198,7 +198,7 @@ class FsdpWithXmOptimizerStep(Rule):
         for call, _, opt, _ in _steps_of_wrapped(model, "fsdp"):
             name = render(opt)
             yield self.finding(call, f"xm.optimizer_step({name}) on an XLA FSDP model averages different shards' "
-                                     "gradients", f"call {name}.step()")
+                                     "gradients", f"use {name}.step()")
 
 
 @rule
