@@ -68,7 +68,8 @@ def render(expr) -> str:
         parts.append(node.attr)
         node = node.value
     if type(node) is ast.Name:
-        return ".".join([node.id] + list(reversed(parts)))
+        text = ".".join([node.id] + list(reversed(parts)))
+        return text if len(text) <= 30 else text[:29] + "\u2026"  # messages quote at most 30 characters
     if type(node) is ast.Constant and not parts:
         text = repr(node.value)
         return text if len(text) <= 30 else text[:27] + "..."
