@@ -66,7 +66,7 @@ def _drop_nprocs(b, node):
     # the rule's message says when every value the count may hold is visible and none is
     # None or 1 (`NUM_CORES = 8`); a count that may be 1 on purpose (a single-process debug
     # run: `nprocs=args.num_cores`) is dropped only with --unsafe-fixes
-    certain = ("(only None or 1 are accepted)", "PJRT ignores it with a warning")
+    certain = (": raises ValueError", ": ignored, ValueError")
     if not isinstance(node, cst.Integer) and not any(c in b.finding.message for c in certain):
         b.applicability = UNSAFE
     position = None if arg.keyword is not None else 2
