@@ -418,7 +418,7 @@ class TorchSaveXlaState(Rule):
     reported_at = 'the `torch.save(...)` call'
     name = "torch-save-xla-state"
     message = "torch.save of a state_dict() keeps XLA tensors"
-    fix = "use xm.save(obj, path): a CPU copy, one writer"
+    fix = "use xm.save(obj, path)"
     severity = "E"
     versions = "2.0+"
     bad = [
@@ -565,7 +565,7 @@ class XmSaveUnderRankGuard(Rule):
                 who = name if site is call else f"{source_text(site.func, 24)}() ({name})"
                 if hangs:
                     where = "a rank test" if kind == "rank" else "a test of this replica's data"
-                    yield self.finding(site, f"{who} under {where} hangs (its rendezvous is never met)",
+                    yield self.finding(site, f"{who} under {where} hangs: its rendezvous is never met",
                                        "call it on every replica")
                 elif kind == "rank":
                     yield self.finding(site, f"{who} under a rank test is redundant: it writes on the master only",

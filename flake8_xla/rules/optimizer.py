@@ -94,8 +94,8 @@ class DdpWithXmOptimizerStep(Rule):
 
     reported_at = 'the `xm.optimizer_step(...)` call'
     name = "ddp-with-xm-optimizer-step"
-    message = "xm.optimizer_step on a DDP model all-reduces gradients DDP already averaged"
-    fix = "call optimizer.step()"
+    message = "xm.optimizer_step on a DDP model reduces gradients DDP already averaged"
+    fix = "use optimizer.step()"
     severity = "W"
     versions = "2.0+"
     bad = [
@@ -127,8 +127,8 @@ class DdpWithXmOptimizerStep(Rule):
     def check(self, model):
         for call, _, opt, _ in _steps_of_wrapped(model, "ddp"):
             name = render(opt)
-            yield self.finding(call, f"xm.optimizer_step({name}) on a DDP model all-reduces gradients DDP already "
-                                     "averaged", f"call {name}.step()")
+            yield self.finding(call, f"xm.optimizer_step({name}) on a DDP model reduces gradients DDP already averaged",
+                               f"use {name}.step()")
 
 
 @rule
@@ -174,8 +174,8 @@ class FsdpWithXmOptimizerStep(Rule):
 
     reported_at = 'the `xm.optimizer_step(...)` call'
     name = "fsdp-with-xm-optimizer-step"
-    message = "xm.optimizer_step on an XLA FSDP model averages gradients of different shards"
-    fix = "call optimizer.step()"
+    message = "xm.optimizer_step on an XLA FSDP model averages different shards' gradients"
+    fix = "use optimizer.step()"
     severity = "E"
     versions = "2.0+"
     bad = [
@@ -202,8 +202,8 @@ class FsdpWithXmOptimizerStep(Rule):
     def check(self, model):
         for call, _, opt, _ in _steps_of_wrapped(model, "fsdp"):
             name = render(opt)
-            yield self.finding(call, f"xm.optimizer_step({name}) on an XLA FSDP model averages gradients of "
-                                     "different shards", f"call {name}.step()")
+            yield self.finding(call, f"xm.optimizer_step({name}) on an XLA FSDP model averages different shards' "
+                                     "gradients", f"use {name}.step()")
 
 
 @rule
@@ -257,8 +257,8 @@ class ClipBeforeGradientReduction(Rule):
 
     reported_at = 'the clip call (`clip_grad_norm_(...)` / `clip_grad_value_(...)`)'
     name = "clip-before-gradient-reduction"
-    message = "clip_grad_norm_ before xm.optimizer_step clips unreduced local gradients"
-    fix = "use xm.reduce_gradients(optimizer), clip, optimizer.step()"
+    message = "clip_grad_norm_ before xm.optimizer_step clips unreduced gradients"
+    fix = "call xm.reduce_gradients(optimizer), clip, optimizer.step()"
     severity = "E"
     versions = "2.0+"
     bad = [
@@ -313,8 +313,8 @@ class ClipBeforeGradientReduction(Rule):
                 name = render(opt) if isinstance(opt, ast.AST) else "optimizer"
                 clip_name = model.call_name(clip, cctx).rsplit(".", 1)[-1]
                 yield self.finding(
-                    clip, f"{clip_name} before xm.optimizer_step clips unreduced local gradients",
-                    f"use xm.reduce_gradients({name}), clip, {name}.step()")
+                    clip, f"{clip_name} before xm.optimizer_step clips unreduced gradients",
+                    f"call xm.reduce_gradients({name}), clip, {name}.step()")
                 break
 
     @staticmethod
@@ -534,7 +534,7 @@ class DivergentReplicaInit(Rule):
 
     reported_at = 'the per-rank `torch.manual_seed(...)` call (or the call of a module helper that seeds with a per-rank argument)'
     name = "divergent-replica-init"
-    message = "per-rank seed: each replica builds the model with different weights"
+    message = "per-rank seed: replicas build different initial weights"
     fix = "call xm.broadcast_master_param(model) after building it"
     severity = "E"
     versions = "2.0+ (xm.broadcast_master_param 2.1+)"
@@ -779,7 +779,7 @@ class DeviceRngNotSeeded(Rule):
 
     reported_at = 'the `torch.manual_seed(...)` call'
     name = "device-rng-not-seeded"
-    message = "torch.manual_seed does not seed the XLA device RNG used after it"
+    message = "torch.manual_seed does not seed the XLA device RNG"
     fix = "also call torch_xla.manual_seed(seed)"
     severity = "C"
     versions = "2.0+ (torch_xla.manual_seed 2.5+)"

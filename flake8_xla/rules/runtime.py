@@ -135,7 +135,7 @@ class InitializeCachePlacement(Rule):
 
     reported_at = 'the `xr.initialize_cache(...)` call'
     name = "initialize-cache-placement"
-    message = "xr.initialize_cache after XLA computations ran (AssertionError: cache already initialized)"
+    message = "xr.initialize_cache after XLA computations ran: AssertionError"
     fix = "call it before any device work"
     severity = "E"
     versions = "2.2+"
@@ -176,12 +176,12 @@ class InitializeCachePlacement(Rule):
         if path is None or path is UNKNOWN or _rank_tested(model, ctx):
             return None
         if model.is_launched(ctx, multi_only=True):
-            problem = ("xr.initialize_cache with one writable path for all processes",
+            problem = ("xr.initialize_cache: one writable path for all processes",
                        "use a path per process: f'/tmp/xla_cache_{index}'")
         elif any(not single and lctx.scope is ctx.scope and lcall.lineno > call.lineno
                  for lcall, lctx, _, single in model.launches()) and not any(
                 model.is_launched(c, multi_only=True) for _, c in model.calls_to(INITIALIZE_CACHE)):
-            problem = ("xr.initialize_cache before the launch: one writable path for all processes",
+            problem = ("xr.initialize_cache before the launch shares one writable path",
                        "call it in the launched function with f'/tmp/xla_cache_{index}'")
         else:
             return None
@@ -232,6 +232,8 @@ class SpmdWorldSizeMisuse(Rule):
 
     ## Use instead
     ```python
+    import torch_xla.runtime as xr
+
     xr.use_spmd()
     num_devices = xr.global_runtime_device_count()
     mesh = xs.Mesh(np.arange(num_devices), (num_devices, 1), ("data", "model"))
@@ -676,8 +678,8 @@ class XlaTensorStorageIntrospection(Rule):
 
     reported_at = 'the `.data_ptr()` / `.storage()` / `.untyped_storage()` / `.stride()` call'
     name = "xla-tensor-storage-introspection"
-    message = ".data_ptr() of an XLA tensor: XLA tensors have no host storage"
-    fix = "drop it, or use a .cpu() copy"
+    message = ".data_ptr() of an XLA tensor: it has no host storage"
+    fix = "drop it or use a .cpu() copy"
     severity = "E"
     versions = "2.0+"
     bad = [
@@ -702,7 +704,7 @@ class XlaTensorStorageIntrospection(Rule):
                 yield self.finding(call, ".stride() of an XLA tensor always reads contiguous",
                                    "do not branch on XLA strides")
             else:
-                yield self.finding(call, f".{f.attr}() of an XLA tensor: XLA tensors have no host storage")
+                yield self.finding(call, f".{f.attr}() of an XLA tensor: it has no host storage")
 
 
 def _on_xla(model, expr, ctx, depth: int = 0) -> bool:
