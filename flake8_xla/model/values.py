@@ -57,6 +57,25 @@ class Values:
             out.append(value)
         return out
 
+    def may_be_none(self, expr: ast.AST | None, ctx: Ctx) -> bool:
+        """Whether some binding that reaches ``expr`` (through names and both arms of
+        ``a if t else b``) is the literal ``None``: ``device_ids = None`` on one branch."""
+        todo = [(expr, ctx, 0)]
+        seen = 0
+        while todo and seen < 32:
+            e, c, depth = todo.pop()
+            seen += 1
+            t = type(e)
+            if t is ast.Constant:
+                if e.value is None:
+                    return True
+            elif t is ast.IfExp and depth < 8:
+                todo.append((e.body, c, depth + 1))
+                todo.append((e.orelse, c, depth + 1))
+            elif t is ast.Name and depth < 8:
+                todo.extend((v, vc, depth + 1) for v, vc in self.values(e, c) or ())
+        return False
+
     def values(self, expr: ast.AST, ctx: Ctx) -> list[tuple[ast.AST, Ctx]] | None:
         """The expressions a name or ``self.attr`` may hold at ``expr``; None when unknown.
 

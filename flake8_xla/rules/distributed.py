@@ -140,8 +140,8 @@ class DdpDeviceIdsOnXla(Rule):
                 continue
             for name, pos in (("device_ids", 1), ("output_device", 2)):
                 arg = model.kwarg(call, name, pos)
-                if arg is None or arg is UNKNOWN or model.const(arg, ctx) is None:
-                    continue
+                if arg is None or arg is UNKNOWN or model.const(arg, ctx) is None or model.may_be_none(arg, ctx):
+                    continue  # None on some path: the CUDA branch picks the ids, the XLA one passes None
                 yield self.finding(call, fix=fix)
                 break
 
