@@ -140,13 +140,16 @@ def bare_walk(tree) -> int:
 # -- one round: every step on each file in turn ---------------------------------------------
 
 def one_round(files, steps: dict, shift: int) -> dict[str, float]:
-    """CPU seconds per step over the corpus, the steps interleaved file by file (in an
-    order that rotates with the file), so load that changes during the run falls on every
-    step alike. A step is ``(kind, work)``: ``unit`` times the parse (collector paused),
+    """CPU seconds per step over the corpus, the steps interleaved file by file in an order
+    that rotates with the file, so load that changes during the run falls on every step
+    alike. A step is ``(kind, work)``: ``unit`` times the parse (collector paused),
     ``paused`` times ``work(tree, file)`` on a fresh tree (collector paused, parse
-    untimed), ``loop`` times parse + ``work`` + drop with the collector on (flake8's loop;
-    ``work`` returns the seconds inside the plugin it watches, or 0). After a paused step
-    an untimed young-generation collection frees the cycles it left, so no loop pays for them."""
+    untimed), ``loop`` times parse + ``work`` + drop with the collector on, as flake8 runs
+    (``work`` returns the seconds inside the plugin it watches). Every step starts from an
+    untimed full collection, then freezes the survivors (``gc.freeze``: modules, the
+    corpus, caches the plugins filled): the next collection looks only at what the step
+    made, and each step starts from the same collector state, so a loop pays for the
+    collections its own allocations cause, not for another step's."""
     names = list(steps)
     total = dict.fromkeys(names, 0.0)
     total["in call"] = 0.0
@@ -154,6 +157,8 @@ def one_round(files, steps: dict, shift: int) -> dict[str, float]:
         k = (i + shift) % len(names)
         for name in names[k:] + names[:k]:
             kind, work = steps[name]
+            gc.collect()
+            gc.freeze()  # what survives (caches the plugins filled) is long-lived too
             if kind == "loop":
                 t0 = clock()
                 tree = parse(f[1])
@@ -168,17 +173,14 @@ def one_round(files, steps: dict, shift: int) -> dict[str, float]:
                     t0 = clock()
                     tree = parse(f[1])
                     total[name] += clock() - t0
-                    del tree
                 else:
                     tree = parse(f[1])
                     t0 = clock()
                     work(tree, f)
                     total[name] += clock() - t0
-                    del tree
+                del tree
             finally:
                 gc.enable()
-            if kind == "paused":
-                gc.collect(0)  # the paused step's garbage is all young: a cheap collection
     return total
 
 
@@ -227,16 +229,17 @@ def main(argv=None) -> int:
     others = comparators()
     xla = xla_plugin(settings, fast)
     base = [others["pyflakes"]] if "pyflakes" in others else []
-    steps = {
-        "unit": ("unit", None),
-        "engine": ("paused", run_engine),
-        "walk": ("paused", lambda tree, f: bare_walk(tree)),
-    }
+    steps = {"unit": ("unit", None), "engine": ("paused", run_engine),
+             "walk": ("paused", lambda tree, f: bare_walk(tree))}
     loops = [] if args.no_loop else ["parse only", "base", "xla", "noop"] + (["bugbear"] if "bugbear" in others else [])
     plugins = {"parse only": [], "base": base, "xla": base + [xla], "noop": base + [noop_plugin],
                "bugbear": base + [others.get("bugbear")]}
     for name in loops:
         steps[f"loop {name}"] = ("loop", loop_of(plugins[name], xla if name == "xla" else None))
+    # the long-lived objects (modules, the corpus) out of the collector's way: a full
+    # collection between steps is then free, and every step starts from the same state
+    gc.collect()
+    gc.freeze()
     samples: dict[str, list[float]] = {}
     units = []
     for r in range(args.rounds):
