@@ -172,7 +172,7 @@ class Replicas:
             if bindings and all(kind == "param" for _, kind, _, _ in bindings):
                 func = bindings[0][2]
                 if isinstance(func, FunctionInfo):
-                    if func.params and func.params[0] == node.id and any(func is f for f in self.launch_targets()):
+                    if func.params and func.params[0] == node.id and id(func) in self.launch_target_ids():
                         return True
                     args = self.param_arguments(func, node.id)
                     if args and all(self.rank_value(a, c, depth + 1) for a, c in args):
@@ -607,7 +607,7 @@ class Replicas:
             bindings = self.lookup(node.id, ctx, getattr(node, "lineno", None))
             if bindings and all(kind == "param" for _, kind, _, _ in bindings) and isinstance(bindings[0][2], FunctionInfo):
                 func = bindings[0][2]
-                if func.params and func.params[0] == node.id and any(func is f for f in self.launch_targets()):
+                if func.params and func.params[0] == node.id and id(func) in self.launch_target_ids():
                     return "global"  # the launcher passes the global ordinal
                 args = self.param_arguments(func, node.id)
                 if args:

@@ -109,7 +109,7 @@ def is_rank_value(model: Model, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> boo
         bindings = model.lookup(node.id, ctx, getattr(node, "lineno", None))
         if bindings and all(kind == "param" for _, kind, _, _ in bindings):
             target = bindings[0][2]
-            if target is not None and any(target is f for f in model.launch_targets()) \
+            if target is not None and id(target) in model.launch_target_ids() \
                     and target.params and target.params[0] == node.id:
                 return True
         if node.id.lower() in RANK_NAMES:
