@@ -103,5 +103,49 @@ def runtime_odds(n: int) -> str:
             + body + moves)
 
 
+def rank_devices(n: int) -> str:
+    """N ``xm.xla_device(index + i)`` (an XLA402 holding the XLA804 it supersedes) and N
+    ``xm.xla_device()`` beside N ``m.to(index)`` (XLA804 and XLA402 apart): the
+    one-finding-per-fix pass once compared every XLA804 with every XLA402."""
+    body = "".join(f"    d{i} = xm.xla_device()\n    m.to(index)\n    e{i} = xm.xla_device(index + {i})\n"
+                   for i in range(n))
+    return HEAD + "def worker(index, m):\n" + body + "\n\ntorch_xla.launch(worker)\n"
+
+
+def env_reads_after_returns(n: int) -> str:
+    """N ``if cI: return`` each followed by a ``RANK`` read in launched code (XLA109): the
+    guard test for ``if "RANK" in os.environ:`` once scanned every frame at every read."""
+    body = "".join(f"    if c{i}:\n        return\n    r{i} = os.environ['RANK']\n" for i in range(n))
+    return HEAD + "def worker(index):\n" + body + "\n\ntorch_xla.launch(worker)\n"
+
+
+def syncs_after_continues(n: int) -> str:
+    """A step loop with N ``if cI: continue`` each followed by a sync (XLA805): the branch
+    frames of each sync were once collected over the whole chain."""
+    body = "".join(f"        if c{i}:\n            continue\n        xm.mark_step()\n" for i in range(n))
+    return (HEAD + "def train(model, opt, loader):\n    for x in loader:\n" + body
+            + "        model(x).sum().backward()\n        xm.optimizer_step(opt)\n")
+
+
+def double_steps(n: int) -> str:
+    """A step loop with N ``if cI: continue`` each followed by ``xm.optimizer_step(oI)`` and
+    ``oI.step()`` (XLA207 per pair), and N try blocks holding the pair in body and handler
+    (exclusive, silent): pairs once compared every branch frame and every try block."""
+    params = ", ".join(f"o{i}" for i in range(n))
+    body = "".join(f"        if c{i}:\n            continue\n        xm.optimizer_step(o{i})\n        o{i}.step()\n"
+                   f"        try:\n            xm.optimizer_step(o{i})\n        except E{i}:\n            o{i}.step()\n"
+                   for i in range(n))
+    return HEAD + f"def train(model, loader, {params}):\n    for x in loader:\n        model(x).sum().backward()\n" + body
+
+
+def same_optimizer_steps(n: int) -> str:
+    """N ``xm.optimizer_step(opt)`` and N ``opt.step()`` in one loop: N squared pairs, so past
+    32 steps of one optimizer XLA207 stays silent (generated code, bounded work)."""
+    body = "".join("        xm.optimizer_step(opt)\n        opt.step()\n" for _ in range(n))
+    return HEAD + "def train(model, opt, loader):\n    for x in loader:\n        model(x).sum().backward()\n" + body
+
+
 GENERATORS = {f.__name__: f for f in (early_returns, elif_chain, superseding_findings, call_chain, step_loops, elif_imports,
-                                      exit_imports, many_timers, launches, spmd_launches, guarded_saves, runtime_odds)}
+                                      exit_imports, many_timers, launches, spmd_launches, guarded_saves, runtime_odds,
+                                      rank_devices, env_reads_after_returns, syncs_after_continues, double_steps,
+                                      same_optimizer_steps)}

@@ -4,7 +4,14 @@ Work is counted, not timed: the lines of flake8_xla code executed (tests/work_co
 so the test is deterministic on any machine. Before the frame chains were memoised, the
 early-return and elif-chain shapes grew 2.8x and 3.3x per doubling, and the
 one-finding-per-fix pass 2.4x; chains of torch_xla-importing branches and stacked
-TYPE_CHECKING checks were quadratic in the guard settling before it was memoised.
+TYPE_CHECKING checks were quadratic in the guard settling before it was memoised. Before
+the branch sets were bounded and the environment-guard scan memoised per frame, the
+``syncs_after_continues``, ``double_steps`` and ``env_reads_after_returns`` shapes grew
+3.5x, 3.5x and 3.0x from 200 to 400 (and 1.8x to 2.9x from 100 to 200: constant terms hide
+a quadratic one at small sizes, so each shape is doubled twice and the work the second
+doubling adds is compared with the work the first one added, after a warm-up run). So
+did ``launches`` (the second doubling added 2.23 times the first's work): every replica query rebuilt the
+set of launch targets.
 """
 
 from __future__ import annotations
@@ -14,15 +21,21 @@ import pytest
 from generated import GENERATORS
 from work_counter import engine_work
 
-N = 150
+N = 100
 SLACK = 2.2  # at most doubling, with room for constant terms
+SILENT = ("call_chain", "exit_imports", "same_optimizer_steps")  # no findings by construction
 
 
 @pytest.mark.parametrize("name", sorted(GENERATORS))
 def test_doubling_input_at_most_doubles_work(name):
     gen = GENERATORS[name]
+    engine_work(gen(N))  # one-time work (tables the rules load on first use) is not per-item work
     small, found_small = engine_work(gen(N))
-    large, found_large = engine_work(gen(2 * N))
-    # call_chain and exit_imports are all XLA-off by construction; the others must report
-    assert len(found_large) >= len(found_small) > 0 or name in ("call_chain", "exit_imports"), "no findings"
-    assert large <= SLACK * small, f"{name}: work {small} at N={N}, {large} at N={2 * N} ({large / small:.2f}x)"
+    mid, found_mid = engine_work(gen(2 * N))
+    large, found_large = engine_work(gen(4 * N))
+    assert len(found_large) >= len(found_mid) >= len(found_small) > 0 or name in SILENT, "no findings"
+    assert mid <= SLACK * small, f"{name}: work {small} at N={N}, {mid} at N={2 * N} ({mid / small:.2f}x)"
+    assert large <= SLACK * mid, f"{name}: work {mid} at N={2 * N}, {large} at N={4 * N} ({large / mid:.2f}x)"
+    if mid > small:  # call_chain's work is not monotonic below its 16-level caller bound
+        assert large - mid <= SLACK * (mid - small), (
+            f"{name}: the second doubling adds {large - mid} lines, the first {mid - small}")

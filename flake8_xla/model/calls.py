@@ -228,7 +228,18 @@ class Calls:
         return func is not None and id(func) in self.launched(multi_only)
 
     def launch_targets(self) -> list[FunctionInfo]:
-        return [t for _, _, targets, _ in self.launches() for t in targets]
+        """Every function a launcher starts (built once; do not modify)."""
+        found = self._cache.get("launch_targets")
+        if found is None:
+            found = self._cache["launch_targets"] = [t for _, _, targets, _ in self.launches() for t in targets]
+        return found
+
+    def launch_target_ids(self) -> frozenset[int]:
+        """ids of :meth:`launch_targets`, for a membership test per query (built once)."""
+        found = self._cache.get("launch_target_ids")
+        if found is None:
+            found = self._cache["launch_target_ids"] = frozenset(id(t) for t in self.launch_targets())
+        return found
 
     def is_launch_index(self, func: FunctionInfo, name: str) -> bool:
         """``name`` is the parameter of launch target ``func`` that receives the process

@@ -64,6 +64,13 @@ class XlaContext:
         bindings = self.lookup(func.name, ctx, None)
         return bool(bindings) and any(kind == "def" and target is func for _, kind, target, _ in bindings)
 
+    def any_branch(self, ctx: Ctx, key, verdict) -> bool:
+        """True when ``verdict(frame)`` holds for a branch frame around ``ctx`` (frames as in
+        :class:`~flake8_xla.model.scopes.Frames`). Memoised per link of the frame chain under
+        ``key`` (one key per question, hashable), so asking at N places after N early
+        returns costs N verdicts, not N squared; the verdict must depend only on the frame."""
+        return chain_any(ctx.frames, key, verdict)
+
     def _frames_off(self, ctx: Ctx) -> bool:
         """True when a branch frame around ``ctx`` is XLA-off (memoised per link)."""
         return chain_any(ctx.frames, "off", self._frame_off)

@@ -166,7 +166,7 @@ class Data:
         launched target's index parameter, a rank or world-size API, or a name assigned
         from one (``MyDataset(f"shard{rank}.pt")``, ``load(split=xr.global_ordinal())``)."""
         todo = [a.value if type(a) is ast.Starred else a for a in call.args] + [k.value for k in call.keywords]
-        targets = {id(t) for t in self.launch_targets()}
+        targets = self.launch_target_ids()
         steps = 0
         while todo:
             steps += 1

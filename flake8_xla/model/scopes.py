@@ -91,7 +91,7 @@ class Frames:
     each link (``off``, ``va``, ``guarded``), so a query costs only the links not yet seen.
     """
 
-    __slots__ = ("frame", "parent", "off", "va", "guarded", "tc")
+    __slots__ = ("frame", "parent", "off", "va", "guarded", "tc", "memo")
 
     def __init__(self, frame, parent):
         self.frame = frame
@@ -100,6 +100,7 @@ class Frames:
         self.va = None  # version-adaptive verdict (context.py)
         self.guarded = None  # a _GUARDED marker anywhere in the chain
         self.tc = None  # inside `if TYPE_CHECKING:` (walk.py)
+        self.memo = None  # verdicts of the other chain queries, by key (Model.any_branch), once asked
 
     def __iter__(self):
         node = self
@@ -116,15 +117,17 @@ def push_frame(frames, frame) -> Frames:
     return Frames(frame, frames or None)
 
 
-def chain_any(frames, attr: str, verdict) -> bool:
+def chain_any(frames, attr, verdict) -> bool:
     """True when ``verdict(frame)`` holds for some frame of the chain ``frames``.
 
-    Memoised on each link in its slot ``attr`` (``off``, ``va``, ``guarded``, ``tc``): a
-    query walks only the links no earlier query has settled, so asking at every node of an
-    N-branch chain costs N, not N squared. ``verdict`` is called outermost first, only
-    until one frame holds."""
+    Memoised on each link: in its slot ``attr`` (``off``, ``va``, ``guarded``, ``tc``), or
+    for any other hashable ``attr`` in the link's ``memo`` dict. A query walks only the
+    links no earlier query has settled, so asking at every node of an N-branch chain costs
+    N, not N squared. ``verdict`` is called outermost first, only until one frame holds."""
     if not frames:
         return False
+    if attr not in _SLOTS:
+        return _chain_any_keyed(frames, attr, verdict)
     todo = []
     node = frames
     while node is not None and getattr(node, attr) is None:
@@ -135,6 +138,24 @@ def chain_any(frames, attr: str, verdict) -> bool:
         result = result or bool(verdict(link.frame))
         setattr(link, attr, result)
     return getattr(frames, attr)
+
+
+_SLOTS = frozenset({"off", "va", "guarded", "tc"})
+
+
+def _chain_any_keyed(frames, key, verdict) -> bool:
+    todo = []
+    node = frames
+    while node is not None and (node.memo is None or key not in node.memo):
+        todo.append(node)
+        node = node.parent
+    result = node.memo[key] if node is not None else False
+    for link in reversed(todo):  # outermost first
+        result = result or bool(verdict(link.frame))
+        if link.memo is None:
+            link.memo = {}
+        link.memo[key] = result
+    return result
 
 
 class Ctx:

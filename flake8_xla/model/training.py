@@ -9,6 +9,7 @@ what in the module reduces gradients by itself (DDP, FSDP, SPMD).
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import sys
 
@@ -618,28 +619,51 @@ class Training:
 
     # -- branches: which calls can run in the same pass --------------------------------------
 
+    #: branch frames read per place; past it the outer frames are one opaque mark (generated
+    #: code: hundreds of early returns in one function), so every query stays bounded
+    BRANCH_LIMIT = 64
+
     def branch_frames(self, ctx: Ctx) -> frozenset:
         """The ``if`` branches around ``ctx`` as ``(test key, polarity)`` pairs, ``not`` and
-        negated comparisons folded in (``if not tpu:`` is the ``False`` branch of ``if tpu:``)."""
+        negated comparisons folded in (``if not tpu:`` is the ``False`` branch of ``if tpu:``).
+        Only the innermost :attr:`BRANCH_LIMIT` frames are read; a deeper chain adds a mark
+        naming the link where reading stopped, so two places compare equal or nested past
+        the limit only when they share that link (linear work: N early returns would
+        otherwise cost N frames at each of N places)."""
         key = ("bframes", id(ctx))
         cached = self._cache.get(key)
         if cached is not None:
             return cached
+        items = self._cache.get("bitems")
+        if items is None:
+            items = self._cache["bitems"] = {}
         out = set()
-        for frame in ctx.frames:
-            if not isinstance(frame, tuple):
-                continue
-            test, polarity = frame
-            while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
-                test, polarity = test.operand, not polarity
-            if type(test) is ast.Compare and len(test.ops) == 1 and type(test.ops[0]) in self._NEGATED:
-                test = ast.Compare(test.left, [self._NEGATED[type(test.ops[0])]()], test.comparators)
-                polarity = not polarity
-            k = _expr_key(test)
-            if k is not None:
-                out.add((k, polarity))
+        node = ctx.frames or None
+        for _ in range(self.BRANCH_LIMIT):
+            if node is None:
+                break
+            frame = node.frame
+            if isinstance(frame, tuple):
+                fkey = (id(frame[0]), frame[1])
+                item = items.get(fkey, items)
+                if item is items:
+                    item = items[fkey] = self._branch_item(*frame)
+                if item is not None:
+                    out.add(item)
+            node = node.parent
+        if node is not None:
+            out.add((("deeper", id(node)), True))
         result = self._cache[key] = frozenset(out)
         return result
+
+    def _branch_item(self, test, polarity):
+        while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+            test, polarity = test.operand, not polarity
+        if type(test) is ast.Compare and len(test.ops) == 1 and type(test.ops[0]) in self._NEGATED:
+            test = ast.Compare(test.left, [self._NEGATED[type(test.ops[0])]()], test.comparators)
+            polarity = not polarity
+        k = _expr_key(test)
+        return None if k is None else (k, polarity)
 
     _NEGATED = {ast.NotEq: ast.Eq, ast.IsNot: ast.Is, ast.NotIn: ast.In}
 
@@ -651,13 +675,41 @@ class Training:
         if any((k, not p) in fb for k, p in fa):
             return True
         owner = a[1].func.node if a[1].func is not None else self.tree
-        la, lb = a[0].lineno, b[0].lineno
-        for arms in self._arms(owner):
-            ia = next((i for i, (lo, hi) in enumerate(arms) if lo <= la <= hi), None)
-            ib = next((i for i, (lo, hi) in enumerate(arms) if lo <= lb <= hi), None)
-            if ia is not None and ib is not None and ia != ib:
-                return True
-        return False
+        in_a = self._arms_at(owner, a[0].lineno)
+        if not in_a:
+            return False
+        in_b = self._arms_at(owner, b[0].lineno)
+        return any(arm != in_b.get(group, arm) for group, arm in in_a.items())
+
+    def _arms_at(self, owner: ast.AST, line: int) -> dict[int, int]:
+        """{group: arm} for the arms of :meth:`_arms` (``match``/``try`` groups) whose lines
+        hold ``line``, found by bisect and the chain of enclosing arms (arms nest like the
+        blocks they are), memoised per line: a query costs the nesting depth, not the
+        number of ``try`` blocks in ``owner``."""
+        key = ("arm_index", id(owner))
+        index = self._cache.get(key)
+        if index is None:
+            spans = sorted((lo, -hi, group, arm) for group, arms in enumerate(self._arms(owner))
+                           for arm, (lo, hi) in enumerate(arms))
+            starts, ends, parent, stack = [s[0] for s in spans], [-s[1] for s in spans], [], []
+            for j, lo in enumerate(starts):
+                while stack and ends[stack[-1]] < lo:
+                    stack.pop()
+                parent.append(stack[-1] if stack else -1)
+                stack.append(j)
+            index = self._cache[key] = (starts, ends, parent, [(s[2], s[3]) for s in spans], {})
+        starts, ends, parent, labels, memo = index
+        found = memo.get(line)
+        if found is None:
+            found = memo[line] = {}
+            j = bisect.bisect_right(starts, line) - 1
+            while j >= 0 and ends[j] < line:  # the innermost arm holding the line encloses arm j
+                j = parent[j]
+            while j >= 0:
+                group, arm = labels[j]
+                found.setdefault(group, arm)
+                j = parent[j]
+        return found
 
     def _arms(self, owner: ast.AST) -> list[list[tuple[int, int]]]:
         """Line spans of the mutually exclusive arms of each ``match`` and ``try`` in

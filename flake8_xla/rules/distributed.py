@@ -160,10 +160,12 @@ def _backend(model, call, ctx):
 
 
 def _guarded_by_env_test(model, ctx, keys) -> bool:
-    """Code in the body of ``if "RANK" in os.environ:`` (or ``os.environ.get("RANK")``)."""
-    for frame in ctx.frames:
+    """Code in the body of ``if "RANK" in os.environ:`` (or ``os.environ.get("RANK")``);
+    memoised per branch frame (linear after N early returns)."""
+
+    def env_test(frame) -> bool:
         if not isinstance(frame, tuple) or not frame[1]:
-            continue
+            return False
         test = frame[0]
         operands = test.values if type(test) is ast.BoolOp and type(test.op) is ast.And else [test]
         for t in operands:
@@ -173,7 +175,9 @@ def _guarded_by_env_test(model, ctx, keys) -> bool:
             if type(t) is ast.Call and model.call_name(t, ctx) in ("os.environ.get", "os.getenv") and t.args \
                     and model.const(t.args[0], ctx) in keys:
                 return True
-    return False
+        return False
+
+    return model.any_branch(ctx, ("env_guard", keys), env_test)
 
 
 def _init_method(model, call, ctx):
