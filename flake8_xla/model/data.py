@@ -104,7 +104,7 @@ class Data:
             t = type(e)
             if t in (ast.Name, ast.Attribute) and self.qualname(e, c) is None:
                 if t is ast.Name:
-                    bindings = self.lookup(e.id, c, getattr(e, "lineno", None))
+                    bindings = self.read_bindings(e, c)
                     if not bindings or any(kind != "value" or b_ctx is None for _, kind, _, b_ctx in bindings):
                         return False
                     todo.extend((target, b_ctx, depth + 1) for _, _, target, b_ctx in bindings)
@@ -177,7 +177,7 @@ class Data:
             if t is ast.Name:
                 if e.id.lower() in REPLICA_NAMES:
                     return True
-                for _, kind, target, b_ctx in self.lookup(e.id, ctx, getattr(e, "lineno", None)) or ():
+                for _, kind, target, b_ctx in self.read_bindings(e, ctx) or ():
                     if kind == "param" and target is not None and id(target) in targets \
                             and self.is_launch_index(target, e.id):
                         return True

@@ -266,6 +266,8 @@ class Runtime:
             index = {}
             for call, c in self.calls:
                 q = self.call_name(call, c) or ""
+                if not q and type(call.func) is ast.Name and self.lookup(call.func.id, c, None) is None:
+                    q = call.func.id  # a builtin: isinstance(m, nn.Linear) moves nothing
                 if q.startswith(_INERT_PREFIXES):
                     continue
                 for arg in list(call.args) + [k.value for k in call.keywords]:
@@ -351,6 +353,60 @@ class Runtime:
         if self.moved_between(name, ctx, bound, line) or self.passed_between(name, ctx, bound, line):
             return None
         return bound
+
+    def module_alias_root(self, name: str, ctx: Ctx, line: int, _depth: int = 0) -> str | None:
+        """The module a plain name is a part of at ``line``: ``model`` for ``blk`` bound by
+        ``blk = model.blocks[0]`` or walked by ``for blk in model.blocks:`` (also
+        ``model.modules()`` / ``model.children()``), followed through further aliases;
+        ``name`` itself when it is no such alias; None when the alias is moved or handed to
+        a call between its binding and ``line`` (it may be on the device)."""
+        if _depth > 8:
+            return None
+        bindings = self.lookup(name, ctx, line)
+        if not bindings or len(bindings) != 1:
+            return name
+        b_line, kind, target, b_ctx = bindings[0]
+        if b_ctx is not None and b_ctx.scope is not ctx.scope:
+            return name
+        source = None
+        if kind == "value" and type(target) in (ast.Attribute, ast.Subscript):
+            source = target
+        elif kind == "unknown":
+            for loop in self._for_loops_at().get((id(ctx.scope), b_line), ()):
+                node = loop.node
+                if type(node.target) is ast.Name and node.target.id == name:
+                    it = node.iter
+                    if type(it) is ast.Call and not it.args and not it.keywords and type(it.func) is ast.Attribute \
+                            and it.func.attr in ("modules", "children") and self.call_name(it, ctx) is None:
+                        it = it.func.value
+                    if type(it) in (ast.Attribute, ast.Subscript, ast.Name):
+                        source = it
+        if source is None:
+            return name
+        root = source
+        while type(root) in (ast.Attribute, ast.Subscript):
+            root = root.value
+        if type(root) is not ast.Name or root.id == name or self.qualname(source, ctx) is not None:
+            return name
+        if self.moved_between(name, ctx, b_line - 1, line) or self.passed_between(name, ctx, b_line, line):
+            return None
+        func = ctx.func
+        if func is not None and func.cls is not None and func.params and root.id == func.params[0]:
+            first = source
+            while type(first.value) in (ast.Attribute, ast.Subscript):
+                first = first.value
+            return f"{root.id}.{first.attr}" if type(first) is ast.Attribute else None
+        return self.module_alias_root(root.id, ctx, line, _depth + 1)
+
+    def _for_loops_at(self) -> dict:
+        table = self._cache.get("rt_for_at")
+        if table is None:
+            table = {}
+            for loop in self.loops:
+                if type(loop.node) in (ast.For, ast.AsyncFor):
+                    table.setdefault((id(loop.ctx.scope), loop.node.lineno), []).append(loop)
+            self._cache["rt_for_at"] = table
+        return table
 
     # ------------------------------------------------------------------ weight ties
     def weight_ties(self) -> list[tuple[ast.Attribute, ast.Attribute, Ctx]]:

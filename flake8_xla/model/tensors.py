@@ -277,7 +277,28 @@ class Tensors:
             if any(self.cpu_tensor(a, ctx) for a in call.args):
                 return None  # the helper runs on CPU tensors here (a CPU reference run)
             return _combine(self.tensor_kind(v, c, d) for v, c in funcs[0].returns)
+        if funcs and len(funcs) == 1 and type(f) is ast.Attribute and self._is_self(f.value, ctx):
+            # `loss = self.training_step(batch)`: a method of the class, and every override of
+            # it in a subclass of the module, must return the same kind
+            methods = self._self_methods(ctx.func.cls, f.attr, funcs[0])
+            if not all(m.returns for m in methods) or any(self.cpu_tensor(a, ctx) for a in call.args):
+                return None
+            return _combine(self.tensor_kind(v, c, d) for m in methods for v, c in m.returns)
         return None
+
+    def _self_methods(self, cls, name, found) -> list:
+        """``found`` (what ``self.name`` resolves to in ``cls``) and the overrides of ``name``
+        in the module's subclasses of ``cls``: what ``self.name(...)`` may run."""
+        key = ("selfm", id(cls), name)
+        if key not in self._cache:
+            out = [found]
+            for c in self.classes:
+                m = c.methods.get(name)
+                if m is not None and c is not cls and all(m is not o for o in out) \
+                        and any(b is cls for b in self.mro(c)):
+                    out.append(m)
+            self._cache[key] = out
+        return self._cache[key]
 
     def _factory_kind(self, call, ctx):
         """``torch.randn(...)``: a CPU tensor without ``device=``, on the XLA device with

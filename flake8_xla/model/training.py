@@ -429,7 +429,7 @@ class Training:
                 kinds.append(kind)
             return self._agree(kinds)
         if t is ast.Name:
-            bindings = self.lookup(expr.id, ctx, getattr(expr, "lineno", None))
+            bindings = self.read_bindings(expr, ctx)
             if not bindings:
                 return None
             kinds = []
@@ -770,7 +770,7 @@ class Training:
         if t is ast.Subscript:
             return self.iterable_seen(expr.value, ctx, depth + 1)
         if t is ast.Name:
-            bindings = self.lookup(expr.id, ctx, getattr(expr, "lineno", None))
+            bindings = self.read_bindings(expr, ctx)
             if not bindings:
                 return False
             return all(kind == "value" and b_ctx is not None and self.iterable_seen(target, b_ctx, depth + 1)
@@ -968,7 +968,7 @@ class Training:
             for func in funcs:
                 for value, vctx in func.returns:
                     if type(value) is ast.Name:
-                        bindings = self.lookup(value.id, vctx, getattr(value, "lineno", None))
+                        bindings = self.read_bindings(value, vctx)
                         if bindings and any(kind == "param" and target is func for _, kind, target, _ in bindings):
                             arg = self.argument_for(expr, ctx, func, value.id)
                             if isinstance(arg, ast.AST):
@@ -977,7 +977,7 @@ class Training:
                     out.extend(self.loader_sources(value, vctx, depth + 1))
             return out
         if t is ast.Name:
-            for _, kind, target, b_ctx in self.lookup(expr.id, ctx, getattr(expr, "lineno", None)) or ():
+            for _, kind, target, b_ctx in self.read_bindings(expr, ctx) or ():
                 if kind == "value" and b_ctx is not None:
                     out.extend(self.loader_sources(target, b_ctx, depth + 1))
                 elif kind == "item" and b_ctx is not None:

@@ -868,6 +868,8 @@ class ShardingAnnotationOnCpuTensor(Rule):
                     if type(loop.node) in (ast.For, ast.AsyncFor):
                         loops_at.setdefault((id(loop.ctx.scope), loop.node.lineno), []).append(loop)
             holder = self._holder(model, t, ctx, loops_at)
+            if holder is not None and "." not in holder:  # blk = model.blocks[0]; for blk in model.blocks:
+                holder = model.module_alias_root(holder, ctx, call.lineno)
             if holder is not None and model.host_module(holder, ctx, call.lineno) is not None:
                 yield self.finding(call, f"{shown} on a CPU parameter of {holder} (RuntimeError)",
                                    f"call {holder}.to({device_call(self.settings)}) first")

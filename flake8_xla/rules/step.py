@@ -848,6 +848,7 @@ class GraphCutInsideStep(Rule):
 
     code = "XLA505"
     name = "graph-cut-inside-step"
+    supersedes = ("XLA805",)  # deleting the extra xm.mark_step() is the fix, not renaming it
     message = "sync between backward and the optimizer step splits the step into two graphs"
     fix = "drop it"
     severity = "W"
