@@ -196,6 +196,11 @@ def _xm_optimizer_step(b, node):
             or node.func.attr.value != "step":
         return False
     b.applicability = UNSAFE  # the replicas now average their gradients: the update changes
+    from .porting import reduce_before_clip
+
+    clipped = reduce_before_clip(b, node)  # reduce, clip, step: xm.optimizer_step would clip local gradients
+    if clipped is not None:
+        return clipped
     step = b.ref("torch_xla.core.xla_model", "optimizer_step")
     if step is None:
         return False
@@ -510,3 +515,6 @@ def _sharding_module(b, node):
         for attr_node, _ in uses:
             b.edit(attr_node, lambda a: a.with_changes(value=expr(SPMD)), "chain")
     return True
+
+
+from . import porting  # noqa: E402,F401  (registers the porting fixes)

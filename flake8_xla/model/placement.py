@@ -298,6 +298,8 @@ class Placement:
                         continue
                     if not self._same_module(receiver, ctx, call.lineno, mvctx, line):
                         break  # rebound in between: another module
+                    if not self._on_host_at(receiver, ctx, call.lineno):
+                        break  # a parameter, or moved already: the later move may be a no-op
                     if self._rebuilt_after(call, ctx, line):
                         break
                     hit = (move, mvctx)
@@ -329,6 +331,13 @@ class Placement:
         dev = self.kwarg(call, "device", 0)
         return isinstance(dev, ast.AST) and (is_cuda_string(self, dev, ctx) or is_rank_value(self, dev, ctx))
 
+    def _on_host_at(self, receiver: str, ctx: Ctx, line: int) -> bool:
+        """The module ``receiver`` (or the one it is part of) was built on the host in this
+        function and nothing moved it, or handed it to a call, before ``line``."""
+        parts = receiver.split(".")
+        holder = ".".join(parts[:2]) if parts[0] == "self" and len(parts) > 1 else parts[0]
+        return self.host_module(holder, ctx, line) is not None
+
     def _same_module(self, receiver: str, ctx: Ctx, line: int, mctx: Ctx, move_line: int) -> bool:
         """The root name of ``receiver`` holds the same binding at the constructor and just
         before the move (``model = model.to(dev)`` rebinds it only on the move's line)."""
@@ -349,20 +358,23 @@ class Placement:
     # ------------------------------------------------------------------ the device name
     def device_name_at(self, ctx: Ctx, line: int) -> str | None:
         """A plain name bound, in ``ctx``'s function (or at module level when the function
-        does not bind it), only to the XLA device, with a binding before ``line``:
-        ``device`` for ``device = torch_xla.device()``. The most recently bound wins."""
+        does not bind it), only to the XLA device, unconditionally (no branch, no loop)
+        and before ``line``: ``device`` for ``device = torch_xla.device()``. The one bound
+        last wins."""
         best = None
-        scopes = [ctx.scope]
-        if ctx.func is not None and ctx.scope.parent is not None:
+        func = ctx.func
+        scopes = [(ctx.scope, func.ctx.frames if func is not None else ())]
+        if func is not None:
             module = ctx.scope
             while module.parent is not None:
                 module = module.parent
-            scopes.append(module)
-        for scope in scopes:
+            scopes.append((module, ()))
+        for scope, base in scopes:
             for name, bindings in scope.bindings.items():
                 if scope is not ctx.scope and name in ctx.scope.bindings:
-                    continue
-                if not bindings or any(kind != "value" or b_ctx is None for _, kind, _, b_ctx in bindings):
+                    continue  # the function's own name shadows it
+                if not bindings or any(kind != "value" or b_ctx is None or b_ctx.loops
+                                       or (b_ctx.frames or None) is not (base or None) for _, kind, _, b_ctx in bindings):
                     continue
                 first = min(b[0] for b in bindings)
                 if first >= line:
@@ -374,19 +386,31 @@ class Placement:
                     best = (rank, name)
         return best[1] if best else None
 
+    def ctx_at_line(self, line: int) -> Ctx:
+        """A context for code at ``line``: the innermost function around it (its scope), or
+        the module."""
+        best = None
+        for f in self.functions:
+            node = f.node
+            if node.lineno <= line <= getattr(node, "end_lineno", node.lineno) and f.scope is not None:
+                if best is None or node.lineno >= best.node.lineno:
+                    best = f
+        if best is None:
+            return Ctx(self.module_scope, None, (), ())
+        return Ctx(best.scope, best, (), best.ctx.frames)
+
     def _device_value(self, value, ctx) -> bool:
-        """Only the XLA device (``torch_xla.device()``, ``xm.xla_device()``,
-        ``torch.device("xla")``): not ``"xla" if tpu else "cpu"``."""
+        """Only this process's XLA device (``torch_xla.device()``, ``xm.xla_device()``,
+        ``torch.device("xla")``): not ``"xla" if tpu else "cpu"``, not ``xm.xla_device(rank)``."""
         from .runtime import XLA_DEVICE_CALLS
 
         if type(value) is not ast.Call:
             return False
         q = self.call_name(value, ctx)
         if q in XLA_DEVICE_CALLS:
-            return True
-        if q == "torch.device" and value.args:
-            text = self.const(value.args[0], ctx)
-            return isinstance(text, str) and text.split(":")[0] == "xla"
+            return not value.args and not value.keywords  # xm.xla_device(rank) is XLA402's
+        if q == "torch.device" and len(value.args) == 1 and not value.keywords:
+            return self.const(value.args[0], ctx) == "xla"
         return False
 
 

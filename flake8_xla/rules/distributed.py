@@ -236,6 +236,7 @@ class NonXlaProcessGroup(Rule):
     """
 
     code = "XLA103"
+    fix_applicability = "unsafe"
     name = "non-xla-process-group"
     message = "non-XLA process group in XLA code"
     fix = 'use dist.init_process_group("xla", init_method="xla://"): rank, world size and master come from the runtime'
@@ -395,6 +396,7 @@ class RankFromEnvOrHardcoded(Rule):
     """
 
     code = "XLA109"
+    fix_applicability = "unsafe"
     name = "rank-from-env-or-hardcoded"
     message = "rank or world size not taken from the XLA runtime"
     fix = "use xr.global_ordinal(), xr.world_size(), xr.local_ordinal()"

@@ -60,6 +60,7 @@ class ModuleNotOnDevice(Rule):
     """
 
     code = "XLA404"
+    fix_applicability = "unsafe"
     name = "module-not-on-device"
     message = "module is never moved to the XLA device"
     fix = "call model.to(torch_xla.device()) after building it"
@@ -146,6 +147,7 @@ class OptimizerBeforeToDevice(Rule):
     """
 
     code = "XLA405"
+    fix_applicability = "unsafe"
     name = "optimizer-before-to-device"
     message = "optimizer built before its module moves to the XLA device: it keeps the old parameters"
     fix = "build it after the move"

@@ -549,6 +549,7 @@ class LoaderWithoutMpDeviceLoader(Rule):
     """
 
     code = "XLA301"
+    fix_applicability = "unsafe"
     name = "loader-without-mpdeviceloader"
     message = "plain DataLoader in an XLA training loop with no per-step sync: the graph grows unbounded"
     fix = "wrap it: pl.MpDeviceLoader(loader, device)"
