@@ -56,7 +56,8 @@ FIX_DOCS = {
               "clip_grad_norm_(...); opt.step()` (the step in the clip's block, with no argument but the "
               "optimizer): unsafe, the clip now sees the averaged gradients",
     "XLA301": "`for x in loader:` -> `for x in pl.MpDeviceLoader(loader, device):` (inside `enumerate()` / "
-              "`tqdm()` too; a loader passed to a training function is wrapped where it is passed), with "
+              "`tqdm()` too; for a loader passed to a training function, that function's loop, when "
+              "every loader reaching it is a plain one: the function may read `loader.sampler`), with "
               "the device variable in scope, else `torch_xla.device()`: unsafe, the batches now arrive on "
               "the device and the graph is cut per batch; `next(iter(loader))` needs a human",
     "XLA303": "binds `sampler = DistributedSampler(ds, num_replicas=xr.world_size(), rank=xr.global_ordinal(), "

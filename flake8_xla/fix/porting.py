@@ -10,6 +10,7 @@ finding to a human.
 
 from __future__ import annotations
 
+import ast
 import re
 
 import libcst as cst
@@ -143,6 +144,8 @@ def _single_expr_call(stmt):
 
 # -- XLA103: the XLA process group ---------------------------------------------------------
 
+INIT_PG = ("torch.distributed.init_process_group", "torch.distributed.distributed_c10d.init_process_group")
+
 _REGISTERING = ("torch_xla.distributed.xla_backend", "torch_xla.distributed.xla_multiprocessing",
                 "torch_xla.experimental.pjrt_backend", "torch_xla.experimental.pjrt", "torch_xla._internal.pjrt",
                 "torch_xla._internal.rendezvous")
@@ -155,6 +158,9 @@ def _xla_process_group(b, node):
     b.applicability = UNSAFE  # the rendezvous now comes from the runtime, not from the script
     message = b.finding.message
     if message.startswith(("MASTER_ADDR", "MASTER_PORT")):
+        model = b.ctx.model
+        if not model.calls_to(*INIT_PG):
+            return False  # no process group takes the rendezvous over: a human
         return _drop_env_write(b, node)
     if not isinstance(node, cst.Call) or any(a.star for a in node.args) or len(positional_indices(node)) > 2:
         return False
@@ -319,17 +325,20 @@ _COMBINERS = ("zip", "islice", "chain", "cycle", "map", "filter", "zip_longest")
 @fixes("XLA301")
 def _device_loader(b, node):
     """``for x in loader:`` -> ``for x in pl.MpDeviceLoader(loader, device):`` (also inside
-    ``enumerate(...)`` / ``tqdm(...)``); a loader passed to a training function is wrapped
-    where it is passed. ``device`` is the device variable in scope, else the XLA device."""
+    ``enumerate(...)`` / ``tqdm(...)``); for a loader passed to a training function, that
+    function's loop, when every loader reaching it is a plain one. ``device`` is the device
+    variable in scope, else the XLA device."""
     b.applicability = UNSAFE  # batches now arrive on the device, and the graph is cut per batch
-    if isinstance(node, cst.For):
-        path = _loader_path(b, node.iter)
-        line = _lines(b, node)[0]
-    elif isinstance(node, cst.BaseExpression) and isinstance(b.ctx.parent(node), cst.Arg):
-        path = [] if _is_loader(b, node) else None
-        line = b.finding.line
-    else:
+    if isinstance(node, cst.BaseExpression) and isinstance(b.ctx.parent(node), cst.Arg):
+        # a loader passed to a function whose loop trains on it: wrapped in that loop, where
+        # only iteration sees it (the function may read `loader.sampler` / `.dataset`)
+        node = _callee_loop(b)
+        if node is None:
+            return False
+    if not isinstance(node, cst.For):
         return False  # it = iter(loader); next(it): a human
+    path = _loader_path(b, node.iter)
+    line = _lines(b, node)[0]
     if path is None:
         return False
     loader = b.ref("torch_xla.distributed.parallel_loader", "MpDeviceLoader")
@@ -350,13 +359,46 @@ def _device_loader(b, node):
         args[0] = args[0].with_changes(value=rewrap(args[0].value, steps[1:]))
         return e.with_changes(args=args)
 
-    # edited on the loop (or the argument), which is left after the loader itself: another
-    # fix on the loader's call (XLA304's drop_last) lands inside the wrap, not on it
-    if isinstance(node, cst.For):
-        b.edit(node, lambda f: f.with_changes(iter=rewrap(f.iter, path)), "device loader")
-    else:
-        arg = b.ctx.parent(node)
-        b.edit(arg, lambda a: a.with_changes(value=wrap(a.value)), "device loader")
+    # edited on the loop, which is left after the loader itself: another fix on the
+    # loader's call (XLA304's drop_last) lands inside the wrap, not on it
+    b.edit(node, lambda f: f.with_changes(iter=rewrap(f.iter, path)), "device loader")
+    return True
+
+
+_LOOP_LINE = re.compile(r"training loop \(line (\d+)\)")
+
+
+def _callee_loop(b):
+    """The ``for`` loop (LibCST) of the function a reported loader is passed to, when every
+    loader that reaches it in the module is a plain ``DataLoader`` (none is a device loader
+    already, none is unknown)."""
+    m = _LOOP_LINE.search(b.finding.message)
+    if m is None:
+        return None
+    line = int(m.group(1))
+    model = b.ctx.model
+    loop = next((lp for lp in model.loops if lp.node.lineno == line and type(lp.node).__name__ == "For"), None)
+    if loop is None:
+        return None
+    kind = model.loader_kind(loop.node.iter, loop.ctx)
+    if type(kind) is not tuple or not _only_plain(model, kind[1], kind[2], 0):
+        return None
+    return next((n for n, r in b.ctx.positions.items() if isinstance(n, cst.For) and r.start.line == line), None)
+
+
+def _only_plain(model, func, name, depth) -> bool:
+    calls = model.calls_of(func)
+    if not calls or depth > 8:
+        return False
+    for call, ctx in calls:
+        arg = model.argument_for(call, ctx, func, name)
+        if not isinstance(arg, ast.AST):
+            return False
+        kind = model.loader_kind(arg, ctx)
+        if kind == "plain":
+            continue
+        if type(kind) is not tuple or not _only_plain(model, kind[1], kind[2], depth + 1):
+            return False
     return True
 
 

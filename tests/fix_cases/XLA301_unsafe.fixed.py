@@ -1,5 +1,5 @@
 # options: --unsafe-fixes
-# remains: XLA301
+# remains: XLA301 XLA301
 import torch_xla
 import torch_xla.core.xla_model as xm
 import torch_xla.distributed.parallel_loader as pl
@@ -22,16 +22,28 @@ def inline_loader(model, opt, ds):
 
 
 def fit(model, opt, loader):
-    for x in loader:
+    print(len(loader.dataset))  # a DataLoader's attribute: the loop is wrapped, not the argument
+    for x in pl.MpDeviceLoader(loader, torch_xla.device()):
         model(x).sum().backward()
         xm.optimizer_step(opt)
 
 
 def caller(model, opt, ds):
-    fit(model, opt, pl.MpDeviceLoader(DataLoader(ds, batch_size=8, drop_last=True), torch_xla.device()))
+    fit(model, opt, DataLoader(ds, batch_size=8, drop_last=True))
 
 
 def zipped(model, opt, a, b):
     for x, y in zip(DataLoader(a, drop_last=True), DataLoader(b, drop_last=True)):  # a human
         model(x, y).sum().backward()
         xm.optimizer_step(opt)
+
+
+def fit_both(model, opt, loader):
+    for x in loader:
+        model(x).sum().backward()
+        xm.optimizer_step(opt)
+
+
+def plain_and_device(model, opt, ds):
+    fit_both(model, opt, DataLoader(ds, batch_size=8, drop_last=True))  # another call passes a device loader
+    fit_both(model, opt, pl.MpDeviceLoader(DataLoader(ds, batch_size=8, drop_last=True), torch_xla.device()))

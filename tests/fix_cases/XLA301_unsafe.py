@@ -1,7 +1,8 @@
 # options: --unsafe-fixes
-# remains: XLA301
+# remains: XLA301 XLA301
 import torch_xla
 import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
 from torch.utils.data import DataLoader
 from tqdm import tqdm
 
@@ -21,6 +22,7 @@ def inline_loader(model, opt, ds):
 
 
 def fit(model, opt, loader):
+    print(len(loader.dataset))  # a DataLoader's attribute: the loop is wrapped, not the argument
     for x in loader:
         model(x).sum().backward()
         xm.optimizer_step(opt)
@@ -34,3 +36,14 @@ def zipped(model, opt, a, b):
     for x, y in zip(DataLoader(a, drop_last=True), DataLoader(b, drop_last=True)):  # a human
         model(x, y).sum().backward()
         xm.optimizer_step(opt)
+
+
+def fit_both(model, opt, loader):
+    for x in loader:
+        model(x).sum().backward()
+        xm.optimizer_step(opt)
+
+
+def plain_and_device(model, opt, ds):
+    fit_both(model, opt, DataLoader(ds, batch_size=8, drop_last=True))  # another call passes a device loader
+    fit_both(model, opt, pl.MpDeviceLoader(DataLoader(ds, batch_size=8, drop_last=True), torch_xla.device()))
