@@ -26,6 +26,7 @@ Every answer is memoised in ``self._cache``; the per-function indexes are built 
 from __future__ import annotations
 
 import ast
+import bisect
 
 from .scopes import Ctx, FunctionInfo
 
@@ -133,18 +134,19 @@ class Placement:
 
     def _assigned_name(self, func: FunctionInfo, name: str, value: ast.AST):
         """The ``name`` target node of ``name = value`` in ``func`` (a plain assignment)."""
-        for node in self._assignments(func):
-            if node.value is value and len(node.targets) == 1 and type(node.targets[0]) is ast.Name \
-                    and node.targets[0].id == name:
-                return node.targets[0]
+        node = self._assignment_of(func, value)
+        if node is not None and len(node.targets) == 1 and type(node.targets[0]) is ast.Name \
+                and node.targets[0].id == name:
+            return node.targets[0]
         return None
 
-    def _assignments(self, func: FunctionInfo) -> list:
+    def _assignment_of(self, func: FunctionInfo, value: ast.AST):
+        """The ``Assign`` statement of ``func`` whose value is ``value`` (indexed once per function)."""
         key = ("pl_assigns", id(func))
-        found = self._cache.get(key)
-        if found is None:
-            found = self._cache[key] = [n for n in self._own_nodes(func) if type(n) is ast.Assign]
-        return found
+        table = self._cache.get(key)
+        if table is None:
+            table = self._cache[key] = {id(n.value): n for n in self._own_nodes(func) if type(n) is ast.Assign}
+        return table.get(id(value))
 
     @staticmethod
     def _own_nodes(func: FunctionInfo):
@@ -240,10 +242,16 @@ class Placement:
                 for c, x in func.calls)
         if not places:
             return False
-        for c, x in func.calls:
-            if type(c.func) is ast.Name and c.func.id == name and x.func is func:
-                if any(self._on_device(a, x, 0) for a in c.args):
-                    return False
+        key = ("pl_forwards", id(func))
+        forwards = self._cache.get(key)
+        if forwards is None:
+            forwards = self._cache[key] = {}
+            for c, x in func.calls:
+                if type(c.func) is ast.Name and x.func is func:
+                    forwards.setdefault(c.func.id, []).append((c, x))
+        for c, x in forwards.get(name, ()):
+            if any(self._on_device(a, x, 0) for a in c.args):
+                return False
         return True
 
     def _on_device(self, expr, ctx: Ctx, depth: int) -> bool:
@@ -291,8 +299,11 @@ class Placement:
                 receiver = _dotted(mexpr)
                 if receiver is None or mctx.scope is not ctx.scope:
                     continue
-                for line, move, mvctx in self.moves(receiver, mctx):
-                    if line <= end or mvctx.func is not ctx.func or mvctx.loops != ctx.loops:
+                moves = self.moves(receiver, mctx)
+                start = bisect.bisect_right([r[0] for r in moves], end) if len(moves) < 64 else \
+                    bisect.bisect_right(self._lines(("pl_mvl", id(mctx.scope), receiver), lambda: moves), end)
+                for line, move, mvctx in moves[start:start + 32]:  # the nearest moves after it
+                    if mvctx.func is not ctx.func or mvctx.loops != ctx.loops:
                         continue
                     if not self._device_move(move, mvctx) or not self.runs_with((call, ctx), (move, mvctx)):
                         continue
@@ -347,12 +358,12 @@ class Placement:
     def _rebuilt_after(self, call: ast.Call, ctx: Ctx, line: int) -> bool:
         """The name the constructor is assigned to is bound again after ``line`` in the
         same scope (the first optimizer is then dropped)."""
-        for node in self._assignments(ctx.func):
-            if node.value is call:
-                for target in node.targets:
-                    if type(target) is ast.Name:
-                        return any(b[0] > line for b in ctx.scope.bindings.get(target.id, ()))
-                return False
+        node = self._assignment_of(ctx.func, call)
+        if node is None:
+            return False
+        for target in node.targets:
+            if type(target) is ast.Name:
+                return any(b[0] > line for b in ctx.scope.bindings.get(target.id, ()))
         return False
 
     # ------------------------------------------------------------------ the device name
@@ -361,43 +372,62 @@ class Placement:
         does not bind it), only to the XLA device, unconditionally (no branch, no loop)
         and before ``line``: ``device`` for ``device = torch_xla.device()``. The one bound
         last wins."""
-        best = None
         func = ctx.func
-        scopes = [(ctx.scope, func.ctx.frames if func is not None else ())]
-        if func is not None:
-            module = ctx.scope
-            while module.parent is not None:
-                module = module.parent
-            scopes.append((module, ()))
-        for scope, base in scopes:
+        own = self._device_names(ctx.scope, func.ctx.frames if func is not None else ())
+        i = bisect.bisect_left(own, (line, ""))
+        if i:
+            return own[i - 1][1]
+        if func is None:
+            return None
+        module = ctx.scope
+        while module.parent is not None:
+            module = module.parent
+        for first, name in reversed(self._device_names(module, ())):
+            if first < line and name not in ctx.scope.bindings:
+                return name
+        return None
+
+    def _device_names(self, scope, base) -> list[tuple[int, str]]:
+        """``(first binding line, name)`` of the names ``scope`` binds only to this process's
+        XLA device, unconditionally (frames ``base``, no loop); sorted; once per scope."""
+        key = ("pl_devnames", id(scope))
+        found = self._cache.get(key)
+        if found is None:
+            found = []
             for name, bindings in scope.bindings.items():
-                if scope is not ctx.scope and name in ctx.scope.bindings:
-                    continue  # the function's own name shadows it
                 if not bindings or any(kind != "value" or b_ctx is None or b_ctx.loops
-                                       or (b_ctx.frames or None) is not (base or None) for _, kind, _, b_ctx in bindings):
+                                       or (b_ctx.frames or None) is not (base or None)
+                                       for _, kind, _, b_ctx in bindings):
                     continue
-                first = min(b[0] for b in bindings)
-                if first >= line:
-                    continue
-                if not all(self._device_value(target, b_ctx) for _, _, target, b_ctx in bindings):
-                    continue
-                rank = (scope is ctx.scope, first)
-                if best is None or rank > best[0]:
-                    best = (rank, name)
-        return best[1] if best else None
+                if all(self._device_value(target, b_ctx) for _, _, target, b_ctx in bindings):
+                    found.append((min(b[0] for b in bindings), name))
+            found.sort()
+            self._cache[key] = found
+        return found
 
     def ctx_at_line(self, line: int) -> Ctx:
         """A context for code at ``line``: the innermost function around it (its scope), or
-        the module."""
-        best = None
-        for f in self.functions:
-            node = f.node
-            if node.lineno <= line <= getattr(node, "end_lineno", node.lineno) and f.scope is not None:
-                if best is None or node.lineno >= best.node.lineno:
-                    best = f
-        if best is None:
+        the module (one sweep over the functions, built once)."""
+        owners = self._cache.get("pl_owners")
+        if owners is None:
+            last = max((getattr(f.node, "end_lineno", f.node.lineno) for f in self.functions), default=0)
+            owners = [None] * (last + 2)
+            stack: list = []
+            funcs = sorted((f for f in self.functions if f.scope is not None),
+                           key=lambda f: (f.node.lineno, -getattr(f.node, "end_lineno", f.node.lineno)))
+            i = 0
+            for n in range(1, last + 1):
+                while i < len(funcs) and funcs[i].node.lineno <= n:
+                    stack.append(funcs[i])
+                    i += 1
+                while stack and getattr(stack[-1].node, "end_lineno", stack[-1].node.lineno) < n:
+                    stack.pop()
+                owners[n] = stack[-1] if stack else None
+            self._cache["pl_owners"] = owners
+        f = owners[line] if 0 <= line < len(owners) else None
+        if f is None:
             return Ctx(self.module_scope, None, (), ())
-        return Ctx(best.scope, best, (), best.ctx.frames)
+        return Ctx(f.scope, f, (), f.ctx.frames)
 
     def _device_value(self, value, ctx) -> bool:
         """Only this process's XLA device (``torch_xla.device()``, ``xm.xla_device()``,
