@@ -6,8 +6,8 @@ from ..registry import Rule, rule
 from ._common import device_call
 
 
-def _short(name: str, limit: int = 16) -> str:
-    return name if len(name) <= limit else "model"
+def _short(name: str, limit: int = 24) -> str:
+    return name if len(name) <= limit else "the module"
 
 
 @rule
@@ -94,10 +94,11 @@ class ModuleNotOnDevice(Rule):
 
     def check(self, model):
         for node, ctx, _ in model.host_modules_trained():
-            dev = model.device_name_at(ctx, node.lineno) or device_call(self.settings)
+            dev = model.device_name_at(ctx, node.lineno)
+            dev = dev if dev is not None and len(dev) <= 12 else device_call(self.settings)
             name = _short(node.id)
-            yield self.finding(node, f"{name} is never moved to the XLA device",
-                               f"call {name}.to({dev}) after building it")
+            call = f"{name}.to({dev})" if name == node.id else f".to({dev}) on it"
+            yield self.finding(node, f"{name} is never moved to the XLA device", f"call {call} after building it")
 
 
 @rule
@@ -174,9 +175,9 @@ class OptimizerBeforeToDevice(Rule):
     def check(self, model):
         for call, _, move, _ in model.optimizers_before_moves():
             receiver = move.func.value
-            name = _short(ast_text(receiver), 20)
-            yield self.finding(call, f"optimizer built before {name}.{move.func.attr}() on line {move.lineno}: "
-                                     "it keeps the old parameters")
+            text = ast_text(receiver)
+            moved = f"{text}.{move.func.attr}()" if len(text) <= 24 else f"its module's .{move.func.attr}()"
+            yield self.finding(call, f"optimizer built before {moved} on line {move.lineno}: it keeps the old parameters")
 
 
 def ast_text(expr) -> str:
