@@ -11,8 +11,9 @@ may name.
   call but the module's own forward, its methods and a few inert builtins), never aliases
   and never returns.
 - :meth:`Placement.optimizers_before_moves`: ``(constructor, ctx, move, move ctx)`` for an
-  optimizer built over ``m.parameters()`` in XLA code, followed in the same function, on
-  the same path and at the same loop depth, by a move of ``m`` (or of a module above or
+  optimizer built over ``m.parameters()`` of a module built on the host in XLA code,
+  followed in the same function (or at module level), on the same path and at the same
+  loop depth, by a move of ``m`` (or of a module above or
   below it) to the XLA device, to CUDA or to a rank index (XLA401 / XLA402 turn those into
   XLA moves), with ``m`` bound to the same module at both places and the optimizer not
   rebuilt after the move.
@@ -140,12 +141,14 @@ class Placement:
             return node.targets[0]
         return None
 
-    def _assignment_of(self, func: FunctionInfo, value: ast.AST):
-        """The ``Assign`` statement of ``func`` whose value is ``value`` (indexed once per function)."""
+    def _assignment_of(self, func: FunctionInfo | None, value: ast.AST):
+        """The ``Assign`` statement whose value is ``value`` in ``func`` (None: the module),
+        indexed once per function."""
         key = ("pl_assigns", id(func))
         table = self._cache.get(key)
         if table is None:
-            table = self._cache[key] = {id(n.value): n for n in self._own_nodes(func) if type(n) is ast.Assign}
+            nodes = self._own_nodes(func) if func is not None else ast.walk(self.tree)
+            table = self._cache[key] = {id(n.value): n for n in nodes if type(n) is ast.Assign}
         return table.get(id(value))
 
     @staticmethod
@@ -291,7 +294,7 @@ class Placement:
             return found
         found = []
         for call, ctx in self.calls:
-            if ctx.func is None or not self.is_optimizer_constructor(call, ctx) or not self.in_xla_code(ctx):
+            if not self.is_optimizer_constructor(call, ctx) or not self.in_xla_code(ctx):
                 continue
             end = getattr(call, "end_lineno", call.lineno)
             hit = None

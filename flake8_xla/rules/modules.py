@@ -119,11 +119,14 @@ class OptimizerBeforeToDevice(Rule):
     pytorch/xla#6861). The same script works on CUDA, which hides it in a port.
 
     ## Known problems
+    Reported only for a module built on the host in the same function (or at module level)
+    and neither moved nor handed to a call before the optimizer: a module that arrives as a
+    parameter, or was moved already, may be on the device, and a second move is a no-op.
     Not reported when the device cannot be seen (a parameter), when the module is bound
     again between the two (`model = other`), when the optimizer is built again after the
     move, when the move sits in another function, another loop, or a branch exclusive with
-    the constructor, or for an XLA FSDP wrap after the optimizer (which also needs the
-    optimizer built after it).
+    the constructor, when more than 32 moves of that module come first, or for an XLA FSDP
+    wrap after the optimizer (which also needs the optimizer built after it).
 
     ## Example
     ```python
