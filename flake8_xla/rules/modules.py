@@ -22,8 +22,8 @@ class ModuleNotOnDevice(Rule):
     ## Why is this bad?
     A module lives on the CPU until it is moved. Once the batches come from
     `pl.MpDeviceLoader` (or are moved to `torch_xla.device()`), the first forward fails
-    with a device mismatch; with batches on the CPU too, the whole "XLA" training runs on
-    the host. The torch_xla README's multi-processing port adds `model.to(xm.xla_device())`
+    (`RuntimeError: Expected XLA tensor. Got: torch.FloatTensor`, torch_xla 2.9 on the CPU
+    device); with batches on the CPU too, the whole "XLA" training runs on the host. The torch_xla README's multi-processing port adds `model.to(xm.xla_device())`
     for exactly this.
 
     ## Known problems
@@ -116,7 +116,10 @@ class OptimizerBeforeToDevice(Rule):
     cannot, so every parameter of the module becomes a new `Parameter` on the device. The
     optimizer holds the old CPU ones: `optimizer.step()` updates tensors the model no
     longer uses, the model never trains and no error is raised (pytorch/xla#1623,
-    pytorch/xla#6861). The same script works on CUDA, which hides it in a port.
+    pytorch/xla#6861; checked with torch_xla 2.9 on the CPU device: after the move
+    `optimizer.param_groups[0]["params"][0] is model.weight` is False, the optimizer's
+    parameter is still on `cpu`, and `optimizer.step()` leaves the model's weights as they
+    were). The same script works on CUDA, which hides it in a port.
 
     ## Known problems
     Reported only for a module built on the host in the same function (or at module level)
