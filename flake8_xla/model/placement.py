@@ -98,7 +98,7 @@ class Placement:
                         out.append((opt, ctx, loop))
         return out
 
-    def _host_binding(self, name: str, ctx: Ctx, line: int):
+    def _host_binding(self, name: str, ctx: Ctx, line: int, depth: int = 0):
         """``(name node, ctx)`` of the one binding of ``name`` visible at ``line`` when it is
         an assignment in ``ctx``'s own function of a module built on the host; else None."""
         bindings = self.lookup(name, ctx, line)
@@ -107,7 +107,7 @@ class Placement:
         b_line, kind, value, b_ctx = bindings[0]
         if kind != "value" or b_ctx is None or b_ctx.scope is not ctx.scope or b_ctx.func is not ctx.func:
             return None
-        if not self._built_on_host(value, b_ctx, 0):
+        if not self._built_on_host(value, b_ctx, depth):
             return None
         node = self._assigned_name(b_ctx.func, name, value)
         return (node, b_ctx) if node is not None else None
@@ -126,7 +126,7 @@ class Placement:
         helper = funcs[0]
         for ret, rctx in helper.returns:
             if type(ret) is ast.Name:
-                inner = self._host_binding(ret.id, rctx, ret.lineno)
+                inner = self._host_binding(ret.id, rctx, ret.lineno, depth + 1)
                 if inner is None or not self._stays(helper, ret.id, returned=True):
                     return False
             elif not self._built_on_host(ret, rctx, depth + 1):

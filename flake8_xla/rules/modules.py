@@ -23,8 +23,9 @@ class ModuleNotOnDevice(Rule):
     A module lives on the CPU until it is moved. Once the batches come from
     `pl.MpDeviceLoader` (or are moved to `torch_xla.device()`), the first forward fails
     (`RuntimeError: Expected XLA tensor. Got: torch.FloatTensor`, torch_xla 2.9 on the CPU
-    device); with batches on the CPU too, the whole "XLA" training runs on the host. The torch_xla README's multi-processing port adds `model.to(xm.xla_device())`
-    for exactly this.
+    device); with batches on the CPU too, the whole "XLA" training runs on the host. The
+    torch_xla README's multi-processing port adds `model.to(xm.xla_device())` for exactly
+    this.
 
     ## Known problems
     Not reported when the module arrives as a parameter, is handed to any call other than
