@@ -115,6 +115,15 @@ def rule_main(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The ``flake8-xla`` command: exit 0 clean, 1 findings, 2 usage error."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # `flake8-xla --list-rules | head`: the reader left; no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["rule"]:
         return rule_main(argv[1:])

@@ -334,3 +334,10 @@ def test_config_option_reads_one_file(tmp_path):
     for name, needle in (("other.toml", "no [tool.flake8-xla] table"), ("missing.cfg", "no such file")):
         proc = cli([f"--config={name}"], tmp_path)
         assert proc.returncode == 2 and needle in proc.stderr
+
+
+def test_list_rules_into_a_closed_pipe_has_no_traceback(tmp_path):
+    """`flake8-xla --list-rules | head -1`: the reader leaves early; no BrokenPipeError trace."""
+    proc = subprocess.run(f"{sys.executable} -m flake8_xla --list-rules | head -1", shell=True,
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.stdout.startswith("XLA") and "Traceback" not in proc.stderr, proc.stderr

@@ -48,6 +48,7 @@ def test_from_grammar(source, prefix, scope):
     check(prefix + source, scope)
 
 
+@pytest.mark.slow  # minutes on two cores: hypothesmith's node strategy builds big modules
 @FUZZ
 @given(source=hypothesmith.from_node(), prefix=st.sampled_from(PREFIXES), scope=st.sampled_from(["auto", "always"]))
 def test_from_node(source, prefix, scope):

@@ -3,8 +3,6 @@ code, none over 160), measured over every fixture's findings by ``message_length
 
 from __future__ import annotations
 
-import pytest
-
 from message_lengths import MAX_LIMIT, MEDIAN_LIMIT, fixture_messages, length_stats
 
 
@@ -21,8 +19,6 @@ def test_every_fixture_is_measured():
     assert messages and {code for _, _, code, _ in messages} >= {"XLA001", "XLA101"}
 
 
-@pytest.mark.xfail(strict=False, reason="messages are shortened once the branches adding rules are merged "
-                                        "(issue 11, item 2); run python tests/message_lengths.py for the figures")
 def test_messages_are_short():
     stats = length_stats(fixture_messages())
     assert stats["median"] <= MEDIAN_LIMIT, stats

@@ -18,26 +18,25 @@ def messages(source: str, code: str, version: str | None = None) -> list[str]:
 
 
 @pytest.mark.parametrize("nprocs,shown,tail", [
-    ("8", "nprocs=8", "raises ValueError on torch_xla >= 2.6 (only None or 1 are accepted)"),
-    ("N", "nprocs=N (= 8)", "raises ValueError on torch_xla >= 2.6 (only None or 1 are accepted)"),
-    ("POD // HOST", "nprocs=POD // HOST", "raises ValueError on torch_xla >= 2.6 unless it is None or 1"),
-    ("flags.num_cores", "nprocs=flags.num_cores", "raises ValueError on torch_xla >= 2.6 unless it is None or 1"),
-    ("8 if flags.big else None", "nprocs=8 if flags.big else None",
-     "raises ValueError on torch_xla >= 2.6 unless it is None or 1"),
+    ("8", "nprocs=8", "raises ValueError"),
+    ("N", "nprocs=N (= 8)", "raises ValueError"),
+    ("POD // HOST", "nprocs=POD // HOST", "ValueError unless None or 1"),
+    ("flags.num_cores", "nprocs=flags.num_cores", "ValueError unless None or 1"),
+    ("8 if flags.big else None", "nprocs=8 if flags.big else None", "ValueError unless None or 1"),
 ])
 def test_xla001_renders_the_count(nprocs, shown, tail):
     source = HEAD + f"N = 8\ndef g(flags, POD, HOST):\n    xmp.spawn(f, nprocs={nprocs})\n"
     (message,) = messages(source, "XLA001")
     problem = message.split(";")[0]
     assert problem == f"xmp.spawn() given {shown}: {tail}"
-    assert len(problem) <= 115  # about 100 characters, the expression cut at 30
+    assert len(message) <= 100  # the expression cut at 30
 
 
-def test_xla001_before_2_6_says_ignored_with_a_warning():
+def test_xla001_before_2_6_says_ignored():
     source = HEAD + "def g(flags):\n    xmp.spawn(f, nprocs=flags.num_cores)\n    xmp.spawn(f, nprocs=8)\n"
     unseen, literal = messages(source, "XLA001", "2.4")
-    assert "unless it is None or 1, ignored with a warning on 2.0-2.5, ValueError on 2.6+" in unseen
-    assert "PJRT ignores it with a warning (torch_xla 2.0-2.5) and 2.6+ raises ValueError" in literal
+    assert unseen == "xmp.spawn() given nprocs=flags.num_cores: ignored unless None or 1, ValueError from 2.6; drop nprocs"
+    assert literal == "xmp.spawn() given nprocs=8: ignored, ValueError from 2.6; drop nprocs"
 
 
 def test_xla001_long_expression_is_cut():
@@ -52,6 +51,6 @@ def test_xla402_shows_the_arithmetic():
               "def w(index, model):\n    model.to(index % 8)\n    return xm.xla_device(index + 1)\n"
               "torch_xla.launch(w, args=(None,))\n")
     assert [m.split(";")[0] for m in messages(source, "XLA402")] == [
-        ".to(index % 8) in XLA code: an integer is a CUDA device index",
+        ".to(index % 8) in XLA code: an int is a CUDA index",
         "xm.xla_device(index + 1) picks a device by rank",
     ]

@@ -151,3 +151,14 @@ def test_pre_commit_hook_selects_syntax_errors():
 
     (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     assert hook["args"] == ["--select=XLA,E9"]
+
+
+def test_docs_name_every_hint():
+    """README and docs/usage.md list the hint-level rules by code: the list is the registry's."""
+    from flake8_xla.registry import hint_codes
+
+    hints = sorted(hint_codes())
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    usage = (ROOT / "docs" / "usage.md").read_text(encoding="utf-8")
+    assert f"({', '.join(hints)})" in readme
+    assert f"(today {', '.join(hints[:-1])} and {hints[-1]})" in usage

@@ -174,6 +174,7 @@ def test_global_and_nonlocal_at_any_level():
     assert {f.code for f in lint_ok(src)} == {"XLA805"}
 
 
+@pytest.mark.slow  # a whole corpus: about two minutes
 def test_whole_standard_library_lints_without_internal_errors():
     """Every module of the running Python's standard library (real, odd, old code) through
     the engine in porting mode: no XLA000, no exception."""

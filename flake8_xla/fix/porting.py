@@ -199,7 +199,7 @@ def _drop_env_write(b, node) -> bool:
 
 # -- XLA109: ranks and world sizes from the runtime ---------------------------------------------
 
-_ENV_READ = re.compile(r'^os\.environ\["(\w+)"\] read')
+_ENV_READ = re.compile(r'^os\.environ\["(\w+)"\]')  # the key the rule resolved (names and constants too)
 _HARD_CODED = re.compile(r"^hard-coded (world_size|num_replicas)=")
 
 
@@ -365,7 +365,7 @@ def _device_loader(b, node):
     return True
 
 
-_LOOP_LINE = re.compile(r"training loop \(line (\d+)\)")
+_LOOP_LINE = re.compile(r"\(line (\d+)\)")
 
 
 def _callee_loop(b):
@@ -448,8 +448,11 @@ def _distributed_sampler(b, node):
     world, rank = _runtime(b, "WORLD_SIZE"), _runtime(b, "RANK")
     if world is None or rank is None:
         return False
-    message = b.finding.message
-    if message.startswith("DistributedSampler without"):
+    call = b.ctx.ast_node(node)
+    model = b.ctx.model
+    if call is None:
+        return False
+    if model.call_name(call, model.call_ctx(call)) in DISTRIBUTED_SAMPLERS:  # unbound: no process group
         missing = [(name, value) for name, pos, value in (("num_replicas", 1, world), ("rank", 2, rank))
                    if arg_index(node, name, pos) is None]
         if not missing or len(positional_indices(node)) > 1:
@@ -464,9 +467,9 @@ def _distributed_sampler(b, node):
     sampler_cls = b.ref_name(_SAMPLER_MODULES, "DistributedSampler")
     if sampler_cls is None:
         return False
-    if message.startswith("a sampler over the whole dataset"):
-        i = arg_index(node, "sampler", 3)
-        whole = node.args[i].value if i is not None else None
+    i = arg_index(node, "sampler", 3)
+    if i is not None:  # a RandomSampler / SequentialSampler over the whole dataset
+        whole = node.args[i].value
         if not isinstance(whole, cst.Call) or len(whole.args) != 1 or whole.args[0].keyword is not None \
                 or whole.args[0].star:
             return False

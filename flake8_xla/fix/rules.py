@@ -66,7 +66,7 @@ def _drop_nprocs(b, node):
     # the rule's message says when every value the count may hold is visible and none is
     # None or 1 (`NUM_CORES = 8`); a count that may be 1 on purpose (a single-process debug
     # run: `nprocs=args.num_cores`) is dropped only with --unsafe-fixes
-    certain = ("(only None or 1 are accepted)", "PJRT ignores it with a warning")
+    certain = (": raises ValueError", ": ignored, ValueError")
     if not isinstance(node, cst.Integer) and not any(c in b.finding.message for c in certain):
         b.applicability = UNSAFE
     position = None if arg.keyword is not None else 2
@@ -189,6 +189,30 @@ def has_star_or_splat(call) -> bool:
 
 # -- XLA2 --------------------------------------------------------------------------------
 
+_CLIPS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm"})
+
+
+def _clipped_before(b, node) -> bool:
+    """A gradient clip earlier in the function (or module) that holds ``node``."""
+    scope = node
+    while scope is not None and not isinstance(scope, (cst.FunctionDef, cst.Module)):
+        scope = b.ctx.parent(scope)
+    if scope is None:
+        return False
+    where = b.ctx.positions[node].start
+    first = b.ctx.positions[scope].start if isinstance(scope, cst.FunctionDef) else None
+    for other, r in b.ctx.positions.items():
+        if not isinstance(other, cst.Call) or (r.start.line, r.start.column) >= (where.line, where.column):
+            continue
+        if first is not None and (r.start.line, r.start.column) < (first.line, first.column):
+            continue
+        func = other.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        if name in _CLIPS:
+            return True
+    return False
+
+
 @fixes("XLA201")
 def _xm_optimizer_step(b, node):
     """``optimizer.step()`` -> ``xm.optimizer_step(optimizer)`` (all-reduces the gradients, then steps)."""
@@ -201,6 +225,10 @@ def _xm_optimizer_step(b, node):
     clipped = reduce_before_clip(b, node)  # reduce, clip, step: xm.optimizer_step would clip local gradients
     if clipped is not None:
         return clipped
+    if _clipped_before(b, node):
+        # a clip elsewhere before the step (not in its block): xm.optimizer_step would clip
+        # local gradients (XLA203), and where to reduce needs a human
+        return False
     step = b.ref("torch_xla.core.xla_model", "optimizer_step")
     if step is None:
         return False

@@ -229,3 +229,26 @@ class Calls:
 
     def launch_targets(self) -> list[FunctionInfo]:
         return [t for _, _, targets, _ in self.launches() for t in targets]
+
+    def is_launch_index(self, func: FunctionInfo, name: str) -> bool:
+        """``name`` is the parameter of launch target ``func`` that receives the process
+        index: its first parameter, or the first one a ``functools.partial(f, cfg)`` given
+        to the launcher leaves open."""
+        index = self._cache.get("launch_index")
+        if index is None:
+            index = self._cache["launch_index"] = set()
+            for call, ctx, targets, _ in self.launches():
+                target = self.kwarg(call, "fn", 0)
+                bound, keywords = 0, set()
+                while type(target) is ast.Call and self.qualname(target.func, ctx) == "functools.partial" \
+                        and target.args:
+                    bound += len(target.args) - 1
+                    keywords |= {k.arg for k in target.keywords if k.arg}
+                    target = target.args[0]
+                for t in targets:
+                    free = [p for p in t.params if p not in keywords]
+                    if t.cls is not None and free and free[0] in ("self", "cls"):
+                        free = free[1:]
+                    if bound < len(free):
+                        index.add((id(t), free[bound]))
+        return (id(func), name) in index

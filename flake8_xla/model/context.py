@@ -175,8 +175,13 @@ class XlaContext:
             if type(node.func) is ast.Attribute and node.func.attr in ("startswith", "endswith") and node.args \
                     and type(node.args[0]) is ast.Constant and isinstance(node.args[0].value, str):
                 return self._atom_sign(node.args[0])  # device.startswith("cuda")
+            if type(node.func) is ast.Attribute and node.func.attr == "get" and node.args \
+                    and type(node.args[0]) is ast.Constant and isinstance(node.args[0].value, str):
+                return self._key_sign(node.args[0].value)  # cfg.get("use_tpu")
             node = node.func
             t = type(node)
+        if t is ast.Subscript and type(node.slice) is ast.Constant and isinstance(node.slice.value, str):
+            return self._key_sign(node.slice.value)  # cfg["use_tpu"], args["cuda"]
         if t is ast.Name:
             ident = node.id
         elif t is ast.Attribute:
@@ -190,6 +195,16 @@ class XlaContext:
         else:
             return 0
         low = ident.lower()
+        if "xla" in low or "tpu" in low:
+            return 1
+        if re.search(r"(^|_)(cuda|gpu|gpus|nccl)($|_)", low):
+            return -1
+        return 0
+
+    @staticmethod
+    def _key_sign(key: str) -> int:
+        """The backend a config key names as a flag (``"use_tpu"``, ``"cuda"``), like a name."""
+        low = key.lower()
         if "xla" in low or "tpu" in low:
             return 1
         if re.search(r"(^|_)(cuda|gpu|gpus|nccl)($|_)", low):

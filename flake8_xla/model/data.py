@@ -179,7 +179,7 @@ class Data:
                     return True
                 for _, kind, target, b_ctx in self.lookup(e.id, ctx, getattr(e, "lineno", None)) or ():
                     if kind == "param" and target is not None and id(target) in targets \
-                            and target.params and target.params[0] == e.id:
+                            and self.is_launch_index(target, e.id):
                         return True
                     if kind == "value" and type(target) is ast.Call and b_ctx is not None \
                             and self.call_name(target, b_ctx) in REPLICA_APIS:

@@ -76,11 +76,50 @@ class Names:
                 if first and line is not None and (scope.kind != "module" or ctx.func is None):
                     i = bisect.bisect_right(bindings, line, key=_line_of)
                     if i:
-                        return [bindings[i - 1]]
+                        return self._reaching(bindings, i, ctx)
                 return bindings
             first = False
             scope = scope.parent
         return None
+
+    def _reaching(self, bindings, i, ctx):
+        """The bindings among ``bindings[:i]`` (source order) that may reach a use at
+        ``ctx``: the latest, and the ones before it as long as each is in an ``if`` branch
+        the use is not in (``if fp16: scaler = GradScaler() else: scaler = None`` reaches a
+        use after the ``if`` with both values); at most 8."""
+        latest = bindings[i - 1]
+        if not self._walked or self._always_before(latest[3], ctx):
+            return [latest]
+        out = [latest]
+        for b in reversed(bindings[:i - 1]):
+            out.append(b)
+            if self._always_before(b[3], ctx) or len(out) >= 8:
+                break
+        out.reverse()
+        return out
+
+    def _always_before(self, b_ctx, ctx) -> bool:
+        """The binding at ``b_ctx`` runs whenever code at ``ctx`` does (in XLA code): each
+        of its branch frames the use is not in has an XLA-off other side (``if HAS_XLA:``)."""
+        if b_ctx is None or not b_ctx.frames:
+            return True
+        mine = set()
+        node = ctx.frames or None
+        while node is not None and len(mine) < 64:
+            mine.add(id(node))
+            node = node.parent
+        node = b_ctx.frames
+        while node is not None:
+            if id(node) in mine:
+                return True
+            frame = node.frame
+            if type(frame) is not tuple:
+                return False
+            off_true, off_false = self._classify(frame[0])
+            if not (off_false if frame[1] else off_true):
+                return False
+            node = node.parent
+        return True
 
     def _ordered_bindings(self, scope, name, bindings):
         """A name's bindings in source order, minus those made only where XLA is off (the

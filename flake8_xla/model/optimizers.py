@@ -139,18 +139,37 @@ class Optimizers:
             expr = expr.value  # ddp_model.module: the module DDP wraps
         values = self._module_values(expr, ctx)
         for v, c in values or ():
-            if type(v) is ast.Call and c is not None and self.call_name(v, c) in WRAPPERS[kind] \
+            if type(v) is ast.Call and c is not None and self.wrapper_name(v, c) in WRAPPERS[kind] \
                     and self.in_xla_code(c):
                 found.append((v, c))
-        root = _root_name(expr)
+        root = _root_node(expr)
         if root is not None:
+            mine = self.read_bindings(root, ctx)
             for call, cctx in self._wraps_by_module(kind).get(_expr_key(expr), ()):
-                if (call, cctx) not in found and self.lookup(root, cctx, getattr(call, "lineno", None)) \
-                        == self.lookup(root, ctx, getattr(expr, "lineno", None)):
+                inner = _root_node(_strip_moves(self.kwarg(call, "module", 0)))
+                if (call, cctx) not in found and inner is not None and mine \
+                        and self.read_bindings(inner, cctx) == mine:
                     found.append((call, cctx))
         if found:
             return found
         return [] if values else None
+
+    def wrapper_name(self, call: ast.Call, ctx: Ctx) -> str | None:
+        """The qualified callee of ``call``, seeing through a name bound to a wrapper with
+        its options fixed: ``fsdp = functools.partial(FSDP, ...)``, ``fsdp_wrap = lambda m:
+        FSDP(m, ...)``."""
+        q = self.call_name(call, ctx)
+        if q is not None or type(call.func) is not ast.Name:
+            return q
+        values = self.values(call.func, ctx)
+        if not values or len(values) != 1 or values[0][1] is None:
+            return None
+        v, vctx = values[0]
+        if type(v) is ast.Lambda and type(v.body) is ast.Call:
+            return self.call_name(v.body, vctx)
+        if type(v) is ast.Call and self.call_name(v, vctx) == "functools.partial" and v.args:
+            return self.qualname(v.args[0], vctx)
+        return None
 
     def _wraps_by_module(self, kind: str) -> dict:
         """The wrap calls of ``kind`` indexed by the structural key of the module they are
@@ -178,6 +197,11 @@ class Optimizers:
                     and self.call_name(e, c) is None:
                 todo.append((e.func.value, c, depth + 1))
                 continue
+            if type(e) is ast.Call and type(e.func) is ast.Name and self.wrapper_name(e, c) is None:
+                funcs = self.function_of(e.func, c)  # build_model(cfg): what the helper returns
+                if len(funcs) == 1 and funcs[0].returns and not funcs[0].node.decorator_list:
+                    todo.extend((v, vc, depth + 1) for v, vc in funcs[0].returns)
+                    continue
             if type(e) in (ast.Name, ast.Attribute) and self.qualname(e, c) is None:
                 vals = self.resolve_values(e, c)
                 if not vals and type(e) is ast.Name:
@@ -378,10 +402,10 @@ class Optimizers:
         return self._cache[key]
 
 
-def _root_name(expr) -> str | None:
+def _root_node(expr) -> ast.Name | None:
     while type(expr) is ast.Attribute:
         expr = expr.value
-    return expr.id if type(expr) is ast.Name else None
+    return expr if type(expr) is ast.Name else None
 
 
 def _strip_moves(expr):

@@ -172,7 +172,7 @@ class Replicas:
             if bindings and all(kind == "param" for _, kind, _, _ in bindings):
                 func = bindings[0][2]
                 if isinstance(func, FunctionInfo):
-                    if func.params and func.params[0] == node.id and any(func is f for f in self.launch_targets()):
+                    if self.is_launch_index(func, node.id):
                         return True
                     args = self.param_arguments(func, node.id)
                     if args and all(self.rank_value(a, c, depth + 1) for a, c in args):
@@ -509,6 +509,7 @@ class Replicas:
         body of ``if a and master:``), ``or`` on the false side and names bound to it;
         None when the branch runs on other processes too or the master is the global one."""
         todo = [(test, ctx, polarity, 0)]
+        found = None
         while todo:
             node, c, pol, depth = todo.pop()
             if depth > 8:
@@ -523,12 +524,33 @@ class Replicas:
                 if pol and self.call_name(node, c) == MASTER_TEST:
                     local = self.kwarg(node, "local", 0)
                     if local is None or (local is not UNKNOWN and self.const(local, c) is True):
-                        return node
-            elif t is ast.Name and self.qualname(node, c) is None:
-                values = self.values(node, c)
+                        found = found or node
+                elif self.call_name(node, c) is None:  # is_main_process(): return xm.is_master_ordinal()
+                    funcs = self.function_of(node.func, c)
+                    if len(funcs) == 1 and len(funcs[0].returns) == 1 and funcs[0].returns[0][0] is not None:
+                        todo.append((funcs[0].returns[0][0], funcs[0].returns[0][1], pol, depth + 1))
+            elif t is ast.Compare and pol and self._first_host_test(node, c, depth):
+                return None  # `is_master_ordinal() and xr.process_index() == 0`: the global master
+            elif t in (ast.Name, ast.Attribute) and self.qualname(node, c) is None:
+                values = self.values(node, c)  # a name or self.attribute bound to the test
                 if values and len(values) == 1 and type(values[0][0]) in (ast.Call, ast.UnaryOp, ast.BoolOp):
                     todo.append((values[0][0], values[0][1], pol, depth + 1))
-        return None
+        return found
+
+    _HOST_INDEX_APIS = frozenset({"torch_xla.runtime.process_index", "torch_xla.runtime.host_index"})
+
+    def _first_host_test(self, node: ast.Compare, ctx: Ctx, depth: int) -> bool:
+        """``xr.process_index() == 0`` (the first host) or a global rank test (``rank == 0``)."""
+        if len(node.ops) != 1 or type(node.ops[0]) is not ast.Eq:
+            return False
+        for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+            if self.const(other, ctx) not in (0, "0"):
+                continue
+            if type(side) is ast.Call and self.call_name(side, ctx) in self._HOST_INDEX_APIS:
+                return True
+            if self._rank_scope(side, ctx, depth + 1) == "global":
+                return True
+        return False
 
     def master_scope(self, test: ast.AST, ctx: Ctx, polarity: bool = True) -> str | None:
         """Which master the branch ``(test, polarity)`` implies this process is: ``"local"``
@@ -607,7 +629,7 @@ class Replicas:
             bindings = self.lookup(node.id, ctx, getattr(node, "lineno", None))
             if bindings and all(kind == "param" for _, kind, _, _ in bindings) and isinstance(bindings[0][2], FunctionInfo):
                 func = bindings[0][2]
-                if func.params and func.params[0] == node.id and any(func is f for f in self.launch_targets()):
+                if self.is_launch_index(func, node.id):
                     return "global"  # the launcher passes the global ordinal
                 args = self.param_arguments(func, node.id)
                 if args:

@@ -57,6 +57,25 @@ class Values:
             out.append(value)
         return out
 
+    def may_be_none(self, expr: ast.AST | None, ctx: Ctx) -> bool:
+        """Whether some binding that reaches ``expr`` (through names and both arms of
+        ``a if t else b``) is the literal ``None``: ``device_ids = None`` on one branch."""
+        todo = [(expr, ctx, 0)]
+        seen = 0
+        while todo and seen < 32:
+            e, c, depth = todo.pop()
+            seen += 1
+            t = type(e)
+            if t is ast.Constant:
+                if e.value is None:
+                    return True
+            elif t is ast.IfExp and depth < 8:
+                todo.append((e.body, c, depth + 1))
+                todo.append((e.orelse, c, depth + 1))
+            elif t is ast.Name and depth < 8:
+                todo.extend((v, vc, depth + 1) for v, vc in self.values(e, c) or ())
+        return False
+
     def values(self, expr: ast.AST, ctx: Ctx) -> list[tuple[ast.AST, Ctx]] | None:
         """The expressions a name or ``self.attr`` may hold at ``expr``; None when unknown.
 
@@ -65,7 +84,7 @@ class Values:
         """
         t = type(expr)
         if t is ast.Name:
-            bindings = self.lookup(expr.id, ctx, getattr(expr, "lineno", None))
+            bindings = self.read_bindings(expr, ctx)
             if not bindings:
                 return None
             out = []
@@ -81,6 +100,16 @@ class Values:
                 if assigned and all(v is not None for v, _ in assigned):
                     return list(assigned)
         return None
+
+    def read_bindings(self, name: ast.Name, ctx: Ctx):
+        """The bindings a read of ``name`` sees (:meth:`lookup`); in ``model = model.to(dev)``
+        the ``model`` on the right sees the bindings before the line, not the one it makes."""
+        line = getattr(name, "lineno", None)
+        bindings = self.lookup(name.id, ctx, line)
+        if bindings and line is not None and bindings[-1][0] == line and _reads_in_own_value(name, bindings[-1]):
+            before = self.lookup(name.id, ctx, line - 1) if line > 1 else None
+            return before if before and all(b[0] < line for b in before) else None
+        return bindings
 
     def resolve_values(self, expr: ast.AST, ctx: Ctx, limit: int = 8) -> list[tuple[ast.AST, Ctx]] | None:
         """Follow names through assignments to the expressions that produced them."""
@@ -127,3 +156,16 @@ class Values:
         if any(kw.arg is None for kw in call.keywords):
             return UNKNOWN
         return None
+
+
+def _reads_in_own_value(name: ast.Name, binding) -> bool:
+    """``name`` is read inside the value its own binding assigns (``x = f(x)``)."""
+    _, kind, target, _ = binding
+    if kind == "item":
+        target = target[0]
+    elif kind != "value":
+        return False
+    if not isinstance(target, ast.expr) or getattr(target, "end_lineno", None) is None:
+        return False
+    pos = (name.lineno, name.col_offset)
+    return (target.lineno, target.col_offset) <= pos < (target.end_lineno, target.end_col_offset)

@@ -55,9 +55,7 @@ def runtime_api(settings: Settings, what: str) -> str:
            "LOCAL_WORLD_SIZE": "xr.local_process_count()"}
     old = {"WORLD_SIZE": "xm.xrt_world_size()", "RANK": "xm.get_ordinal()", "LOCAL_RANK": "xm.get_local_ordinal()",
            "LOCAL_WORLD_SIZE": "xm.xrt_world_size()"}
-    if at_least(settings, "2.1"):
-        return new[what] + " (import torch_xla.runtime as xr)"
-    return old[what]
+    return new[what] if at_least(settings, "2.1") else old[what]
 
 
 def render(expr) -> str:
@@ -70,7 +68,8 @@ def render(expr) -> str:
         parts.append(node.attr)
         node = node.value
     if type(node) is ast.Name:
-        return ".".join([node.id] + list(reversed(parts)))
+        text = ".".join([node.id] + list(reversed(parts)))
+        return text if len(text) <= 30 else text[:29] + "\u2026"  # messages quote at most 30 characters
     if type(node) is ast.Constant and not parts:
         text = repr(node.value)
         return text if len(text) <= 30 else text[:27] + "..."
@@ -110,8 +109,7 @@ def is_rank_value(model: Model, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> boo
         bindings = model.lookup(node.id, ctx, getattr(node, "lineno", None))
         if bindings and all(kind == "param" for _, kind, _, _ in bindings):
             target = bindings[0][2]
-            if target is not None and any(target is f for f in model.launch_targets()) \
-                    and target.params and target.params[0] == node.id:
+            if target is not None and model.is_launch_index(target, node.id):
                 return True
         if node.id.lower() in RANK_NAMES:
             return True

@@ -67,7 +67,7 @@ class CudaAutocastOnXla(Rule):
 
     code = "XLA701"
     name = "cuda-autocast-on-xla"
-    message = "CUDA autocast in XLA code (does not apply to XLA tensors)"
+    message = "CUDA autocast does not apply to XLA tensors"
     fix = 'use torch.autocast("xla", dtype=torch.bfloat16)'
     severity = "W"
     versions = "2.0+"
@@ -116,6 +116,8 @@ class GradScalerOnTpu(Rule):
     loss.backward()
     xm.optimizer_step(optimizer)
     ```
+    With DDP or XLA FSDP, which reduce the gradients themselves, `optimizer.step()`
+    instead of `xm.optimizer_step(optimizer)`.
 
     ## References
     - torch_xla `docs/source/perf/amp.md` ("Since TPU's use bfloat16 mixed precision, gradient scaling is not necessary")
@@ -125,9 +127,9 @@ class GradScalerOnTpu(Rule):
 
     code = "XLA702"
     name = "gradscaler-on-tpu"
-    message = "gradient scaler on TPU (bf16 needs no loss scaling)"
-    fix = "drop the scaler: call loss.backward() and xm.optimizer_step(optimizer)"
-    FIX_WRAPPED = "drop the scaler: call loss.backward() and optimizer.step() (DDP/FSDP reduce the gradients)"
+    message = "GradScaler on TPU: bf16 needs no loss scaling"
+    fix = "drop it: loss.backward(), then xm.optimizer_step(optimizer)"
+    FIX_WRAPPED = "drop it: loss.backward(), then optimizer.step()"  # DDP/FSDP reduce the gradients
     severity = "W"
     versions = "2.0+ (torch_xla.amp.GradScaler removed 2.9)"
     reported_at = 'the `GradScaler(...)` call'
@@ -145,8 +147,7 @@ class GradScalerOnTpu(Rule):
             # with DDP/FSDP the optimizer step is the plain one: xm.optimizer_step would reduce twice
             fix = self.FIX_WRAPPED if model.reduces_gradients_elsewhere() else None
             if q in removed and target >= api_table.vtuple(removed[q]):
-                yield self.finding(call, f"torch_xla.amp.GradScaler was removed in torch_xla {removed[q]} "
-                                         "(and bf16 on TPU needs no loss scaling)", fix)
+                yield self.finding(call, f"torch_xla.amp.GradScaler was removed in torch_xla {removed[q]}", fix)
             else:
                 yield self.finding(call, None, fix)
 
@@ -181,7 +182,7 @@ class Fp16AutocastOnTpu(Rule):
 
     code = "XLA703"
     name = "fp16-autocast-on-tpu"
-    message = "float16 autocast on XLA (TPU autocast supports only bfloat16 and disables itself)"
+    message = "float16 autocast on XLA: TPU autocast takes only bfloat16"
     fix = "use dtype=torch.bfloat16"
     severity = "W"
     versions = "2.1+"
@@ -233,6 +234,9 @@ class DeprecatedPrecisionEnv(Rule):
     ```python
     model = model.to(torch.bfloat16)      # or: with torch.autocast("xla", dtype=torch.bfloat16):
     ```
+    For the FP16 variables, `torch.autocast("xla", dtype=torch.bfloat16)` (TPUs compute
+    in bf16); for `XLA_USE_32BIT_LONG`, nothing: cast index tensors explicitly where
+    32-bit is wanted.
 
     ## References
     - torch_xla `torch_xla/csrc/dtype.cpp` (deprecation notices 2.4-2.6+)
@@ -314,7 +318,7 @@ class AmpNonSyncfreeOptimizer(Rule):
 
     reported_at = "the plain optimizer's constructor (`torch.optim.SGD(...)`)"
     name = "amp-non-syncfree-optimizer"
-    message = "torch_xla GradScaler syncs with the host every step for a plain optimizer"
+    message = "torch_xla GradScaler with a plain optimizer syncs every step"
     fix = "use its torch_xla.amp.syncfree version"
     severity = "W"
     versions = "2.0-2.8"
@@ -350,14 +354,16 @@ class AmpNonSyncfreeOptimizer(Rule):
                 q = model.call_name(cons, cctx)
                 if q in SYNCFREE and id(cons) not in reported and model.in_xla_code(cctx):
                     reported.add(id(cons))
-                    yield self.finding(cons, f"torch_xla GradScaler syncs with the host every step for a plain "
-                                             f"{SYNCFREE[q]}", f"use torch_xla.amp.syncfree.{SYNCFREE[q]}")
+                    yield self.finding(cons, f"torch_xla GradScaler with a plain {SYNCFREE[q]} syncs every step",
+                                       f"use torch_xla.amp.syncfree.{SYNCFREE[q]}")
 
     @staticmethod
     def _xla_scaler(model, expr, ctx) -> bool:
         """``expr`` holds ``torch_xla.amp.GradScaler(...)`` (every visible value), enabled and
         without ``use_zero_grad=True``."""
         values = model.resolve_values(expr, ctx)
+        # `scaler = GradScaler() if fp16 else None`: a None scaler is never the one stepping
+        values = [(v, c) for v, c in values or () if not (type(v) is ast.Constant and v.value is None)]
         if not values:
             return False
         for v, c in values:

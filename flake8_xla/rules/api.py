@@ -15,11 +15,16 @@ from ._common import short_name
 _v = api_table.vtuple
 
 
+def _use(text: str) -> str:
+    """The fix for a replacement text: ``use xr.world_size()``; ``drop it ...`` as it is."""
+    return text if text.startswith("drop") else f"use {short_name(text)}"
+
+
 def _replacement(entry, settings) -> str:
     since = _v(entry["replacement_since"])
     if since is not None and settings.target_version < since:
         return ""
-    return f"use {entry['replacement']}"
+    return _use(entry["replacement"])
 
 
 def _status(entry, settings):
@@ -32,14 +37,15 @@ def _status(entry, settings):
     return None
 
 
-def _problem(entry, display, status, node) -> str:
+def _problem(entry, display, status) -> str:
+    """``X was removed in torch_xla 2.7`` / ``X is deprecated since torch_xla 2.5, removed in
+    2.7``; the error a removed name raises (AttributeError, ImportError,
+    ModuleNotFoundError) is on the rule's page."""
     if status == "removed":
-        error = "ModuleNotFoundError" if entry["kind"] == "module" else (
-            "ImportError" if type(node) is ast.alias else "AttributeError")
-        return f"{display} was removed in torch_xla {entry['removed']} ({error} from {entry['removed']} on)"
+        return f"{display} was removed in torch_xla {entry['removed']}"
     text = f"{display} is deprecated since torch_xla {entry['deprecated']}"
     if entry["removed"] is not None:
-        text += f" and removed in {entry['removed']}"
+        text += f", removed in {entry['removed']}"
     return text
 
 
@@ -63,7 +69,7 @@ class ApiChangeRule(Rule):
             fix = _replacement(entry, self.settings) or self.fix
             for node, q, ctx in model.references(entry["name"]):
                 if q == entry["name"] and not model.version_adaptive(ctx):
-                    yield self.finding(node, _problem(entry, short_name(entry["name"]), status, node), fix)
+                    yield self.finding(node, _problem(entry, short_name(entry["name"]), status), fix)
 
     def _module(self, model, entry, status):
         module = entry["name"]
@@ -71,7 +77,7 @@ class ApiChangeRule(Rule):
         fix = _replacement(entry, self.settings) or self.fix
         for node, full, ctx in model.import_refs(module):
             if not model.version_adaptive(ctx):
-                yield self.finding(node, _problem(entry, full, status, node), fix)
+                yield self.finding(node, _problem(entry, full, status), fix)
         for node, q, ctx in model.references(module):
             if model.version_adaptive(ctx):
                 continue
@@ -82,8 +88,8 @@ class ApiChangeRule(Rule):
                 root = model.root_import(node, ctx)
                 if root is not None and (root == module or root.startswith(module + ".")) and not specific:
                     continue  # the import is reported; the use needs no other change
-            yield self.finding(node, _problem(entry, display, status, node),
-                               f"use {api_table.pick(specific, self.settings.target_version)}" if specific else fix)
+            yield self.finding(node, _problem(entry, display, status),
+                               _use(api_table.pick(specific, self.settings.target_version)) if specific else fix)
 
 
 @rule
@@ -116,7 +122,7 @@ class RemovedXrtWorldSize(ApiChangeRule):
     code = "XLA801"
     name = "removed-xrt-world-size"
     message = "xm.xrt_world_size is removed"
-    fix = "use torch_xla.runtime.world_size()"
+    fix = "use xr.world_size()"
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.5, removed 2.7"
     reported_at = 'each use: the attribute chain (`xm.xrt_world_size`), or the name in `from ... import xrt_world_size`'
@@ -154,7 +160,7 @@ class RemovedGetOrdinal(ApiChangeRule):
     code = "XLA802"
     name = "removed-get-ordinal"
     message = "xm.get_ordinal is removed"
-    fix = "use torch_xla.runtime.global_ordinal()"
+    fix = "use xr.global_ordinal()"
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.5, removed 2.7"
     reported_at = 'each use: the attribute chain (`xm.get_ordinal`), or the name in `from ... import get_ordinal`'
@@ -319,7 +325,8 @@ class BadCallSignature(Rule):
 
     ## Known problems
     Calls with `*args` or `**kwargs` are not checked. Only the APIs in the signature table
-    are known.
+    are known. The message names the target release (`(torch_xla 2.9)`); each API's
+    signature per release is in `flake8_xla/data/torch_xla_signatures.json`.
 
     ## Example
     ```python
@@ -330,6 +337,9 @@ class BadCallSignature(Rule):
     ```python
     xm.optimizer_step(optimizer)
     ```
+    A removed argument gets the API that replaces it: `xm.get_local_ordinal(defval=0)` ->
+    `xr.local_ordinal()` (`import torch_xla.runtime as xr`, 2.1+),
+    `xm.get_xla_supported_devices(devkind=...)` -> `torch_xla.devices()` (2.3+).
 
     ## References
     - torch_xla `torch_xla/core/xla_model.py` (`optimizer_step(optimizer, barrier=False, ...)`, 2.0-2.9;
@@ -363,11 +373,10 @@ class BadCallSignature(Rule):
                 why = bind_error(call, params)
                 if why is None:
                     continue
-                suggestion = api_table.suggestion(name) or f"{display}({_required(params)})"
-                yield self.finding(
-                    call, f"{display}() {why} (torch_xla {version}: {display}({params_text}))",
-                    f"call {suggestion}",
-                )
+                suggestion = api_table.suggestion(name)
+                suggestion = api_table.pick(suggestion, target) if suggestion else f"{display}({_required(params)})"
+                # the signature itself is on the rule's page; the message names the release
+                yield self.finding(call, f"{display}() {why} (torch_xla {version})", f"call {suggestion}")
 
 
 def _required(params) -> str:
@@ -390,8 +399,9 @@ class RemovedParseXlaDevice(ApiChangeRule):
 
     ## Use instead
     ```python
-    index = torch.device(device).index
+    kind, _, index = device.partition(":")   # the 'KIND:N' string: "TPU:0" -> "TPU", "0"
     ```
+    (`parse_xla_device` takes hardware names such as `TPU:0`, which `torch.device` does not parse.)
 
     ## References
     - torch_xla `torch_xla/core/xla_model.py` (deprecated alias 2.5-2.6, #7679; removed 2.7, #8927)
@@ -401,7 +411,7 @@ class RemovedParseXlaDevice(ApiChangeRule):
     code = "XLA803"
     name = "removed-parse-xla-device"
     message = "xm.parse_xla_device is removed"
-    fix = "use torch.device(device).index"
+    fix = "use device.partition(':') on the 'KIND:N' string"
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.5, removed 2.7"
     reported_at = 'each use: the attribute chain (`xm.parse_xla_device`), or the name in `from ... import parse_xla_device`'
@@ -441,7 +451,7 @@ class RemovedExperimentalPjrt(ApiChangeRule):
     code = "XLA806"
     name = "removed-experimental-pjrt"
     message = "torch_xla.experimental.pjrt is removed"
-    fix = "use torch_xla.runtime (import torch_xla.runtime as xr)"
+    fix = "use torch_xla.runtime"
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.1, removed 2.5"
     reported_at = "the module's name in the import, and each use of one of its names that needs its own fix"
@@ -480,7 +490,7 @@ class RemovedExperimentalSharding(ApiChangeRule):
     code = "XLA807"
     name = "removed-experimental-sharding"
     message = "torch_xla.experimental.xla_sharding is removed"
-    fix = "use torch_xla.distributed.spmd (import torch_xla.distributed.spmd as xs)"
+    fix = "use torch_xla.distributed.spmd"
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.2, removed 2.5"
     reported_at = "the module's name in the import, and each use of one of its names that needs its own fix"
@@ -589,8 +599,9 @@ class XrtConfiguration(ApiChangeRule):
 
     ## Use instead
     ```python
-    os.environ["PJRT_DEVICE"] = "TPU"
+    os.environ["PJRT_DEVICE"] = "TPU"   # or let PJRT detect the TPU
     ```
+    On a pod, run the same script on every host (PJRT needs no `xla_dist` launcher).
 
     ## References
     - torch_xla `docs/source/learn/_pjrt.md` (migration diff `XRT_TPU_CONFIG` -> `PJRT_DEVICE`; `xla_dist` not needed)
@@ -657,7 +668,7 @@ class XlaUseSpmdEnv(Rule):
     code = "XLA811"
     name = "xla-use-spmd-env"
     message = "XLA_USE_SPMD is deprecated"
-    fix = "call torch_xla.runtime.use_spmd() at program start"
+    fix = "call xr.use_spmd() before creating XLA tensors"
     scope = ENV
     severity = "C"
     versions = "deprecated 2.1"
@@ -713,6 +724,8 @@ class UnknownXlaEnv(Rule):
     ```python
     os.environ["XLA_USE_FP16"] = "1"    # the name torch_xla reads (itself deprecated: XLA705)
     ```
+    A near miss of `XLA_USE_SPMD` gets its fix: `xr.use_spmd()` (`import torch_xla.runtime as xr`)
+    before creating XLA tensors (XLA811).
 
     ## References
     - The variables read by the pytorch/xla release tags v2.0.0, v2.1.1 (the v2.1.0 tag is a
@@ -755,10 +768,9 @@ class UnknownXlaEnv(Rule):
                 # no effect since 2.5): name the real fix, not another no-op
                 gone = entry.get("no_effect") is not None and target >= _v(entry["no_effect"])
                 state = f"nor is {near} any more" if gone else f"and {near} is deprecated"
-                yield self.finding(node, f"{key} is not read by torch_xla (a no-op), {state}", entry["fix"])
+                yield self.finding(node, f"{key} is not read by torch_xla, {state}", entry["fix"])
             else:
-                yield self.finding(node, f"{key} is not read by any torch_xla release (a silent no-op)",
-                                   f"did you mean {near}?")
+                yield self.finding(node, f"{key} is not read by torch_xla (a no-op)", f"did you mean {near}?")
 
 
 @rule
@@ -792,6 +804,8 @@ class NonexistentXlaApi(Rule):
 
     ## Use instead
     ```python
+    import torch_xla.runtime as xr
+
     if xm.is_master_ordinal(local=False):
         world = xr.world_size()
     ```
@@ -836,8 +850,6 @@ class NonexistentXlaApi(Rule):
                 continue  # if hasattr(torch_xla, "sync"): ... else: ...; try: from torch_xla import sync
             seen.add((node.lineno, node.col_offset))
             text, fix = problem
-            if type(node) is ast.alias:
-                text = text.replace("(AttributeError", "(ImportError")
             yield self.finding(node, text, fix)
 
     def _usable(self, hint, version):
@@ -872,8 +884,8 @@ class NonexistentXlaApi(Rule):
                     close = difflib.get_close_matches(
                         name, [n for n in api_table.names_in(module, version) if not n.startswith("_")], n=1, cutoff=0.6)
                     hint = short_name(f"{module}.{close[0]}") if close else None
-                fix = f"use {hint}" if hint else f"see the names {short_name(module + '.')[:-1] or module} defines"
-                return f"{display} is not a torch_xla API (no release 2.0-2.9 defines it)", fix
+                fix = f"use {short_name(hint)}" if hint else f"see the names {short_name(module + '.')[:-1] or module} defines"
+                return f"{display} is not a torch_xla API", fix
             if version not in versions:
                 return self._version_problem(full, versions, version)
         return None
@@ -884,11 +896,10 @@ class NonexistentXlaApi(Rule):
         ordered = sorted(versions, key=api_table.vtuple)
         if api_table.vtuple(ordered[0]) > api_table.vtuple(version):
             older = api_table.older_equivalent(full)
-            fix = f"use {older} on torch_xla {version}" if older else f"target torch_xla {ordered[0]}+ (--xla-version)"
+            fix = f"use {older}" if older else f"target torch_xla {ordered[0]}+ (--xla-version)"
+            # "does not exist" marks a probe (hasattr/try) as version-adaptive in check()
             return f"{display} does not exist in torch_xla {version} (added in {ordered[0]})", fix
         after = api_table.VERSIONS[api_table.VERSIONS.index(ordered[-1]) + 1]
-        error = "ModuleNotFoundError" if full in api_table.module_presence() else "AttributeError"
         hint = api_table.removed_hint(full)
-        return (f"{display} was removed in torch_xla {after} ({error} from {after} on)",
-                hint if hint and hint.startswith("drop") else f"use {hint}" if hint else
-                "see the torch_xla release notes of that version for its replacement")
+        return (f"{display} was removed in torch_xla {after}",
+                _use(hint) if hint else "see the torch_xla release notes of that version")

@@ -90,7 +90,10 @@ def state_dicts(model, expr, ctx, _depth: int = 0, _seen=None) -> list[tuple[ast
                 elif kind == "param" and target is not None and hasattr(target, "params"):
                     for arg, actx in model.param_arguments(target, expr.id) or ():
                         out += state_dicts(model, arg, actx, d, seen)
-            for value, vctx in _stores_into(model, expr, ctx):
+            stores = _stores_into(model, expr, ctx)
+            if any(_converts_entries(model, target, value, vctx) for target, value, vctx in stores):
+                return []  # `for k in sd: sd[k] = sd[k].cpu()`: converted entry by entry
+            for _, value, vctx in stores:
                 out += state_dicts(model, value, vctx, d, seen)
         else:
             for value, vctx in model.values(expr, ctx) or ():
@@ -101,16 +104,27 @@ def state_dicts(model, expr, ctx, _depth: int = 0, _seen=None) -> list[tuple[ast
 
 
 def _stores_into(model, name, ctx) -> list:
-    """``ckpt["model"] = value`` before ``name`` is read, in the same scope."""
+    """``(target, value, ctx)`` of ``ckpt["model"] = value`` before ``name`` is read, in
+    the same scope."""
     table = model._cache.get("ckpt_stores")
     if table is None:
         table = model._cache["ckpt_stores"] = {}
         for target, value, sctx in model.subscript_stores:
             base = target.value
             if type(base) is ast.Name:
-                table.setdefault((id(sctx.scope), base.id), []).append((target.lineno, value, sctx))
+                table.setdefault((id(sctx.scope), base.id), []).append((target.lineno, target, value, sctx))
     line = getattr(name, "lineno", 0)
-    return [(v, c) for ln, v, c in table.get((id(ctx.scope), name.id), ()) if ln < line]
+    return [(t, v, c) for ln, t, v, c in table.get((id(ctx.scope), name.id), ()) if ln < line]
+
+
+def _converts_entries(model, target, value, ctx) -> bool:
+    """``sd[k] = v.cpu()`` in a loop: a store under a key that is not a literal, of a value
+    visibly moved to the CPU (``.cpu()``, ``.to("cpu")``, ``xm._maybe_convert_to_cpu``)."""
+    if not ctx.loops or type(target.slice) is ast.Constant or type(value) is not ast.Call:
+        return False
+    f = value.func
+    return model.call_name(value, ctx) == TO_CPU or (type(f) is ast.Attribute and (
+        f.attr == "cpu" or (f.attr == "to" and _to_cpu(model, value, ctx))))
 
 
 def _to_cpu(model, call, ctx) -> bool:
@@ -156,6 +170,9 @@ def _device_holder(model, recv, ctx, line, depth) -> bool:
             return _device_holder(model, f.value, ctx, line, depth + 1) or f.attr == "to"
     if _moved_to_cpu(model, recv, ctx, line) or _constructor(model, recv, ctx):
         return False  # moved to the CPU before, or built right here (`Net().state_dict()`)
+    own = _own_state_dict(model, recv, ctx)
+    if own is not None:  # a class of this module that defines state_dict(): what it returns
+        return any(device_state(model, c, x, depth + 1) for v, vc in own for c, x in state_dicts(model, v, vc))
     ident = _ident(recv)
     if ident and _PYTHON_STATE.search(ident) and not _TENSOR_STATE.search(ident.replace("config", "")):
         return False
@@ -165,6 +182,11 @@ def _device_holder(model, recv, ctx, line, depth) -> bool:
             q = model.call_name(v, vctx) if type(v) is ast.Call else None
             if q is not None and (q.startswith(_PYTHON_STATE_CLASSES) or q.endswith(("Scaler", "Sampler", "DataLoader"))):
                 return False
+            if q in _PASS_THROUGH and len(values) == 1 and v.args:  # copy.deepcopy(model)
+                return _device_holder(model, v.args[0], vctx, line, depth + 1)
+            if type(v) is ast.Call and type(v.func) is ast.Attribute and (
+                    v.func.attr == "cpu" or (v.func.attr == "to" and _to_cpu(model, v, vctx))):
+                return False  # self.shadow = copy.deepcopy(model).cpu()
             device = model.kwarg(v, "device") if type(v) is ast.Call else None
             if isinstance(device, ast.AST) and _cpu_device(model, device, vctx):
                 return False  # ModelEmaV2(model, device="cpu"): a copy kept on the CPU
@@ -180,6 +202,26 @@ def _device_holder(model, recv, ctx, line, depth) -> bool:
                 return any(_device_holder(model, a, actx, a.lineno, depth + 1) for a, actx in args
                            if type(a) in (ast.Name, ast.Attribute, ast.Call))
     return bool(ident) and bool(_TENSOR_STATE.search(ident))
+
+
+def _own_state_dict(model, recv, ctx) -> list | None:
+    """The values the ``state_dict()`` method returns when every value of ``recv`` is an
+    instance of a class of this module that defines one (an EMA or a trainer holding its
+    own state); None otherwise."""
+    if type(recv) not in (ast.Name, ast.Attribute):
+        return None
+    values = model.resolve_values(recv, ctx)
+    if not values:
+        return None
+    out = []
+    for v, vctx in values:
+        cls = model.class_named(v.func.id, vctx) if type(v) is ast.Call and type(v.func) is ast.Name else None
+        method = next((c.methods["state_dict"] for c in model.mro(cls) if "state_dict" in c.methods), None) \
+            if cls is not None else None
+        if method is None or not method.returns:
+            return None
+        out.extend(method.returns)
+    return out
 
 
 def _optimizer_of_cpu_module(model, values, line) -> bool:
@@ -281,9 +323,12 @@ def _fsdp_holder(model, recv, ctx, depth: int = 0) -> bool:
         if type(f) is ast.Attribute and f.attr in _WRAPPED:
             return _fsdp_holder(model, f.value, ctx, depth + 1)
         if q is None and type(f) is ast.Name:
+            wrapper = model.wrapper_name(recv, ctx)  # fsdp_wrap = lambda m: FSDP(m), partial(FSDP, ...)
+            if wrapper is not None:
+                return wrapper == XLA_FSDP
             for v, vctx in model.values(f, ctx) or ():
-                if type(v) is ast.Lambda and type(v.body) is ast.Call:
-                    return model.call_name(v.body, vctx) == XLA_FSDP  # fsdp_wrap = lambda m: FSDP(m, ...)
+                if type(v) is ast.Lambda:
+                    return False
             return any(_fsdp_holder(model, v, vctx, depth + 1)
                        for func in model.function_of(f, ctx) for v, vctx in func.returns)
         return False
@@ -334,7 +379,9 @@ class TorchSaveXlaState(Rule):
 
     ## Known problems
     Not reported for CPU copies (`{k: v.cpu() for k, v in sd.items()}`, `model.cpu()` or
-    `model.to("cpu")` first, `xm._maybe_convert_to_cpu(...)`), Python data (a metrics
+    `model.to("cpu")` first, `xm._maybe_convert_to_cpu(...)`, `sd[k] = sd[k].cpu()` in a
+    loop over the dict), what the `state_dict()` of a class of the module returns when it
+    is on the CPU (an EMA copy made with `.cpu()`), Python data (a metrics
     list), the state of schedulers, scalers, samplers and loaders (Python values), a module
     built in the same function and never moved, or in an XLA-off (CUDA) branch. Only in a
     module that visibly puts work on the XLA device (`torch_xla.device()`,
@@ -371,7 +418,7 @@ class TorchSaveXlaState(Rule):
     reported_at = 'the `torch.save(...)` call'
     name = "torch-save-xla-state"
     message = "torch.save of a state_dict() keeps XLA tensors"
-    fix = "use xm.save(obj, path): a CPU copy, one writer"
+    fix = "use xm.save(obj, path)"
     severity = "E"
     versions = "2.0+"
     bad = [
@@ -518,7 +565,7 @@ class XmSaveUnderRankGuard(Rule):
                 who = name if site is call else f"{source_text(site.func, 24)}() ({name})"
                 if hangs:
                     where = "a rank test" if kind == "rank" else "a test of this replica's data"
-                    yield self.finding(site, f"{who} under {where} hangs (its rendezvous is never met)",
+                    yield self.finding(site, f"{who} under {where} hangs: its rendezvous is never met",
                                        "call it on every replica")
                 elif kind == "rank":
                     yield self.finding(site, f"{who} under a rank test is redundant: it writes on the master only",
@@ -541,8 +588,10 @@ class FsdpCheckpointMasterOnly(Rule):
     optimizer state): the master's file holds one shard of the model, the rest is lost.
 
     ## Known problems
-    `master_only=False` (or a value that cannot be seen) is not reported; the per-rank
-    path is left to the user. FSDPv2 (SPMD) checkpoints belong to
+    `master_only=False` (or a value that cannot be seen) is not reported, unless the save
+    is reached only under a master test (`if xm.is_master_ordinal(local=False):`,
+    `if rank == 0:`): one replica still writes its one shard. The per-rank path is left
+    to the user. FSDPv2 (SPMD) checkpoints belong to
     `torch.distributed.checkpoint` and are not checked here. A master-only save of an FSDP
     model under a rank test is reported here only (XLA602's fix would not save the other
     shards).
@@ -599,14 +648,33 @@ class FsdpCheckpointMasterOnly(Rule):
     def check(self, model):
         for call, ctx in model.calls_to(*SAVES):
             master_only = model.kwarg(call, "master_only", 2)
-            if master_only is UNKNOWN or (master_only is not None and model.const(master_only, ctx) is not True):
+            if master_only is UNKNOWN:
+                continue
+            every = master_only is not None and model.const(master_only, ctx) is False
+            if master_only is not None and not every and model.const(master_only, ctx) is not True:
                 continue
             data = model.kwarg(call, "data", 0)
             if not isinstance(data, ast.AST) or not model.in_xla_code(ctx):
                 continue
+            site = self._master_guard(model, call, ctx) if every else call
+            if site is None:
+                continue  # master_only=False on every replica: the documented sharded save
             if any(_fsdp_holder(model, s.func.value, sctx) for s, sctx in state_dicts(model, data, ctx)):
                 name = _short(model.call_name(call, ctx))
-                yield self.finding(call, f"{name} of XLA FSDP state on the master saves one shard")
+                if every:
+                    yield self.finding(site, f"{name} of XLA FSDP state under a rank test saves one shard",
+                                       "call it on every replica, per-rank path")
+                else:
+                    yield self.finding(call, f"{name} of XLA FSDP state on the master saves one shard")
+
+    @staticmethod
+    def _master_guard(model, call, ctx):
+        """The site (the call, or a helper's guarded call) reached only under a test that
+        picks one writer (a local or the global master), for ``master_only=False``."""
+        for site, sctx, test, polarity, kind in model.replica_guarded_sites(call, ctx):
+            if kind == "rank" and model.master_scope(test, sctx, polarity) is not None:
+                return site
+        return None
 
 
 # -- XLA604 ------------------------------------------------------------------------------
@@ -688,6 +756,10 @@ class LocalMasterForGlobalAction(Rule):
     `xm.is_master_ordinal` is always true (`== True` is always false).
 
     ## Known problems
+    A test that also picks the first host or the global rank 0 (`xm.is_master_ordinal()
+    and xr.process_index() == 0`) is the global master: not reported. The test is followed
+    through names, `self.` attributes and a module helper returning it
+    (`def is_main_process(): return xm.is_master_ordinal()`).
     Per-host work under the local master is right and not reported: creating local
     folders, downloading a dataset, printing, a TensorBoard writer for a local log dir,
     `xm.save` (XLA602 speaks about it; its `global_master=True` picks one writer). A

@@ -67,6 +67,8 @@ class DistributedSamplerMissingOrUnbound(Rule):
 
     ## Use instead
     ```python
+    import torch_xla.runtime as xr
+
     def _mp_fn(index):
         data = TensorDataset(torch.randn(256, 10), torch.randint(0, 2, (256,)))
         sampler = DistributedSampler(data, num_replicas=xr.world_size(), rank=xr.global_ordinal())
@@ -90,8 +92,8 @@ class DistributedSamplerMissingOrUnbound(Rule):
 
     reported_at = 'the `DataLoader(...)` call, or the `DistributedSampler(ds)` call when no process group is set up'
     name = "distributed-sampler-missing-or-unbound"
-    message = "no DistributedSampler: every replica reads all the data"
-    fix = "add sampler=DistributedSampler(ds, num_replicas=xr.world_size(), rank=xr.global_ordinal())"
+    message = "every replica reads all the data"
+    fix = "pass sampler=DistributedSampler(ds, num_replicas=xr.world_size(), rank=xr.global_ordinal())"
     severity = "E"
     versions = "2.0+"
     bad = [
@@ -142,10 +144,10 @@ class DistributedSamplerMissingOrUnbound(Rule):
                 continue
             name = dataset.id if type(dataset) is ast.Name and len(dataset.id) <= 16 else "ds"
             if kind == "whole":
-                yield self.finding(call, "a sampler over the whole dataset: every replica reads all the data",
+                yield self.finding(call, "whole-dataset sampler on every replica",
                                    f"use DistributedSampler({name}, {shard})")
             else:
-                yield self.finding(call, fix=f"add sampler=DistributedSampler({name}, {shard})")
+                yield self.finding(call, fix=f"pass sampler=DistributedSampler({name}, {shard})")
         if model.process_group_possible():
             return
         for call, ctx in model.distributed_samplers():
@@ -159,7 +161,7 @@ class DistributedSamplerMissingOrUnbound(Rule):
             if not missing:
                 continue
             given = dict(zip(("num_replicas", "rank"), shard.split(", ")))
-            yield self.finding(call, f"DistributedSampler without {'/'.join(missing)} raises ValueError: no process group",
+            yield self.finding(call, f"DistributedSampler without {'/'.join(missing)} raises ValueError",
                                "pass " + ", ".join(given[m] for m in missing))
 
 

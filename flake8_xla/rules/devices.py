@@ -9,11 +9,11 @@ from ..registry import Rule, rule
 from ._common import at_least, device_call, device_leaves, is_cuda_string, is_rank_value, source_text, str_value
 
 CUDA_CALLS = {
-    "torch.cuda.set_device": "drop it: each process already owns its XLA device",
-    "torch.cuda.device": "drop it: each process already owns its XLA device",  # `with torch.cuda.device(i):`
-    "torch.cuda.current_device": "use {dev}: each process sees its own chip as xla:0",
+    "torch.cuda.set_device": "drop it",
+    "torch.cuda.device": "drop it",  # `with torch.cuda.device(i):`
+    "torch.cuda.current_device": "use {dev}",
     "torch.cuda.synchronize": None,  # version-dependent, see _sync_fix
-    "torch.cuda.empty_cache": "drop it: the XLA runtime manages device memory",
+    "torch.cuda.empty_cache": "drop it",
 }
 #: calls whose finding is dropped when it lies inside another: the outer fix rewrites it
 #: (`torch.device("cuda", torch.cuda.current_device())`, `.to(torch.cuda.current_device())`)
@@ -24,8 +24,8 @@ DDP_DEVICE_ARGS = frozenset({"device_ids", "output_device"})
 
 def _sync_fix(settings):
     if at_least(settings, "2.5"):
-        return "use torch_xla.sync(wait=True) to wait for the device"
-    return "use xm.wait_device_ops() to wait for the device"
+        return "use torch_xla.sync(wait=True)"
+    return "use xm.wait_device_ops()"
 
 
 @rule
@@ -41,6 +41,12 @@ class CudaDeviceInXlaCode(Rule):
     ## Why is this bad?
     A TPU host has no CUDA: the call raises (`Found no NVIDIA driver`), or the
     `"cuda" if torch.cuda.is_available() else "cpu"` idiom silently trains on the CPU.
+    The XLA spellings: each process sees its own chip as `xla:0` (`torch_xla.device()`),
+    so `torch.cuda.set_device` / `with torch.cuda.device(i):` have nothing to do; the XLA
+    runtime manages device memory (no `empty_cache`); `torch_xla.sync(wait=True)`
+    (`xm.wait_device_ops()` before 2.5) waits for the device as `torch.cuda.synchronize()` does;
+    `torch.set_default_device("cuda")` goes, and tensors are created with
+    `device=torch_xla.device()`.
 
     ## Known problems
     Not reported in branches that run only without XLA (the `else` of an XLA test, code
@@ -135,7 +141,7 @@ class CudaDeviceInXlaCode(Rule):
             if q == "torch.set_default_device" and is_cuda_string(model, model.kwarg(call, "device", 0), ctx):
                 if model.in_xla_code(ctx):
                     yield self.finding(call, 'torch.set_default_device("cuda") in XLA code',
-                                       f"drop it and create tensors with device={dev}"), 0
+                                       f"drop it, create tensors with device={dev}"), 0
                 continue
             if q == "torch.load":
                 for node in _cuda_map_locations(model, model.kwarg(call, "map_location", 1), ctx):
@@ -255,7 +261,7 @@ class RankIndexedDevice(Rule):
     code = "XLA402"
     name = "rank-indexed-device"
     message = "device indexed by the process rank in XLA code"
-    fix = "use torch_xla.device(): each process sees its own chip as xla:0"
+    fix = "use torch_xla.device()"
     severity = "E"
     versions = "2.0+"
     reported_at = ('the call that picks the device (`.to(rank)`, `torch_xla.device(rank)`, `torch.device("xla", rank)`), '
@@ -283,16 +289,16 @@ class RankIndexedDevice(Rule):
 
     def check(self, model):
         dev = device_call(self.settings)
-        fix = f"use {dev}: each process sees its own chip as xla:0"
-        to_fix = f"use .to({dev}): each process sees its own chip as xla:0"
+        fix = f"use {dev}"
+        to_fix = f"use .to({dev})"
         for call, ctx in model.calls:
             func = call.func
             q = model.call_name(call, ctx)
             is_to = q is None and type(func) is ast.Attribute and func.attr == "to"
             if is_to and call.args and _int_device(model, call.args[0], ctx):
                 if model.in_xla_code(ctx):
-                    yield self.finding(call, f".to({source_text(call.args[0])}) in XLA code: an integer is a CUDA "
-                                             "device index", to_fix)
+                    yield self.finding(call, f".to({source_text(call.args[0])}) in XLA code: an int is a CUDA index",
+                                       to_fix)
                 continue
             if q in XLA_DEVICE_APIS:
                 arg = model.kwarg(call, "index" if q == "torch_xla.device" else "n", 0)
@@ -309,17 +315,16 @@ class RankIndexedDevice(Rule):
                     continue
                 if _int_device(model, call.args[0], ctx):
                     if model.in_xla_code(ctx):
-                        yield self.finding(call, f"torch.device({source_text(call.args[0])}) in XLA code: an integer "
-                                                 "is a CUDA device index", fix)
+                        yield self.finding(call, f"torch.device({source_text(call.args[0])}) in XLA code: an int is "
+                                                 "a CUDA index", fix)
                     continue
             # device=<int or rank> on .to() and on torch's own calls (tensor factories, ...)
             takes_device = is_to or (q is not None and q.startswith("torch.") and not q.startswith("torch.cuda."))
             for kw in call.keywords:
                 if kw.arg == "device" and takes_device and _int_device(model, kw.value, ctx):
                     if model.in_xla_code(ctx):
-                        yield self.finding(kw.value, f"device={source_text(kw.value)} in XLA code: an integer is a "
-                                                     "CUDA device index", f"use device={dev}: each process sees "
-                                                                          "its own chip as xla:0")
+                        yield self.finding(kw.value, f"device={source_text(kw.value)} in XLA code: an int is a CUDA "
+                                                     "index", f"use device={dev}")
                     break
             else:
                 for arg in _device_args(call, q):
@@ -451,14 +456,15 @@ class TorchCompileDefaultBackend(Rule):
     - torch_xla `docs/source/perf/dynamo.md` "Integration" ("adding the `backend='openxla'`
       argument to `torch.compile`")
     - torch_xla `docs/source/learn/eager.md` ("`torch_xla.compile` vs. `torch.compile`")
-    - torch_xla 2.0 `docs/dynamo.md` (`backend='torchxla_trace_once'`); `openxla` since 2.1
+    - torch_xla 2.0 `docs/dynamo.md` (`backend='torchxla_trace_once'`, `aot_torchxla_trace_once`
+      to train); `openxla` since 2.1
     - Applies to torch_xla 2.0-2.9.
     """
 
     code = "XLA403"
     name = "torch-compile-default-backend"
     message = "torch.compile without an XLA backend in XLA code"
-    fix = "pass backend='openxla' (for a training step, torch_xla.compile)"
+    fix = "pass backend='openxla'"
     severity = "W"
     versions = "2.0+"
     reported_at = 'the `torch.compile(...)` call, or the `@torch.compile` decorator'
@@ -477,7 +483,7 @@ class TorchCompileDefaultBackend(Rule):
     def check(self, model):
         if not model.uses_torch_xla:
             return
-        fix = self.fix if at_least(self.settings, "2.1") else "pass backend='torchxla_trace_once' (aot_torchxla_trace_once to train)"
+        fix = self.fix if at_least(self.settings, "2.1") else "pass backend='torchxla_trace_once'"
         for call, ctx in model.calls_to("torch.compile"):
             backend = model.kwarg(call, "backend")
             if backend is None:

@@ -49,8 +49,8 @@ class DdpWithoutBucketView(Rule):
 
     code = "XLA101"
     name = "ddp-without-gradient-as-bucket-view"
-    message = "DistributedDataParallel on XLA without gradient_as_bucket_view=True"
-    fix = "pass gradient_as_bucket_view=True to DDP(...)"
+    message = "DDP on XLA without gradient_as_bucket_view=True"
+    fix = "pass gradient_as_bucket_view=True"
     severity = "E"
     versions = "1.13+ (required up to 2.5, recommended after)"
     reported_at = 'the `DistributedDataParallel(...)` call'
@@ -69,10 +69,8 @@ class DdpWithoutBucketView(Rule):
     ]
 
     def check(self, model):
-        if at_least(self.settings, "2.6"):
-            fix = self.fix + " (recommended on XLA: saves a copy of every gradient)"
-        else:
-            fix = self.fix + " (required for DDP on XLA up to torch_xla 2.5)"
+        # up to 2.5 the docs call the flag required; from 2.6 it saves a copy of every gradient
+        message = self.message + ("" if at_least(self.settings, "2.6") else " (required up to torch_xla 2.5)")
         for call, ctx in model.calls_to(DDP):
             if not model.in_xla_code(ctx):
                 continue
@@ -83,7 +81,7 @@ class DdpWithoutBucketView(Rule):
                 value = model.const(flag, ctx)
                 if value is UNKNOWN or value is True:
                     continue
-            yield self.finding(call, fix=fix)
+            yield self.finding(call, message)
 
 
 @rule
@@ -118,8 +116,8 @@ class DdpDeviceIdsOnXla(Rule):
 
     code = "XLA102"
     name = "ddp-device-ids-on-xla"
-    message = "DistributedDataParallel on XLA given device_ids/output_device (CUDA-only arguments)"
-    fix = "omit them and move the module with model.to(torch_xla.device())"
+    message = "DDP on XLA given device_ids/output_device (CUDA-only)"
+    fix = "drop them and call model.to(torch_xla.device())"
     severity = "E"
     versions = "1.13+"
     reported_at = 'the `DistributedDataParallel(...)` call'
@@ -136,14 +134,14 @@ class DdpDeviceIdsOnXla(Rule):
     ]
 
     def check(self, model):
-        fix = f"omit them and move the module with model.to({device_call(self.settings)})"
+        fix = f"drop them and call model.to({device_call(self.settings)})"
         for call, ctx in model.calls_to(DDP):
             if not model.in_xla_code(ctx):
                 continue
             for name, pos in (("device_ids", 1), ("output_device", 2)):
                 arg = model.kwarg(call, name, pos)
-                if arg is None or arg is UNKNOWN or model.const(arg, ctx) is None:
-                    continue
+                if arg is None or arg is UNKNOWN or model.const(arg, ctx) is None or model.may_be_none(arg, ctx):
+                    continue  # None on some path: the CUDA branch picks the ids, the XLA one passes None
                 yield self.finding(call, fix=fix)
                 break
 
@@ -249,7 +247,7 @@ class NonXlaProcessGroup(Rule):
     fix_applicability = "unsafe"
     name = "non-xla-process-group"
     message = "non-XLA process group in XLA code"
-    fix = 'use dist.init_process_group("xla", init_method="xla://"): rank, world size and master come from the runtime'
+    fix = 'use init_process_group("xla", init_method="xla://")'
     severity = "E"
     versions = "2.0+"
     reported_at = 'the `init_process_group(...)` call; for `MASTER_ADDR` / `MASTER_PORT`, the environment write'
@@ -282,15 +280,12 @@ class NonXlaProcessGroup(Rule):
                 continue
             if backend == "gloo" and _init_method(model, call, ctx) in ("xla://", "pjrt://") and model.uses_spmd():
                 continue
-            yield self.finding(call, f'init_process_group with the "{backend}" backend in XLA code', fix)
+            yield self.finding(call, f'"{backend}" process group in XLA code', fix)
         if _explicit_env_init(model) or _other_env_rendezvous(model):
             return
         for key, node, _, ctx in model.env_writes():
             if key in MASTER_VARS and model.in_xla_code(ctx):
-                yield self.finding(
-                    node, f"{key} set in XLA code",
-                    f'drop it and use dist.init_process_group("xla", init_method="{method}"), which finds the master itself',
-                )
+                yield self.finding(node, f"{key} set in XLA code", f'drop it and use init_method="{method}"')
 
 
 @rule
@@ -321,6 +316,8 @@ class XlaPgWithoutXlaInitMethod(Rule):
     ```python
     dist.init_process_group("xla", init_method="xla://")
     ```
+    On torch_xla 2.0 the init method is `pjrt://`, registered by
+    `import torch_xla.experimental.pjrt_backend` (XLA105).
 
     ## References
     - torch_xla `docs/source/learn/_pjrt.md` (`init_method='xla://'`, torchrun support since 2.1)
@@ -330,8 +327,8 @@ class XlaPgWithoutXlaInitMethod(Rule):
 
     code = "XLA104"
     name = "xla-pg-without-xla-init-method"
-    message = 'init_process_group("xla") without init_method="xla://" (falls back to env:// and fails under the XLA launcher)'
-    fix = 'pass init_method="xla://" and drop rank=/world_size='
+    message = 'init_process_group("xla") without init_method falls back to env://'
+    fix = 'pass init_method="xla://", drop rank=/world_size='
     severity = "E"
     versions = "2.0+ (pjrt:// in 2.0, xla:// from 2.1)"
     reported_at = 'the `init_process_group(...)` call'
@@ -362,11 +359,8 @@ class XlaPgWithoutXlaInitMethod(Rule):
             current = _init_method(model, call, ctx)
             if current is UNKNOWN or current in ("xla://", "pjrt://"):
                 continue
-            message = self.message.replace("xla://", method)
             fix = self.fix.replace("xla://", method)
-            if method == "pjrt://":
-                fix += " (torch_xla 2.0: with import torch_xla.experimental.pjrt_backend)"
-            yield self.finding(call, message, fix)
+            yield self.finding(call, fix=fix)
 
 
 @rule
@@ -395,9 +389,13 @@ class RankFromEnvOrHardcoded(Rule):
 
     ## Use instead
     ```python
+    import torch_xla.runtime as xr
+
     def _mp_fn(index):
         sampler = DistributedSampler(ds, num_replicas=xr.world_size(), rank=xr.global_ordinal())
     ```
+    (`xr.local_ordinal()` for `LOCAL_RANK`; before torch_xla 2.1 `xm.xrt_world_size()`,
+    `xm.get_ordinal()`, `xm.get_local_ordinal()`.)
 
     ## References
     - torch_xla `docs/source/perf/ddp.md` step 3 ("Use xla specific APIs to get rank and world_size")
@@ -434,7 +432,7 @@ class RankFromEnvOrHardcoded(Rule):
             if key in RANK_VARS and model.is_launched(ctx) and model.in_xla_code(ctx) \
                     and not _guarded_by_env_test(model, ctx, RANK_VARS):
                 yield self.finding(
-                    node, f'os.environ["{key}"] read in code started by the XLA launcher, which does not set it',
+                    node, f'os.environ["{key}"] is not set by the XLA launcher',
                     f"use {runtime_api(self.settings, key)}",
                 )
         for call, ctx in model.calls:
@@ -444,7 +442,7 @@ class RankFromEnvOrHardcoded(Rule):
                 if kw.arg in ("world_size", "num_replicas") and type(kw.value) is ast.Constant \
                         and type(kw.value.value) is int and kw.value.value > 1:  # 1: deliberately not sharded
                     yield self.finding(
-                        call, f"hard-coded {kw.arg}={render(kw.value)} in code started by the XLA launcher",
+                        call, f"hard-coded {kw.arg}={render(kw.value)} under the XLA launcher",
                         f"use {runtime_api(self.settings, 'WORLD_SIZE')}",
                     )
 
@@ -496,7 +494,7 @@ class XlaBackendNotRegistered(Rule):
 
     code = "XLA105"
     name = "xla-backend-not-registered"
-    message = 'the "xla" backend is not registered: nothing imports torch_xla.distributed.xla_backend'
+    message = '"xla" backend not registered'
     fix = "add import torch_xla.distributed.xla_backend"
     scope = ANYWHERE
     severity = "E"
@@ -534,11 +532,11 @@ class XlaBackendNotRegistered(Rule):
             if model.is_xla_off(ctx) or model.version_adaptive(ctx):
                 continue
             if method == "xla://":
-                yield self.finding(call, 'init_method="xla://" does not exist in torch_xla 2.0 (added in 2.1)',
-                                   'use init_method="pjrt://" with import torch_xla.experimental.pjrt_backend')
+                yield self.finding(call, 'init_method="xla://" is not in torch_xla 2.0',
+                                   'use "pjrt://" and add import torch_xla.experimental.pjrt_backend')
             elif method == "pjrt://" and not has_pjrt_backend:
-                yield self.finding(call, 'init_method="pjrt://" is registered only by torch_xla.experimental.pjrt_backend '
-                                         "in torch_xla 2.0", "add import torch_xla.experimental.pjrt_backend")
+                yield self.finding(call, 'init_method="pjrt://" not registered in torch_xla 2.0',
+                                   "add import torch_xla.experimental.pjrt_backend")
 
 
 @rule

@@ -23,13 +23,13 @@ def _builtin(model, func, ctx, names):
 def _short(node) -> str | None:
     """The source of a small one-line node (``loss.item()``), else None."""
     line, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
-    if line is None or line != end or (node.end_col_offset or 0) - node.col_offset > 40:
+    if line is None or line != end or (node.end_col_offset or 0) - node.col_offset > 32:
         return None
     try:
         text = ast.unparse(node)
     except Exception:  # pragma: no cover - unparse of a tree ast.parse built
         text = ""
-    if not text or len(text) > 40 or "\n" in text:
+    if not text or len(text) > 32 or "\n" in text:
         return None
     return text
 
@@ -181,8 +181,8 @@ class HostSyncInStep(Rule):
 
     code = "XLA501"
     name = "host-sync-in-step"
-    message = "a device read in the training step forces a device sync every step"
-    fix = "accumulate on device, read after the loop or in xm.add_step_closure"
+    message = "a device read in the training step syncs the device every step"
+    fix = "read it after the loop or in xm.add_step_closure"
     severity = "W"
     versions = "2.0+"
     reported_at = 'the read: the `.item()` / `float(...)` / `print(...)` / logging call'
@@ -211,7 +211,7 @@ class HostSyncInStep(Rule):
     def check(self, model):
         for node, _, gated, text in host_reads(model):
             if not gated:
-                yield self.finding(node, f"{text} in the training step forces a device sync every step")
+                yield self.finding(node, f"{text} syncs the device every step")
 
 
 @rule
@@ -255,8 +255,8 @@ class HostSyncInGatedLogging(Rule):
 
     code = "XLA507"
     name = "host-sync-in-gated-logging"
-    message = "a device read under a step gate still forces a device sync every N steps"
-    fix = "log it in xm.add_step_closure (runs after the step's own sync)"
+    message = "a device read under a step gate syncs the device every N steps"
+    fix = "log it in xm.add_step_closure"
     severity = "W"
     versions = "2.0+"
     hint = True
@@ -285,7 +285,7 @@ class HostSyncInGatedLogging(Rule):
     def check(self, model):
         for node, _, gated, text in host_reads(model):
             if gated:
-                yield self.finding(node, f"{text} under a step gate still forces a device sync every N steps")
+                yield self.finding(node, f"{text} under a step gate syncs the device every N steps")
 
 
 @rule
@@ -333,8 +333,8 @@ class TensorValueControlFlow(Rule):
 
     code = "XLA502"
     name = "tensor-value-control-flow"
-    message = "if on a tensor value branches in the step: a device sync every step and a graph per branch"
-    fix = "use torch.where or a mask, or decide on Python values"
+    message = "if on a tensor value in the step: a device sync every step"
+    fix = "use torch.where or a mask"
     severity = "W"
     versions = "2.0+"
     reported_at = 'the test of the `if` / `while` / `assert`'
@@ -370,8 +370,7 @@ class TensorValueControlFlow(Rule):
             kind = {ast.If: "if", ast.While: "while", ast.Assert: "assert"}[type(node)]
             short = _short(test)
             what = f"{kind} {short}" if short else f"this {kind}"
-            yield self.finding(test, f"{what} branches on a tensor value in the step: a device sync "
-                                     "every step and a graph per branch")
+            yield self.finding(test, f"{what} branches on a tensor value: a device sync every step")
 
 
 def _ctx_in(model, expr, ctx):

@@ -48,7 +48,7 @@ class SpawnHardcodedNprocs(Rule):
     code = "XLA001"
     name = "spawn-hardcoded-nprocs"
     message = "xmp.spawn() given a process count"
-    fix = "drop nprocs: the runtime starts one process per device"
+    fix = "drop nprocs"
     severity = "E"
     versions = "2.0+ (ValueError from 2.6)"
     reported_at = 'the `xmp.spawn(...)` call'
@@ -77,13 +77,7 @@ class SpawnHardcodedNprocs(Rule):
             values = model.const_values(nprocs, ctx)
             if values is not None and all(_accepted(v) for v in values):
                 continue  # nprocs=1 if debug else None, NPROCS = 1, ...
-            yield self.finding(call, _nprocs_problem(self.settings, nprocs, values), self._fix())
-
-    def _fix(self):
-        fix = self.fix
-        if at_least(self.settings, "2.5"):
-            fix += f"; or use {launch_call(self.settings)}"
-        return fix
+            yield self.finding(call, _nprocs_problem(self.settings, nprocs, values))
 
 
 def _accepted(value) -> bool:
@@ -101,12 +95,12 @@ def _nprocs_problem(settings, nprocs, values) -> str:
     if type(nprocs) is not ast.Constant and values is not None and len(set(map(repr, values))) == 1:
         shown += f" (= {values[0]!r})"  # NUM_CORES = 8: show the number the name holds
     certain = values is not None and not any(_accepted(v) for v in values)
+    # the fixer (flake8_xla/fix/rules.py, XLA001) reads "raises ValueError" / "ignored, ValueError"
+    # as "every value is visible and none is None or 1"
     if at_least(settings, "2.6"):
-        what = "raises ValueError on torch_xla >= 2.6 " + (
-            "(only None or 1 are accepted)" if certain else "unless it is None or 1")
+        what = "raises ValueError" if certain else "ValueError unless None or 1"
     else:
-        what = ("PJRT ignores it with a warning (torch_xla 2.0-2.5) and 2.6+ raises ValueError" if certain
-                else "unless it is None or 1, ignored with a warning on 2.0-2.5, ValueError on 2.6+")
+        what = "ignored, ValueError from 2.6" if certain else "ignored unless None or 1, ValueError from 2.6"
     return f"xmp.spawn() given nprocs={shown}: {what}"
 
 
@@ -154,8 +148,8 @@ class TorchMpSpawnWithXla(Rule):
 
     code = "XLA002"
     name = "torch-mp-spawn-with-xla"
-    message = "torch.multiprocessing starts XLA workers without the XLA runtime's per-process set-up"
-    fix = "use torch_xla.launch(fn, args=...) (torch_xla >= 2.5) or xmp.spawn(fn, args=...)"
+    message = "torch.multiprocessing skips the XLA runtime's per-process set-up"
+    fix = "use torch_xla.launch(fn, args=...)"
     severity = "E"
     versions = "2.0+"
     reported_at = 'the `torch.multiprocessing.spawn(...)` / `start_processes(...)` call'
@@ -177,7 +171,7 @@ class TorchMpSpawnWithXla(Rule):
     ]
 
     def check(self, model):
-        fix = self.fix if at_least(self.settings, "2.5") else "use xmp.spawn(fn, args=...)"
+        fix = f"use {launch_call(self.settings)}"
         for call, ctx, targets, _ in model.launches():
             q = model.call_name(call, ctx)
             if q not in model.TORCH_LAUNCHERS:
@@ -296,6 +290,16 @@ def _places_on_xla(model, call, ctx) -> bool:
     return False
 
 
+def _callees(model, call, ctx) -> list:
+    """The module functions a call runs: what it names, or ``Cls.__init__`` for ``Cls(...)``."""
+    funcs = model.function_of(call.func, ctx)
+    if not funcs and type(call.func) is ast.Name:
+        cls = model.class_named(call.func.id, ctx)
+        if cls is not None:
+            funcs = model._mro_methods(cls, "__init__")
+    return funcs
+
+
 def _touches(model, call, ctx) -> bool:
     return model.call_name(call, ctx) in RUNTIME_CALLS or _places_on_xla(model, call, ctx)
 
@@ -395,8 +399,10 @@ class RuntimeUsedBeforeSpawn(Rule):
                 what = f"{short_name(q)}()"
             elif _places_on_xla(model, call, ctx):
                 what = "a tensor on XLA"
-            elif q is None and any(helpers.get(id(f)) for f in model.function_of(call.func, ctx)):
-                what = f"{model.function_of(call.func, ctx)[0].name}()"
+            elif q is None and any(helpers.get(id(f)) for f in _callees(model, call, ctx)):
+                what = f"{_callees(model, call, ctx)[0].name}()"
+                if what == "__init__()":
+                    what = f"{call.func.id}()"  # Runner(): its __init__ asks the runtime
             else:
                 continue
             done.add(id(stmt))
@@ -450,7 +456,7 @@ class LaunchWithSpmd(Rule):
     reported_at = 'the launch call (`xmp.spawn(...)` / `torch_xla.launch(...)`)'
     name = "launch-with-spmd"
     message = "multi-process launch under SPMD (one process per host)"
-    fix = "drop the launcher: call the function directly"
+    fix = "call the function directly"
     severity = "E"
     versions = "2.1+ (NotImplementedError from torch_xla.launch since 2.5)"
     supersedes = ("XLA001", "XLA003")

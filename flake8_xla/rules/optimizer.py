@@ -17,6 +17,11 @@ CLIPS = (
     "torch.nn.utils.clip_grad.clip_grad_norm",
 )
 TORCH_SEEDS = ("torch.manual_seed", "torch.random.manual_seed")
+#: imported helpers that seed torch's generator with their first argument
+SEED_HELPERS = ("transformers.set_seed", "transformers.trainer_utils.set_seed", "accelerate.utils.set_seed",
+                "lightning.seed_everything", "lightning.fabric.seed_everything", "pytorch_lightning.seed_everything",
+                "lightning.pytorch.seed_everything", "lightning_fabric.utilities.seed.seed_everything",
+                "lightning.fabric.utilities.seed.seed_everything")
 XLA_SEEDS = ("torch_xla.manual_seed", "torch_xla.core.xla_model.set_rng_state")
 BROADCASTS = (
     "torch_xla.core.xla_model.broadcast_master_param", "torch_xla.experimental.pjrt.broadcast_master_param",
@@ -89,8 +94,8 @@ class DdpWithXmOptimizerStep(Rule):
 
     reported_at = 'the `xm.optimizer_step(...)` call'
     name = "ddp-with-xm-optimizer-step"
-    message = "xm.optimizer_step on a DDP model all-reduces gradients DDP already averaged"
-    fix = "call optimizer.step()"
+    message = "xm.optimizer_step on a DDP model reduces gradients DDP already averaged"
+    fix = "use optimizer.step()"
     severity = "W"
     versions = "2.0+"
     bad = [
@@ -122,8 +127,8 @@ class DdpWithXmOptimizerStep(Rule):
     def check(self, model):
         for call, _, opt, _ in _steps_of_wrapped(model, "ddp"):
             name = render(opt)
-            yield self.finding(call, f"xm.optimizer_step({name}) on a DDP model all-reduces gradients DDP already "
-                                     "averaged", f"call {name}.step()")
+            yield self.finding(call, f"xm.optimizer_step({name}) on a DDP model reduces gradients DDP already averaged",
+                               f"use {name}.step()")
 
 
 @rule
@@ -169,8 +174,8 @@ class FsdpWithXmOptimizerStep(Rule):
 
     reported_at = 'the `xm.optimizer_step(...)` call'
     name = "fsdp-with-xm-optimizer-step"
-    message = "xm.optimizer_step on an XLA FSDP model averages gradients of different shards"
-    fix = "call optimizer.step()"
+    message = "xm.optimizer_step on an XLA FSDP model averages different shards' gradients"
+    fix = "use optimizer.step()"
     severity = "E"
     versions = "2.0+"
     bad = [
@@ -197,8 +202,8 @@ class FsdpWithXmOptimizerStep(Rule):
     def check(self, model):
         for call, _, opt, _ in _steps_of_wrapped(model, "fsdp"):
             name = render(opt)
-            yield self.finding(call, f"xm.optimizer_step({name}) on an XLA FSDP model averages gradients of "
-                                     "different shards", f"call {name}.step()")
+            yield self.finding(call, f"xm.optimizer_step({name}) on an XLA FSDP model averages different shards' "
+                                     "gradients", f"use {name}.step()")
 
 
 @rule
@@ -253,8 +258,8 @@ class ClipBeforeGradientReduction(Rule):
 
     reported_at = 'the clip call (`clip_grad_norm_(...)` / `clip_grad_value_(...)`)'
     name = "clip-before-gradient-reduction"
-    message = "clip_grad_norm_ before xm.optimizer_step clips unreduced local gradients"
-    fix = "use xm.reduce_gradients(optimizer), clip, optimizer.step()"
+    message = "clip_grad_norm_ before xm.optimizer_step clips unreduced gradients"
+    fix = "call xm.reduce_gradients(optimizer), clip, optimizer.step()"
     severity = "E"
     versions = "2.0+"
     bad = [
@@ -309,8 +314,8 @@ class ClipBeforeGradientReduction(Rule):
                 name = render(opt) if isinstance(opt, ast.AST) else "optimizer"
                 clip_name = model.call_name(clip, cctx).rsplit(".", 1)[-1]
                 yield self.finding(
-                    clip, f"{clip_name} before xm.optimizer_step clips unreduced local gradients",
-                    f"use xm.reduce_gradients({name}), clip, {name}.step()")
+                    clip, f"{clip_name} before xm.optimizer_step clips unreduced gradients",
+                    f"call xm.reduce_gradients({name}), clip, {name}.step()")
                 break
 
     @staticmethod
@@ -362,7 +367,9 @@ class OptimizerStepBarrierMisuse(Rule):
     A plain `DataLoader` loop is not reported: there `barrier=True` is the fix (without
     it nothing syncs per step; XLA301/XLA302). Not reported inside an inner loop of the
     device-loader loop (several steps per batch need their own cut), when what the loop
-    iterates cannot be seen, or for a call without its optimizer (XLA809 reports it, and
+    iterates cannot be seen (also a loader wrapped in `MpDeviceLoader` only under a flag,
+    `if flags.mp_loader:`, that may still be the plain one; under the XLA test itself it is
+    the device loader), or for a call without its optimizer (XLA809 reports it, and
     its fix `xm.optimizer_step(optimizer)` drops the barrier too).
 
     ## Example
@@ -493,8 +500,11 @@ class DivergentReplicaInit(Rule):
     on resume, `if os.path.exists(ckpt):`, leaves a fresh run divergent and is reported), when
     the seed comes after the model is built (it then varies only data order and dropout,
     which is fine), when the model comes from a module built in the parent
-    (`MpModelWrapper`) or from a method whose result cannot be seen, without a launcher,
-    or when the seed is set in a helper function. The suggested `xm.broadcast_master_param` exists from
+    (`MpModelWrapper`) or from a method whose result cannot be seen, or without a
+    launcher. A module helper that seeds with its parameter (`seed_all(cfg.seed + rank)`)
+    is reported at the call that passes the per-rank value; imported seeders
+    (`transformers.set_seed`, `accelerate.utils.set_seed`, Lightning's `seed_everything`)
+    count as `torch.manual_seed`. The suggested `xm.broadcast_master_param` exists from
     torch_xla 2.1; for `--xla-version=2.0` the message names
     `torch_xla.experimental.pjrt.broadcast_master_param`.
 
@@ -523,9 +533,9 @@ class DivergentReplicaInit(Rule):
 
     code = "XLA205"
 
-    reported_at = 'the per-rank `torch.manual_seed(...)` call'
+    reported_at = 'the per-rank `torch.manual_seed(...)` call (or the call of a module helper that seeds with a per-rank argument)'
     name = "divergent-replica-init"
-    message = "per-rank seed: each replica builds the model with different weights"
+    message = "per-rank seed: replicas build different initial weights"
     fix = "call xm.broadcast_master_param(model) after building it"
     severity = "E"
     versions = "2.0+ (xm.broadcast_master_param 2.1+)"
@@ -564,14 +574,40 @@ class DivergentReplicaInit(Rule):
         entry = api_table.introduced(BROADCAST_MASTER_PARAM)
         if self.settings.target_version < api_table.vtuple(entry["since"]):
             fix = f"call {entry['before']} after building it"
-        for call, ctx in model.calls_to(*TORCH_SEEDS):
+        reported: set[int] = set()
+        for call, ctx in model.calls_to(*TORCH_SEEDS, *SEED_HELPERS):
             if not (model.in_xla_code(ctx) and model.is_launched(ctx, multi_only=True)):
                 continue
             seed = model.kwarg(call, "seed", 0)
-            if not isinstance(seed, ast.AST) or not _per_rank(model, seed, ctx):
+            if not isinstance(seed, ast.AST):
                 continue
-            if self._model_built_after(model, call, ctx, loads):
-                yield self.finding(call, None, fix)
+            if _per_rank(model, seed, ctx):
+                if self._model_built_after(model, call, ctx, loads):
+                    yield self.finding(call, None, fix)
+                continue
+            # seed_all(cfg.seed + rank): a module helper seeding with its parameter
+            for site, sctx in self._helper_sites(model, seed, ctx):
+                if id(site) not in reported and self._model_built_after(model, site, sctx, loads):
+                    reported.add(id(site))
+                    yield self.finding(site, None, fix)
+
+    @staticmethod
+    def _helper_sites(model, seed, ctx) -> list:
+        """The calls of the module function the seed sits in that pass it a per-rank value
+        for the parameter the seed is (``seed_all(cfg.seed + index)``), in launched XLA code."""
+        func = ctx.func
+        if type(seed) is not ast.Name or func is None or seed.id not in func.params:
+            return []
+        bindings = model.lookup(seed.id, ctx, seed.lineno)
+        if not bindings or any(kind != "param" for _, kind, _, _ in bindings):
+            return []
+        out = []
+        for call, cctx in model.calls_of(func):
+            arg = model.argument_for(call, cctx, func, seed.id)
+            if isinstance(arg, ast.AST) and model.in_xla_code(cctx) and model.is_launched(cctx, multi_only=True) \
+                    and _per_rank(model, arg, cctx):
+                out.append((call, cctx))
+        return out
 
     @staticmethod
     def _model_built_after(model, seed, ctx, loads) -> bool:
@@ -744,7 +780,7 @@ class DeviceRngNotSeeded(Rule):
 
     reported_at = 'the `torch.manual_seed(...)` call'
     name = "device-rng-not-seeded"
-    message = "torch.manual_seed does not seed the XLA device RNG used after it"
+    message = "torch.manual_seed does not seed the XLA device RNG"
     fix = "also call torch_xla.manual_seed(seed)"
     severity = "C"
     versions = "2.0+ (torch_xla.manual_seed 2.5+)"

@@ -135,7 +135,7 @@ class InitializeCachePlacement(Rule):
 
     reported_at = 'the `xr.initialize_cache(...)` call'
     name = "initialize-cache-placement"
-    message = "xr.initialize_cache after XLA computations ran (AssertionError: cache already initialized)"
+    message = "xr.initialize_cache after XLA computations ran: AssertionError"
     fix = "call it before any device work"
     severity = "E"
     versions = "2.2+"
@@ -176,12 +176,12 @@ class InitializeCachePlacement(Rule):
         if path is None or path is UNKNOWN or _rank_tested(model, ctx):
             return None
         if model.is_launched(ctx, multi_only=True):
-            problem = ("xr.initialize_cache with one writable path for all processes",
+            problem = ("xr.initialize_cache: one writable path for all processes",
                        "use a path per process: f'/tmp/xla_cache_{index}'")
         elif any(not single and lctx.scope is ctx.scope and lcall.lineno > call.lineno
                  for lcall, lctx, _, single in model.launches()) and not any(
                 model.is_launched(c, multi_only=True) for _, c in model.calls_to(INITIALIZE_CACHE)):
-            problem = ("xr.initialize_cache before the launch: one writable path for all processes",
+            problem = ("xr.initialize_cache before the launch shares one writable path",
                        "call it in the launched function with f'/tmp/xla_cache_{index}'")
         else:
             return None
@@ -232,6 +232,8 @@ class SpmdWorldSizeMisuse(Rule):
 
     ## Use instead
     ```python
+    import torch_xla.runtime as xr
+
     xr.use_spmd()
     num_devices = xr.global_runtime_device_count()
     mesh = xs.Mesh(np.arange(num_devices), (num_devices, 1), ("data", "model"))
@@ -646,7 +648,10 @@ class XlaTensorStorageIntrospection(Rule):
     branches on strides, breaks or silently decides wrong on XLA.
 
     ## Known problems
-    CPU tensors and tensors whose device cannot be seen are not reported.
+    CPU tensors and tensors whose device cannot be seen are not reported, nor the strides
+    of a tensor a factory just created (`torch.empty(..., device="xla")`, `empty_like` of
+    one): it is contiguous on every device, so its strides are right (Triton call
+    arguments).
 
     ## Example
     ```python
@@ -673,8 +678,8 @@ class XlaTensorStorageIntrospection(Rule):
 
     reported_at = 'the `.data_ptr()` / `.storage()` / `.untyped_storage()` / `.stride()` call'
     name = "xla-tensor-storage-introspection"
-    message = ".data_ptr() of an XLA tensor: XLA tensors have no host storage"
-    fix = "drop it, or use a .cpu() copy"
+    message = ".data_ptr() of an XLA tensor: it has no host storage"
+    fix = "drop it or use a .cpu() copy"
     severity = "E"
     versions = "2.0+"
     bad = [
@@ -694,10 +699,12 @@ class XlaTensorStorageIntrospection(Rule):
             if not model.in_xla_code(ctx) or not _on_xla(model, f.value, ctx):
                 continue
             if f.attr == "stride":
+                if _fresh_contiguous(model, f.value, ctx):
+                    continue  # a new tensor is contiguous on every device: its strides read true
                 yield self.finding(call, ".stride() of an XLA tensor always reads contiguous",
                                    "do not branch on XLA strides")
             else:
-                yield self.finding(call, f".{f.attr}() of an XLA tensor: XLA tensors have no host storage")
+                yield self.finding(call, f".{f.attr}() of an XLA tensor: it has no host storage")
 
 
 def _on_xla(model, expr, ctx, depth: int = 0) -> bool:
@@ -713,6 +720,37 @@ def _on_xla(model, expr, ctx, depth: int = 0) -> bool:
     if type(expr) is ast.Name:
         values = model.values(expr, ctx)
         return bool(values) and all(c is not None and _on_xla(model, v, c, depth + 1) for v, c in values)
+    return False
+
+
+#: factories whose tensor is laid out contiguously (``torch.from_numpy`` keeps numpy's strides)
+_CONTIGUOUS_FACTORIES = frozenset("torch." + n for n in (
+    "randn", "rand", "randint", "randperm", "zeros", "ones", "empty", "full", "arange", "linspace",
+    "logspace", "eye", "tensor", "normal"))
+_LIKE_FACTORIES = frozenset("torch." + n for n in (
+    "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "randint_like"))
+
+
+def _fresh_contiguous(model, expr, ctx, depth: int = 0) -> bool:
+    """``expr`` is a tensor a factory just created (``torch.empty(..., device="xla")``,
+    ``torch.arange(n).to("xla")``, ``torch.empty_like(q)`` of such), through names: its
+    layout is contiguous on every device, so its strides are the same on XLA and CUDA."""
+    if depth > 6:
+        return False
+    t = type(expr)
+    if t is ast.Name:
+        values = model.values(expr, ctx)
+        return bool(values) and all(c is not None and _fresh_contiguous(model, v, c, depth + 1) for v, c in values)
+    if t is not ast.Call:
+        return False
+    q = model.call_name(expr, ctx)
+    if q in _CONTIGUOUS_FACTORIES:
+        return True
+    if q in _LIKE_FACTORIES:
+        return bool(expr.args) and _fresh_contiguous(model, expr.args[0], ctx, depth + 1)
+    f = expr.func
+    if q is None and type(f) is ast.Attribute and f.attr == "to":
+        return _fresh_contiguous(model, f.value, ctx, depth + 1)
     return False
 
 

@@ -61,7 +61,7 @@ class DynamicShapeOp(Rule):
     code = "XLA503"
     name = "dynamic-shape-op"
     message = "data-dependent output shape in the training step"
-    fix = "keep shapes static: x * mask, or torch.where(cond, x, 0)"
+    fix = "use x * mask or torch.where(cond, x, 0)"
     severity = "W"
     versions = "2.0+"
     reported_at = 'the data-dependent call (`torch.nonzero(...)`) or boolean-mask subscript (`x[mask]`)'
@@ -97,7 +97,7 @@ class DynamicShapeOp(Rule):
                 text = "boolean-mask indexing"
             if text is not None:
                 seen.add(id(node))
-                yield self.finding(node, f"{text} in the training step: data-dependent shape, one compile per shape")
+                yield self.finding(node, f"{text}: data-dependent shape, a compile per shape")
 
 
 def _dynamic_call(model, call, ctx) -> str | None:
@@ -106,7 +106,7 @@ def _dynamic_call(model, call, ctx) -> str | None:
         return f"torch.{DYNAMIC_FUNCS[q]}()"
     if q == "torch.where" and len(call.args) == 1 and not call.keywords \
             and model.tensor_kind(call.args[0], ctx) == DEVICE:
-        return "torch.where(cond) with one argument"
+        return "one-argument torch.where(cond)"
     f = call.func
     if q is None and type(f) is ast.Attribute and f.attr in DYNAMIC_METHODS \
             and model.tensor_kind(f.value, ctx) == DEVICE:

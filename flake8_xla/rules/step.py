@@ -70,8 +70,8 @@ class UnreducedOptimizerStep(Rule):
 
     code = "XLA201"
     name = "unreduced-optimizer-step"
-    message = "optimizer.step() without gradient reduction: each replica trains on its own gradients"
-    fix = "use xm.optimizer_step(optimizer), or wrap the model in DDP"
+    message = "optimizer.step() without a gradient all-reduce across replicas"
+    fix = "use xm.optimizer_step(optimizer) or DDP"
     severity = "E"
     versions = "2.0+"
     reported_at = 'the `optimizer.step()` call'
@@ -184,7 +184,7 @@ class DoubleOptimizerStep(Rule):
 
     code = "XLA207"
     name = "double-optimizer-step"
-    message = "opt.step() after xm.optimizer_step(opt) in the same iteration applies the update twice"
+    message = "opt.step() after xm.optimizer_step(opt) applies the update twice"
     fix = "drop opt.step()"
     severity = "E"
     versions = "2.0+"
@@ -229,8 +229,7 @@ class DoubleOptimizerStep(Rule):
                     name = render(step.func.value)
                     order = "after" if (step.lineno, step.col_offset) > (call.lineno, call.col_offset) else "before"
                     yield self.finding(
-                        step, f"{name}.step() {order} xm.optimizer_step({render(opt)}) in the same iteration "
-                              "applies the update twice",
+                        step, f"{name}.step() {order} xm.optimizer_step({render(opt)}) applies the update twice",
                         f"drop {name}.step()")
 
 
@@ -551,8 +550,8 @@ class LoaderWithoutMpDeviceLoader(Rule):
     code = "XLA301"
     fix_applicability = "unsafe"
     name = "loader-without-mpdeviceloader"
-    message = "plain DataLoader in an XLA training loop with no per-step sync: the graph grows unbounded"
-    fix = "wrap it: pl.MpDeviceLoader(loader, device)"
+    message = "DataLoader loop without a per-step sync: the XLA graph grows"
+    fix = "use pl.MpDeviceLoader(loader, device)"
     severity = "W"
     versions = "2.0+"
     reported_at = 'the header of the loop (`for x in loader:`); for a loader passed to a function whose loop trains on it, that argument of the call'
@@ -587,8 +586,7 @@ class LoaderWithoutMpDeviceLoader(Rule):
             if type(node) in (ast.For, ast.AsyncFor) and model.loader_kind(node.iter, loop.ctx) == "plain":
                 yield self.finding(node)
             else:  # it = iter(loader); for _ in range(n): next(it)
-                yield self.finding(node, "plain DataLoader consumed with next() in an XLA training loop with no "
-                                         "per-step sync: the graph grows unbounded")
+                yield self.finding(node, "DataLoader read by next() without a per-step sync: the XLA graph grows")
         if not params:
             return
         seen = set()
@@ -606,9 +604,8 @@ class LoaderWithoutMpDeviceLoader(Rule):
                         line = params[(id(func), name)].node.lineno
                         callee = func.cls.name if func.name == "__init__" and func.cls is not None else func.name
                         yield self.finding(
-                            arg, f"torch DataLoader passed to {callee}(), whose XLA training loop (line {line}) "
-                                 "iterates it with no per-step sync",
-                            f"pass pl.MpDeviceLoader({render(arg)}, device) instead",
+                            arg, f"plain DataLoader passed to {callee}(), whose loop (line {line}) has no per-step sync",
+                            f"pass pl.MpDeviceLoader({render(arg)}, device)",
                         )
 
 
@@ -672,7 +669,7 @@ class MissingStepSync(Rule):
 
     code = "XLA302"
     name = "missing-step-sync"
-    message = "training loop with no per-step sync: the XLA graph grows every iteration"
+    message = "training loop without a per-step sync: the XLA graph grows"
     fix = "end each step with torch_xla.sync()"
     severity = "W"
     versions = "2.0+"
@@ -752,7 +749,7 @@ class RaggedLastBatch(Rule):
 
     code = "XLA304"
     name = "dataloader-ragged-last-batch"
-    message = "DataLoader without drop_last=True: its short last batch recompiles the XLA step"
+    message = "DataLoader without drop_last=True: the short last batch recompiles the step"
     fix = "pass drop_last=True"
     severity = "W"
     versions = "2.0+"
@@ -849,7 +846,7 @@ class GraphCutInsideStep(Rule):
     code = "XLA505"
     name = "graph-cut-inside-step"
     message = "sync between backward and the optimizer step splits the step into two graphs"
-    fix = "remove it"
+    fix = "drop it"
     severity = "W"
     versions = "2.0+"
     reported_at = 'the extra sync call'
@@ -875,4 +872,4 @@ class GraphCutInsideStep(Rule):
             name = render(call.func)
             where = "backward and the optimizer step" if kind == "backward" else "the forward pass and backward"
             yield self.finding(call, f"{name}() between {where} splits the step into two graphs",
-                               "remove it" if trailing else "move it after the optimizer step")
+                               "drop it" if trailing else "move it after the optimizer step")

@@ -136,8 +136,8 @@ class TimingWithoutDeviceWait(Rule):
 
     code = "XLA504"
     name = "timing-without-device-wait"
-    message = "timer stops before the XLA device has run the work it times"
-    fix = "call torch_xla.sync(wait=True) before reading the clock"
+    message = "timer read before the XLA device finished the work"
+    fix = "call torch_xla.sync(wait=True) before it"
     severity = "W"
     versions = "2.0+"
     reported_at = 'the clock read that stops the timer'
@@ -170,7 +170,7 @@ class TimingWithoutDeviceWait(Rule):
     def check(self, model):
         if not model.uses_torch_xla or not model.calls_to(*CLOCKS) or model.eager_mode():
             return
-        fix = self.fix if at_least(self.settings, "2.5") else "call xm.wait_device_ops() before reading the clock"
+        fix = self.fix if at_least(self.settings, "2.5") else "call xm.wait_device_ops() before it"
         ctxs = _call_ctx(model)
         timers = {}  # id(start call) -> {id(stop call): (stop call, verdict)}
         for sub, func in _subtractions(model):
@@ -383,7 +383,7 @@ class RendezvousMisuse(Rule):
 
     code = "XLA506"
     name = "rendezvous-misuse"
-    message = "xm.rendezvous reached only by some replicas: the others never arrive and it hangs"
+    message = "xm.rendezvous reached only by some replicas hangs"
     fix = "call it on every replica, outside the rank test"
     severity = "E"
     versions = "2.0+"
@@ -431,8 +431,8 @@ class RendezvousMisuse(Rule):
             if id(call) not in ranked:
                 continue
             if _in_step(model, ctx) and not _step_gated(model, ctx):
-                yield self.finding(call, "xm.rendezvous in the step loop syncs (and may recompile) every step",
-                                   "move it after the step loop: once per epoch, on every replica")
+                yield self.finding(call, "xm.rendezvous in the step loop syncs every step",
+                                   "move it after the loop, on every replica")
                 continue
             frames = ranked[id(call)]
             if not frames or single:
