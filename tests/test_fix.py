@@ -315,8 +315,10 @@ def test_handed_case_fixes_verify_and_are_idempotent(path, flags, unsafe):
     assert not after - before  # nothing new
     # every safe fix whose spelling the fixer knows was applied: only these codes may remain
     # with a safe fix declared (a spelling that needs a human, see FIX_DOCS)
-    # (XLA201: not after a clip, where the port is reduce, clip, plain step: XLA203)
-    partial = {"XLA001", "XLA104", "XLA201", "XLA401", "XLA801", "XLA802", "XLA806", "XLA807"}
+    # (XLA201: after a clip the fix reduces before it in the step's block, elsewhere it needs a
+    # human; XLA203: a step under an `if`; XLA301: a loader consumed with next())
+    partial = {"XLA001", "XLA104", "XLA201", "XLA401", "XLA801", "XLA802", "XLA806", "XLA807",
+               "XLA203", "XLA301"}
     assert {c for c in after if c in FIXES and c not in partial and (unsafe or all_rules()[c].fix_applicability == "safe")} \
         == set()
     again = fixer.fix_source(result.source, settings, unsafe=unsafe)
@@ -376,3 +378,62 @@ def test_revert_when_a_name_becomes_undefined(monkeypatch):
     monkeypatch.setitem(FIXES, "XLA101", undefined)
     result = fixer.fix_source(DDP_SRC, Settings())
     assert result.source == DDP_SRC and result.reverted == "undefined after the fixes: TRUE"
+
+
+# -- the seed's two ports, end to end (issue 13 acceptance) -----------------------------------
+
+SEED_CALLS = {
+    "seed_mp_before.py": [
+        "torch_xla.launch(_mp_fn, args=())",
+        "pl.MpDeviceLoader(train_loader, torch_xla.device())",
+        "xm.optimizer_step(optimizer)",
+        "model.to(torch_xla.device())",
+        "sampler = DistributedSampler(data, num_replicas=xr.world_size(), rank=xr.global_ordinal(), shuffle=True)",
+        "DataLoader(data, batch_size=32, sampler=sampler, drop_last=True)",
+    ],
+    "seed_ddp_before.py": [
+        "torch_xla.launch(_mp_fn, args=())",
+        'dist.init_process_group("xla", init_method="xla://")',
+        "model = model.to(torch_xla.device())",
+        "DDP(model, gradient_as_bucket_view=True)",
+        "pl.MpDeviceLoader(train_loader, torch_xla.device())",
+        "sampler = DistributedSampler(data, num_replicas=xr.world_size(), rank=xr.global_ordinal(), shuffle=False)",
+    ],
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEED_CALLS))
+def test_seed_port_by_fix(name, tmp_path, capsys):
+    """``flake8-xla --fix --unsafe-fixes --xla-scope=always`` ports the seed's "before" script:
+    it compiles, re-lints with no finding (hints included), holds every call the seed's own
+    port adds, and a second run changes nothing."""
+    path = tmp_path / name
+    shutil.copy(ROOT / "tests" / "cases" / name, path)
+    code, out, err = _cli(["--fix", "--unsafe-fixes", "--xla-scope=always", "--extend-select=XLA", str(path)], capsys)
+    text = path.read_text(encoding="utf-8")
+    assert code == 0 and out == "" and "0 remaining" in err, (out, err)
+    compile(text, name, "exec")
+    assert fixer.lint(text, Settings(scope="always")) == []
+    for call in SEED_CALLS[name]:
+        assert call in text, call
+    for gone in ("mp.spawn", "MASTER_", '"gloo"', "device_ids", "nprocs", "import torch.multiprocessing", "import os"):
+        assert gone not in text, gone
+    if name == "seed_mp_before.py":  # the model moves before its optimizer is built (XLA405)
+        assert text.index("model.to(torch_xla.device())") < text.index("optimizer = torch.optim.SGD")
+    assert _cli(["--fix", "--unsafe-fixes", "--xla-scope=always", str(path)], capsys)[0] == 0
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_seed_after_the_optimizer_follows_the_move(tmp_path, capsys):
+    """The seed's own "after" port builds the optimizer before ``model.to(xla)`` (XLA405):
+    ``--unsafe-fixes`` moves the constructor after the move and binds a sampler (XLA303);
+    the call with no optimizer (XLA809) needs a human."""
+    path = tmp_path / "seed_mp_after.py"
+    shutil.copy(ROOT / "tests" / "cases" / "seed_mp_after.py", path)
+    code, out, err = _cli(["--fix", "--unsafe-fixes", str(path)], capsys)
+    text = path.read_text(encoding="utf-8")
+    assert sorted(re.findall(r"XLA\d{3}", out)) == ["XLA809"]
+    lines = text.splitlines()
+    move = next(i for i, line in enumerate(lines) if line.startswith("    model.to(torch_xla.device())"))
+    assert lines[move + 1].startswith("    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)")
+    assert "sampler=sampler" in text and code == 1

@@ -36,13 +36,43 @@ FIX_DOCS = {
               "(or turns a literal `False` into `True`)",
     "XLA102": "drops `device_ids=` and `output_device=` from the `DistributedDataParallel(...)` "
               "call (a positional one followed by more positional arguments becomes `None`)",
+    "XLA103": '`init_process_group("gloo", rank=r, world_size=n)` -> `init_process_group("xla", '
+              'init_method="xla://")` (with `import torch_xla.distributed.xla_backend` for torch_xla '
+              "2.1-2.4, `pjrt://` for 2.0), and a `MASTER_ADDR` / `MASTER_PORT` assignment statement is "
+              "dropped: unsafe, the rendezvous now comes from the runtime; a backend in a variable or "
+              "`os.environ.update({...})` needs a human",
     "XLA104": 'adds `init_method="xla://"` (`pjrt://` with `import torch_xla.experimental.pjrt_backend` '
               "for torch_xla 2.0) and drops `rank=` / `world_size=`, which the XLA rendezvous ignores",
     "XLA106": 'rewrites the literal `init_method="pjrt://"` to `"xla://"`',
-    "XLA201": "`optimizer.step()` -> `xm.optimizer_step(optimizer)`: unsafe, the replicas now "
+    "XLA109": '`os.environ["RANK"]` / `["WORLD_SIZE"]` / `["LOCAL_RANK"]` / `["LOCAL_WORLD_SIZE"]` '
+              "(also `.get` and `os.getenv`) -> `xr.global_ordinal()` / `xr.world_size()` / "
+              "`xr.local_ordinal()` / `xr.local_process_count()`, a literal `world_size=` / "
+              "`num_replicas=` -> `xr.world_size()`: unsafe, the value is now an int (it was a string) "
+              "and the runtime's count",
+    "XLA201": "`optimizer.step()` -> `xm.optimizer_step(optimizer)`; when a clip precedes the step, "
+              "`xm.reduce_gradients(optimizer)` before the clip instead (XLA203): unsafe, the replicas now "
               "average their gradients before the step (or wrap the model in DDP instead)",
+    "XLA203": "`clip_grad_norm_(...); xm.optimizer_step(opt)` -> `xm.reduce_gradients(opt); "
+              "clip_grad_norm_(...); opt.step()` (the step in the clip's block, with no argument but the "
+              "optimizer): unsafe, the clip now sees the averaged gradients",
+    "XLA301": "`for x in loader:` -> `for x in pl.MpDeviceLoader(loader, device):` (inside `enumerate()` / "
+              "`tqdm()` too; for a loader passed to a training function, that function's loop, when "
+              "every loader reaching it is a plain one: the function may read `loader.sampler`), with "
+              "the device variable in scope, else `torch_xla.device()`: unsafe, the batches now arrive on "
+              "the device and the graph is cut per batch; `next(iter(loader))` needs a human",
+    "XLA303": "binds `sampler = DistributedSampler(ds, num_replicas=xr.world_size(), rank=xr.global_ordinal(), "
+              "shuffle=...)` before the loader's statement (its `shuffle=` moves to the sampler) and passes "
+              "`sampler=sampler`; a `RandomSampler(ds)` / `SequentialSampler(ds)` becomes that sampler; a "
+              "`DistributedSampler(ds)` gets the two arguments: unsafe, each replica now reads its own "
+              "share; call `sampler.set_epoch(epoch)` each epoch yourself",
     "XLA304": "adds `drop_last=True` to the `DataLoader(...)` call: unsafe, the last samples of "
               "every epoch are no longer seen",
+    "XLA404": "adds `model.to(device)` right after `model = ...` (the device variable bound before it, "
+              "else `torch_xla.device()`): unsafe, the module and what it computes move to the device",
+    "XLA405": "moves the optimizer's assignment statement to just after the statement that moves the "
+              "module, when nothing between uses the optimizer or rebinds a name its constructor reads "
+              "(moving the module up instead could move it before code that expects it on the CPU, such "
+              "as a weight tie): unsafe, code between no longer sees the optimizer",
     "XLA401": "`.cuda()` -> `.to(torch_xla.device())`, `.to(\"cuda\")` / `device=\"cuda\"` / "
               "`torch.device(\"cuda\")` -> the XLA device, `torch.cuda.synchronize()` -> "
               "`torch_xla.sync(wait=True)`, a `torch.cuda.set_device(...)` / `empty_cache()` "

@@ -99,7 +99,22 @@ class Context:
         self.imports = Imports(tree)
         self.lines = source.splitlines(keepends=True)
         self.edits: dict[int, list] = {}  # id(original node) -> [(order key, dedup key, fn)]
+        #: id(original statement) -> {"before": [...], "after": [...]} of (order key, dedup key, make)
+        self.inserts: dict[int, dict] = {}
+        self.moves: dict[int, int] = {}  # id(statement to move) -> id(statement it goes after)
         self._by_range: dict | None = None
+        self._ast_by_range: dict | None = None
+        self._model = None
+
+    @property
+    def model(self):
+        """The semantic model of the original text (built on first use, for the fixes that
+        ask it a question: the device variable in scope)."""
+        if self._model is None:
+            from ..model import Model
+
+            self._model = Model(self.tree, self.settings)
+        return self._model
 
     # -- finding -> node -----------------------------------------------------------------
 
@@ -126,8 +141,10 @@ class Context:
             if isinstance(node, cst.ImportAlias):
                 return node
         exprs = [n for n in nodes if isinstance(n, cst.BaseExpression)]
-        if not exprs:
-            return None
+        if not exprs:  # a statement (an assignment, a loop header): the small statement first
+            stmts = [n for n in nodes if isinstance(n, cst.BaseSmallStatement)] or \
+                [n for n in nodes if isinstance(n, cst.BaseCompoundStatement)]
+            return stmts[0] if stmts else None
         # the outermost: the one no other candidate contains
         for node in exprs:
             if not any(self.parents.get(node) is other for other in exprs):
@@ -136,6 +153,43 @@ class Context:
 
     def parent(self, node):
         return self.parents.get(node)
+
+    def statement_of(self, node):
+        """The statement line (``SimpleStatementLine``) or compound statement that holds
+        ``node`` directly in a block (not inside a lambda or comprehension, whose code runs
+        elsewhere); None when there is none."""
+        while node is not None and not isinstance(node, cst.Module):
+            if isinstance(node, (cst.Lambda, cst.BaseComp, cst.FunctionDef, cst.ClassDef)):
+                return None
+            if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                return node
+            node = self.parents.get(node)
+        return None
+
+    def block_of(self, stmt):
+        """The body list that holds the statement ``stmt`` (a block's or the module's)."""
+        parent = self.parents.get(stmt)
+        body = getattr(parent, "body", None)
+        return body if isinstance(body, (list, tuple)) and stmt in body else None
+
+    def position(self, node):
+        return self.positions.get(node)
+
+    def ast_node(self, node, kind=ast.expr):
+        """The ``ast`` node of type ``kind`` with the same range as the LibCST ``node`` (to
+        ask the semantic model about it), or None."""
+        if self._ast_by_range is None:
+            self._ast_by_range = {}
+            for n in ast.walk(self.tree):
+                if isinstance(n, (ast.expr, ast.stmt)) and getattr(n, "end_lineno", None) is not None:
+                    key = (n.lineno, self._char_col(n.lineno, n.col_offset),
+                           n.end_lineno, self._char_col(n.end_lineno, n.end_col_offset))
+                    self._ast_by_range.setdefault(key, []).append(n)
+        r = self.positions.get(node)
+        if r is None:
+            return None
+        found = self._ast_by_range.get((r.start.line, r.start.column, r.end.line, r.end.column), ())
+        return next((n for n in found if isinstance(n, kind)), None)
 
     def names(self, value: str):
         """Every ``Name`` node reading ``value`` (outside imports, not an attribute's name)."""
@@ -162,19 +216,14 @@ class Builder:
         self.needs: list = []
         self.remove_if_unused: list[str] = []
         self.remove_modules: list[str] = []
+        self.statement_edits: list = []
         self.node = None  # the finding's node
 
     def ref(self, module: str, attr: str | None = None) -> str | None:
         """How to spell ``module.attr`` here (importing the module when needed); None when no
         spelling is safe."""
-        deferred = False
-        node = self.node
-        while node is not None and not isinstance(node, cst.Module):
-            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
-                deferred = True  # runs when called, after every module-level import
-                break
-            node = self.ctx.parents.get(node)
-        spelled = self.ctx.imports.spell(module, self.finding.line, deferred)
+        # code in a function runs when called, after every module-level import
+        spelled = self.ctx.imports.spell(module, self.finding.line, self._deferred())
         if spelled is None:
             return None
         name, statement = spelled
@@ -189,22 +238,104 @@ class Builder:
             fn = self.ref("torch_xla.core.xla_model", "xla_device")
         return f"{fn}()" if fn else None
 
+    def ref_name(self, modules: tuple[str, ...], name: str) -> str | None:
+        """How to spell the class or function ``name`` that ``modules`` export (the first
+        is where it is defined): a name the module already imports from one of them, else
+        ``name`` with a ``from <first> import name`` to add; None when ``name`` is bound to
+        something else."""
+        deferred = self._deferred()
+        for module in modules:
+            spelled = self.ctx.imports.spell_from(module, name, self.finding.line, deferred, add=False)
+            if spelled is not None:
+                return spelled[0]
+        spelled = self.ctx.imports.spell_from(modules[0], name, self.finding.line, deferred)
+        if spelled is None:
+            return None
+        local, statement = spelled
+        self.needs.append((f"{modules[0]}.{name}", statement))
+        return local
+
+    def _deferred(self) -> bool:
+        node = self.node
+        while node is not None and not isinstance(node, cst.Module):
+            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+                return True
+            node = self.ctx.parents.get(node)
+        return False
+
+    def device_at(self, line: int) -> str | None:
+        """The device variable bound to the XLA device before ``line`` in the function
+        around it (``device = torch_xla.device()``), else the XLA device call."""
+        model = self.ctx.model
+        name = model.device_name_at(model.ctx_at_line(line), line)
+        return name if name is not None else self.device()
+
     def edit(self, node, fn, key: str = "") -> "Builder":
         """Apply ``fn(updated_node) -> new node`` to ``node`` (a dedup ``key`` makes two
         findings' identical edits one)."""
         self.edits.append((node, key, fn))
         return self
 
+    def insert(self, stmt, where: str, make, key: str = "") -> "Builder":
+        """Put the statement ``make()`` returns (a ``SimpleStatementLine``; or source text)
+        ``where`` = ``"before"`` or ``"after"`` the statement ``stmt`` of a block."""
+        self.statement_edits.append(("insert", stmt, where, make, key))
+        return self
 
-def _apply(module: cst.Module, edits: dict[int, list]) -> cst.Module:
+    def move_after(self, stmt, anchor) -> "Builder":
+        """Move the statement ``stmt`` (as the other fixes leave it) to just after ``anchor``,
+        a later statement of the same block."""
+        self.statement_edits.append(("move", stmt, anchor, None, ""))
+        return self
+
+
+def _statement(make):
+    out = make() if callable(make) else make
+    if isinstance(out, str):
+        out = cst.parse_statement(out if out.endswith("\n") else out + "\n")
+    return out
+
+
+def _apply(module: cst.Module, edits: dict[int, list], inserts: dict | None = None,
+           moves: dict | None = None) -> cst.Module:
+    inserts = inserts or {}
+    moves = moves or {}
+
     class _Apply(CarryLines):
+        def __init__(self):
+            super().__init__()
+            self.moved: dict[int, list] = {}  # id(anchor) -> statements to put after it
+
         def on_leave(self, original, updated):
             updated = super().on_leave(original, updated)
             for _, _, fn in sorted(edits.get(id(original), ()), key=lambda e: e[0]):
                 if isinstance(updated, cst.RemovalSentinel):
                     break
                 updated = fn(updated)
-            return updated
+            if not isinstance(original, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                return updated
+            plan = inserts.get(id(original), {})
+            after_moved = self.moved.pop(id(original), [])
+            if id(original) in moves and not isinstance(updated, cst.RemovalSentinel):
+                # the statement goes after its anchor: its comments go with it, its blank
+                # lines stay where it was
+                lines = list(updated.leading_lines)
+                self.carry.setdefault(self.depth, []).extend(ln for ln in lines if ln.comment is None)
+                kept = [ln for ln in lines if ln.comment is not None]
+                self.moved.setdefault(moves[id(original)], []).append(updated.with_changes(leading_lines=kept))
+                return cst.RemovalSentinel.REMOVE
+            before = [_statement(m) for _, _, m in sorted(plan.get("before", ()), key=lambda e: e[0])]
+            after = [_statement(m) for _, _, m in sorted(plan.get("after", ()), key=lambda e: e[0])] + after_moved
+            if not before and not after:
+                return updated
+            if isinstance(updated, cst.RemovalSentinel):
+                return cst.FlattenSentinel(before + after) if before or after else updated
+            if before:  # the blank lines above the statement lead the new first line; its comments stay on it
+                lines = list(updated.leading_lines)
+                cut = next((i for i, ln in enumerate(lines) if ln.comment is not None), len(lines))
+                before[0] = before[0].with_changes(leading_lines=lines[:cut])
+                updated = updated.with_changes(leading_lines=lines[cut:])
+            return cst.FlattenSentinel(before + [updated] + after)
 
     return module.visit(_Apply())
 
@@ -249,10 +380,18 @@ def fix_source(source: str, settings: Settings, path: str = "<fix>", unsafe: boo
                 continue
             seen_keys.add((id(target), key))
             ctx.edits.setdefault(id(target), []).append(((finding.code, n), key, fn))
+        for kind, stmt, where, make, key in builder.statement_edits:
+            if kind == "move":
+                ctx.moves[id(stmt)] = id(where)
+                continue
+            if key and (id(stmt), where, key) in seen_keys:
+                continue
+            seen_keys.add((id(stmt), where, key))
+            ctx.inserts.setdefault(id(stmt), {}).setdefault(where, []).append(((finding.code, n), key, make))
     if not planned:
         return FixResult(source, 0, len(before), findings=before)
     try:
-        new_module = _apply(ctx.module, ctx.edits)
+        new_module = _apply(ctx.module, ctx.edits, ctx.inserts, ctx.moves)
         new_tree = ast.parse(new_module.code)
         new_module = ctx.imports.finish(new_module, new_tree)
         new_source = new_module.code

@@ -16,6 +16,7 @@ ALIASES = {
     "torch_xla.runtime": "xr",
     "torch_xla.core.xla_model": "xm",
     "torch_xla.distributed.xla_multiprocessing": "xmp",
+    "torch_xla.distributed.parallel_loader": "pl",
     "torch_xla.distributed.spmd": "xs",
 }
 
@@ -151,6 +152,22 @@ class Imports:
             return None
         return alias, f"import {module} as {alias}"
 
+    def spell_from(self, module: str, name: str, line: int = 1 << 30, deferred: bool = True,
+                   add: bool = True) -> tuple[str, str | None] | None:
+        """(how to spell ``name`` of ``module`` at ``line``, the ``from module import name``
+        to add or None): the local name of an existing ``from module import name [as x]``,
+        else ``name`` itself when nothing in the module binds or reads it (and ``add``);
+        None otherwise."""
+        have = self.existing.get(f"{module}.{name}")
+        if have is not None:
+            local, at = have
+            if self.rebound.get(local) or not (deferred or at < line):
+                return None
+            return local, None
+        if not add or self.rebound.get(name) or name in self.imported or name in self.used_before:
+            return None
+        return name, f"from {module} import {name}"
+
     def need(self, module: str, statement: str | None) -> None:
         if statement is not None:
             self.needed.setdefault(module, statement)
@@ -168,6 +185,7 @@ class Imports:
         remover = _RemoveUnused(drop, self.remove_module_imports, refs_after, used_after,
                                 keeps_xla=any("torch_xla" in s for s in to_add))
         module = module.visit(remover)
+        module, to_add = _merge_from_imports(module, to_add)
         if to_add:
             module = _insert_imports(module, to_add)
         return module
@@ -276,6 +294,8 @@ class _RemoveUnused(CarryLines):
 
     def _goes(self, full, local, dotted_plain) -> bool:
         if dotted_plain:
+            if "." not in full and full in self.drop:
+                return True  # `import os` whose last use a fix removed (the MASTER_ADDR lines)
             return full in self.modules and not any(r == full or r.startswith(full + ".") for r in self.refs_after)
         return local in self.drop
 
@@ -352,6 +372,35 @@ def _line_modules(stmt):
             yield from (dotted(a.name) for a in s.names)
         elif isinstance(s, cst.ImportFrom) and s.module is not None:
             yield dotted(s.module)
+
+
+def _merge_from_imports(module: cst.Module, statements: list[str]) -> tuple[cst.Module, list[str]]:
+    """``from m import n`` joins the module's own top-level ``from m import a, b`` line
+    (``from m import a, b, n``); the statements left to insert are returned."""
+    body = list(module.body)
+    left = []
+    for text in statements:
+        parts = text.split()
+        if len(parts) != 4 or parts[0] != "from" or parts[2] != "import":
+            left.append(text)
+            continue
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                break
+            if not _is_import_line(stmt) or len(stmt.body) != 1:
+                continue
+            imp = stmt.body[0]
+            if isinstance(imp, cst.ImportFrom) and not imp.relative and imp.module is not None \
+                    and dotted(imp.module) == parts[1] and not isinstance(imp.names, cst.ImportStar) \
+                    and imp.rpar is None:
+                names = list(imp.names)
+                names[-1] = names[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                names.append(cst.ImportAlias(name=cst.Name(parts[3])))
+                body[i] = stmt.with_changes(body=[imp.with_changes(names=names)])
+                break
+        else:
+            left.append(text)
+    return module.with_changes(body=body), left
 
 
 def _insert_imports(module: cst.Module, statements: list[str]) -> cst.Module:

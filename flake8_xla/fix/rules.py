@@ -220,9 +220,14 @@ def _xm_optimizer_step(b, node):
             or node.func.attr.value != "step":
         return False
     b.applicability = UNSAFE  # the replicas now average their gradients: the update changes
+    from .porting import reduce_before_clip
+
+    clipped = reduce_before_clip(b, node)  # reduce, clip, step: xm.optimizer_step would clip local gradients
+    if clipped is not None:
+        return clipped
     if _clipped_before(b, node):
-        # xm.optimizer_step after a clip would clip local gradients (XLA203): that port is
-        # reduce, clip, plain step, which needs a human (or XLA203's own fix) to place
+        # a clip elsewhere before the step (not in its block): xm.optimizer_step would clip
+        # local gradients (XLA203), and where to reduce needs a human
         return False
     step = b.ref("torch_xla.core.xla_model", "optimizer_step")
     if step is None:
@@ -538,3 +543,6 @@ def _sharding_module(b, node):
         for attr_node, _ in uses:
             b.edit(attr_node, lambda a: a.with_changes(value=expr(SPMD)), "chain")
     return True
+
+
+from . import porting  # noqa: E402,F401  (registers the porting fixes)

@@ -25,6 +25,8 @@ One module per question it answers:
   that runs XLA computations.
 - :mod:`.optimizers`: optimizers and the modules they update, DDP/FSDP wraps of those
   modules, loops over device loaders, model constructions.
+- :mod:`.placement`: where a trained module lives: modules trained on the host, optimizers
+  built before their module moves to the device, the device variable a fix may name.
 
 Nothing here imports or runs the linted code, torch or torch_xla. Whatever cannot be seen
 statically is *unknown* (``None`` / :data:`UNKNOWN`), and rules never fire on unknown.
@@ -44,6 +46,7 @@ from .names import CANONICAL, Names, canonical
 from .options import UserNames
 from .parent import ParentCode
 from .optimizers import Optimizers
+from .placement import Placement
 from .replicas import Replicas
 from .runtime import Runtime
 from .tensors import Tensors
@@ -60,7 +63,7 @@ __all__ = [
 
 class Model(
     Walker, Names, Values, XlaContext, Calls, Environment, Training, Tensors, Data,
-    ParentCode, Replicas, UserNames, Runtime, Optimizers,
+    ParentCode, Replicas, UserNames, Runtime, Optimizers, Placement,
 ):
     """Facts about one module. Build with ``Model(tree, settings)``.
 

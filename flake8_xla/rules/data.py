@@ -88,6 +88,7 @@ class DistributedSamplerMissingOrUnbound(Rule):
     """
 
     code = "XLA303"
+    fix_applicability = "unsafe"
 
     reported_at = 'the `DataLoader(...)` call, or the `DistributedSampler(ds)` call when no process group is set up'
     name = "distributed-sampler-missing-or-unbound"

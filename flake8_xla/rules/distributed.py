@@ -196,6 +196,15 @@ def _explicit_env_init(model) -> bool:
     return False
 
 
+#: what else reads MASTER_ADDR / MASTER_PORT: RPC's and a TCP store's own env:// rendezvous
+ENV_RENDEZVOUS = ("torch.distributed.rpc.", "torch.distributed.TCPStore")
+
+
+def _other_env_rendezvous(model) -> bool:
+    """The module starts RPC (``rpc.init_rpc``) or a ``TCPStore``, which read ``MASTER_*``."""
+    return any((model.call_name(c, x) or "").startswith(ENV_RENDEZVOUS) for c, x in model.calls)
+
+
 @rule
 class NonXlaProcessGroup(Rule):
     """## What it does
@@ -215,7 +224,8 @@ class NonXlaProcessGroup(Rule):
     group for SPMD and distributed checkpointing), `dist.new_group(backend="gloo")` next to an `xla`
     group, scripts launched by torchrun, and branches that run only without XLA.
     `MASTER_*` next to an `xla` group set up with an explicit `init_method="env://"` is
-    left to XLA104 (one finding per fix).
+    left to XLA104 (one finding per fix), and is not reported in a module that starts RPC
+    (`rpc.init_rpc`) or a `TCPStore`, whose own rendezvous reads it.
 
     ## Example
     ```python
@@ -238,6 +248,7 @@ class NonXlaProcessGroup(Rule):
     """
 
     code = "XLA103"
+    fix_applicability = "unsafe"
     name = "non-xla-process-group"
     message = "non-XLA process group in XLA code"
     fix = 'use init_process_group("xla", init_method="xla://")'
@@ -274,7 +285,7 @@ class NonXlaProcessGroup(Rule):
             if backend == "gloo" and _init_method(model, call, ctx) in ("xla://", "pjrt://") and model.uses_spmd():
                 continue
             yield self.finding(call, f'"{backend}" process group in XLA code', fix)
-        if _explicit_env_init(model):
+        if _explicit_env_init(model) or _other_env_rendezvous(model):
             return
         for key, node, _, ctx in model.env_writes():
             if key in MASTER_VARS and model.in_xla_code(ctx):
@@ -397,6 +408,7 @@ class RankFromEnvOrHardcoded(Rule):
     """
 
     code = "XLA109"
+    fix_applicability = "unsafe"
     name = "rank-from-env-or-hardcoded"
     message = "rank or world size not taken from the XLA runtime"
     fix = "use xr.global_ordinal(), xr.world_size(), xr.local_ordinal()"

@@ -254,6 +254,7 @@ class ClipBeforeGradientReduction(Rule):
     """
 
     code = "XLA203"
+    fix_applicability = "unsafe"
 
     reported_at = 'the clip call (`clip_grad_norm_(...)` / `clip_grad_value_(...)`)'
     name = "clip-before-gradient-reduction"

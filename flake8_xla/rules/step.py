@@ -552,6 +552,7 @@ class LoaderWithoutMpDeviceLoader(Rule):
     """
 
     code = "XLA301"
+    fix_applicability = "unsafe"
     name = "loader-without-mpdeviceloader"
     message = "DataLoader loop without a per-step sync: the XLA graph grows"
     fix = "use pl.MpDeviceLoader(loader, device)"

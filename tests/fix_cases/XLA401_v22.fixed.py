@@ -1,5 +1,4 @@
 # options: --xla-version=2.2
-import torch
 import torch_xla.core.xla_model as xm
 
 
