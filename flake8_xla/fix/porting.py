@@ -203,6 +203,16 @@ _ENV_READ = re.compile(r'^os\.environ\["(\w+)"\]')  # the key the rule resolved 
 _HARD_CODED = re.compile(r"^hard-coded (world_size|num_replicas)=")
 
 
+def _is_rank_argument(b, node) -> bool:
+    """``node`` (or ``int(node)``) is the value of a ``rank=`` argument."""
+    parent = b.ctx.parent(node)
+    if isinstance(parent, cst.Arg) and parent.keyword is None:
+        call = b.ctx.parent(parent)
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "int":
+            parent = b.ctx.parent(call)
+    return isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value == "rank"
+
+
 @fixes("XLA109")
 def _runtime_ranks(b, node):
     """``os.environ["RANK"]`` -> ``xr.global_ordinal()`` (an int where the read was a string);
@@ -212,7 +222,12 @@ def _runtime_ranks(b, node):
     if m is not None:
         if not isinstance(node, (cst.Subscript, cst.Call)):
             return False
-        text = _runtime(b, m.group(1))
+        what = m.group(1)
+        if what == "LOCAL_RANK" and _is_rank_argument(b, node):
+            # `DistributedSampler(ds, num_replicas=world, rank=LOCAL_RANK)`: a rank among all
+            # replicas is the global ordinal (the local one repeats on every host of a pod)
+            what = "RANK"
+        text = _runtime(b, what)
         if text is None:
             return False
         b.edit(node, lambda _: expr(text), "runtime")

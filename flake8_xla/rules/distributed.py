@@ -159,6 +159,20 @@ def _backend(model, call, ctx):
     return UNKNOWN
 
 
+def _rank_argument_ids(model) -> set[int]:
+    """ids of the values of ``rank=`` arguments (also inside ``int(...)``): a rank among all
+    replicas (``DistributedSampler(..., rank=...)``, ``init_process_group(..., rank=...)``)."""
+    out = set()
+    for call, _ in model.calls:
+        for kw in call.keywords:
+            if kw.arg == "rank":
+                value = kw.value
+                out.add(id(value))
+                if type(value) is ast.Call and type(value.func) is ast.Name and value.func.id == "int" and value.args:
+                    out.add(id(value.args[0]))
+    return out
+
+
 def _guarded_by_env_test(model, ctx, keys) -> bool:
     """Code in the body of ``if "RANK" in os.environ:`` (or ``os.environ.get("RANK")``);
     memoised per branch frame (linear after N early returns)."""
@@ -432,11 +446,18 @@ class RankFromEnvOrHardcoded(Rule):
     def check(self, model):
         if model.torchrun_hints():
             return
+        rank_args = None
         for key, node, ctx in model.env_reads():
             if key in RANK_VARS and model.is_launched(ctx) and model.in_xla_code(ctx) \
                     and not _guarded_by_env_test(model, ctx, RANK_VARS):
+                orig = key
+                if key == "LOCAL_RANK":
+                    if rank_args is None:
+                        rank_args = _rank_argument_ids(model)
+                    if id(node) in rank_args:
+                        key = "RANK"  # a sampler's / group's rank counts replicas on every host
                 yield self.finding(
-                    node, f'os.environ["{key}"] is not set by the XLA launcher',
+                    node, f'os.environ["{orig}"] is not set by the XLA launcher',
                     f"use {runtime_api(self.settings, key)}",
                 )
         for call, ctx in model.calls:
