@@ -30,6 +30,7 @@ import ast
 import bisect
 
 from .scopes import Ctx, FunctionInfo
+from .runtime import dotted
 
 #: calls that read a module without moving it or keeping it (a module passed to anything
 #: else may be moved there: unknown)
@@ -299,7 +300,7 @@ class Placement:
             end = getattr(call, "end_lineno", call.lineno)
             hit = None
             for mexpr, mctx in self.optimizer_modules(call, ctx) or ():
-                receiver = _dotted(mexpr)
+                receiver = dotted(mexpr)
                 if receiver is None or mctx.scope is not ctx.scope:
                     continue
                 moves = self.moves(receiver, mctx)
@@ -445,14 +446,3 @@ class Placement:
         if q == "torch.device" and len(value.args) == 1 and not value.keywords:
             return self.const(value.args[0], ctx) == "xla"
         return False
-
-
-def _dotted(expr) -> str | None:
-    parts = []
-    while type(expr) is ast.Attribute:
-        parts.append(expr.attr)
-        expr = expr.value
-    if type(expr) is not ast.Name:
-        return None
-    parts.append(expr.id)
-    return ".".join(reversed(parts))
