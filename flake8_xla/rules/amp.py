@@ -313,7 +313,6 @@ class AmpNonSyncfreeOptimizer(Rule):
     """
 
     code = "XLA704"
-
     hint = True
 
     reported_at = "the plain optimizer's constructor (`torch.optim.SGD(...)`)"

@@ -414,7 +414,6 @@ class TorchSaveXlaState(Rule):
     """
 
     code = "XLA601"
-
     reported_at = 'the `torch.save(...)` call'
     name = "torch-save-xla-state"
     message = "torch.save of a state_dict() keeps XLA tensors"
@@ -509,7 +508,6 @@ class XmSaveUnderRankGuard(Rule):
     """
 
     code = "XLA602"
-
     reported_at = 'the `xm.save(...)` call, or, when the save is in a module helper, the guarded call of that helper'
     name = "xm-save-under-rank-guard"
     message = "xm.save under a rank test is redundant: it writes on the master only"
@@ -620,7 +618,6 @@ class FsdpCheckpointMasterOnly(Rule):
     """
 
     code = "XLA603"
-
     reported_at = 'the `xm.save(...)` call'
     name = "fsdp-checkpoint-master-only"
     message = "xm.save of XLA FSDP state on the master saves one shard"
@@ -787,7 +784,6 @@ class LocalMasterForGlobalAction(Rule):
     """
 
     code = "XLA604"
-
     reported_at = 'the `if` that tests the master (its first line)'
     name = "local-master-for-global-action"
     message = "a shared action under xm.is_master_ordinal() runs once per host"

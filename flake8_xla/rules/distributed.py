@@ -656,7 +656,6 @@ class XlaPgUnderSpmd(Rule):
     """
 
     code = "XLA107"
-
     reported_at = 'the `init_process_group("xla", ...)` call'
     name = "xla-pg-under-spmd"
     message = 'init_process_group("xla") fails under SPMD'

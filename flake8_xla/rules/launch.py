@@ -357,7 +357,6 @@ class RuntimeUsedBeforeSpawn(Rule):
     """
 
     code = "XLA003"
-
     reported_at = "each statement that touches the runtime before the launch (for a call, the statement's first line)"
     name = "runtime-used-before-spawn"
     message = "the XLA runtime is started before the launch"
@@ -452,7 +451,6 @@ class LaunchWithSpmd(Rule):
     """
 
     code = "XLA004"
-
     reported_at = 'the launch call (`xmp.spawn(...)` / `torch_xla.launch(...)`)'
     name = "launch-with-spmd"
     message = "multi-process launch under SPMD (one process per host)"

@@ -91,7 +91,6 @@ class DdpWithXmOptimizerStep(Rule):
     """
 
     code = "XLA108"
-
     reported_at = 'the `xm.optimizer_step(...)` call'
     name = "ddp-with-xm-optimizer-step"
     message = "xm.optimizer_step on a DDP model reduces gradients DDP already averaged"
@@ -171,7 +170,6 @@ class FsdpWithXmOptimizerStep(Rule):
     """
 
     code = "XLA202"
-
     reported_at = 'the `xm.optimizer_step(...)` call'
     name = "fsdp-with-xm-optimizer-step"
     message = "xm.optimizer_step on an XLA FSDP model averages different shards' gradients"
@@ -394,7 +392,6 @@ class OptimizerStepBarrierMisuse(Rule):
     """
 
     code = "XLA204"
-
     reported_at = 'the `xm.optimizer_step(...)` call'
     name = "optimizer-step-barrier-misuse"
     message = "barrier=True in a loop over a device loader, which already syncs every batch"
@@ -532,7 +529,6 @@ class DivergentReplicaInit(Rule):
     """
 
     code = "XLA205"
-
     reported_at = 'the per-rank `torch.manual_seed(...)` call (or the call of a module helper that seeds with a per-rank argument)'
     name = "divergent-replica-init"
     message = "per-rank seed: replicas build different initial weights"
@@ -775,7 +771,6 @@ class DeviceRngNotSeeded(Rule):
     """
 
     code = "XLA206"
-
     hint = True
 
     reported_at = 'the `torch.manual_seed(...)` call'

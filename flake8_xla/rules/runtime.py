@@ -132,7 +132,6 @@ class InitializeCachePlacement(Rule):
     """
 
     code = "XLA901"
-
     reported_at = 'the `xr.initialize_cache(...)` call'
     name = "initialize-cache-placement"
     message = "xr.initialize_cache after XLA computations ran: AssertionError"
@@ -251,7 +250,6 @@ class SpmdWorldSizeMisuse(Rule):
     """
 
     code = "XLA902"
-
     reported_at = 'the `xr.world_size()` / `xr.global_ordinal()` (or older spelling) call'
     name = "spmd-world-size-misuse"
     message = "xr.world_size() is 1 under SPMD, not the device count"
@@ -418,7 +416,6 @@ class WeightTyingBeforeToDevice(Rule):
     """
 
     code = "XLA903"
-
     reported_at = 'the tying assignment (`model.head.weight = model.embed.weight`)'
     name = "weight-tying-before-to-device"
     message = "weights tied before the module moves to XLA, which unties them"
@@ -675,7 +672,6 @@ class XlaTensorStorageIntrospection(Rule):
     """
 
     code = "XLA904"
-
     reported_at = 'the `.data_ptr()` / `.storage()` / `.untyped_storage()` / `.stride()` call'
     name = "xla-tensor-storage-introspection"
     message = ".data_ptr() of an XLA tensor: it has no host storage"
@@ -830,7 +826,6 @@ class ShardingAnnotationOnCpuTensor(Rule):
     """
 
     code = "XLA905"
-
     reported_at = 'the `xs.mark_sharding(...)` call'
     name = "sharding-annotation-on-cpu-tensor"
     message = "xs.mark_sharding on a CPU parameter (RuntimeError)"
