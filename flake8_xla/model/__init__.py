@@ -105,6 +105,8 @@ class Model(
         self.uses_torch_xla = False
         self._cache: dict = {}
         self._call_names: dict[int, str | None] = {}  # id(call) -> qualified callee (names.py)
+        self._chain_names: dict[int, str | None] = {}  # id(attribute chain) -> its qualname (names.py)
+        self._resolved: dict[tuple[str, int], str | None] = {}  # (name, id(scope)) -> dotted name (names.py)
         self._walked = False
         self._xla_imports: list = []  # (bound name, ctx) of every torch_xla import
         self._guard_candidates: list = []  # (if test, polarity, ctx) around each torch_xla import

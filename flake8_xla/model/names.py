@@ -35,6 +35,10 @@ _PREFIX_CANONICAL = (
 _MISSING = object()
 
 
+def _position(rec) -> tuple[int, int]:
+    return rec[0].lineno, rec[0].col_offset
+
+
 def canonical(qualname: str | None) -> str | None:
     """Map a resolved dotted name onto the canonical spelling of the same API."""
     if qualname is None:
@@ -147,7 +151,18 @@ class Names:
             node = node.value
         if type(node) is not ast.Name or _depth > 8 or node.id not in self.resolvable:
             return None
-        base = self._resolve_name(node.id, ctx, getattr(node, "lineno", None), _depth)
+        name = node.id
+        scope = ctx.scope
+        own = scope.bindings.get(name)
+        if _depth == 0 and self._walked and (own is None or len(own) == 1) and name not in scope.globals:
+            # the bindings a use sees then depend on its scope only, not on its line or
+            # branch: one resolution per (name, scope) serves every chain rooted there
+            key = (name, id(scope))
+            base = self._resolved.get(key, _MISSING)
+            if base is _MISSING:
+                base = self._resolved[key] = self._resolve_name(name, ctx, getattr(node, "lineno", None), 0)
+        else:
+            base = self._resolve_name(name, ctx, getattr(node, "lineno", None), _depth)
         if base is None:
             return None
         if parts:
@@ -194,11 +209,13 @@ class Names:
         key = id(call)
         found = cache.get(key, _MISSING)
         if found is _MISSING:
-            found = cache[key] = self.qualname(call.func, ctx)
+            f = call.func  # a chain's name is shared with the attribute index (references)
+            found = cache[key] = self._attr_qualname(f, ctx) if type(f) is ast.Attribute else self.qualname(f, ctx)
         return found
 
-    def calls_to(self, *qualnames: str) -> list[tuple[ast.Call, Ctx]]:
-        """Every call (with its context) whose callee resolves to one of ``qualnames``."""
+    def call_index(self) -> dict[str, list[tuple[ast.Call, Ctx]]]:
+        """Every call whose callee resolves, by qualified name: ``{qualname: [(call, ctx),
+        ...]}``, each list in walk order. Built once (one ``call_name`` per call)."""
         index = self._cache.get("calls_index")
         if index is None:
             index = {}
@@ -207,16 +224,21 @@ class Names:
                 if q is not None:
                     index.setdefault(q, []).append((call, ctx))
             self._cache["calls_index"] = index
+        return index
+
+    def calls_to(self, *qualnames: str) -> list[tuple[ast.Call, Ctx]]:
+        """Every call (with its context) whose callee resolves to one of ``qualnames``, in
+        source order."""
+        index = self.call_index()
         out = []
         for q in qualnames:
             out.extend(index.get(q, ()))
-        out.sort(key=lambda rec: (rec[0].lineno, rec[0].col_offset))
+        if len(out) > 1:
+            out.sort(key=_position)
         return out
 
     def calls_with_prefix(self, prefix: str) -> list[tuple[ast.Call, Ctx]]:
-        self.calls_to()  # build the index
-        index = self._cache["calls_index"]
-        return [rec for q, recs in index.items() if q.startswith(prefix) for rec in recs]
+        return [rec for q, recs in self.call_index().items() if q.startswith(prefix) for rec in recs]
 
     def references(self, prefix: str) -> list[tuple[ast.AST, str, Ctx]]:
         """Attribute chains and from-imports whose name resolves under ``prefix``.
@@ -230,23 +252,27 @@ class Names:
             return self._cache[key]
         index = self._cache.get("attr_index")
         if index is None:  # qualname -> chains, built once: the attribute chains are many
-            index = {}
+            found: dict[str, list] = {}
             for node, ctx in self.attrs:
                 q = self._attr_qualname(node, ctx)
                 if q is not None:
-                    index.setdefault(q, []).append((node, ctx))
-            self._cache["attr_index"] = index
-        out = []
-        for q, chains in index.items():
-            if q == prefix or q.startswith(prefix + ".") or prefix.endswith(".") and q.startswith(prefix):
-                out.extend((node, q, ctx) for node, ctx in chains)
+                    found.setdefault(q, []).append((node, ctx))
+            index = self._cache["attr_index"] = (found, sorted(found))
+        found, names = index
+        # the qualnames under `prefix` are `prefix` itself and one sorted run of `prefix.*`
+        # ('/' follows '.'), or the run of `prefix*` for a prefix ending in "."
+        start = prefix if prefix.endswith(".") else prefix + "."
+        stop = start[:-1] + "/"
+        out = [(node, prefix, ctx) for node, ctx in found.get(prefix, ())] if start != prefix else []
+        for q in names[bisect.bisect_left(names, start):bisect.bisect_left(names, stop)]:
+            out.extend((node, q, ctx) for node, ctx in found[q])
         for node, alias, full, ctx in self.import_froms:
             q = canonical(full)
-            if q == prefix or q.startswith(prefix + ".") or prefix.endswith(".") and q.startswith(prefix):
+            if q == prefix or q.startswith(start):
                 out.append((alias if hasattr(alias, "lineno") else node, q, ctx))
         for node, ctx in self.star_uses:  # a star-imported name is reported where it is read
             q = self._attr_qualname(node, ctx)
-            if q is not None and (q == prefix or q.startswith(prefix + ".") or prefix.endswith(".") and q.startswith(prefix)):
+            if q is not None and (q == prefix or q.startswith(start)):
                 out.append((node, q, ctx))
         out.sort(key=lambda r: (r[0].lineno, r[0].col_offset))
         self._cache[key] = out
@@ -273,8 +299,9 @@ class Names:
         return None
 
     def _attr_qualname(self, node, ctx):
-        key = ("aq", id(node))
-        cache = self._cache
-        if key not in cache:
-            cache[key] = self.qualname(node, ctx)
-        return cache[key]
+        """``qualname`` of an attribute chain (or a star-imported name), memoised per node."""
+        cache = self._chain_names
+        found = cache.get(id(node), _MISSING)
+        if found is _MISSING:
+            found = cache[id(node)] = self.qualname(node, ctx)
+        return found

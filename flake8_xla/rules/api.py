@@ -8,7 +8,7 @@ import functools
 
 from .. import api_table
 from ..registry import ANYWHERE, ENV, ENV_PREFIXES, Rule, rule
-from ..settings import version_str
+from ..settings import Settings, version_str
 from ._common import short_name
 
 
@@ -25,6 +25,19 @@ def _replacement(entry, settings) -> str:
     if since is not None and settings.target_version < since:
         return ""
     return _use(entry["replacement"])
+
+
+@functools.lru_cache(maxsize=None)
+def _records(code: str, target: tuple[int, int]) -> tuple:
+    """``(entry, status)`` of the change records of ``code`` that ``target`` reports."""
+    settings = Settings(target_version=target)
+    out = []
+    for entry in api_table.changes():
+        if entry["code"] == code:
+            status = _status(entry, settings)
+            if status is not None:
+                out.append((entry, status))
+    return tuple(out)
 
 
 def _status(entry, settings):
@@ -57,12 +70,7 @@ class ApiChangeRule(Rule):
     supersedes = ("XLA809", "XLA812")  # replacing the name fixes its arguments too
 
     def check(self, model):
-        for entry in api_table.changes():
-            if entry["code"] != self.code:
-                continue
-            status = _status(entry, self.settings)
-            if status is None:
-                continue
+        for entry, status in _records(self.code, self.settings.target_version):
             if entry["kind"] == "module":
                 yield from self._module(model, entry, status)
                 continue
@@ -363,13 +371,13 @@ class BadCallSignature(Rule):
     def check(self, model):
         target = self.settings.target_version
         version = version_str(target)
-        for name in api_table.signatures():
-            params_text = api_table.signature(name, target)
-            if params_text is None:
-                continue  # not defined in this release: XLA812 says so
-            params = _params(params_text)
+        index = model.call_index()
+        for name, params in _signatures_in(target).items():
+            calls = index.get(name)
+            if not calls:
+                continue
             display = short_name(name)
-            for call, ctx in model.calls_to(name):
+            for call, ctx in calls:
                 why = bind_error(call, params)
                 if why is None:
                     continue
@@ -377,6 +385,18 @@ class BadCallSignature(Rule):
                 suggestion = api_table.pick(suggestion, target) if suggestion else f"{display}({_required(params)})"
                 # the signature itself is on the rule's page; the message names the release
                 yield self.finding(call, f"{display}() {why} (torch_xla {version})", f"call {suggestion}")
+
+
+@functools.lru_cache(maxsize=None)
+def _signatures_in(target: tuple[int, int]) -> dict[str, tuple]:
+    """qualname -> parsed parameter list of every API the signature table defines in
+    ``target`` (an API the release does not define is XLA812's)."""
+    out = {}
+    for name in api_table.signatures():
+        params_text = api_table.signature(name, target)
+        if params_text is not None:
+            out[name] = _params(params_text)
+    return out
 
 
 def _required(params) -> str:
@@ -773,6 +793,22 @@ class UnknownXlaEnv(Rule):
                 yield self.finding(node, f"{key} is not read by torch_xla (a no-op)", f"did you mean {near}?")
 
 
+_NOT_ASKED = object()
+
+
+@functools.lru_cache(maxsize=4096)
+def _problem_cached(qualname: str, version: str):
+    """``NonexistentXlaApi._problem`` with the change records' names covered (no rule
+    state is read: the answer depends on the qualname and the release only)."""
+    return NonexistentXlaApi(Settings())._problem(qualname, version, _covered())
+
+
+@functools.lru_cache(maxsize=None)
+def _covered() -> tuple[str, ...]:
+    """The names the change records cover (their own rules report them, not XLA812)."""
+    return tuple(e["name"] for e in api_table.changes())
+
+
 @rule
 class NonexistentXlaApi(Rule):
     """## What it does
@@ -831,25 +867,34 @@ class NonexistentXlaApi(Rule):
 
     def check(self, model):
         version = self.settings.version_text
-        covered = tuple(e["name"] for e in api_table.changes())
         all_refs = model.references("torch_xla")
         assigned = {q for n, q, c in all_refs if type(n) is ast.Attribute and type(n.ctx) is not ast.Load}
-        covered += tuple(assigned)  # a compat shim `xm.is_master_process = ...` defines the name
+        # a compat shim `xm.is_master_process = ...` defines the name
+        covered = _covered() + tuple(sorted(assigned))
+        memo: dict[str, tuple[str, str] | None] = {}
+
+        def problem(q):
+            found = memo.get(q, _NOT_ASKED)
+            if found is _NOT_ASKED:
+                # the answer for the usual `covered` is the same in every module
+                found = memo[q] = _problem_cached(q, version) if not assigned else self._problem(q, version, covered)
+            return found
+
         refs = [(n, q, c) for n, q, c in all_refs if not (type(n) is ast.Attribute and type(n.ctx) is not ast.Load)]
         refs += model.import_refs("torch_xla")
         seen = set()
         for node, q, ctx in refs:
             if type(node) is ast.Attribute:
                 root = model.root_import(node, ctx)
-                if root is not None and self._problem(root, version, covered) is not None:
+                if root is not None and problem(root) is not None:
                     continue  # `import torch_xla.runtime as xr` is reported once, not at each use of xr
-            problem = self._problem(q, version, covered)
-            if problem is None or (node.lineno, node.col_offset) in seen:
+            found = problem(q)
+            if found is None or (node.lineno, node.col_offset) in seen:
                 continue
-            if model.version_adaptive(ctx, probe="does not exist" in problem[0]):
+            if model.version_adaptive(ctx, probe="does not exist" in found[0]):
                 continue  # if hasattr(torch_xla, "sync"): ... else: ...; try: from torch_xla import sync
             seen.add((node.lineno, node.col_offset))
-            text, fix = problem
+            text, fix = found
             yield self.finding(node, text, fix)
 
     def _usable(self, hint, version):
@@ -862,13 +907,16 @@ class NonexistentXlaApi(Rule):
         return hint
 
     def _problem(self, qualname, version, covered):
+        """(message, fix) for the first part of ``qualname`` that ``version`` lacks, or
+        None; ``covered``: names another rule reports (and names the module assigns)."""
         parts = qualname.split(".")
         tracked = api_table.tracked_modules()
         presence = api_table.module_presence()
+        under = tuple(c + "." for c in covered)
         for i in range(1, len(parts)):
             module, name = ".".join(parts[:i]), parts[i]
             full = f"{module}.{name}"
-            if full in covered or full.startswith(tuple(c + "." for c in covered)) or name.startswith("_"):
+            if full in covered or full.startswith(under) or name.startswith("_"):
                 return None
             if full in presence and version not in presence[full]:  # a whole module
                 return self._version_problem(full, presence[full], version)
