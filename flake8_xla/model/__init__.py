@@ -79,6 +79,7 @@ class Model(
         self.tree = tree
         self.settings = settings or Settings()
         self.module_scope = Scope("module", tree, None)
+        self.scopes: list[Scope] = [self.module_scope]  # every scope, in walk order
         self.calls: list[tuple[ast.Call, Ctx]] = []
         self.attrs: list[tuple[ast.Attribute, Ctx]] = []  # outermost attribute chains
         self.import_froms: list[tuple[ast.ImportFrom, ast.alias, str, Ctx]] = []
@@ -128,6 +129,25 @@ class Model(
             or (bound == "*" and bool(self.star_uses))  # a star import whose names are read
             for bound, ctx in self._xla_imports
         )  # an import inside `try: import torch_xla ... except ImportError:` that nothing reads is a probe
+
+    def release(self) -> None:
+        """Break the model's reference cycles (a scope's bindings hold contexts that hold
+        the scope; a function's and a loop's calls hold contexts that hold the function or
+        loop; a class and its methods), so that dropping the model frees it at once by
+        reference counting, leaving nothing for the cyclic garbage collector. The model
+        answers nothing afterwards; :func:`flake8_xla.engine.run` calls it when its rules
+        are done."""
+        for scope in self.scopes:
+            scope.bindings.clear()
+        for func in self.functions:
+            func.calls.clear()
+            func.returns.clear()
+        for loop in self.loops:
+            loop.calls.clear()
+        for cls in self.classes:
+            cls.methods.clear()
+            cls.attrs.clear()
+        self._cache.clear()
 
     def calls_in_tests(self) -> set[int]:
         """ids of the calls inside an ``if`` / ``while`` / conditional-expression test: queries

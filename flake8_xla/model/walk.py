@@ -146,6 +146,7 @@ class Walker:
         if node.returns is not None:
             stack.append((node.returns, ctx))
         scope = Scope("function", node, ctx.scope)
+        self.scopes.append(scope)
         info.scope = scope
         for a in _all_args(args):
             scope.bind(a.arg, node.lineno, "param", info, None)
@@ -158,6 +159,7 @@ class Walker:
         self._push_exprs(stack, args.defaults, ctx)
         self._push_exprs(stack, args.kw_defaults, ctx)
         scope = Scope("lambda", node, ctx.scope)
+        self.scopes.append(scope)
         for a in _all_args(args):
             scope.bind(a.arg, node.lineno, "param", None, None)
         stack.append((node.body, Ctx(scope, ctx.func, (), ctx.frames)))
@@ -171,6 +173,7 @@ class Walker:
         self._push_exprs(stack, node.bases, ctx)
         self._push_exprs(stack, [k.value for k in node.keywords], ctx)
         scope = Scope("class", node, ctx.scope, cls=info)
+        self.scopes.append(scope)
         self._push_block(stack, node.body, Ctx(scope, ctx.func, ctx.loops, ctx.frames))
         return True
 
@@ -542,6 +545,7 @@ class Walker:
 
     def _on_comp(self, node, ctx, stack):
         scope = Scope("comprehension", node, ctx.scope)
+        self.scopes.append(scope)
         inner = Ctx(scope, ctx.func, ctx.loops, ctx.frames)
         for i, gen in enumerate(node.generators):
             stack.append((gen.iter, ctx if i == 0 else inner))
