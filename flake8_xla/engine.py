@@ -108,6 +108,8 @@ def _one_finding_per_fix(findings: list[Finding], rule_classes: list[type[Rule]]
     """Drop a finding that lies inside the node of a finding whose rule supersedes its code
     (XLA103 on ``init_process_group("gloo", rank=int(os.environ["RANK"]))`` covers the
     XLA109 on the env read: one fix rewrites the whole call)."""
+    if len(findings) < 2:
+        return findings
     superseded: dict[str, set[str]] = {}
     for cls in rule_classes:
         for code in cls.supersedes:

@@ -29,14 +29,15 @@ def _replacement(entry, settings) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _records(code: str, target: tuple[int, int]) -> tuple:
-    """``(entry, status)`` of the change records of ``code`` that ``target`` reports."""
+    """``(entry, status, replacement fix or "")`` of the change records of ``code`` that
+    ``target`` reports."""
     settings = Settings(target_version=target)
     out = []
     for entry in api_table.changes():
         if entry["code"] == code:
             status = _status(entry, settings)
             if status is not None:
-                out.append((entry, status))
+                out.append((entry, status, _replacement(entry, settings)))
     return tuple(out)
 
 
@@ -70,19 +71,18 @@ class ApiChangeRule(Rule):
     supersedes = ("XLA809", "XLA812")  # replacing the name fixes its arguments too
 
     def check(self, model):
-        for entry, status in _records(self.code, self.settings.target_version):
+        for entry, status, replacement in _records(self.code, self.settings.target_version):
+            fix = replacement or self.fix
             if entry["kind"] == "module":
-                yield from self._module(model, entry, status)
+                yield from self._module(model, entry, status, fix)
                 continue
-            fix = _replacement(entry, self.settings) or self.fix
             for node, q, ctx in model.references(entry["name"]):
                 if q == entry["name"] and not model.version_adaptive(ctx):
                     yield self.finding(node, _problem(entry, short_name(entry["name"]), status), fix)
 
-    def _module(self, model, entry, status):
+    def _module(self, model, entry, status, fix):
         module = entry["name"]
         names = entry.get("names", {})
-        fix = _replacement(entry, self.settings) or self.fix
         for node, full, ctx in model.import_refs(module):
             if not model.version_adaptive(ctx):
                 yield self.finding(node, _problem(entry, full, status), fix)
