@@ -144,13 +144,16 @@ class Names:
         ``xm.optimizer_step`` -> ``torch_xla.core.xla_model.optimizer_step`` for every import
         spelling; ``None`` when the root is not an import (a local, a call result, a param).
         """
-        parts = []
         node = expr
         while type(node) is ast.Attribute:
-            parts.append(node.attr)
             node = node.value
         if type(node) is not ast.Name or _depth > 8 or node.id not in self.resolvable:
-            return None
+            return None  # most chains (self.x, locals, call results): no list of parts built
+        parts = []
+        chain = expr
+        while chain is not node:
+            parts.append(chain.attr)
+            chain = chain.value
         name = node.id
         scope = ctx.scope
         own = scope.bindings.get(name)
