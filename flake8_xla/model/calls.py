@@ -60,6 +60,8 @@ class Calls:
                     out.extend(f for f in self.function_of(target, b_ctx, _depth + 1) if f not in out)
             return out
         if t is ast.Attribute:
+            if expr.attr not in self._member_names():
+                return []  # no class of the module has a method or attribute of that name
             base = expr.value
             cls = None
             if type(base) is ast.Name:
@@ -84,6 +86,18 @@ class Calls:
                             out.extend(f for f in self.function_of(value, v_ctx, _depth + 1) if f not in out)
                 return out
         return []
+
+    def _member_names(self) -> frozenset[str]:
+        """The names of every method and instance attribute of the module's classes (built
+        once): ``obj.name`` names a module function only when ``name`` is one of them."""
+        found = self._cache.get("member_names")
+        if found is None:
+            names = set()
+            for cls in self.classes:
+                names.update(cls.methods)
+                names.update(cls.attrs)
+            found = self._cache["member_names"] = frozenset(names)
+        return found
 
     def class_named(self, name: str, ctx: Ctx) -> ClassInfo | None:
         bindings = self.lookup(name, ctx, None)

@@ -587,6 +587,9 @@ class Tensors:
         table = self._cache.get("stepsflat")
         if table is not None:
             return table
+        if not self.step_markers():
+            table = self._cache["stepsflat"] = set()
+            return table
         callers: dict[int, list[FunctionInfo]] = {}
         direct: dict[int, bool] = {}
         for f in self.functions:
@@ -605,6 +608,8 @@ class Tensors:
         """A step loop whose own body (not a nested loop) runs the backward or the optimizer
         step, or calls a helper that does so outside its own loops: the loop an iteration of
         which is one training step. An epoch loop around it is not."""
+        if not self.step_markers():
+            return False
         key = ("innerstep", id(loop))
         if key in self._cache:
             return self._cache[key]

@@ -62,19 +62,34 @@ class Training:
         f = call.func
         return type(f) is ast.Attribute and f.attr == "step" and self.is_optimizer(f.value, ctx)
 
+    STEP_MARKER_CALLS = ("torch.autograd.backward", "torch_xla.core.xla_model.optimizer_step",
+                         "torch_xla.core.xla_model.reduce_gradients")
+
+    def step_markers(self) -> dict[int, Ctx]:
+        """id -> context of the calls that run backward, an optimizer step, ``xm.optimizer_step`` or
+        ``xm.reduce_gradients``: one pass over the module's calls (only ``.backward()`` and
+        ``.step()`` attribute calls are asked anything), built once. Empty in most modules
+        (nothing trains there): every step-loop query answers at once then."""
+        found = self._cache.get("stepmarkers")
+        if found is None:
+            found = {id(c): x for c, x in self.calls_to(*self.STEP_MARKER_CALLS)}
+            for call, ctx in self.calls:
+                f = call.func
+                if type(f) is ast.Attribute and (f.attr == "backward"
+                                                 or f.attr == "step" and self.is_optimizer(f.value, ctx)):
+                    found[id(call)] = ctx
+            self._cache["stepmarkers"] = found
+        return found
+
+    def may_step(self) -> bool:
+        """True when some call of the module runs backward or an optimizer step: without one,
+        no loop or function steps."""
+        return bool(self.step_markers())
+
     def _is_step_marker(self, call, ctx):
         """Backward, an optimizer step, ``xm.optimizer_step`` or ``xm.reduce_gradients``
-        (memoised per call: every loop and helper query asks it of the same calls)."""
-        memo = self._cache.get("stepmarker")
-        if memo is None:
-            memo = self._cache["stepmarker"] = {}
-        found = memo.get(id(call))
-        if found is None:
-            found = memo[id(call)] = bool(
-                self.is_backward(call, ctx) or self.is_optimizer_step(call, ctx)
-                or self.call_name(call, ctx) in ("torch_xla.core.xla_model.optimizer_step",
-                                                 "torch_xla.core.xla_model.reduce_gradients"))
-        return found
+        (``call`` is one of the module's calls: see :meth:`step_markers`)."""
+        return id(call) in self.step_markers()
 
     #: how many helper levels the call-graph queries follow (callers of callers ...)
     HELPER_DEPTH = 32
@@ -111,7 +126,10 @@ class Training:
         """True when ``func`` (or a module function it calls) runs backward or an optimizer step."""
         table = self._cache.get("does_step")
         if table is None:
-            direct = {id(f): any(self._is_step_marker(c, x) for c, x in f.calls) for f in self.functions}
+            markers = self.step_markers()
+            if not markers:
+                return False
+            direct = {id(x.func): True for x in markers.values() if x.func is not None}
             table = self.closure_over_callers("does_step", direct)
         return table.get(id(func), False)
 
@@ -126,6 +144,8 @@ class Training:
 
     def is_step_loop(self, loop: LoopInfo) -> bool:
         """A loop whose body (or a module function it calls) runs backward or an optimizer step."""
+        if not self.step_markers():
+            return False
         key = ("steploop", id(loop))
         if key not in self._cache:
             result = False
@@ -236,8 +256,9 @@ class Training:
         """True when XLA-on code constructs a training framework's object (``Accelerator()``,
         ``Trainer(...)``, ``Fabric(...)``) or a class subclasses one (``LightningModule``)."""
         if "framework" not in self._cache:
-            found = any(self.call_name(call, ctx).startswith(self._FRAMEWORKS) and self.in_xla_code(ctx)
-                        for call, ctx in self.calls if self.call_name(call, ctx) is not None)
+            self.calls_to()  # builds the index of the calls by qualified name: one test per name
+            found = any(q.startswith(self._FRAMEWORKS) and any(self.in_xla_code(ctx) for _, ctx in recs)
+                        for q, recs in self._cache["calls_index"].items())
             if not found:
                 found = any(
                     (self.qualname(base, cls.ctx) or "").startswith(self._FRAMEWORKS)
@@ -555,7 +576,7 @@ class Training:
         if "unsynced_loops" in self._cache:
             return self._cache["unsynced_loops"]
         out = []
-        for loop in self.loops:
+        for loop in self.loops if self.may_step() else ():
             iterables = self.loop_iterables(loop)
             if not iterables or not self.in_xla_code(loop.ctx):
                 continue
@@ -855,9 +876,9 @@ class Training:
         if "unsynced_steps" in self._cache:
             return self._cache["unsynced_steps"]
         out: list[LoopInfo] = []
-        if not (self.eager_mode() or self.uses_framework()
-                or any(q.startswith(("torch.compile", "torch._dynamo")) for q in self.used_names())):
-            step_loops = [lp for lp in self.loops if self.is_step_loop(lp)]
+        step_loops = [lp for lp in self.loops if self.is_step_loop(lp)]
+        if step_loops and not (self.eager_mode() or self.uses_framework()
+                               or any(q.startswith(("torch.compile", "torch._dynamo")) for q in self.used_names())):
             inner_of: set[int] = set()
             for lp in step_loops:
                 inner_of.update(id(o) for o in lp.ctx.loops)
@@ -1002,7 +1023,7 @@ class Training:
         if "step_loaders" in self._cache:
             return self._cache["step_loaders"]
         seen: dict[int, tuple] = {}
-        for loop in self.loops:
+        for loop in self.loops if self.may_step() else ():
             if not self.in_xla_code(loop.ctx) or not self.is_step_loop(loop):
                 continue
             for e in self.loop_iterables(loop):

@@ -101,8 +101,8 @@ class UnreducedOptimizerStep(Rule):
     ]
 
     def check(self, model):
-        if not model.launched(multi_only=True) or model.reduces_gradients_elsewhere():
-            return  # nothing launched on several replicas, or something reduces the gradients
+        if not model.may_step() or not model.launched(multi_only=True) or model.reduces_gradients_elsewhere():
+            return  # nothing steps, nothing launched on several replicas, or something reduces the gradients
         seen = set()
         for loop in model.loops:
             ctx = loop.ctx
@@ -211,6 +211,9 @@ class DoubleOptimizerStep(Rule):
     ]
 
     def check(self, model):
+        updates = model.calls_to(OPTIMIZER_STEP)
+        if not updates:
+            return
         groups: dict[tuple, list] = {}
         for call, ctx in model.calls:
             f = call.func
@@ -218,7 +221,7 @@ class DoubleOptimizerStep(Rule):
                 key = (id(ctx.func), id(ctx.loops[-1]) if ctx.loops else None, ast.dump(f.value))
                 groups.setdefault(key, []).append((call, ctx))
         reported = set()
-        for call, ctx in model.calls_to(OPTIMIZER_STEP):
+        for call, ctx in updates:
             opt = model.kwarg(call, "optimizer", 0)
             if not isinstance(opt, ast.AST) or not model.in_xla_code(ctx):
                 continue
