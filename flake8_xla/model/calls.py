@@ -145,7 +145,10 @@ class Calls:
         out = []
         inner_ctx = Ctx(func.scope, func, (), ())
         loads = self._loads_by_func().get(id(func), {})
+        defined = self._defined_names()
         for name in func.names:
+            if name not in defined:
+                continue  # no def or class of the module has that name: nothing to find
             sites = loads.get(name, ())
             if sites and all(self._frames_off(c) for c in sites):
                 continue  # only named where XLA is off: `if not use_tpu: return train_gpu(...)`
@@ -158,8 +161,10 @@ class Calls:
                 elif kind == "class":
                     out.extend(self._class_methods(target))
         for call, ctx in func.calls:
-            if type(call.func) is ast.Attribute and not self._frames_off(ctx):
-                out.extend(self.function_of(call.func, ctx))
+            if type(call.func) is ast.Attribute:
+                found = self.function_of(call.func, ctx)
+                if found and not self._frames_off(ctx):
+                    out.extend(found)
         # nested defs run when their parent runs (closures, local helpers)
         nested = self._cache.get("nested_defs")
         if nested is None:
@@ -170,6 +175,14 @@ class Calls:
         out.extend(nested.get(id(func), ()))
         self._cache[key] = out
         return out
+
+    def _defined_names(self) -> frozenset[str]:
+        """The names the module's ``def`` and ``class`` statements bind (built once)."""
+        found = self._cache.get("defined_names")
+        if found is None:
+            found = self._cache["defined_names"] = frozenset(
+                [f.name for f in self.functions] + [c.name for c in self.classes])
+        return found
 
     def _loads_by_func(self) -> dict[int, dict[str, list[Ctx]]]:
         """id(function) -> name -> the contexts it is read in there (indexed once: asking

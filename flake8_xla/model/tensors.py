@@ -84,8 +84,17 @@ _DTYPES = frozenset({"float", "float32", "float64", "double", "float16", "half",
 ADD_STEP_CLOSURE = "torch_xla.core.xla_model.add_step_closure"
 STEP_SCOPES = ("torch_xla.step", "torch_xla.debug.profiler.StepTrace")  # sync when the block ends
 WAITS = ("torch_xla.core.xla_model.wait_device_ops", "torch_xla.sync")
-_SKIP_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp,
-               ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_SKIP_NODES = frozenset((ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp,
+                         ast.SetComp, ast.DictComp, ast.GeneratorExp))
+
+_SITE_NODES = (ast.JoinedStr, ast.BinOp, ast.Subscript)
+#: per node type, the fields a step walk descends into: not ``ctx`` / ``op`` / ``ops`` (leaves
+#: that hold no site), nor any field of a name or a constant
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Name: (), ast.Constant: ()}
+
+
+def _child_fields(t: type) -> tuple[str, ...]:
+    return tuple(f for f in t._fields if f not in ("ctx", "op", "ops"))
 
 
 def _torch_op(q: str) -> bool:
@@ -624,28 +633,6 @@ class Tensors:
         self._cache[key] = result
         return result
 
-    def _is_update(self, call, ctx) -> bool:
-        """An optimizer update: ``opt.step()``, ``xm.optimizer_step(opt)``, ``scaler.step(opt)``."""
-        if self.is_optimizer_step(call, ctx) or self.call_name(call, ctx) == self.OPTIMIZER_STEP:
-            return True
-        f = call.func
-        return type(f) is ast.Attribute and f.attr == "step" and bool(call.args) and self.is_optimizer(call.args[0], ctx)
-
-    def loop_updates(self, loop) -> bool:
-        """True when an iteration of the loop updates the weights (in its body, a nested loop
-        or a module helper at bounded depth): a training loop, not a gradient check."""
-        key = ("loopupdates", id(loop))
-        if key in self._cache:
-            return self._cache[key]
-        table = self._cache.get("tk_updates")
-        if table is None:
-            direct = {id(f): any(self._is_update(c, x) for c, x in f.calls) for f in self.functions}
-            table = self.closure_over_callers("tk_updates", direct)
-        result = any(self._is_update(c, x) or any(table.get(id(g)) for g in self.function_of(c.func, x))
-                     for c, x in loop.calls)
-        self._cache[key] = result
-        return result
-
     def step_sites(self) -> list[tuple[ast.AST, Ctx, bool, str]]:
         """Nodes of the step: ``(node, ctx, gated, where)`` for every expression and
         statement that runs once per step (``where`` is ``"loop"``, ``"helper"`` or
@@ -661,7 +648,7 @@ class Tensors:
         # regions: (statements, base ctx, gated, where); helpers found on the way
         regions = []
         loops = [lp for lp in self.loops if self.is_inner_step_loop(lp) and self.in_xla_code(lp.ctx)
-                 and (self.loop_updates(lp) or any(self.loop_updates(o) for o in lp.ctx.loops))]
+                 and (self.loop_steps_optimizer(lp) or any(self.loop_steps_optimizer(o) for o in lp.ctx.loops))]
         loop_nodes = {id(lp.node) for lp in loops}
         for lp in loops:
             if any(id(o.node) in loop_nodes for o in lp.ctx.loops):
@@ -774,16 +761,20 @@ class Tensors:
         todo = [expr]
         while todo:
             n = todo.pop()
-            if isinstance(n, _SKIP_NODES) or id(n) in closure_ids:
+            t = type(n)
+            if t in _SKIP_NODES or id(n) in closure_ids:
                 continue
-            if type(n) is ast.Call:
+            if t is ast.Call:
                 cctx = self.call_ctx(n) or ctx
                 sites.setdefault(id(n), []).append((n, cctx, gated, where))
                 for f in self.function_of(n.func, cctx):
                     pending.append((f, gated, depth + 1))
-            elif type(n) in (ast.JoinedStr, ast.BinOp, ast.Subscript):
+            elif t in _SITE_NODES:
                 sites.setdefault(id(n), []).append((n, ctx, gated, where))
-            for field in n._fields:
+            fields = _CHILD_FIELDS.get(t)
+            if fields is None:
+                fields = _CHILD_FIELDS[t] = _child_fields(t)
+            for field in fields:
                 v = getattr(n, field, None)
                 if isinstance(v, ast.AST):
                     todo.append(v)

@@ -65,19 +65,21 @@ class Training:
     STEP_MARKER_CALLS = ("torch.autograd.backward", "torch_xla.core.xla_model.optimizer_step",
                          "torch_xla.core.xla_model.reduce_gradients")
 
-    def step_markers(self) -> dict[int, Ctx]:
-        """id -> context of the calls that run backward, an optimizer step, ``xm.optimizer_step`` or
-        ``xm.reduce_gradients``: one pass over the module's calls (only ``.backward()`` and
-        ``.step()`` attribute calls are asked anything), built once. Empty in most modules
-        (nothing trains there): every step-loop query answers at once then."""
+    def step_markers(self) -> dict[int, tuple[ast.Call, Ctx]]:
+        """id -> ``(call, ctx)`` of the calls that run backward, an optimizer step,
+        ``xm.optimizer_step`` or ``xm.reduce_gradients``: one pass over the module's calls
+        (only ``.backward()`` and ``.step()`` attribute calls are asked anything), built
+        once. Empty in most modules (nothing trains there): every step-loop query answers
+        at once then."""
         found = self._cache.get("stepmarkers")
         if found is None:
-            found = {id(c): x for c, x in self.calls_to(*self.STEP_MARKER_CALLS)}
-            for call, ctx in self.calls:
-                f = call.func
-                if type(f) is ast.Attribute and (f.attr == "backward"
-                                                 or f.attr == "step" and self.is_optimizer(f.value, ctx)):
-                    found[id(call)] = ctx
+            found = {id(c): (c, x) for c, x in self.calls_to(*self.STEP_MARKER_CALLS)}
+            attribute = ast.Attribute
+            for rec in self.calls:
+                f = rec[0].func
+                if type(f) is attribute and f.attr in ("backward", "step") \
+                        and (f.attr == "backward" or self.is_optimizer(f.value, rec[1])):
+                    found[id(rec[0])] = rec
             self._cache["stepmarkers"] = found
         return found
 
@@ -102,13 +104,10 @@ class Training:
         table = self._cache.get(key)
         if table is not None:
             return table
-        if callers is None:
-            callers = {}
-            for f in self.functions:
-                for g in self._direct_callees(f):
-                    callers.setdefault(id(g), []).append(f)
         table = dict(direct)
         frontier = [f for f in self.functions if direct.get(id(f))]
+        if callers is None and frontier:  # the reversed call graph, only when something holds
+            callers = self._callers()
         level = 0
         while frontier and level < self.HELPER_DEPTH:
             level += 1
@@ -122,6 +121,16 @@ class Training:
         self._cache[key] = table
         return table
 
+    def _callers(self) -> dict[int, list[FunctionInfo]]:
+        """id(callee) -> the module functions calling it (every call of the module; built once)."""
+        callers = self._cache.get("callers")
+        if callers is None:
+            callers = self._cache["callers"] = {}
+            for f in self.functions:
+                for g in self._direct_callees(f):
+                    callers.setdefault(id(g), []).append(f)
+        return callers
+
     def does_step(self, func: FunctionInfo) -> bool:
         """True when ``func`` (or a module function it calls) runs backward or an optimizer step."""
         table = self._cache.get("does_step")
@@ -129,7 +138,7 @@ class Training:
             markers = self.step_markers()
             if not markers:
                 return False
-            direct = {id(x.func): True for x in markers.values() if x.func is not None}
+            direct = {id(x.func): True for _, x in markers.values() if x.func is not None}
             table = self.closure_over_callers("does_step", direct)
         return table.get(id(func), False)
 
@@ -909,19 +918,24 @@ class Training:
         return out
 
     def _is_update(self, call, ctx) -> bool:
+        """An optimizer update: ``opt.step()`` on a torch optimizer, ``xm.optimizer_step(opt)``
+        (each a step marker)."""
         return self.is_optimizer_step(call, ctx) or self.call_name(call, ctx) == self.OPTIMIZER_STEP
 
     def loop_steps_optimizer(self, loop: LoopInfo) -> bool:
         """The loop body (nested loops included) or a module function it calls (followed
-        :attr:`HELPER_DEPTH` levels) runs an optimizer step."""
+        :attr:`HELPER_DEPTH` levels) runs an optimizer step: an iteration updates the weights
+        (a training loop, not a gradient check)."""
         key = ("loop_updates", id(loop))
         if key not in self._cache:
+            markers = self.step_markers()
             table = self._cache.get("updates")
-            if table is None:
-                direct = {id(f): any(self._is_update(c, x) for c, x in f.calls) for f in self.functions}
+            if table is None:  # only a function holding a step marker can update by itself
+                direct = {id(x.func): True for c, x in markers.values() if x.func is not None and self._is_update(c, x)}
                 table = self.closure_over_callers("updates", direct)
-            self._cache[key] = any(self._is_update(c, x) or any(table.get(id(f)) for f in self.function_of(c.func, x))
-                                   for c, x in loop.calls)
+            self._cache[key] = bool(markers) and any(
+                id(c) in markers and self._is_update(c, x) or any(table.get(id(f)) for f in self.function_of(c.func, x))
+                for c, x in loop.calls)
         return self._cache[key]
 
     def _compiled_targets(self) -> set[int]:
