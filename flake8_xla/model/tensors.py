@@ -97,6 +97,16 @@ def _child_fields(t: type) -> tuple[str, ...]:
     return tuple(f for f in t._fields if f not in ("ctx", "op", "ops"))
 
 
+#: per statement type, ``(field, holds statements)`` for the fields a step walk reads (a
+#: ``while`` test is walked before, as the loop's own test)
+_STMT_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
+def _stmt_fields(t: type) -> tuple[tuple[str, bool], ...]:
+    return tuple((f, f in ("body", "orelse", "finalbody")) for f in t._fields
+                 if f not in ("op", "type_comment") and not (f == "test" and t is ast.While))
+
+
 def _torch_op(q: str) -> bool:
     """A torch / torch_xla function computing on tensors (``torch.nn.functional`` included)."""
     if q.startswith("torch.nn.functional."):
@@ -599,17 +609,9 @@ class Tensors:
         if not self.step_markers():
             table = self._cache["stepsflat"] = set()
             return table
-        callers: dict[int, list[FunctionInfo]] = {}
-        direct: dict[int, bool] = {}
-        for f in self.functions:
-            for call, cx in f.calls:
-                if cx.loops or cx.func is not f:
-                    continue  # only what runs once per call, outside the function's own loops
-                if self._is_step_marker(call, cx):
-                    direct[id(f)] = True
-                for g in self.function_of(call.func, cx):
-                    callers.setdefault(id(g), []).append(f)
-        closed = self.closure_over_callers("stepsflat_closure", direct, callers)
+        # only what runs once per call, outside the function's own loops
+        direct = {id(x.func): True for _, x in self.step_markers().values() if x.func is not None and not x.loops}
+        closed = self.closure_over_callers("stepsflat_closure", direct, self._callers(flat=True) if direct else {})
         table = self._cache["stepsflat"] = {fid for fid, holds in closed.items() if holds}
         return table
 
@@ -734,12 +736,14 @@ class Tensors:
                     self._walk_expr(stmt.msg, ctx, g, where, sites, pending, closure_ids, depth)
                 continue
             blocks = []
-            for field in stmt._fields:
+            plan = _STMT_FIELDS.get(t)
+            if plan is None:
+                plan = _STMT_FIELDS[t] = _stmt_fields(t)
+            for field, is_block in plan:
                 value = getattr(stmt, field, None)
-                if field == "test" and t is ast.While:
-                    continue
-                if type(value) is list and value and isinstance(value[0], ast.stmt):
-                    blocks.append(value)
+                if is_block:
+                    if value:
+                        blocks.append(value)
                 elif type(value) is list:
                     for v in value:
                         if type(v) is ast.ExceptHandler:

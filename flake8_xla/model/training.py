@@ -121,15 +121,28 @@ class Training:
         self._cache[key] = table
         return table
 
-    def _callers(self) -> dict[int, list[FunctionInfo]]:
-        """id(callee) -> the module functions calling it (every call of the module; built once)."""
-        callers = self._cache.get("callers")
-        if callers is None:
-            callers = self._cache["callers"] = {}
+    def _callers(self, flat: bool = False) -> dict[int, list[FunctionInfo]]:
+        """id(callee) -> the module functions calling it: through every call of the module,
+        or (``flat``) only through calls outside the caller's own loops. Both built in one
+        pass over the calls, once."""
+        cache = self._cache
+        if "callers" not in cache:
+            callers: dict[int, list[FunctionInfo]] = {}
+            outside: dict[int, list[FunctionInfo]] = {}
             for f in self.functions:
-                for g in self._direct_callees(f):
+                out = []
+                for call, ctx in f.calls:
+                    found = self.function_of(call.func, ctx)
+                    if found:
+                        out.extend(found)
+                        if not ctx.loops:
+                            for g in found:
+                                outside.setdefault(id(g), []).append(f)
+                cache[("dcallees", id(f))] = out  # what _direct_callees answers
+                for g in out:
                     callers.setdefault(id(g), []).append(f)
-        return callers
+            cache["callers"], cache["flat_callers"] = callers, outside
+        return cache["flat_callers"] if flat else cache["callers"]
 
     def does_step(self, func: FunctionInfo) -> bool:
         """True when ``func`` (or a module function it calls) runs backward or an optimizer step."""
@@ -184,8 +197,9 @@ class Training:
         return q == self.OPTIMIZER_STEP and self.const(self.kwarg(call, "barrier", 1), ctx) is True
 
     def _compiled(self, func: FunctionInfo) -> bool:
-        return any(self.qualname(d.func if type(d) is ast.Call else d, func.ctx) in self.COMPILERS
-                   for d in func.node.decorator_list)  # @torch_xla.compile syncs before and after
+        decorators = func.node.decorator_list  # @torch_xla.compile syncs before and after
+        return bool(decorators) and any(
+            self.qualname(d.func if type(d) is ast.Call else d, func.ctx) in self.COMPILERS for d in decorators)
 
     def func_syncs(self, func: FunctionInfo) -> bool:
         """True when calling ``func`` cuts the graph: it (or a helper it calls, followed
