@@ -18,8 +18,10 @@ class Calls:
     def function_of(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> list[FunctionInfo]:
         """Module functions an expression names: ``f``, ``partial(f, ...)``, ``self.m``,
         ``Cls.m``, ``obj.m`` for ``obj = Cls(...)``, and what a ``lambda`` calls."""
-        key = ("fo", id(expr))
         cache = self._cache
+        if type(expr) is ast.Attribute and expr.attr not in (cache.get("member_names") or self._member_names()):
+            return []  # no class of the module has a method or attribute of that name
+        key = ("fo", id(expr))
         if key in cache:
             return cache[key]
         cache[key] = []  # cycles resolve to nothing
@@ -59,9 +61,7 @@ class Calls:
                         and b_ctx is not None:
                     out.extend(f for f in self.function_of(target, b_ctx, _depth + 1) if f not in out)
             return out
-        if t is ast.Attribute:
-            if expr.attr not in self._member_names():
-                return []  # no class of the module has a method or attribute of that name
+        if t is ast.Attribute:  # (its name is one of _member_names: see function_of)
             base = expr.value
             cls = None
             if type(base) is ast.Name:

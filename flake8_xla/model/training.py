@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import ast
 import bisect
+import collections
 import re
 import sys
 
 from .names import canonical
 from .scopes import UNKNOWN, Ctx, FunctionInfo, LoopInfo, _expr_key
+
+
+_BLOCK_ITEMS = (ast.stmt, ast.excepthandler, ast.match_case)
 
 
 def _end(body: list) -> int:
@@ -762,7 +766,13 @@ class Training:
         if key in self._cache:
             return self._cache[key]
         out = []
-        for node in ast.walk(owner):
+        todo = collections.deque([owner])  # breadth first, like ast.walk, through statements only:
+        while todo:  # a try or match never sits inside an expression
+            node = todo.popleft()
+            for field in node._fields:
+                v = getattr(node, field, None)
+                if type(v) is list and v and isinstance(v[0], _BLOCK_ITEMS):
+                    todo.extend(v)
             t = type(node)
             if t is ast.Match:
                 out.append([(c.pattern.lineno, _end(c.body)) for c in node.cases])
