@@ -99,6 +99,20 @@ class Calls:
             found = self._cache["member_names"] = frozenset(names)
         return found
 
+    def calls_by_attr(self) -> dict[str, list[tuple[ast.Call, Ctx]]]:
+        """Method-style calls by the attribute they call: ``x.step()`` under ``"step"``
+        (every ``obj.name(...)`` call of the module, in source order; built once, under the
+        cache key the XLA-on/off queries read too). Do not modify."""
+        index = self._cache.get("attr_calls")
+        if index is None:
+            index = self._cache["attr_calls"] = {}
+            attribute = ast.Attribute
+            for rec in self.calls:
+                f = rec[0].func
+                if type(f) is attribute:
+                    index.setdefault(f.attr, []).append(rec)
+        return index
+
     def class_named(self, name: str, ctx: Ctx) -> ClassInfo | None:
         bindings = self.lookup(name, ctx, None)
         if bindings and len(bindings) == 1 and bindings[0][1] == "class":

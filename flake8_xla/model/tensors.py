@@ -495,7 +495,11 @@ class Tensors:
         names: set[tuple[int, str]] = set()
         self._cache["bwvals"] = (exprs, names)  # while filling: partial answers
         todo = []
-        for call, ctx in self.calls:
+        calls = self.calls_by_attr().get("backward", [])  # .backward() calls, in the walk's order
+        if any(type(c.func) is not ast.Attribute or c.func.attr != "backward"
+               for c, _ in self.calls_to("torch.autograd.backward")):
+            calls = self.calls  # `backward(loss)` imported by name: in order among the others
+        for call, ctx in calls:
             f = call.func
             if type(f) is ast.Attribute and f.attr == "backward":
                 # accelerator.backward(loss) / fabric.backward(loss): the loss is the argument

@@ -71,18 +71,17 @@ class Training:
 
     def step_markers(self) -> dict[int, tuple[ast.Call, Ctx]]:
         """id -> ``(call, ctx)`` of the calls that run backward, an optimizer step,
-        ``xm.optimizer_step`` or ``xm.reduce_gradients``: one pass over the module's calls
-        (only ``.backward()`` and ``.step()`` attribute calls are asked anything), built
-        once. Empty in most modules (nothing trains there): every step-loop query answers
+        ``xm.optimizer_step`` or ``xm.reduce_gradients``, from the call indexes by name
+        and by method (only ``.step()`` calls are asked anything), built once. Empty in most modules (nothing trains there): every step-loop query answers
         at once then."""
         found = self._cache.get("stepmarkers")
         if found is None:
             found = {id(c): (c, x) for c, x in self.calls_to(*self.STEP_MARKER_CALLS)}
-            attribute = ast.Attribute
-            for rec in self.calls:
-                f = rec[0].func
-                if type(f) is attribute and f.attr in ("backward", "step") \
-                        and (f.attr == "backward" or self.is_optimizer(f.value, rec[1])):
+            by_attr = self.calls_by_attr()
+            for rec in by_attr.get("backward", ()):
+                found[id(rec[0])] = rec
+            for rec in by_attr.get("step", ()):
+                if self.is_optimizer(rec[0].func.value, rec[1]):
                     found[id(rec[0])] = rec
             self._cache["stepmarkers"] = found
         return found
@@ -170,16 +169,13 @@ class Training:
 
     def is_step_loop(self, loop: LoopInfo) -> bool:
         """A loop whose body (or a module function it calls) runs backward or an optimizer step."""
-        if not self.step_markers():
+        markers = self.step_markers()
+        if not markers:
             return False
         key = ("steploop", id(loop))
-        if key not in self._cache:
-            result = False
-            for call, ctx in loop.calls:
-                if self._is_step_marker(call, ctx) or any(self.does_step(f) for f in self.function_of(call.func, ctx)):
-                    result = True
-                    break
-            self._cache[key] = result
+        if key not in self._cache:  # a marker in the body first: the helpers need the call graph
+            self._cache[key] = any(id(call) in markers for call, _ in loop.calls) or any(
+                self.does_step(f) for call, ctx in loop.calls for f in self.function_of(call.func, ctx))
         return self._cache[key]
 
     def loop_of(self, node: ast.AST) -> LoopInfo | None:
@@ -210,8 +206,10 @@ class Training:
         :attr:`HELPER_DEPTH` levels) syncs, or it is a ``@torch_xla.compile``d step."""
         table = self._cache.get("func_syncs")
         if table is None:
-            direct = {id(f): self._compiled(f) or any(self.is_sync_call(c, x) for c, x in f.calls)
-                      for f in self.functions}
+            direct = {id(f): True for f in self.functions if self._compiled(f)}
+            for c, x in self.calls_to(*self.SYNCS, self.OPTIMIZER_STEP):
+                if x.func is not None and self.is_sync_call(c, x):
+                    direct[id(x.func)] = True
             table = self.closure_over_callers("func_syncs", direct)
         return table.get(id(func), False)
 
@@ -221,18 +219,17 @@ class Training:
         key = ("loopsyncs", id(loop))
         if key in self._cache:
             return self._cache[key]
-        result = False
-        for call, ctx in loop.calls:
-            if self.is_sync_call(call, ctx) or any(self.func_syncs(f) for f in self.function_of(call.func, ctx)):
-                result = True
-                break
-            if self.call_name(call, ctx) is None and type(call.func) in (ast.Name, ast.Attribute):
-                values = self.values(call.func, ctx)  # step = torch_xla.compile(step_fn)
-                if values and all(type(v) is ast.Call and self.call_name(v, c) in self.COMPILERS for v, c in values):
-                    result = True
-                    break
+        result = any(self.is_sync_call(call, ctx) or self._calls_compiled(call, ctx) for call, ctx in loop.calls) \
+            or any(self.func_syncs(f) for call, ctx in loop.calls for f in self.function_of(call.func, ctx))
         self._cache[key] = result
         return result
+
+    def _calls_compiled(self, call: ast.Call, ctx: Ctx) -> bool:
+        """``step(...)`` where ``step = torch_xla.compile(step_fn)``."""
+        if self.call_name(call, ctx) is None and type(call.func) in (ast.Name, ast.Attribute):
+            values = self.values(call.func, ctx)
+            return bool(values) and all(type(v) is ast.Call and self.call_name(v, c) in self.COMPILERS for v, c in values)
+        return False
 
     COMPILERS = ("torch_xla.compile",)
 
@@ -342,11 +339,10 @@ class Training:
             return self._cache["rewrapped"]
         result = False
         modules = set()
-        for call, _ in self.calls:
-            f = call.func
-            if type(f) is ast.Attribute and f.attr in ("parameters", "named_parameters"):
-                base = f.value
-                modules.add(base.id if type(base) is ast.Name else base.attr if type(base) is ast.Attribute else None)
+        by_attr = self.calls_by_attr()
+        for call, _ in by_attr.get("parameters", []) + by_attr.get("named_parameters", []):
+            base = call.func.value
+            modules.add(base.id if type(base) is ast.Name else base.attr if type(base) is ast.Attribute else None)
         scopes = [(self.module_scope.bindings, None)] + [(f.scope.bindings, f) for f in self.functions if f.scope]
         for bindings, _ in scopes:
             for name, entries in bindings.items():

@@ -215,11 +215,9 @@ class DoubleOptimizerStep(Rule):
         if not updates:
             return
         groups: dict[tuple, list] = {}
-        for call, ctx in model.calls:
-            f = call.func
-            if type(f) is ast.Attribute and f.attr == "step":
-                key = (id(ctx.func), id(ctx.loops[-1]) if ctx.loops else None, ast.dump(f.value))
-                groups.setdefault(key, []).append((call, ctx))
+        for call, ctx in model.calls_by_attr().get("step", ()):
+            key = (id(ctx.func), id(ctx.loops[-1]) if ctx.loops else None, ast.dump(call.func.value))
+            groups.setdefault(key, []).append((call, ctx))
         reported = set()
         for call, ctx in updates:
             opt = model.kwarg(call, "optimizer", 0)
