@@ -88,13 +88,16 @@ _SKIP_NODES = frozenset((ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, as
                          ast.SetComp, ast.DictComp, ast.GeneratorExp))
 
 _SITE_NODES = (ast.JoinedStr, ast.BinOp, ast.Subscript)
-#: per node type, the fields a step walk descends into: not ``ctx`` / ``op`` / ``ops`` (leaves
-#: that hold no site), nor any field of a name or a constant
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Name: (), ast.Constant: ()}
+#: what a step walk of an expression never looks into: names, constants, absent parts
+_LEAVES = frozenset((ast.Name, ast.Constant, type(None)))
+#: fields that hold no expression (names, operators, flags)
+_NOT_CHILDREN = frozenset(("ctx", "op", "ops", "attr", "arg", "conversion", "type_comment", "kind", "id", "is_async"))
+#: per node type, the fields a step walk descends into
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _child_fields(t: type) -> tuple[str, ...]:
-    return tuple(f for f in t._fields if f not in ("ctx", "op", "ops"))
+    return tuple(f for f in getattr(t, "_fields", ()) if f not in _NOT_CHILDREN)
 
 
 #: per statement type, ``(field, holds statements)`` for the fields a step walk reads (a
@@ -770,7 +773,7 @@ class Tensors:
         while todo:
             n = todo.pop()
             t = type(n)
-            if t in _SKIP_NODES or id(n) in closure_ids:
+            if t in _LEAVES or t in _SKIP_NODES or id(n) in closure_ids:
                 continue
             if t is ast.Call:
                 cctx = self.call_ctx(n) or ctx
@@ -784,10 +787,10 @@ class Tensors:
                 fields = _CHILD_FIELDS[t] = _child_fields(t)
             for field in fields:
                 v = getattr(n, field, None)
-                if isinstance(v, ast.AST):
+                if type(v) is list:
+                    todo.extend(v)  # (a None in a dict's keys is a leaf)
+                elif v is not None:
                     todo.append(v)
-                elif type(v) is list:
-                    todo.extend(x for x in v if isinstance(x, ast.AST))
 
     def _closure_args(self) -> set[int]:
         """ids of the argument expressions of every ``xm.add_step_closure(...)`` call."""
