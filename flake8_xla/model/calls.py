@@ -99,10 +99,10 @@ class Calls:
             found = self._cache["member_names"] = frozenset(names)
         return found
 
-    def calls_by_attr(self) -> dict[str, list[tuple[ast.Call, Ctx]]]:
-        """Method-style calls by the attribute they call: ``x.step()`` under ``"step"``
-        (every ``obj.name(...)`` call of the module, in source order; built once, under the
-        cache key the XLA-on/off queries read too). Do not modify."""
+    def method_calls(self, *names: str) -> list[tuple[ast.Call, Ctx]]:
+        """Calls spelled ``x.name(...)`` (any receiver, resolved or not) for each of
+        ``names``: each name's calls in walk order, one name after the other. The index is
+        built once, under the cache key the XLA-on/off queries read too. Do not modify."""
         index = self._cache.get("attr_calls")
         if index is None:
             index = self._cache["attr_calls"] = {}
@@ -111,7 +111,9 @@ class Calls:
                 f = rec[0].func
                 if type(f) is attribute:
                     index.setdefault(f.attr, []).append(rec)
-        return index
+        if len(names) == 1:
+            return index.get(names[0], [])
+        return [rec for name in names for rec in index.get(name, ())]
 
     def class_named(self, name: str, ctx: Ctx) -> ClassInfo | None:
         bindings = self.lookup(name, ctx, None)

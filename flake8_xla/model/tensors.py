@@ -498,7 +498,7 @@ class Tensors:
         names: set[tuple[int, str]] = set()
         self._cache["bwvals"] = (exprs, names)  # while filling: partial answers
         todo = []
-        calls = self.calls_by_attr().get("backward", [])  # .backward() calls, in the walk's order
+        calls = self.method_calls("backward")  # .backward() calls, in the walk's order
         if any(type(c.func) is not ast.Attribute or c.func.attr != "backward"
                for c, _ in self.calls_to("torch.autograd.backward")):
             calls = self.calls  # `backward(loss)` imported by name: in order among the others

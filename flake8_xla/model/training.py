@@ -77,10 +77,9 @@ class Training:
         found = self._cache.get("stepmarkers")
         if found is None:
             found = {id(c): (c, x) for c, x in self.calls_to(*self.STEP_MARKER_CALLS)}
-            by_attr = self.calls_by_attr()
-            for rec in by_attr.get("backward", ()):
+            for rec in self.method_calls("backward"):
                 found[id(rec[0])] = rec
-            for rec in by_attr.get("step", ()):
+            for rec in self.method_calls("step"):
                 if self.is_optimizer(rec[0].func.value, rec[1]):
                     found[id(rec[0])] = rec
             self._cache["stepmarkers"] = found
@@ -197,16 +196,24 @@ class Training:
         return q == self.OPTIMIZER_STEP and self.const(self.kwarg(call, "barrier", 1), ctx) is True
 
     def _compiled(self, func: FunctionInfo) -> bool:
-        decorators = func.node.decorator_list  # @torch_xla.compile syncs before and after
-        return bool(decorators) and any(
-            self.qualname(d.func if type(d) is ast.Call else d, func.ctx) in self.COMPILERS for d in decorators)
+        """A ``@torch_xla.compile``d function (it syncs before and after)."""
+        return id(func) in self._compiled_ids()
+
+    def _compiled_ids(self) -> frozenset[int]:
+        found = self._cache.get("compiled_ids")
+        if found is None:
+            found = self._cache["compiled_ids"] = frozenset(
+                id(f) for f in self.functions if f.node.decorator_list and any(
+                    self.qualname(d.func if type(d) is ast.Call else d, f.ctx) in self.COMPILERS
+                    for d in f.node.decorator_list))
+        return found
 
     def func_syncs(self, func: FunctionInfo) -> bool:
         """True when calling ``func`` cuts the graph: it (or a helper it calls, followed
         :attr:`HELPER_DEPTH` levels) syncs, or it is a ``@torch_xla.compile``d step."""
         table = self._cache.get("func_syncs")
         if table is None:
-            direct = {id(f): True for f in self.functions if self._compiled(f)}
+            direct = dict.fromkeys(self._compiled_ids(), True)
             for c, x in self.calls_to(*self.SYNCS, self.OPTIMIZER_STEP):
                 if x.func is not None and self.is_sync_call(c, x):
                     direct[id(x.func)] = True
@@ -339,8 +346,7 @@ class Training:
             return self._cache["rewrapped"]
         result = False
         modules = set()
-        by_attr = self.calls_by_attr()
-        for call, _ in by_attr.get("parameters", []) + by_attr.get("named_parameters", []):
+        for call, _ in self.method_calls("parameters", "named_parameters"):
             base = call.func.value
             modules.add(base.id if type(base) is ast.Name else base.attr if type(base) is ast.Attribute else None)
         scopes = [(self.module_scope.bindings, None)] + [(f.scope.bindings, f) for f in self.functions if f.scope]
@@ -961,7 +967,7 @@ class Training:
     def _compiled_targets(self) -> set[int]:
         """ids of module functions ``@torch_xla.compile``d or passed to ``torch_xla.compile``."""
         if "compiled_targets" not in self._cache:
-            out = {id(f) for f in self.functions if self._compiled(f)}
+            out = set(self._compiled_ids())
             for call, ctx in self.calls_to(*self.COMPILERS):
                 target = self.kwarg(call, "func", 0)
                 if isinstance(target, ast.AST):

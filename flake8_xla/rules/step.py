@@ -215,7 +215,7 @@ class DoubleOptimizerStep(Rule):
         if not updates:
             return
         groups: dict[tuple, list] = {}
-        for call, ctx in model.calls_by_attr().get("step", ()):
+        for call, ctx in model.method_calls("step"):
             key = (id(ctx.func), id(ctx.loops[-1]) if ctx.loops else None, ast.dump(call.func.value))
             groups.setdefault(key, []).append((call, ctx))
         reported = set()
