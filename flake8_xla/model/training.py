@@ -72,8 +72,8 @@ class Training:
     def step_markers(self) -> dict[int, tuple[ast.Call, Ctx]]:
         """id -> ``(call, ctx)`` of the calls that run backward, an optimizer step,
         ``xm.optimizer_step`` or ``xm.reduce_gradients``, from the call indexes by name
-        and by method (only ``.step()`` calls are asked anything), built once. Empty in most modules (nothing trains there): every step-loop query answers
-        at once then."""
+        and by method (only ``.step()`` calls are asked anything), built once. Empty in
+        most modules (nothing trains there): every step-loop query answers at once then."""
         found = self._cache.get("stepmarkers")
         if found is None:
             found = {id(c): (c, x) for c, x in self.calls_to(*self.STEP_MARKER_CALLS)}
