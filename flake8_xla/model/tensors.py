@@ -665,10 +665,11 @@ class Tensors:
             regions.append((lp.node, lp.ctx, "loop"))
         func_state: dict[int, bool] = {}  # id(func) -> gated (False wins)
         funcs_by_id = {id(f): f for f in self.functions}
+        compiled = self._compiled_ids()
         for f in self.functions:
             if f.name == "forward" and f.cls is not None and self.is_module_class(f.cls) and self.in_xla_code(f.ctx):
                 func_state[id(f)] = False
-            elif self._compiled(f):
+            elif id(f) in compiled:
                 func_state[id(f)] = False
         for call, cx in self.calls_to(*self.COMPILERS):
             for g in self.function_of(call, cx):

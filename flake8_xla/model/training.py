@@ -131,10 +131,14 @@ class Training:
         if "callers" not in cache:
             callers: dict[int, list[FunctionInfo]] = {}
             outside: dict[int, list[FunctionInfo]] = {}
+            members = self._member_names()  # (function_of's own first test, without the call)
             for f in self.functions:
                 out = []
                 for call, ctx in f.calls:
-                    found = self.function_of(call.func, ctx)
+                    func = call.func
+                    if type(func) is ast.Attribute and func.attr not in members:
+                        continue
+                    found = self.function_of(func, ctx)
                     if found:
                         out.extend(found)
                         if not ctx.loops:
