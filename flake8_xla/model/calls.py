@@ -18,8 +18,10 @@ class Calls:
     def function_of(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> list[FunctionInfo]:
         """Module functions an expression names: ``f``, ``partial(f, ...)``, ``self.m``,
         ``Cls.m``, ``obj.m`` for ``obj = Cls(...)``, and what a ``lambda`` calls."""
-        key = ("fo", id(expr))
         cache = self._cache
+        if type(expr) is ast.Attribute and expr.attr not in (cache.get("member_names") or self._member_names()):
+            return []  # no class of the module has a method or attribute of that name
+        key = ("fo", id(expr))
         if key in cache:
             return cache[key]
         cache[key] = []  # cycles resolve to nothing
@@ -59,7 +61,7 @@ class Calls:
                         and b_ctx is not None:
                     out.extend(f for f in self.function_of(target, b_ctx, _depth + 1) if f not in out)
             return out
-        if t is ast.Attribute:
+        if t is ast.Attribute:  # (its name is one of _member_names: see function_of)
             base = expr.value
             cls = None
             if type(base) is ast.Name:
@@ -84,6 +86,34 @@ class Calls:
                             out.extend(f for f in self.function_of(value, v_ctx, _depth + 1) if f not in out)
                 return out
         return []
+
+    def _member_names(self) -> frozenset[str]:
+        """The names of every method and instance attribute of the module's classes (built
+        once): ``obj.name`` names a module function only when ``name`` is one of them."""
+        found = self._cache.get("member_names")
+        if found is None:
+            names = set()
+            for cls in self.classes:
+                names.update(cls.methods)
+                names.update(cls.attrs)
+            found = self._cache["member_names"] = frozenset(names)
+        return found
+
+    def method_calls(self, *names: str) -> list[tuple[ast.Call, Ctx]]:
+        """Calls spelled ``x.name(...)`` (any receiver, resolved or not) for each of
+        ``names``: each name's calls in walk order, one name after the other. The index is
+        built once, under the cache key the XLA-on/off queries read too. Do not modify."""
+        index = self._cache.get("attr_calls")
+        if index is None:
+            index = self._cache["attr_calls"] = {}
+            attribute = ast.Attribute
+            for rec in self.calls:
+                f = rec[0].func
+                if type(f) is attribute:
+                    index.setdefault(f.attr, []).append(rec)
+        if len(names) == 1:
+            return index.get(names[0], [])
+        return [rec for name in names for rec in index.get(name, ())]
 
     def class_named(self, name: str, ctx: Ctx) -> ClassInfo | None:
         bindings = self.lookup(name, ctx, None)
@@ -131,7 +161,10 @@ class Calls:
         out = []
         inner_ctx = Ctx(func.scope, func, (), ())
         loads = self._loads_by_func().get(id(func), {})
+        defined = self._defined_names()
         for name in func.names:
+            if name not in defined:
+                continue  # no def or class of the module has that name: nothing to find
             sites = loads.get(name, ())
             if sites and all(self._frames_off(c) for c in sites):
                 continue  # only named where XLA is off: `if not use_tpu: return train_gpu(...)`
@@ -144,8 +177,10 @@ class Calls:
                 elif kind == "class":
                     out.extend(self._class_methods(target))
         for call, ctx in func.calls:
-            if type(call.func) is ast.Attribute and not self._frames_off(ctx):
-                out.extend(self.function_of(call.func, ctx))
+            if type(call.func) is ast.Attribute:
+                found = self.function_of(call.func, ctx)
+                if found and not self._frames_off(ctx):
+                    out.extend(found)
         # nested defs run when their parent runs (closures, local helpers)
         nested = self._cache.get("nested_defs")
         if nested is None:
@@ -156,6 +191,14 @@ class Calls:
         out.extend(nested.get(id(func), ()))
         self._cache[key] = out
         return out
+
+    def _defined_names(self) -> frozenset[str]:
+        """The names the module's ``def`` and ``class`` statements bind (built once)."""
+        found = self._cache.get("defined_names")
+        if found is None:
+            found = self._cache["defined_names"] = frozenset(
+                [f.name for f in self.functions] + [c.name for c in self.classes])
+        return found
 
     def _loads_by_func(self) -> dict[int, dict[str, list[Ctx]]]:
         """id(function) -> name -> the contexts it is read in there (indexed once: asking

@@ -43,7 +43,7 @@ class Data:
         if "launched_loaders" in self._cache:
             return self._cache["launched_loaders"]
         seen: dict[int, tuple] = {}
-        for loop in self.loops:
+        for loop in self.loops if self.may_step() else ():
             if not (self.in_xla_code(loop.ctx) and self.is_launched(loop.ctx, multi_only=True)
                     and self.is_step_loop(loop)):
                 continue

@@ -341,10 +341,9 @@ class Optimizers:
             return self._cache["classes_on_device"]
         found: set[int] = set()
         todo = []
-        for call, ctx in self.calls:
+        for call, ctx in self.method_calls("to", "cuda"):  # (a set: the order does not matter)
             f = call.func
-            if type(f) is not ast.Attribute or f.attr not in ("to", "cuda") or not self.in_xla_code(ctx) \
-                    or self._to_cpu(call, ctx):
+            if not self.in_xla_code(ctx) or self._to_cpu(call, ctx):
                 continue
             receiver = f.value
             if type(receiver) is ast.Call:

@@ -84,8 +84,30 @@ _DTYPES = frozenset({"float", "float32", "float64", "double", "float16", "half",
 ADD_STEP_CLOSURE = "torch_xla.core.xla_model.add_step_closure"
 STEP_SCOPES = ("torch_xla.step", "torch_xla.debug.profiler.StepTrace")  # sync when the block ends
 WAITS = ("torch_xla.core.xla_model.wait_device_ops", "torch_xla.sync")
-_SKIP_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp,
-               ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_SKIP_NODES = frozenset((ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp,
+                         ast.SetComp, ast.DictComp, ast.GeneratorExp))
+
+_SITE_NODES = (ast.JoinedStr, ast.BinOp, ast.Subscript)
+#: what a step walk of an expression never looks into: names, constants, absent parts
+_LEAVES = frozenset((ast.Name, ast.Constant, type(None)))
+#: fields that hold no expression (names, operators, flags)
+_NOT_CHILDREN = frozenset(("ctx", "op", "ops", "attr", "arg", "conversion", "type_comment", "kind", "id", "is_async"))
+#: per node type, the fields a step walk descends into
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(t: type) -> tuple[str, ...]:
+    return tuple(f for f in getattr(t, "_fields", ()) if f not in _NOT_CHILDREN)
+
+
+#: per statement type, ``(field, holds statements)`` for the fields a step walk reads (a
+#: ``while`` test is walked before, as the loop's own test)
+_STMT_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
+def _stmt_fields(t: type) -> tuple[tuple[str, bool], ...]:
+    return tuple((f, f in ("body", "orelse", "finalbody")) for f in t._fields
+                 if f not in ("op", "type_comment") and not (f == "test" and t is ast.While))
 
 
 def _torch_op(q: str) -> bool:
@@ -476,7 +498,11 @@ class Tensors:
         names: set[tuple[int, str]] = set()
         self._cache["bwvals"] = (exprs, names)  # while filling: partial answers
         todo = []
-        for call, ctx in self.calls:
+        calls = self.method_calls("backward")  # .backward() calls, in the walk's order
+        if any(type(c.func) is not ast.Attribute or c.func.attr != "backward"
+               for c, _ in self.calls_to("torch.autograd.backward")):
+            calls = self.calls  # `backward(loss)` imported by name: in order among the others
+        for call, ctx in calls:
             f = call.func
             if type(f) is ast.Attribute and f.attr == "backward":
                 # accelerator.backward(loss) / fabric.backward(loss): the loss is the argument
@@ -587,17 +613,12 @@ class Tensors:
         table = self._cache.get("stepsflat")
         if table is not None:
             return table
-        callers: dict[int, list[FunctionInfo]] = {}
-        direct: dict[int, bool] = {}
-        for f in self.functions:
-            for call, cx in f.calls:
-                if cx.loops or cx.func is not f:
-                    continue  # only what runs once per call, outside the function's own loops
-                if self._is_step_marker(call, cx):
-                    direct[id(f)] = True
-                for g in self.function_of(call.func, cx):
-                    callers.setdefault(id(g), []).append(f)
-        closed = self.closure_over_callers("stepsflat_closure", direct, callers)
+        if not self.step_markers():
+            table = self._cache["stepsflat"] = set()
+            return table
+        # only what runs once per call, outside the function's own loops
+        direct = {id(x.func): True for _, x in self.step_markers().values() if x.func is not None and not x.loops}
+        closed = self.closure_over_callers("stepsflat_closure", direct, self._callers(flat=True) if direct else {})
         table = self._cache["stepsflat"] = {fid for fid, holds in closed.items() if holds}
         return table
 
@@ -605,6 +626,8 @@ class Tensors:
         """A step loop whose own body (not a nested loop) runs the backward or the optimizer
         step, or calls a helper that does so outside its own loops: the loop an iteration of
         which is one training step. An epoch loop around it is not."""
+        if not self.step_markers():
+            return False
         key = ("innerstep", id(loop))
         if key in self._cache:
             return self._cache[key]
@@ -616,28 +639,6 @@ class Tensors:
             if self._is_step_marker(call, cx) or any(id(f) in flat for f in self.function_of(call.func, cx)):
                 result = True
                 break
-        self._cache[key] = result
-        return result
-
-    def _is_update(self, call, ctx) -> bool:
-        """An optimizer update: ``opt.step()``, ``xm.optimizer_step(opt)``, ``scaler.step(opt)``."""
-        if self.is_optimizer_step(call, ctx) or self.call_name(call, ctx) == self.OPTIMIZER_STEP:
-            return True
-        f = call.func
-        return type(f) is ast.Attribute and f.attr == "step" and bool(call.args) and self.is_optimizer(call.args[0], ctx)
-
-    def loop_updates(self, loop) -> bool:
-        """True when an iteration of the loop updates the weights (in its body, a nested loop
-        or a module helper at bounded depth): a training loop, not a gradient check."""
-        key = ("loopupdates", id(loop))
-        if key in self._cache:
-            return self._cache[key]
-        table = self._cache.get("tk_updates")
-        if table is None:
-            direct = {id(f): any(self._is_update(c, x) for c, x in f.calls) for f in self.functions}
-            table = self.closure_over_callers("tk_updates", direct)
-        result = any(self._is_update(c, x) or any(table.get(id(g)) for g in self.function_of(c.func, x))
-                     for c, x in loop.calls)
         self._cache[key] = result
         return result
 
@@ -656,7 +657,7 @@ class Tensors:
         # regions: (statements, base ctx, gated, where); helpers found on the way
         regions = []
         loops = [lp for lp in self.loops if self.is_inner_step_loop(lp) and self.in_xla_code(lp.ctx)
-                 and (self.loop_updates(lp) or any(self.loop_updates(o) for o in lp.ctx.loops))]
+                 and (self.loop_steps_optimizer(lp) or any(self.loop_steps_optimizer(o) for o in lp.ctx.loops))]
         loop_nodes = {id(lp.node) for lp in loops}
         for lp in loops:
             if any(id(o.node) in loop_nodes for o in lp.ctx.loops):
@@ -664,10 +665,11 @@ class Tensors:
             regions.append((lp.node, lp.ctx, "loop"))
         func_state: dict[int, bool] = {}  # id(func) -> gated (False wins)
         funcs_by_id = {id(f): f for f in self.functions}
+        compiled = self._compiled_ids()
         for f in self.functions:
             if f.name == "forward" and f.cls is not None and self.is_module_class(f.cls) and self.in_xla_code(f.ctx):
                 func_state[id(f)] = False
-            elif self._compiled(f):
+            elif id(f) in compiled:
                 func_state[id(f)] = False
         for call, cx in self.calls_to(*self.COMPILERS):
             for g in self.function_of(call, cx):
@@ -742,12 +744,14 @@ class Tensors:
                     self._walk_expr(stmt.msg, ctx, g, where, sites, pending, closure_ids, depth)
                 continue
             blocks = []
-            for field in stmt._fields:
+            plan = _STMT_FIELDS.get(t)
+            if plan is None:
+                plan = _STMT_FIELDS[t] = _stmt_fields(t)
+            for field, is_block in plan:
                 value = getattr(stmt, field, None)
-                if field == "test" and t is ast.While:
-                    continue
-                if type(value) is list and value and isinstance(value[0], ast.stmt):
-                    blocks.append(value)
+                if is_block:
+                    if value:
+                        blocks.append(value)
                 elif type(value) is list:
                     for v in value:
                         if type(v) is ast.ExceptHandler:
@@ -769,21 +773,25 @@ class Tensors:
         todo = [expr]
         while todo:
             n = todo.pop()
-            if isinstance(n, _SKIP_NODES) or id(n) in closure_ids:
+            t = type(n)
+            if t in _LEAVES or t in _SKIP_NODES or id(n) in closure_ids:
                 continue
-            if type(n) is ast.Call:
+            if t is ast.Call:
                 cctx = self.call_ctx(n) or ctx
                 sites.setdefault(id(n), []).append((n, cctx, gated, where))
                 for f in self.function_of(n.func, cctx):
                     pending.append((f, gated, depth + 1))
-            elif type(n) in (ast.JoinedStr, ast.BinOp, ast.Subscript):
+            elif t in _SITE_NODES:
                 sites.setdefault(id(n), []).append((n, ctx, gated, where))
-            for field in n._fields:
+            fields = _CHILD_FIELDS.get(t)
+            if fields is None:
+                fields = _CHILD_FIELDS[t] = _child_fields(t)
+            for field in fields:
                 v = getattr(n, field, None)
-                if isinstance(v, ast.AST):
+                if type(v) is list:
+                    todo.extend(v)  # (a None in a dict's keys is a leaf)
+                elif v is not None:
                     todo.append(v)
-                elif type(v) is list:
-                    todo.extend(x for x in v if isinstance(x, ast.AST))
 
     def _closure_args(self) -> set[int]:
         """ids of the argument expressions of every ``xm.add_step_closure(...)`` call."""

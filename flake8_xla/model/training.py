@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import ast
 import bisect
+import collections
 import re
 import sys
 
 from .names import canonical
 from .scopes import UNKNOWN, Ctx, FunctionInfo, LoopInfo, _expr_key
+
+
+_BLOCK_ITEMS = (ast.stmt, ast.excepthandler, ast.match_case)
 
 
 def _end(body: list) -> int:
@@ -62,19 +66,34 @@ class Training:
         f = call.func
         return type(f) is ast.Attribute and f.attr == "step" and self.is_optimizer(f.value, ctx)
 
+    STEP_MARKER_CALLS = ("torch.autograd.backward", "torch_xla.core.xla_model.optimizer_step",
+                         "torch_xla.core.xla_model.reduce_gradients")
+
+    def step_markers(self) -> dict[int, tuple[ast.Call, Ctx]]:
+        """id -> ``(call, ctx)`` of the calls that run backward, an optimizer step,
+        ``xm.optimizer_step`` or ``xm.reduce_gradients``, from the call indexes by name
+        and by method (only ``.step()`` calls are asked anything), built once. Empty in
+        most modules (nothing trains there): every step-loop query answers at once then."""
+        found = self._cache.get("stepmarkers")
+        if found is None:
+            found = {id(c): (c, x) for c, x in self.calls_to(*self.STEP_MARKER_CALLS)}
+            for rec in self.method_calls("backward"):
+                found[id(rec[0])] = rec
+            for rec in self.method_calls("step"):
+                if self.is_optimizer(rec[0].func.value, rec[1]):
+                    found[id(rec[0])] = rec
+            self._cache["stepmarkers"] = found
+        return found
+
+    def may_step(self) -> bool:
+        """True when some call of the module runs backward or an optimizer step: without one,
+        no loop or function steps."""
+        return bool(self.step_markers())
+
     def _is_step_marker(self, call, ctx):
         """Backward, an optimizer step, ``xm.optimizer_step`` or ``xm.reduce_gradients``
-        (memoised per call: every loop and helper query asks it of the same calls)."""
-        memo = self._cache.get("stepmarker")
-        if memo is None:
-            memo = self._cache["stepmarker"] = {}
-        found = memo.get(id(call))
-        if found is None:
-            found = memo[id(call)] = bool(
-                self.is_backward(call, ctx) or self.is_optimizer_step(call, ctx)
-                or self.call_name(call, ctx) in ("torch_xla.core.xla_model.optimizer_step",
-                                                 "torch_xla.core.xla_model.reduce_gradients"))
-        return found
+        (``call`` is one of the module's calls: see :meth:`step_markers`)."""
+        return id(call) in self.step_markers()
 
     #: how many helper levels the call-graph queries follow (callers of callers ...)
     HELPER_DEPTH = 32
@@ -87,13 +106,10 @@ class Training:
         table = self._cache.get(key)
         if table is not None:
             return table
-        if callers is None:
-            callers = {}
-            for f in self.functions:
-                for g in self._direct_callees(f):
-                    callers.setdefault(id(g), []).append(f)
         table = dict(direct)
         frontier = [f for f in self.functions if direct.get(id(f))]
+        if callers is None and frontier:  # the reversed call graph, only when something holds
+            callers = self._callers()
         level = 0
         while frontier and level < self.HELPER_DEPTH:
             level += 1
@@ -107,11 +123,41 @@ class Training:
         self._cache[key] = table
         return table
 
+    def _callers(self, flat: bool = False) -> dict[int, list[FunctionInfo]]:
+        """id(callee) -> the module functions calling it: through every call of the module,
+        or (``flat``) only through calls outside the caller's own loops. Both built in one
+        pass over the calls, once."""
+        cache = self._cache
+        if "callers" not in cache:
+            callers: dict[int, list[FunctionInfo]] = {}
+            outside: dict[int, list[FunctionInfo]] = {}
+            members = self._member_names()  # (function_of's own first test, without the call)
+            for f in self.functions:
+                out = []
+                for call, ctx in f.calls:
+                    func = call.func
+                    if type(func) is ast.Attribute and func.attr not in members:
+                        continue
+                    found = self.function_of(func, ctx)
+                    if found:
+                        out.extend(found)
+                        if not ctx.loops:
+                            for g in found:
+                                outside.setdefault(id(g), []).append(f)
+                cache[("dcallees", id(f))] = out  # what _direct_callees answers
+                for g in out:
+                    callers.setdefault(id(g), []).append(f)
+            cache["callers"], cache["flat_callers"] = callers, outside
+        return cache["flat_callers"] if flat else cache["callers"]
+
     def does_step(self, func: FunctionInfo) -> bool:
         """True when ``func`` (or a module function it calls) runs backward or an optimizer step."""
         table = self._cache.get("does_step")
         if table is None:
-            direct = {id(f): any(self._is_step_marker(c, x) for c, x in f.calls) for f in self.functions}
+            markers = self.step_markers()
+            if not markers:
+                return False
+            direct = {id(x.func): True for _, x in markers.values() if x.func is not None}
             table = self.closure_over_callers("does_step", direct)
         return table.get(id(func), False)
 
@@ -126,14 +172,13 @@ class Training:
 
     def is_step_loop(self, loop: LoopInfo) -> bool:
         """A loop whose body (or a module function it calls) runs backward or an optimizer step."""
+        markers = self.step_markers()
+        if not markers:
+            return False
         key = ("steploop", id(loop))
-        if key not in self._cache:
-            result = False
-            for call, ctx in loop.calls:
-                if self._is_step_marker(call, ctx) or any(self.does_step(f) for f in self.function_of(call.func, ctx)):
-                    result = True
-                    break
-            self._cache[key] = result
+        if key not in self._cache:  # a marker in the body first: the helpers need the call graph
+            self._cache[key] = any(id(call) in markers for call, _ in loop.calls) or any(
+                self.does_step(f) for call, ctx in loop.calls for f in self.function_of(call.func, ctx))
         return self._cache[key]
 
     def loop_of(self, node: ast.AST) -> LoopInfo | None:
@@ -155,16 +200,27 @@ class Training:
         return q == self.OPTIMIZER_STEP and self.const(self.kwarg(call, "barrier", 1), ctx) is True
 
     def _compiled(self, func: FunctionInfo) -> bool:
-        return any(self.qualname(d.func if type(d) is ast.Call else d, func.ctx) in self.COMPILERS
-                   for d in func.node.decorator_list)  # @torch_xla.compile syncs before and after
+        """A ``@torch_xla.compile``d function (it syncs before and after)."""
+        return id(func) in self._compiled_ids()
+
+    def _compiled_ids(self) -> frozenset[int]:
+        found = self._cache.get("compiled_ids")
+        if found is None:
+            found = self._cache["compiled_ids"] = frozenset(
+                id(f) for f in self.functions if f.node.decorator_list and any(
+                    self.qualname(d.func if type(d) is ast.Call else d, f.ctx) in self.COMPILERS
+                    for d in f.node.decorator_list))
+        return found
 
     def func_syncs(self, func: FunctionInfo) -> bool:
         """True when calling ``func`` cuts the graph: it (or a helper it calls, followed
         :attr:`HELPER_DEPTH` levels) syncs, or it is a ``@torch_xla.compile``d step."""
         table = self._cache.get("func_syncs")
         if table is None:
-            direct = {id(f): self._compiled(f) or any(self.is_sync_call(c, x) for c, x in f.calls)
-                      for f in self.functions}
+            direct = dict.fromkeys(self._compiled_ids(), True)
+            for c, x in self.calls_to(*self.SYNCS, self.OPTIMIZER_STEP):
+                if x.func is not None and self.is_sync_call(c, x):
+                    direct[id(x.func)] = True
             table = self.closure_over_callers("func_syncs", direct)
         return table.get(id(func), False)
 
@@ -174,18 +230,17 @@ class Training:
         key = ("loopsyncs", id(loop))
         if key in self._cache:
             return self._cache[key]
-        result = False
-        for call, ctx in loop.calls:
-            if self.is_sync_call(call, ctx) or any(self.func_syncs(f) for f in self.function_of(call.func, ctx)):
-                result = True
-                break
-            if self.call_name(call, ctx) is None and type(call.func) in (ast.Name, ast.Attribute):
-                values = self.values(call.func, ctx)  # step = torch_xla.compile(step_fn)
-                if values and all(type(v) is ast.Call and self.call_name(v, c) in self.COMPILERS for v, c in values):
-                    result = True
-                    break
+        result = any(self.is_sync_call(call, ctx) or self._calls_compiled(call, ctx) for call, ctx in loop.calls) \
+            or any(self.func_syncs(f) for call, ctx in loop.calls for f in self.function_of(call.func, ctx))
         self._cache[key] = result
         return result
+
+    def _calls_compiled(self, call: ast.Call, ctx: Ctx) -> bool:
+        """``step(...)`` where ``step = torch_xla.compile(step_fn)``."""
+        if self.call_name(call, ctx) is None and type(call.func) in (ast.Name, ast.Attribute):
+            values = self.values(call.func, ctx)
+            return bool(values) and all(type(v) is ast.Call and self.call_name(v, c) in self.COMPILERS for v, c in values)
+        return False
 
     COMPILERS = ("torch_xla.compile",)
 
@@ -236,8 +291,9 @@ class Training:
         """True when XLA-on code constructs a training framework's object (``Accelerator()``,
         ``Trainer(...)``, ``Fabric(...)``) or a class subclasses one (``LightningModule``)."""
         if "framework" not in self._cache:
-            found = any(self.call_name(call, ctx).startswith(self._FRAMEWORKS) and self.in_xla_code(ctx)
-                        for call, ctx in self.calls if self.call_name(call, ctx) is not None)
+            self.calls_to()  # builds the index of the calls by qualified name: one test per name
+            found = any(q.startswith(self._FRAMEWORKS) and any(self.in_xla_code(ctx) for _, ctx in recs)
+                        for q, recs in self._cache["calls_index"].items())
             if not found:
                 found = any(
                     (self.qualname(base, cls.ctx) or "").startswith(self._FRAMEWORKS)
@@ -294,11 +350,9 @@ class Training:
             return self._cache["rewrapped"]
         result = False
         modules = set()
-        for call, _ in self.calls:
-            f = call.func
-            if type(f) is ast.Attribute and f.attr in ("parameters", "named_parameters"):
-                base = f.value
-                modules.add(base.id if type(base) is ast.Name else base.attr if type(base) is ast.Attribute else None)
+        for call, _ in self.method_calls("parameters", "named_parameters"):
+            base = call.func.value
+            modules.add(base.id if type(base) is ast.Name else base.attr if type(base) is ast.Attribute else None)
         scopes = [(self.module_scope.bindings, None)] + [(f.scope.bindings, f) for f in self.functions if f.scope]
         for bindings, _ in scopes:
             for name, entries in bindings.items():
@@ -555,7 +609,7 @@ class Training:
         if "unsynced_loops" in self._cache:
             return self._cache["unsynced_loops"]
         out = []
-        for loop in self.loops:
+        for loop in self.loops if self.may_step() else ():
             iterables = self.loop_iterables(loop)
             if not iterables or not self.in_xla_code(loop.ctx):
                 continue
@@ -718,7 +772,13 @@ class Training:
         if key in self._cache:
             return self._cache[key]
         out = []
-        for node in ast.walk(owner):
+        todo = collections.deque([owner])  # breadth first, like ast.walk, through statements only:
+        while todo:  # a try or match never sits inside an expression
+            node = todo.popleft()
+            for field in node._fields:
+                v = getattr(node, field, None)
+                if type(v) is list and v and isinstance(v[0], _BLOCK_ITEMS):
+                    todo.extend(v)
             t = type(node)
             if t is ast.Match:
                 out.append([(c.pattern.lineno, _end(c.body)) for c in node.cases])
@@ -855,9 +915,9 @@ class Training:
         if "unsynced_steps" in self._cache:
             return self._cache["unsynced_steps"]
         out: list[LoopInfo] = []
-        if not (self.eager_mode() or self.uses_framework()
-                or any(q.startswith(("torch.compile", "torch._dynamo")) for q in self.used_names())):
-            step_loops = [lp for lp in self.loops if self.is_step_loop(lp)]
+        step_loops = [lp for lp in self.loops if self.is_step_loop(lp)]
+        if step_loops and not (self.eager_mode() or self.uses_framework()
+                               or any(q.startswith(("torch.compile", "torch._dynamo")) for q in self.used_names())):
             inner_of: set[int] = set()
             for lp in step_loops:
                 inner_of.update(id(o) for o in lp.ctx.loops)
@@ -888,25 +948,30 @@ class Training:
         return out
 
     def _is_update(self, call, ctx) -> bool:
+        """An optimizer update: ``opt.step()`` on a torch optimizer, ``xm.optimizer_step(opt)``
+        (each a step marker)."""
         return self.is_optimizer_step(call, ctx) or self.call_name(call, ctx) == self.OPTIMIZER_STEP
 
     def loop_steps_optimizer(self, loop: LoopInfo) -> bool:
         """The loop body (nested loops included) or a module function it calls (followed
-        :attr:`HELPER_DEPTH` levels) runs an optimizer step."""
+        :attr:`HELPER_DEPTH` levels) runs an optimizer step: an iteration updates the weights
+        (a training loop, not a gradient check)."""
         key = ("loop_updates", id(loop))
         if key not in self._cache:
+            markers = self.step_markers()
             table = self._cache.get("updates")
-            if table is None:
-                direct = {id(f): any(self._is_update(c, x) for c, x in f.calls) for f in self.functions}
+            if table is None:  # only a function holding a step marker can update by itself
+                direct = {id(x.func): True for c, x in markers.values() if x.func is not None and self._is_update(c, x)}
                 table = self.closure_over_callers("updates", direct)
-            self._cache[key] = any(self._is_update(c, x) or any(table.get(id(f)) for f in self.function_of(c.func, x))
-                                   for c, x in loop.calls)
+            self._cache[key] = bool(markers) and any(
+                id(c) in markers and self._is_update(c, x) or any(table.get(id(f)) for f in self.function_of(c.func, x))
+                for c, x in loop.calls)
         return self._cache[key]
 
     def _compiled_targets(self) -> set[int]:
         """ids of module functions ``@torch_xla.compile``d or passed to ``torch_xla.compile``."""
         if "compiled_targets" not in self._cache:
-            out = {id(f) for f in self.functions if self._compiled(f)}
+            out = set(self._compiled_ids())
             for call, ctx in self.calls_to(*self.COMPILERS):
                 target = self.kwarg(call, "func", 0)
                 if isinstance(target, ast.AST):
@@ -1002,7 +1067,7 @@ class Training:
         if "step_loaders" in self._cache:
             return self._cache["step_loaders"]
         seen: dict[int, tuple] = {}
-        for loop in self.loops:
+        for loop in self.loops if self.may_step() else ():
             if not self.in_xla_code(loop.ctx) or not self.is_step_loop(loop):
                 continue
             for e in self.loop_iterables(loop):

@@ -130,10 +130,11 @@ class DistributedSamplerMissingOrUnbound(Rule):
     ]
 
     def check(self, model):
-        if model.uses_spmd() or model.uses_framework():
+        loaders, samplers = model.launched_step_loaders(), model.distributed_samplers()
+        if not (loaders or samplers) or model.uses_spmd() or model.uses_framework():
             return
         shard = _shard_args(self.settings)
-        for call, ctx in model.launched_step_loaders():
+        for call, ctx in loaders:
             if not model.in_xla_code(ctx) or _single_replica_branch(model, ctx):
                 continue  # the else of `if xr.world_size() > 1:` runs with one replica only
             kind = model.sampler_kind(call, ctx)
@@ -150,7 +151,7 @@ class DistributedSamplerMissingOrUnbound(Rule):
                 yield self.finding(call, fix=f"pass sampler=DistributedSampler({name}, {shard})")
         if model.process_group_possible():
             return
-        for call, ctx in model.distributed_samplers():
+        for call, ctx in samplers:
             replicas, rank = model.kwarg(call, "num_replicas", 1), model.kwarg(call, "rank", 2)
             if replicas is UNKNOWN or rank is UNKNOWN:
                 continue

@@ -65,6 +65,22 @@ def _is_logging(model, call, ctx) -> bool:
     return bool(_LOGGER.fullmatch(ident.lower()))
 
 
+#: what a call's spelling must show to be one of the reads :func:`host_reads` looks for
+_READ_ATTRS = READ_METHODS | _LOG_METHODS | {"to", "format"}
+_READ_BUILTINS = frozenset((*_CAST_BUILTINS, "print"))
+_READ_CALLS = frozenset(("numpy.array", "numpy.asarray", *_PRINTERS))
+
+
+def _may_read(model, call, ctx) -> bool:
+    """A call spelled like a read (``x.item()``, ``float(x)``, ``print``, logging, ``np.array``,
+    ``"...".format``): the only calls :func:`host_reads` asks anything about."""
+    f = call.func
+    t = type(f)
+    if t is ast.Attribute and f.attr in _READ_ATTRS or t is ast.Name and f.id in _READ_BUILTINS:
+        return True
+    return model.call_name(call, ctx) in _READ_CALLS
+
+
 def host_reads(model):
     """``(node, ctx, gated, text)`` for every device-to-host read in the step."""
     key = "host_reads"
@@ -74,7 +90,7 @@ def host_reads(model):
     consumed: set[int] = set()
     sites = model.step_sites()
     for node, ctx, gated, _ in sites:
-        if type(node) is not ast.Call or not model.in_xla_code(ctx):
+        if type(node) is not ast.Call or not _may_read(model, node, ctx) or not model.in_xla_code(ctx):
             continue
         f = node.func
         text = None
@@ -102,11 +118,11 @@ def host_reads(model):
         if text:
             out.append((node, ctx, gated, text))
     for node, ctx, gated, _ in sites:
-        if id(node) in consumed or type(node) not in (ast.JoinedStr, ast.BinOp) or not model.in_xla_code(ctx):
+        if id(node) in consumed or type(node) not in (ast.JoinedStr, ast.BinOp):
             continue
         if type(node) is ast.BinOp and not (type(node.op) is ast.Mod and type(node.left) in (ast.Constant, ast.JoinedStr)):
             continue
-        if _formats_device(model, node, ctx):
+        if model.in_xla_code(ctx) and _formats_device(model, node, ctx):
             text = _short(node) or ("an f-string of a tensor" if type(node) is ast.JoinedStr else "'%' formatting of a tensor")
             out.append((node, ctx, gated, text))
     model._cache[key] = out

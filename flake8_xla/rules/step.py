@@ -101,8 +101,8 @@ class UnreducedOptimizerStep(Rule):
     ]
 
     def check(self, model):
-        if not model.launched(multi_only=True) or model.reduces_gradients_elsewhere():
-            return  # nothing launched on several replicas, or something reduces the gradients
+        if not model.may_step() or not model.launched(multi_only=True) or model.reduces_gradients_elsewhere():
+            return  # nothing steps, nothing launched on several replicas, or something reduces the gradients
         seen = set()
         for loop in model.loops:
             ctx = loop.ctx
@@ -211,14 +211,15 @@ class DoubleOptimizerStep(Rule):
     ]
 
     def check(self, model):
+        updates = model.calls_to(OPTIMIZER_STEP)
+        if not updates:
+            return
         groups: dict[tuple, list] = {}
-        for call, ctx in model.calls:
-            f = call.func
-            if type(f) is ast.Attribute and f.attr == "step":
-                key = (id(ctx.func), id(ctx.loops[-1]) if ctx.loops else None, ast.dump(f.value))
-                groups.setdefault(key, []).append((call, ctx))
+        for call, ctx in model.method_calls("step"):
+            key = (id(ctx.func), id(ctx.loops[-1]) if ctx.loops else None, ast.dump(call.func.value))
+            groups.setdefault(key, []).append((call, ctx))
         reported = set()
-        for call, ctx in model.calls_to(OPTIMIZER_STEP):
+        for call, ctx in updates:
             opt = model.kwarg(call, "optimizer", 0)
             if not isinstance(opt, ast.AST) or not model.in_xla_code(ctx):
                 continue
