@@ -633,6 +633,9 @@ DROPOUT_MODULES = frozenset({
     "torch.nn.FeatureAlphaDropout"})
 
 
+_RANDOM_CALLS = RANDOM_FACTORIES | RANDOM_LIKE | DROPOUT_FUNCTIONS | DROPOUT_MODULES
+
+
 def _positive(value) -> bool:
     return type(value) in (int, float) and value > 0
 
@@ -648,13 +651,14 @@ def _device_randomness(model) -> list:
     out = []
     trains = None
     for call, ctx in model.calls:
-        if not model.in_xla_code(ctx):
-            continue
         q = model.call_name(call, ctx)
         f = call.func
         if q is None:
-            if type(f) is ast.Attribute and f.attr in RANDOM_METHODS and model.tensor_kind(f.value, ctx) == "device":
+            if type(f) is ast.Attribute and f.attr in RANDOM_METHODS and model.in_xla_code(ctx) \
+                    and model.tensor_kind(f.value, ctx) == "device":
                 out.append((call, ctx))
+            continue
+        if q not in _RANDOM_CALLS or not model.in_xla_code(ctx):
             continue
         if q in RANDOM_FACTORIES:
             if model._factory_kind(call, ctx) == "device":
