@@ -46,13 +46,7 @@ class XlaContext:
         cache[key] = False  # recursion through a cycle of callers: not off
         sites = [c for c in self.name_loads.get(func.name, ()) if self._names_def(func, c)]
         if func.cls is not None:
-            by_attr = self._cache.get("attr_calls")
-            if by_attr is None:  # method calls by name, indexed once
-                by_attr = self._cache["attr_calls"] = {}
-                for call, c in self.calls:
-                    if type(call.func) is ast.Attribute:
-                        by_attr.setdefault(call.func.attr, []).append((call, c))
-            sites += [c for call, c in by_attr.get(func.name, ()) if func in self.function_of(call.func, c)]
+            sites += [c for call, c in self.method_calls(func.name) if func in self.function_of(call.func, c)]
         result = bool(sites) and all(self.is_xla_off(c, _depth) for c in sites)
         if _depth < 16 or result:  # a verdict cut short by the depth bound is not cached
             cache[key] = result

@@ -25,10 +25,10 @@ class Environment:
             hint = any((n == "torch.distributed.run" or n.startswith("torch.distributed.elastic"))
                        and not self.is_xla_off(ctx) for _, _, n, ctx in self.imports + self.import_froms)
         if not hint:
-            launched = self.launched()
             for key, node, ctx in self.env_reads() + self.env_tests():
                 if key in ("LOCAL_RANK", "RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "TORCHELASTIC_RUN_ID") \
-                        and not (ctx.func is not None and id(ctx.func) in launched) and not self.is_xla_off(ctx):
+                        and not (ctx.func is not None and id(ctx.func) in self.launched()) \
+                        and not self.is_xla_off(ctx):
                     hint = True
                     break
         self._cache["torchrun"] = hint
@@ -39,7 +39,7 @@ class Environment:
         if "env_reads" in self._cache:
             return self._cache["env_reads"]
         out = []
-        for node, ctx in self.subscript_loads:
+        for node, ctx in self.subscript_loads if self._names_environ() else ():
             if self.qualname(node.value, ctx) == "os.environ":
                 key = self.const(node.slice, ctx)
                 if isinstance(key, str):
@@ -54,7 +54,7 @@ class Environment:
     def env_tests(self) -> list[tuple[str, ast.Compare, Ctx]]:
         """Membership tests ``"K" in os.environ`` (they read no value)."""
         out = []
-        for node, ctx in self.compares:
+        for node, ctx in self.compares if self._names_environ() else ():
             if len(node.ops) == 1 and type(node.ops[0]) in (ast.In, ast.NotIn) \
                     and self.qualname(node.comparators[0], ctx) == "os.environ":
                 key = self.const(node.left, ctx)
@@ -71,7 +71,7 @@ class Environment:
         if "env_writes" in self._cache:
             return self._cache["env_writes"]
         out = []
-        for target, value, ctx in self.subscript_stores:
+        for target, value, ctx in self.subscript_stores if self._names_environ() else ():
             if self.qualname(target.value, ctx) == "os.environ":
                 key = self.const(target.slice, ctx)
                 if isinstance(key, str):
@@ -112,25 +112,62 @@ class Environment:
                 return self.qualname(expr.args[0], ctx) == "os.environ"
         return False
 
+    def _names_environ(self) -> bool:
+        """The module names ``os.environ`` somewhere: an attribute chain or an import
+        resolving to it or under it. Without one, no expression resolves to ``os.environ``
+        (a name does so only through such a chain or import), so the scans of subscripts,
+        tests and environment copies are skipped."""
+        found = self._cache.get("names_environ")
+        if found is None:
+            found = self._cache["names_environ"] = bool(
+                self.references("os.environ") or self.import_refs("os.environ"))
+        return found
+
+    def _environ_copies(self) -> list:
+        """``(call, ctx)`` of every call that copies the environment (:meth:`_is_environ_copy`),
+        memoised. Each spelling names ``os.environ`` (:meth:`_names_environ`); the candidates
+        come from the call index (``os.environ.copy``, ``copy.copy``) and the calls of ``dict``."""
+        found = self._cache.get("environ_copies")
+        if found is None:
+            found = []
+            if self._names_environ():
+                candidates = self.calls_to("os.environ.copy", "copy.copy")
+                if "dict" in self.name_loads:
+                    candidates += [(c, x) for c, x in self.calls
+                                   if type(c.func) is ast.Name and c.func.id == "dict" and c.args]
+                seen: set[int] = set()
+                for call, ctx in candidates:
+                    if id(call) not in seen and self._is_environ_copy(call, ctx):
+                        seen.add(id(call))
+                        found.append((call, ctx))
+            self._cache["environ_copies"] = found
+        return found
+
     def _child_env_writes(self) -> list:
         """Variables set in an environment built for a child process: ``env =
         os.environ.copy(); env["K"] = v``, ``{**os.environ, "K": v}``, ``dict(os.environ, K=v)``
-        (a launcher passes them to ``subprocess.run(..., env=env)``)."""
+        (a launcher passes them to ``subprocess.run(..., env=env)``). Memoised."""
+        found = self._cache.get("child_env_writes")
+        if found is not None:
+            return found
         out = []
-        for target, value, ctx in self.subscript_stores:
-            base = target.value
-            if type(base) is ast.Name:
-                values = self.values(base, ctx)
-                if values and all(self._is_environ_copy(v, c) for v, c in values):
-                    key = self.const(target.slice, ctx)
-                    if isinstance(key, str):
-                        out.append((key, target, value, ctx))
+        copies = self._environ_copies()
+        if copies:
+            for target, value, ctx in self.subscript_stores:
+                base = target.value
+                if type(base) is ast.Name:
+                    values = self.values(base, ctx)
+                    if values and all(self._is_environ_copy(v, c) for v, c in values):
+                        key = self.const(target.slice, ctx)
+                        if isinstance(key, str):
+                            out.append((key, target, value, ctx))
         for node, ctx in self.unpacking_dicts:
             if any(k is None and self.qualname(v, ctx) == "os.environ" for k, v in zip(node.keys, node.values)):
                 out += self._dict_entries(node, ctx)
-        for call, ctx in self.calls:
-            if self._is_environ_copy(call, ctx) and call.keywords:
+        for call, ctx in copies:
+            if call.keywords:
                 out += _keyword_entries(call, ctx)
+        self._cache["child_env_writes"] = out
         return out
 
 

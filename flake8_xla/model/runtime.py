@@ -11,6 +11,8 @@ to the device, weight ties, and the code that runs XLA computations.
 - :meth:`Runtime.host_module`: a name bound to a module built on the host (a module
   constructor not moved, not given ``device=``).
 - :meth:`Runtime.weight_ties`: ``a.x.weight = b.y.weight`` assignments.
+- :meth:`Runtime.method_calls`, :meth:`Runtime.keyword_calls`: the calls spelled
+  ``x.name(...)`` / passing ``name=...``, indexed once.
 - :meth:`Runtime.computes_before`: a call, loop or helper before a line of a function that
   runs an XLA computation (a sync, a training loop, a host read of a device value).
 
@@ -59,6 +61,56 @@ def dotted(expr) -> str | None:
 class Runtime:
     """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
 
+    # ------------------------------------------------------------------ call spellings
+    def method_calls(self, *names: str) -> list[tuple[ast.Call, Ctx]]:
+        """Calls spelled ``x.name(...)`` (any receiver, resolved or not) for each of
+        ``names``: each name's calls in walk order, one name after the other."""
+        by_attr = self._call_spellings()[0]
+        if len(names) == 1:
+            return by_attr.get(names[0], [])
+        return [rec for name in names for rec in by_attr.get(name, ())]
+
+    def keyword_calls(self, *names: str) -> list[tuple[ast.Call, Ctx]]:
+        """Calls passing a keyword argument ``name=...`` for one of ``names`` (as in
+        :meth:`method_calls`; a call passing two of them is listed once, under the first)."""
+        by_kw = self._call_spellings()[1]
+        if len(names) == 1:
+            return by_kw.get(names[0], [])
+        seen: set[int] = set()
+        out = []
+        for name in names:
+            for rec in by_kw.get(name, ()):
+                if id(rec[0]) not in seen:
+                    seen.add(id(rec[0]))
+                    out.append(rec)
+        return out
+
+    def _call_spellings(self) -> tuple[dict, dict]:
+        """``(method name -> calls, keyword -> calls)``, both indexed in one pass over the
+        calls (memoised): a rule asks for the few spellings it reports instead of scanning
+        every call."""
+        found = self._cache.get("call_spellings")
+        if found is None:
+            by_attr: dict = {}
+            by_kw: dict = {}
+            for rec in self.calls:
+                call = rec[0]
+                f = call.func
+                if type(f) is ast.Attribute:
+                    recs = by_attr.get(f.attr)
+                    if recs is None:
+                        by_attr[f.attr] = [rec]
+                    else:
+                        recs.append(rec)
+                for kw in call.keywords:
+                    recs = by_kw.get(kw.arg)
+                    if recs is None:
+                        by_kw[kw.arg] = [rec]
+                    elif recs[-1] is not rec:  # `f(a=1, a=2)` parses: list the call once
+                        recs.append(rec)
+            found = self._cache["call_spellings"] = (by_attr, by_kw)
+        return found
+
     # ------------------------------------------------------------------ SPMD
     def spmd_evidence(self) -> list[tuple[ast.AST, Ctx]]:
         """What turns SPMD on in XLA-on code: ``xr.use_spmd()``, the calls that raise
@@ -68,10 +120,10 @@ class Runtime:
         if found is not None:
             return found
         found = []
-        for call, ctx in self.calls:
-            q = self.call_name(call, ctx)
-            if q is not None and (q == "torch_xla.runtime.use_spmd" or (
-                    q.startswith(SPMD_PACKAGES) and q.rsplit(".", 1)[-1] in _SPMD_ONLY)) and self.in_xla_code(ctx):
+        switches = [q for q in self.call_index() if q == "torch_xla.runtime.use_spmd" or (
+            q.startswith(SPMD_PACKAGES) and q.rsplit(".", 1)[-1] in _SPMD_ONLY)]
+        for call, ctx in self.calls_to(*switches) if switches else ():
+            if self.in_xla_code(ctx):
                 found.append((call, ctx))
         for key, node, value, ctx in self.env_writes():
             if key == "XLA_USE_SPMD" and self.const(value, ctx) in ("1", "true", "True", 1, True) \

@@ -122,7 +122,9 @@ class CudaDeviceInXlaCode(Rule):
     def _findings(self, model):
         """Findings with, for a call of ``INNER_CALLS``, the id of that call (else 0)."""
         dev = device_call(self.settings)
-        for call, ctx in model.calls:
+        for call, ctx in _unique(model.method_calls("cuda", "to"), model.keyword_calls("device"),
+                                 model.calls_to(*CUDA_CALLS, "torch.device", "torch.set_default_device",
+                                                "torch.load")):
             func = call.func
             if type(func) is ast.Attribute and func.attr == "cuda" and model.call_name(call, ctx) is None:
                 if model.in_xla_code(ctx):
@@ -161,6 +163,18 @@ class CudaDeviceInXlaCode(Rule):
                     break
 
 
+def _unique(*records):
+    """The ``(call, ctx)`` records of several lists, each call once: the calls spelled the
+    way a rule reports (``model.method_calls``, ``keyword_calls``, ``calls_to``); every
+    other call is never reported, so it is not looked at."""
+    seen: set[int] = set()
+    for recs in records:
+        for rec in recs:
+            if id(rec[0]) not in seen:
+                seen.add(id(rec[0]))
+                yield rec
+
+
 def _covers(outer, inner) -> bool:
     return outer.end is not None and (outer.line, outer.col) <= (inner.line, inner.col) <= outer.end
 
@@ -168,7 +182,7 @@ def _covers(outer, inner) -> bool:
 def _under_ddp_device_args(model) -> set[int]:
     """Ids of the calls inside ``device_ids=`` / ``output_device=`` arguments."""
     out = set()
-    for call, _ in model.calls:
+    for call, _ in model.keyword_calls(*DDP_DEVICE_ARGS):
         for kw in call.keywords:
             if kw.arg in DDP_DEVICE_ARGS:
                 out.update(id(n) for n in ast.walk(kw.value) if type(n) is ast.Call)
@@ -291,7 +305,8 @@ class RankIndexedDevice(Rule):
         dev = device_call(self.settings)
         fix = f"use {dev}"
         to_fix = f"use .to({dev})"
-        for call, ctx in model.calls:
+        for call, ctx in _unique(model.method_calls("to"), model.keyword_calls("device"),
+                                 model.calls_to("torch.device", *XLA_DEVICE_APIS)):
             func = call.func
             q = model.call_name(call, ctx)
             is_to = q is None and type(func) is ast.Attribute and func.attr == "to"

@@ -163,7 +163,7 @@ def _rank_argument_ids(model) -> set[int]:
     """ids of the values of ``rank=`` arguments (also inside ``int(...)``): a rank among all
     replicas (``DistributedSampler(..., rank=...)``, ``init_process_group(..., rank=...)``)."""
     out = set()
-    for call, _ in model.calls:
+    for call, _ in model.keyword_calls("rank"):
         for kw in call.keywords:
             if kw.arg == "rank":
                 value = kw.value
@@ -216,7 +216,7 @@ ENV_RENDEZVOUS = ("torch.distributed.rpc.", "torch.distributed.TCPStore")
 
 def _other_env_rendezvous(model) -> bool:
     """The module starts RPC (``rpc.init_rpc``) or a ``TCPStore``, which read ``MASTER_*``."""
-    return any((model.call_name(c, x) or "").startswith(ENV_RENDEZVOUS) for c, x in model.calls)
+    return any(q.startswith(ENV_RENDEZVOUS) for q in model.call_index())
 
 
 @rule
@@ -460,8 +460,8 @@ class RankFromEnvOrHardcoded(Rule):
                     node, f'os.environ["{orig}"] is not set by the XLA launcher',
                     f"use {runtime_api(self.settings, key)}",
                 )
-        for call, ctx in model.calls:
-            if not call.keywords or not model.is_launched(ctx) or not model.in_xla_code(ctx):
+        for call, ctx in model.keyword_calls("world_size", "num_replicas"):
+            if not model.is_launched(ctx) or not model.in_xla_code(ctx):
                 continue
             for kw in call.keywords:
                 if kw.arg in ("world_size", "num_replicas") and type(kw.value) is ast.Constant \
