@@ -13,6 +13,8 @@ from .scopes import Ctx
 
 _SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+#: statements with mutually exclusive arms (``try`` body / handlers, ``match`` cases)
+_ARMED = tuple(t for t in (ast.Try, getattr(ast, "TryStar", None), getattr(ast, "Match", None)) if t is not None)
 _EXPECTS_ERROR = ("assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "raises")
 
 
@@ -60,7 +62,7 @@ class ParentCode:
                     if site is origin and (call.end_lineno or call.lineno, call.end_col_offset or 0) <= end:
                         launch = origin
                 for site, sctx, origin in sites[i:i + self._SITE_LOOKAHEAD] if launch is None else ():
-                    if not self.exclusive((call, ctx), (site, sctx)):
+                    if not self._exclusive_in(owner, (call, ctx), (site, sctx)):
                         launch = origin
                         break
                 if launch is not None:
@@ -152,6 +154,17 @@ class ParentCode:
         self._cache[key] = out
         return out
 
+    def _exclusive_in(self, owner: ast.AST, a, b) -> bool:
+        """:meth:`exclusive` for a node of ``owner``'s own code (see :meth:`_statements`).
+        Without a ``try`` handler or ``match`` in that code only opposite branches exclude:
+        the arms in nested functions lie within their bodies, never on a line of ``owner``'s
+        own code, so the walk of ``owner`` for arms is skipped."""
+        self._statements(owner)
+        if self._cache[("own_arms", id(owner))]:
+            return self.exclusive(a, b)
+        fa, fb = self.branch_frames(a[1]), self.branch_frames(b[1])
+        return any((k, not p) in fb for k, p in fa)
+
     def _statements(self, owner: ast.AST) -> dict[int, ast.stmt]:
         """id(call) -> the innermost statement of ``owner``'s own code holding it (the header
         of a compound statement for calls in its test, iterable or items). Nested function
@@ -160,12 +173,15 @@ class ParentCode:
         if key in self._cache:
             return self._cache[key]
         index: dict[int, ast.stmt] = {}
+        arms = False  # a try with handlers or a match: exclusive arms (see _exclusive_in)
         stack = list(getattr(owner, "body", ()))
         while stack:
             stmt = stack.pop()
             if type(stmt) in (ast.ExceptHandler, getattr(ast, "match_case", ast.ExceptHandler)):
                 stack.extend(stmt.body)
                 continue
+            if type(stmt) in _ARMED:
+                arms = True
             is_def = type(stmt) in (ast.FunctionDef, ast.AsyncFunctionDef)
             for field, value in ast.iter_fields(stmt):
                 if field in _BLOCKS and type(value) is list:
@@ -186,6 +202,7 @@ class ParentCode:
                         continue
                     todo.extend(ast.iter_child_nodes(node))
         self._cache[key] = index
+        self._cache[("own_arms", id(owner))] = arms
         return index
 
     # -- SPMD mode ------------------------------------------------------------------------

@@ -294,8 +294,10 @@ class Placement:
         if found is not None:
             return found
         found = []
-        for call, ctx in self.calls:
-            if not self.is_optimizer_constructor(call, ctx) or not self.in_xla_code(ctx):
+        # the constructors by callee: the test depends on the qualified name only
+        names = [q for q, recs in self.call_index().items() if self.is_optimizer_constructor(*recs[0])]
+        for call, ctx in self.calls_to(*names) if names else ():
+            if not self.in_xla_code(ctx):
                 continue
             end = getattr(call, "end_lineno", call.lineno)
             hit = None

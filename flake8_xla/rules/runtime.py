@@ -272,12 +272,11 @@ class SpmdWorldSizeMisuse(Rule):
         if not at_least(self.settings, "2.1") or not model.spmd_program():
             return
         seen: set[int] = set()
-        for call, ctx in model.calls:
-            if not model.in_xla_code(ctx):
-                continue
+        for call, ctx in model.calls:  # in walk order: the first use of a shared source names it
             q = model.call_name(call, ctx)
             sinks = self._sinks(model, call, ctx, q)
-            if not sinks or not (model.runs_spmd(ctx) or (q or "").startswith(SPMD_PACKAGES)):
+            if not sinks or not model.in_xla_code(ctx) \
+                    or not (model.runs_spmd(ctx) or (q or "").startswith(SPMD_PACKAGES)):
                 continue  # a Mesh is SPMD itself; a sampler must sit where SPMD is on
             for arg, use in sinks:
                 for source, sq in self._sources(model, arg, ctx):
@@ -688,9 +687,9 @@ class XlaTensorStorageIntrospection(Rule):
     ]
 
     def check(self, model):
-        for call, ctx in model.calls:
+        for call, ctx in model.method_calls(*_INTROSPECTION):
             f = call.func
-            if type(f) is not ast.Attribute or f.attr not in _INTROSPECTION or model.call_name(call, ctx) is not None:
+            if model.call_name(call, ctx) is not None:
                 continue
             if not model.in_xla_code(ctx) or not _on_xla(model, f.value, ctx):
                 continue
@@ -846,11 +845,10 @@ class ShardingAnnotationOnCpuTensor(Rule):
 
     def check(self, model):
         loops_at = None
-        for call, ctx in model.calls:
+        annotations = [q for q in model.call_index() if q.startswith(SPMD_PACKAGES)
+                       and q.rsplit(".", 1)[-1] in ("mark_sharding", "mark_sharding_with_gradients")]
+        for call, ctx in model.calls_to(*annotations) if annotations else ():
             q = model.call_name(call, ctx)
-            if q is None or not q.startswith(SPMD_PACKAGES) \
-                    or q.rsplit(".", 1)[-1] not in ("mark_sharding", "mark_sharding_with_gradients"):
-                continue
             if not model.in_xla_code(ctx) or model.default_device_set():
                 continue
             t = model.kwarg(call, "t", 0)

@@ -31,33 +31,41 @@ HOST_BUILTINS = frozenset({"print", "float", "int", "bool", "str", "repr", "form
 
 def _subtractions(model) -> list:
     """``(BinOp, FunctionInfo or None)`` for every ``a - b`` whose right side is a name and
-    whose left side is a name or a call: the candidate ``stop - start`` of a timer. One
-    iterative walk of the module, memoised."""
+    whose left side is a name or a call: the candidate ``stop - start`` of a timer.
+    Memoised. A timer's start and stop are clock reads of the subtraction's own function,
+    so only the functions (or module level) holding a clock read are walked, each without
+    the functions nested in it."""
     key = "timing_subs"
     if key in model._cache:
         return model._cache[key]
     funcs = {id(f.node): f for f in model.functions}
+    owners = {}
+    for _, ctx in model.calls_to(*CLOCKS):
+        owners[id(ctx.func)] = ctx.func
     out = []
-    stack = [(model.tree, None)]
-    while stack:
-        node, func = stack.pop()
-        t = type(node)
-        if t is ast.BinOp and type(node.op) is ast.Sub and type(node.right) is ast.Name \
-                and type(node.left) in (ast.Name, ast.Call):
-            out.append((node, func))
-        if t is ast.Lambda:
-            continue  # its parameters may shadow the timer's names
-        inner = funcs.get(id(node), func) if t in (ast.FunctionDef, ast.AsyncFunctionDef) else func
-        for child in ast.iter_child_nodes(node):
-            stack.append((child, inner))
+    for func in owners.values():
+        stack = [func.node if func is not None else model.tree]
+        while stack:
+            node = stack.pop()
+            t = type(node)
+            if t is ast.BinOp and type(node.op) is ast.Sub and type(node.right) is ast.Name \
+                    and type(node.left) in (ast.Name, ast.Call):
+                out.append((node, func))
+            if t is ast.Lambda:
+                continue  # its parameters may shadow the timer's names
+            for child in ast.iter_child_nodes(node):
+                if id(child) not in funcs:  # a nested function is walked as its own owner
+                    stack.append(child)
     model._cache[key] = out
     return out
 
 
 def _call_ctx(model) -> dict:
+    """``id(call) -> (call, ctx)`` of the clock reads: a timer's start and stop are such
+    calls, any other call is no timer."""
     key = "timing_call_ctx"
     if key not in model._cache:
-        model._cache[key] = {id(c): (c, x) for c, x in model.calls}
+        model._cache[key] = {id(c): (c, x) for c, x in model.calls_to(*CLOCKS)}
     return model._cache[key]
 
 
