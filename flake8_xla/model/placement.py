@@ -53,6 +53,10 @@ class Placement:
         if found is not None:
             return found
         found = []
+        if not self._constructor_names() or not (
+                self.method_calls("step") or self.calls_to("torch_xla.core.xla_model.optimizer_step")):
+            self._cache["pl_host"] = found
+            return found  # no optimizer built, or none stepped: nothing to trace (cheap to tell)
         if self.default_device_set():
             self._cache["pl_host"] = found
             return found  # constructors may build on the device without saying so
@@ -294,8 +298,7 @@ class Placement:
         if found is not None:
             return found
         found = []
-        # the constructors by callee: the test depends on the qualified name only
-        names = [q for q, recs in self.call_index().items() if self.is_optimizer_constructor(*recs[0])]
+        names = self._constructor_names()
         for call, ctx in self.calls_to(*names) if names else ():
             if not self.in_xla_code(ctx):
                 continue
@@ -327,6 +330,15 @@ class Placement:
                 found.append((call, ctx, hit[0], hit[1]))
         self._cache["pl_before"] = found
         return found
+
+    def _constructor_names(self) -> list[str]:
+        """The qualified names of the optimizer constructors the module calls (the test
+        depends on the callee's name only: one call per name is asked), memoised."""
+        names = self._cache.get("pl_cons")
+        if names is None:
+            names = self._cache["pl_cons"] = [
+                q for q, recs in self.call_index().items() if self.is_optimizer_constructor(*recs[0])]
+        return names
 
     def _device_move(self, call: ast.Call, ctx: Ctx) -> bool:
         """A move to the XLA device, or one XLA401 / XLA402 rewrite into it (``.cuda()``,

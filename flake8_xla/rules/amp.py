@@ -343,9 +343,9 @@ class AmpNonSyncfreeOptimizer(Rule):
         if self.settings.target_version >= api_table.vtuple(removed):
             return  # no torch_xla GradScaler any more: XLA702 reports the removed name
         reported = set()
-        for call, ctx in model.calls:
+        for call, ctx in model.method_calls("step"):
             f = call.func
-            if type(f) is not ast.Attribute or f.attr != "step" or not call.args or not model.in_xla_code(ctx):
+            if not call.args or not model.in_xla_code(ctx):
                 continue
             if not self._xla_scaler(model, f.value, ctx):
                 continue
