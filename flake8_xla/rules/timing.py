@@ -40,10 +40,17 @@ def _subtractions(model) -> list:
         return model._cache[key]
     funcs = {id(f.node): f for f in model.functions}
     owners = {}
-    for _, ctx in model.calls_to(*CLOCKS):
+    clocks = set()
+    for call, ctx in model.calls_to(*CLOCKS):
         owners[id(ctx.func)] = ctx.func
+        clocks.add(id(call))
     out = []
     for func in owners.values():
+        scope = func.scope if func is not None else model.module_scope
+        if scope is None or (not scope.globals and not any(
+                kind == "value" and id(target) in clocks
+                for bindings in scope.bindings.values() for _, kind, target, _ in bindings)):
+            continue  # no timer starts here: nothing assigns a clock read in this scope
         stack = [func.node if func is not None else model.tree]
         while stack:
             node = stack.pop()
