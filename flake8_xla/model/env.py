@@ -126,14 +126,16 @@ class Environment:
     def _environ_copies(self) -> list:
         """``(call, ctx)`` of every call that copies the environment (:meth:`_is_environ_copy`),
         memoised. Each spelling names ``os.environ`` (:meth:`_names_environ`); the candidates
-        come from the call index (``os.environ.copy``, ``copy.copy``) and the calls of ``dict``."""
+        come from the call index (``os.environ.copy``, ``copy.copy``) and the calls of ``dict``
+        in the functions that read that name."""
         found = self._cache.get("environ_copies")
         if found is None:
             found = []
             if self._names_environ():
                 candidates = self.calls_to("os.environ.copy", "copy.copy")
-                if "dict" in self.name_loads:
-                    candidates += [(c, x) for c, x in self.calls
+                # `dict(...)` calls: only in the functions (or module level) that read `dict`
+                for func in {id(c.func): c.func for c in self.name_loads.get("dict", ())}.values():
+                    candidates += [(c, x) for c, x in (func.calls if func is not None else self._module_calls())
                                    if type(c.func) is ast.Name and c.func.id == "dict" and c.args]
                 seen: set[int] = set()
                 for call, ctx in candidates:

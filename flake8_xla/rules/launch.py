@@ -304,6 +304,17 @@ def _touches(model, call, ctx) -> bool:
     return model.call_name(call, ctx) in RUNTIME_CALLS or _places_on_xla(model, call, ctx)
 
 
+def _runtime_helpers(model) -> dict:
+    """``id(function) -> True`` for the module functions that touch the runtime, directly or
+    through the module functions they call; built when first asked (memoised)."""
+    table = model._cache.get("runtime_touch")
+    if table is not None:
+        return table
+    direct = {id(f): any(_touches(model, c, x) for c, x in f.calls if model.in_xla_code(x))
+              for f in model.functions}
+    return model.closure_over_callers("runtime_touch", direct)
+
+
 @rule
 class RuntimeUsedBeforeSpawn(Rule):
     """## What it does
@@ -386,9 +397,6 @@ class RuntimeUsedBeforeSpawn(Rule):
         before = model.calls_before_launch()
         if not before:
             return
-        direct = {id(f): any(_touches(model, c, x) for c, x in f.calls if model.in_xla_code(x))
-                  for f in model.functions}
-        helpers = model.closure_over_callers("runtime_touch", direct)
         done: set[int] = set()
         for call, ctx, stmt, launch in before:
             if id(stmt) in done or not model.in_xla_code(ctx):
@@ -398,7 +406,7 @@ class RuntimeUsedBeforeSpawn(Rule):
                 what = f"{short_name(q)}()"
             elif _places_on_xla(model, call, ctx):
                 what = "a tensor on XLA"
-            elif q is None and any(helpers.get(id(f)) for f in _callees(model, call, ctx)):
+            elif q is None and any(_runtime_helpers(model).get(id(f)) for f in _callees(model, call, ctx)):
                 what = f"{_callees(model, call, ctx)[0].name}()"
                 if what == "__init__()":
                     what = f"{call.func.id}()"  # Runner(): its __init__ asks the runtime

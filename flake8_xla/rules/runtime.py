@@ -272,7 +272,7 @@ class SpmdWorldSizeMisuse(Rule):
         if not at_least(self.settings, "2.1") or not model.spmd_program():
             return
         seen: set[int] = set()
-        for call, ctx in model.calls:  # in walk order: the first use of a shared source names it
+        for call, ctx in self._sink_calls(model):  # in walk order: the first use of a shared source names it
             q = model.call_name(call, ctx)
             sinks = self._sinks(model, call, ctx, q)
             if not sinks or not model.in_xla_code(ctx) \
@@ -284,6 +284,16 @@ class SpmdWorldSizeMisuse(Rule):
                         continue
                     seen.add(id(source))
                     yield self._finding(source, sq, use)
+
+    @staticmethod
+    def _sink_calls(model):
+        """The calls that may take a count or a shard (see :meth:`_sinks`: the callees it
+        names, by the call index, and ``.shard(...)`` calls), in walk order."""
+        names = [q for q in model.call_index() if q in _MESHES or q in _SAMPLERS or q == _SPLIT_BY_NODE
+                 or (q.startswith(SPMD_PACKAGES) and q.rsplit(".", 1)[-1] in ("Mesh", "HybridMesh"))]
+        ids = {id(call) for call, _ in model.calls_to(*names)} if names else set()
+        ids.update(id(call) for call, _ in model.method_calls("shard"))
+        return [rec for rec in model.calls if id(rec[0]) in ids] if ids else []
 
     @staticmethod
     def _sinks(model, call, ctx, q):
