@@ -30,6 +30,7 @@ import ast
 import bisect
 
 from .scopes import Ctx, FunctionInfo
+from .optimizers import OPTIMIZER_PREFIXES
 from .runtime import dotted
 
 #: calls that read a module without moving it or keeping it (a module passed to anything
@@ -53,8 +54,8 @@ class Placement:
         if found is not None:
             return found
         found = []
-        if not self._constructor_names() or not (
-                self.method_calls("step") or self.calls_to("torch_xla.core.xla_model.optimizer_step")):
+        if not (self.method_calls("step") or self.calls_to("torch_xla.core.xla_model.optimizer_step")) \
+                or not self._constructor_names():
             self._cache["pl_host"] = found
             return found  # no optimizer built, or none stepped: nothing to trace (cheap to tell)
         if self.default_device_set():
@@ -88,8 +89,12 @@ class Placement:
         """``(optimizer expr, ctx, loop)`` of every ``opt.step()`` / ``xm.optimizer_step(opt)``
         in a step loop of XLA code."""
         out = []
+        # only the loops a step call sits in directly can hold one (the rest are not asked)
+        stepping = {id(ctx.loops[-1]) for _, ctx in self.method_calls("step") if ctx.loops}
+        stepping.update(id(ctx.loops[-1]) for _, ctx in self.calls_to("torch_xla.core.xla_model.optimizer_step")
+                        if ctx.loops)
         for loop in self.loops:
-            if not self.in_xla_code(loop.ctx) or not self.is_step_loop(loop):
+            if id(loop) not in stepping or not self.in_xla_code(loop.ctx) or not self.is_step_loop(loop):
                 continue
             for call, ctx in loop.calls:
                 if ctx.loops[-1] is not loop:
@@ -337,7 +342,8 @@ class Placement:
         names = self._cache.get("pl_cons")
         if names is None:
             names = self._cache["pl_cons"] = [
-                q for q, recs in self.call_index().items() if self.is_optimizer_constructor(*recs[0])]
+                q for q, recs in self.call_index().items()
+                if q.startswith(OPTIMIZER_PREFIXES) and self.is_optimizer_constructor(*recs[0])]
         return names
 
     def _device_move(self, call: ast.Call, ctx: Ctx) -> bool:
