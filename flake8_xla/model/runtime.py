@@ -11,8 +11,8 @@ to the device, weight ties, and the code that runs XLA computations.
 - :meth:`Runtime.host_module`: a name bound to a module built on the host (a module
   constructor not moved, not given ``device=``).
 - :meth:`Runtime.weight_ties`: ``a.x.weight = b.y.weight`` assignments.
-- :meth:`Runtime.method_calls`, :meth:`Runtime.keyword_calls`: the calls spelled
-  ``x.name(...)`` / passing ``name=...``, indexed once.
+- :meth:`Runtime.keyword_calls`: the calls passing ``name=...``, indexed once (the
+  keyword counterpart of ``method_calls``).
 - :meth:`Runtime.computes_before`: a call, loop or helper before a line of a function that
   runs an XLA computation (a sync, a training loop, a host read of a device value).
 
@@ -61,19 +61,26 @@ def dotted(expr) -> str | None:
 class Runtime:
     """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
 
-    # ------------------------------------------------------------------ call spellings
-    def method_calls(self, *names: str) -> list[tuple[ast.Call, Ctx]]:
-        """Calls spelled ``x.name(...)`` (any receiver, resolved or not) for each of
-        ``names``: each name's calls in walk order, one name after the other."""
-        by_attr = self._call_spellings()[0]
-        if len(names) == 1:
-            return by_attr.get(names[0], [])
-        return [rec for name in names for rec in by_attr.get(name, ())]
-
+    # ------------------------------------------------------------------ keyword calls
     def keyword_calls(self, *names: str) -> list[tuple[ast.Call, Ctx]]:
-        """Calls passing a keyword argument ``name=...`` for one of ``names`` (as in
-        :meth:`method_calls`; a call passing two of them is listed once, under the first)."""
-        by_kw = self._call_spellings()[1]
+        """Calls passing a keyword argument ``name=...`` for one of ``names``: each name's
+        calls in walk order, one name after the other, a call passing two of them listed
+        once (under the first). The index (keyword -> calls) is built in one pass over the
+        calls, once; like :meth:`method_calls` it lets a rule ask only for the calls
+        spelled the way it reports."""
+        by_kw = self._cache.get("kw_calls")
+        if by_kw is None:
+            by_kw = self._cache["kw_calls"] = {}
+            for rec in self.calls:
+                keywords = rec[0].keywords
+                if not keywords:
+                    continue
+                for kw in keywords:
+                    recs = by_kw.get(kw.arg)
+                    if recs is None:
+                        by_kw[kw.arg] = [rec]
+                    elif recs[-1] is not rec:  # `f(a=1, a=2)` parses: list the call once
+                        recs.append(rec)
         if len(names) == 1:
             return by_kw.get(names[0], [])
         seen: set[int] = set()
@@ -84,32 +91,6 @@ class Runtime:
                     seen.add(id(rec[0]))
                     out.append(rec)
         return out
-
-    def _call_spellings(self) -> tuple[dict, dict]:
-        """``(method name -> calls, keyword -> calls)``, both indexed in one pass over the
-        calls (memoised): a rule asks for the few spellings it reports instead of scanning
-        every call."""
-        found = self._cache.get("call_spellings")
-        if found is None:
-            by_attr: dict = {}
-            by_kw: dict = {}
-            for rec in self.calls:
-                call = rec[0]
-                f = call.func
-                if type(f) is ast.Attribute:
-                    recs = by_attr.get(f.attr)
-                    if recs is None:
-                        by_attr[f.attr] = [rec]
-                    else:
-                        recs.append(rec)
-                for kw in call.keywords:
-                    recs = by_kw.get(kw.arg)
-                    if recs is None:
-                        by_kw[kw.arg] = [rec]
-                    elif recs[-1] is not rec:  # `f(a=1, a=2)` parses: list the call once
-                        recs.append(rec)
-            found = self._cache["call_spellings"] = (by_attr, by_kw)
-        return found
 
     # ------------------------------------------------------------------ SPMD
     def spmd_evidence(self) -> list[tuple[ast.AST, Ctx]]:
