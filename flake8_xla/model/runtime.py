@@ -71,11 +71,8 @@ class Runtime:
         by_kw = self._cache.get("kw_calls")
         if by_kw is None:
             by_kw = self._cache["kw_calls"] = {}
-            for rec in self.calls:
-                keywords = rec[0].keywords
-                if not keywords:
-                    continue
-                for kw in keywords:
+            for rec in [r for r in self.calls if r[0].keywords]:
+                for kw in rec[0].keywords:
                     recs = by_kw.get(kw.arg)
                     if recs is None:
                         by_kw[kw.arg] = [rec]

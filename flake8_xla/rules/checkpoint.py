@@ -819,6 +819,9 @@ class LocalMasterForGlobalAction(Rule):
         effects = self._effect_functions(model)
         reported = set()
         for call, ctx in model.calls:
+            found = self._master_frame(model, ctx)  # first: memoised per branch, most calls are under none
+            if found is None:
+                continue
             what = shared_effect(model, call, ctx)
             if what is None:
                 funcs = model.function_of(call.func, ctx) if effects else ()
@@ -826,9 +829,6 @@ class LocalMasterForGlobalAction(Rule):
                     continue
                 what = f"{source_text(call.func, 24)}()"
             if not model.in_xla_code(ctx):
-                continue
-            found = self._master_frame(model, ctx)
-            if found is None:
                 continue
             test = found
             stmt = model.test_statement(test)

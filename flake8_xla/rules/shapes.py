@@ -87,7 +87,7 @@ class DynamicShapeOp(Rule):
     def check(self, model):
         seen: set[int] = set()
         for node, ctx, gated, _ in model.step_sites():
-            if gated or id(node) in seen or not model.in_xla_code(ctx):
+            if gated or id(node) in seen:
                 continue
             text = None
             if type(node) is ast.Call:
@@ -95,7 +95,7 @@ class DynamicShapeOp(Rule):
             elif type(node) is ast.Subscript and model.tensor_kind(node.value, ctx) == DEVICE \
                     and _device_mask(model, node.slice, ctx):
                 text = "boolean-mask indexing"
-            if text is not None:
+            if text is not None and model.in_xla_code(ctx):  # asked last: the rarer fact
                 seen.add(id(node))
                 yield self.finding(node, f"{text}: data-dependent shape, a compile per shape")
 
