@@ -81,6 +81,8 @@ class Model(
         self.module_scope = Scope("module", tree, None)
         self.scopes: list[Scope] = [self.module_scope]  # every scope, in walk order
         self.calls: list[tuple[ast.Call, Ctx]] = []
+        self.attr_calls: dict[str, list[tuple[ast.Call, Ctx]]] = {}  # x.name(...) by name, walk order
+        self.kw_calls: dict[str | None, list[tuple[ast.Call, Ctx]]] = {}  # calls by keyword, walk order
         self.attrs: list[tuple[ast.Attribute, Ctx]] = []  # outermost attribute chains
         self.import_froms: list[tuple[ast.ImportFrom, ast.alias, str, Ctx]] = []
         self.imports: list[tuple[ast.AST, ast.alias, str, Ctx]] = []

@@ -101,16 +101,9 @@ class Calls:
 
     def method_calls(self, *names: str) -> list[tuple[ast.Call, Ctx]]:
         """Calls spelled ``x.name(...)`` (any receiver, resolved or not) for each of
-        ``names``: each name's calls in walk order, one name after the other. The index is
-        built once, under the cache key the XLA-on/off queries read too. Do not modify."""
-        index = self._cache.get("attr_calls")
-        if index is None:
-            index = self._cache["attr_calls"] = {}
-            attribute = ast.Attribute
-            for rec in self.calls:
-                f = rec[0].func
-                if type(f) is attribute:
-                    index.setdefault(f.attr, []).append(rec)
+        ``names``: each name's calls in walk order, one name after the other (the walk
+        fills the index). Do not modify the list returned."""
+        index = self.attr_calls
         if len(names) == 1:
             return index.get(names[0], [])
         return [rec for name in names for rec in index.get(name, ())]

@@ -65,19 +65,10 @@ class Runtime:
     def keyword_calls(self, *names: str) -> list[tuple[ast.Call, Ctx]]:
         """Calls passing a keyword argument ``name=...`` for one of ``names``: each name's
         calls in walk order, one name after the other, a call passing two of them listed
-        once (under the first). The index (keyword -> calls) is built in one pass over the
-        calls, once; like :meth:`method_calls` it lets a rule ask only for the calls
-        spelled the way it reports."""
-        by_kw = self._cache.get("kw_calls")
-        if by_kw is None:
-            by_kw = self._cache["kw_calls"] = {}
-            for rec in [r for r in self.calls if r[0].keywords]:
-                for kw in rec[0].keywords:
-                    recs = by_kw.get(kw.arg)
-                    if recs is None:
-                        by_kw[kw.arg] = [rec]
-                    elif recs[-1] is not rec:  # `f(a=1, a=2)` parses: list the call once
-                        recs.append(rec)
+        once (under the first). The walk fills the index (keyword -> calls); like
+        :meth:`method_calls` it lets a rule ask only for the calls spelled the way it
+        reports."""
+        by_kw = self.kw_calls
         if len(names) == 1:
             return by_kw.get(names[0], [])
         seen: set[int] = set()

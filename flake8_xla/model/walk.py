@@ -489,6 +489,19 @@ class Walker:
     def _on_call(self, node, ctx, stack):
         rec = (node, ctx)
         self.calls.append(rec)
+        f = node.func
+        if type(f) is ast.Attribute:  # x.name(...): the method-call index (calls.method_calls)
+            recs = self.attr_calls.get(f.attr)
+            if recs is None:
+                self.attr_calls[f.attr] = [rec]
+            else:
+                recs.append(rec)
+        for kw in node.keywords:  # name=...: the keyword index (runtime.keyword_calls)
+            recs = self.kw_calls.get(kw.arg)
+            if recs is None:
+                self.kw_calls[kw.arg] = [rec]
+            elif recs[-1] is not rec:  # `f(a=1, a=2)` parses: list the call once
+                recs.append(rec)
         args = node.args
         if args and type(args[0]) is ast.Constant and id(node) not in self._bound_dynamic:
             if dynamic_import_name(node) is not None:  # importlib.import_module("torch_xla..."):
