@@ -83,7 +83,8 @@ class Model(
         self.calls: list[tuple[ast.Call, Ctx]] = []
         self.attr_calls: dict[str, list[tuple[ast.Call, Ctx]]] = {}  # x.name(...) by name, walk order
         self.kw_calls: dict[str | None, list[tuple[ast.Call, Ctx]]] = {}  # calls by keyword, walk order
-        self.attrs: list[tuple[ast.Attribute, Ctx]] = []  # outermost attribute chains
+        # outermost attribute chains rooted in a name: (chain, ctx, the root name)
+        self.attrs: list[tuple[ast.Attribute, Ctx, str]] = []
         self.import_froms: list[tuple[ast.ImportFrom, ast.alias, str, Ctx]] = []
         self.imports: list[tuple[ast.AST, ast.alias, str, Ctx]] = []
         self.functions: list[FunctionInfo] = []

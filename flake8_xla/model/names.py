@@ -256,7 +256,10 @@ class Names:
         index = self._cache.get("attr_index")
         if index is None:  # qualname -> chains, built once: the attribute chains are many
             found: dict[str, list] = {}
-            for node, ctx in self.attrs:
+            resolvable = self.resolvable
+            for node, ctx, root in self.attrs:
+                if root not in resolvable:
+                    continue  # self.x, a local, a parameter: resolves to nothing
                 q = self._attr_qualname(node, ctx)
                 if q is not None:
                     found.setdefault(q, []).append((node, ctx))

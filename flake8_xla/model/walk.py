@@ -513,12 +513,13 @@ class Walker:
         return False
 
     def _on_attribute(self, node, ctx, stack):
-        self.attrs.append((node, ctx))
         root = node.value
         while type(root) is ast.Attribute:
             root = root.value
-        if self._star_names and type(root) is ast.Name:
-            self._chain_roots.add(id(root))  # the chain is reported, not its root name
+        if type(root) is ast.Name:  # only a chain rooted in a name can resolve (not f().x)
+            self.attrs.append((node, ctx, root.id))
+            if self._star_names:
+                self._chain_roots.add(id(root))  # the chain is reported, not its root name
         stack.append((root, ctx))
         return True
 
