@@ -222,10 +222,20 @@ class Names:
         index = self._cache.get("calls_index")
         if index is None:
             index = {}
-            for call, ctx in self.calls:
-                q = self.call_name(call, ctx)
+            resolvable = self.resolvable
+            for rec in self.calls:
+                root = rec[0].func
+                while type(root) is ast.Attribute:
+                    root = root.value
+                if type(root) is not ast.Name or root.id not in resolvable:
+                    continue  # len(x), self.f(), f()(): no import names the callee
+                q = self.call_name(rec[0], rec[1])
                 if q is not None:
-                    index.setdefault(q, []).append((call, ctx))
+                    recs = index.get(q)
+                    if recs is None:
+                        index[q] = [rec]
+                    else:
+                        recs.append(rec)
             self._cache["calls_index"] = index
         return index
 
