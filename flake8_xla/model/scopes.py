@@ -10,6 +10,7 @@ functions, classes and loops. Also the small AST helpers the other parts share.
 from __future__ import annotations
 
 import ast
+import sys
 
 TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
@@ -236,6 +237,13 @@ def _expr_key(node: ast.AST, limit: int = 200):
         else:
             out.append(repr(n))
     return tuple(out)
+
+
+def expr_key(node: ast.AST) -> tuple:
+    """A hashable structural key of any expression: equal for expressions that are equal
+    up to positions and load/store context (``ast.dump`` without its recursion, or the
+    reference cycle each of its calls leaves for the garbage collector)."""
+    return _expr_key(node, limit=sys.maxsize)
 
 
 def _catches_import_error(handler: ast.ExceptHandler) -> bool:

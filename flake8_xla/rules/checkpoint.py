@@ -9,6 +9,7 @@ import re
 
 from .. import api_table
 from ..model import UNKNOWN
+from ..model.scopes import expr_key
 from ..registry import Rule, rule
 from ._common import XLA_DEVICE_CALLS, at_least, source_text, str_value
 
@@ -240,7 +241,7 @@ def _optimizer_of_cpu_module(model, values, line) -> bool:
 
 
 def _moves(model, func) -> dict:
-    """``ast.dump(receiver) -> [((line, col), to_cpu), ...]`` for the ``X.cpu()`` /
+    """``expr_key(receiver) -> [((line, col), to_cpu), ...]`` for the ``X.cpu()`` /
     ``X.to(...)`` / ``X.cuda()`` calls of ``func`` (the module when None), sorted; indexed
     once per function (``model.eval().cpu()`` counts as a move of ``model``)."""
     key = ("ckpt_moves", id(func))
@@ -256,7 +257,7 @@ def _moves(model, func) -> dict:
                 base = base.func.value
             if type(base) in (ast.Name, ast.Attribute):
                 cpu = f.attr == "cpu" or (f.attr == "to" and _to_cpu(model, call, cctx))
-                table.setdefault(ast.dump(base), []).append(((call.lineno, call.col_offset), cpu))
+                table.setdefault(expr_key(base), []).append(((call.lineno, call.col_offset), cpu))
         for moves in table.values():
             moves.sort()
     return table
@@ -265,7 +266,7 @@ def _moves(model, func) -> dict:
 def _last_move(model, recv, ctx, line):
     """The latest move of ``recv`` before ``line`` in its function: True to the CPU, False
     elsewhere, None when none."""
-    moves = _moves(model, ctx.func).get(ast.dump(recv)) if type(recv) in (ast.Name, ast.Attribute) else None
+    moves = _moves(model, ctx.func).get(expr_key(recv)) if type(recv) in (ast.Name, ast.Attribute) else None
     if not moves:
         return None
     i = bisect.bisect_left(moves, ((line, 0), False))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from ..model import UNKNOWN
-from ..model.scopes import _expr_key
+from ..model.scopes import _expr_key, expr_key
 from ..registry import Rule, rule
 from ._common import render
 
@@ -216,14 +216,14 @@ class DoubleOptimizerStep(Rule):
             return
         groups: dict[tuple, list] = {}
         for call, ctx in model.method_calls("step"):
-            key = (id(ctx.func), id(ctx.loops[-1]) if ctx.loops else None, ast.dump(call.func.value))
+            key = (id(ctx.func), id(ctx.loops[-1]) if ctx.loops else None, expr_key(call.func.value))
             groups.setdefault(key, []).append((call, ctx))
         reported = set()
         for call, ctx in updates:
             opt = model.kwarg(call, "optimizer", 0)
             if not isinstance(opt, ast.AST) or not model.in_xla_code(ctx):
                 continue
-            steps = groups.get((id(ctx.func), id(ctx.loops[-1]) if ctx.loops else None, ast.dump(opt)), ())
+            steps = groups.get((id(ctx.func), id(ctx.loops[-1]) if ctx.loops else None, expr_key(opt)), ())
             if len(steps) > 32:
                 continue  # generated code: bounded work per optimizer step, silent
             for step, sctx in steps:
@@ -241,7 +241,7 @@ class DoubleOptimizerStep(Rule):
 def _same_ref(model, a, actx, b, bctx) -> bool:
     """The same optimizer: one name bound the same way at both places, or one ``self.``
     attribute chain (a name rebound between them is another object)."""
-    if ast.dump(a) != ast.dump(b) or type(a) not in (ast.Name, ast.Attribute):
+    if expr_key(a) != expr_key(b) or type(a) not in (ast.Name, ast.Attribute):
         return False
     root_a, root_b = a, b
     while type(root_a) is ast.Attribute:

@@ -7,6 +7,7 @@ import ast
 import bisect
 
 from ..model import UNKNOWN, Ctx
+from ..model.scopes import expr_key
 from ..registry import Rule, rule
 from ._common import at_least
 
@@ -483,7 +484,7 @@ def _rank_frames(model, ctx) -> frozenset:
     for test, polarity, _ in model.replica_guards(ctx):
         while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
             test, polarity = test.operand, not polarity
-        out.add((ast.dump(test), polarity))  # `if not master:` is the other arm of `if master:`
+        out.add((expr_key(test), polarity))  # `if not master:` is the other arm of `if master:`
     return frozenset(out)
 
 
