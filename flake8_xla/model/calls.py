@@ -170,10 +170,10 @@ class Calls:
                 elif kind == "class":
                     out.extend(self._class_methods(target))
         for call, ctx in func.calls:
-            if type(call.func) is ast.Attribute:
-                found = self.function_of(call.func, ctx)
-                if found and not self._frames_off(ctx):
-                    out.extend(found)
+            # the branch test first: function_of's answers inside a cycle of references
+            # depend on which expression is asked first, so ask only where the answer counts
+            if type(call.func) is ast.Attribute and not self._frames_off(ctx):
+                out.extend(self.function_of(call.func, ctx))
         # nested defs run when their parent runs (closures, local helpers)
         nested = self._cache.get("nested_defs")
         if nested is None:

@@ -38,21 +38,33 @@ class XlaContext:
     def func_off(self, func: FunctionInfo, _depth: int = 0) -> bool:
         """True when every place in the module that calls or names ``func`` is XLA-off
         (``setup_gpu`` called only from the ``else`` of ``if args.tpu:``); a function that
-        nothing in the module refers to (an entry point) is not."""
-        key = ("foff", id(func))
+        nothing in the module refers to (an entry point) is not.
+
+        Memoised per (function, depth): ``_depth`` is how many callers were followed to get
+        here, and the bound of 16 makes a deeper question a different one; keyed so, a
+        verdict never depends on which function a rule asked about first (each level asks
+        one level deeper, so the recursion has no cycles)."""
+        key = ("foff", id(func), _depth)
         cache = self._cache
-        if key in cache:
-            return cache[key]
-        cache[key] = False  # recursion through a cycle of callers: not off
-        sites = [c for c in self.name_loads.get(func.name, ()) if self._names_def(func, c)]
-        if func.cls is not None:
-            sites += [c for call, c in self.method_calls(func.name) if func in self.function_of(call.func, c)]
+        found = cache.get(key)
+        if found is not None:
+            return found
+        cache[key] = False  # asked again while deciding (through a binding's context): not off
+        sites = self._func_sites(func)
         result = bool(sites) and all(self.is_xla_off(c, _depth) for c in sites)
-        if _depth < 16 or result:  # a verdict cut short by the depth bound is not cached
-            cache[key] = result
-        else:
-            del cache[key]
+        cache[key] = result
         return result
+
+    def _func_sites(self, func: FunctionInfo) -> list[Ctx]:
+        """The contexts that call or name ``func`` (memoised)."""
+        key = ("fsites", id(func))
+        sites = self._cache.get(key)
+        if sites is None:
+            sites = [c for c in self.name_loads.get(func.name, ()) if self._names_def(func, c)]
+            if func.cls is not None:
+                sites += [c for call, c in self.method_calls(func.name) if func in self.function_of(call.func, c)]
+            self._cache[key] = sites
+        return sites
 
     def _names_def(self, func, ctx) -> bool:
         bindings = self.lookup(func.name, ctx, None)
