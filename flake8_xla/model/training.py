@@ -291,9 +291,8 @@ class Training:
         """True when XLA-on code constructs a training framework's object (``Accelerator()``,
         ``Trainer(...)``, ``Fabric(...)``) or a class subclasses one (``LightningModule``)."""
         if "framework" not in self._cache:
-            self.calls_to()  # builds the index of the calls by qualified name: one test per name
             found = any(q.startswith(self._FRAMEWORKS) and any(self.in_xla_code(ctx) for _, ctx in recs)
-                        for q, recs in self._cache["calls_index"].items())
+                        for q, recs in self.call_index().items())  # one test per qualified name
             if not found:
                 found = any(
                     (self.qualname(base, cls.ctx) or "").startswith(self._FRAMEWORKS)
