@@ -26,7 +26,7 @@ _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeErro
 
 # Fields that never hold a child node worth visiting (strings, ints, operator singletons).
 _SKIP_FIELDS = frozenset(
-    {"ctx", "op", "id", "arg", "attr", "name", "names", "module", "level", "kind", "conversion",
+    {"ctx", "op", "ops", "id", "arg", "attr", "name", "names", "module", "level", "kind", "conversion",
      "type_comment", "is_async", "n", "s", "asname", "kwd_attrs", "rest", "lineno"}
 )
 _FIELDS_CACHE: dict[type, tuple[str, ...]] = {}
@@ -38,7 +38,7 @@ def _child_fields(cls: type) -> tuple[str, ...]:
         if cls is ast.Constant:
             fields = ()
         else:
-            fields = tuple(f for f in cls._fields if f not in _SKIP_FIELDS)
+            fields = tuple(f for f in getattr(cls, "_fields", ()) if f not in _SKIP_FIELDS)  # () for a str
         _FIELDS_CACHE[cls] = fields
     return fields
 

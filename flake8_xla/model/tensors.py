@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 import re
 
-from .scopes import Ctx, FunctionInfo
+from .scopes import Ctx, FunctionInfo, _child_fields
 
 DEVICE, HOST = "device", "host"
 
@@ -90,15 +90,6 @@ _SKIP_NODES = frozenset((ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, as
 _SITE_NODES = (ast.JoinedStr, ast.BinOp, ast.Subscript)
 #: what a step walk of an expression never looks into: names, constants, absent parts
 _LEAVES = frozenset((ast.Name, ast.Constant, type(None)))
-#: fields that hold no expression (names, operators, flags)
-_NOT_CHILDREN = frozenset(("ctx", "op", "ops", "attr", "arg", "conversion", "type_comment", "kind", "id", "is_async"))
-#: per node type, the fields a step walk descends into
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _child_fields(t: type) -> tuple[str, ...]:
-    return tuple(f for f in getattr(t, "_fields", ()) if f not in _NOT_CHILDREN)
-
 
 #: per statement type, ``(field, holds statements)`` for the fields a step walk reads (a
 #: ``while`` test is walked before, as the loop's own test)
@@ -783,10 +774,7 @@ class Tensors:
                     pending.append((f, gated, depth + 1))
             elif t in _SITE_NODES:
                 sites.setdefault(id(n), []).append((n, ctx, gated, where))
-            fields = _CHILD_FIELDS.get(t)
-            if fields is None:
-                fields = _CHILD_FIELDS[t] = _child_fields(t)
-            for field in fields:
+            for field in _child_fields(t):  # the model walk's: fields that can hold a node
                 v = getattr(n, field, None)
                 if type(v) is list:
                     todo.extend(v)  # (a None in a dict's keys is a leaf)
