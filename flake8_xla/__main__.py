@@ -33,7 +33,7 @@ from .settings import OPTIONS, SCOPES, SettingsError, from_options
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="flake8-xla",
         description="Find PyTorch/XLA porting mistakes (the flake8-xla rules, without flake8's other checks). "
                     "`flake8-xla rule XLA101` prints a rule's page.",
@@ -79,6 +79,22 @@ def _pick(args: argparse.Namespace, config: cfg.Config, key: str):
     return config.get(key), config.base(key)
 
 
+def _label(args: argparse.Namespace, config: cfg.Config, key: str) -> str:
+    """Where the value of ``key`` comes from, as an error names it: ``option --KEY`` or the file's
+    ``setup.cfg: [flake8] KEY``."""
+    if getattr(args, key.replace("-", "_"), None) is not None or key not in config.values:
+        return f"option --{key}"
+    return config.label(key)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, whose errors are one line (``flake8-xla: error: ... (see flake8-xla --help)``)
+    instead of the usage block and the error."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def list_rules(fmt: str, out) -> int:
     rules = all_rules()
     if fmt == "json":
@@ -95,7 +111,7 @@ def list_rules(fmt: str, out) -> int:
 
 def rule_main(argv: list[str]) -> int:
     """``flake8-xla rule CODE...``: each rule's page (markdown, as ``docs/rules/CODE.md``)."""
-    parser = argparse.ArgumentParser(prog="flake8-xla rule", description="Print the page of a rule (as `ruff rule`).")
+    parser = _Parser(prog="flake8-xla rule", description="Print the page of a rule (as `ruff rule`).")
     parser.add_argument("codes", nargs="*", metavar="CODE", help="a code (XLA101) or a rule name")
     parser.add_argument("--all", action="store_true", help="every rule's page")
     args = parser.parse_args(argv)
@@ -131,10 +147,12 @@ def _main(argv: list[str] | None) -> int:
     args = parser.parse_args(argv)
     try:
         config = cfg.load(args.config, isolated=args.isolated)
-        settings = from_options({opt.name: _pick(args, config, opt.name)[0] for opt in OPTIONS})
+        settings = from_options({opt.name: _pick(args, config, opt.name)[0] for opt in OPTIONS},
+                                {opt.name: _label(args, config, opt.name) for opt in OPTIONS})
         fmt = _pick(args, config, "format")[0] or "default"
         if fmt not in FORMATS:
-            raise SettingsError(f"option --format: invalid value {fmt!r} (choose from {', '.join(map(repr, FORMATS))})")
+            raise SettingsError(f"{_label(args, config, 'format')}: invalid value {fmt!r} "
+                                f"(choose from {', '.join(map(repr, FORMATS))})")
         if args.list_rules:
             return list_rules(fmt, sys.stdout)
         exclude_value, exclude_base = _pick(args, config, "exclude")
@@ -146,7 +164,7 @@ def _main(argv: list[str] | None) -> int:
             ignore=cfg.as_codes(_pick(args, config, "ignore")[0]),
             extend_select=cfg.as_codes(_pick(args, config, "extend-select")[0]) or [],
             extend_ignore=cfg.as_codes(_pick(args, config, "extend-ignore")[0]) or [],
-            per_file_ignores=cfg.as_per_file_ignores(pfi_value, pfi_base, "option --"),
+            per_file_ignores=cfg.as_per_file_ignores(pfi_value, pfi_base, _label(args, config, "per-file-ignores")),
         )
         respect_gitignore = _pick(args, config, "respect-gitignore")[0]
         exit_zero = bool(_pick(args, config, "exit-zero")[0])

@@ -51,7 +51,9 @@ class Plugin:
         try:
             cls.settings = from_options({opt.name: getattr(options, opt.name.replace("-", "_"), None) for opt in OPTIONS})
         except SettingsError as exc:
-            # one line, like argparse, and no traceback: also for values from config files
+            # one line, like argparse, and no traceback: also for values from config files. Not
+            # flake8.exceptions.ExecutionError: flake8 prints it as two lines on stdout and exits
+            # 1, the status of "findings"; any other exception is a traceback.
             sys.stderr.write(f"flake8: error: {exc}\n")
             raise SystemExit(2) from None
 

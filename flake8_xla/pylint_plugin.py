@@ -65,14 +65,20 @@ def _messages(family: str) -> dict[str, tuple]:
 _LETTER_WORDS = {"E": "error", "W": "warning", "C": "convention", "R": "refactor", "I": "info"}
 
 
+#: pylint's exit status for a usage error (its status bits: 2 means "an error message was issued")
+USAGE_ERROR = 32
+
+
 def _settings(config) -> Settings:
     """The validated settings of pylint's config (``settings.from_options``: the same values
-    and the same one-line error as under flake8 and the CLI); a bad value exits 2."""
+    and the same one-line error as under flake8 and the CLI). A bad value, from the command
+    line or a config file, prints ``pylint: error: option --NAME: ...`` and exits 32 (pylint's
+    usage error, as for its own bad values in a config file)."""
     try:
         return from_options({opt.name: getattr(config, opt.name.replace("-", "_"), None) for opt in OPTIONS})
     except SettingsError as exc:
         sys.stderr.write(f"pylint: error: {exc}\n")
-        raise SystemExit(2) from None
+        raise SystemExit(USAGE_ERROR) from None
 
 
 def _module_findings(linter, node) -> list:

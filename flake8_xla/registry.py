@@ -12,7 +12,7 @@ import dataclasses
 import re
 from typing import ClassVar, Iterator
 
-from .settings import Settings
+from .settings import Settings, fill_docs_url
 
 CODE_RE = re.compile(r"^XLA\d{3}$")
 XLA_CONTEXT = "xla-context"  # fires only in XLA code (module imports torch_xla, or --xla-scope=always)
@@ -138,7 +138,7 @@ def doc_url(code: str, settings: Settings | None = None) -> str:
     (``{code}`` = ``index``)."""
     template = (settings or Settings()).docs_url
     cls = all_rules().get(code)
-    return template.replace("{code}", code if cls else "index").replace("{name}", cls.name if cls else "index")
+    return fill_docs_url(template, code if cls else "index", cls.name if cls else "index")
 
 
 def is_selected(code: str, select=None, ignore=None, extend_select=(), extend_ignore=()) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import string
 from typing import Callable, Mapping
 
 #: torch_xla releases the rules know, oldest first. The last one is the default target.
@@ -19,6 +20,8 @@ SCOPES = ("auto", "always")
 PROJECT_URL = "https://github.com/OWNER/flake8-xla"
 #: the rule pages' URL template: ``{code}`` is ``XLA101``, ``{name}`` the rule's name
 DEFAULT_DOCS_URL = PROJECT_URL + "/blob/main/docs/rules/{code}.md"
+#: the fields a docs URL template may name
+DOCS_URL_FIELDS = ("code", "name")
 
 
 class SettingsError(ValueError):
@@ -38,7 +41,8 @@ class Settings:
         launchers: in-house launch wrappers whose first argument (or ``fn=``) is the
             launched function (``xla-launchers``), like ``torch_xla.launch``.
         docs_url: the rule pages' URL template (``{code}``, ``{name}``), see
-            :func:`flake8_xla.registry.doc_url`.
+            :func:`flake8_xla.registry.doc_url`; one :func:`parse_docs_url` refuses raises
+            :class:`SettingsError`.
 
     ``reducing_calls`` and ``launchers`` hold dotted names: ``mylib.dist.sync_grads``
     matches a call whose name resolves (through imports) to it; a name without a dot,
@@ -51,6 +55,11 @@ class Settings:
     reducing_calls: tuple[str, ...] = ()
     launchers: tuple[str, ...] = ()
     docs_url: str = DEFAULT_DOCS_URL
+
+    def __post_init__(self) -> None:
+        # a template the rule URLs cannot be made from fails here, not at the first finding
+        if self.docs_url != DEFAULT_DOCS_URL:
+            parse_docs_url(self.docs_url, "docs_url")
 
     @property
     def version_text(self) -> str:
@@ -65,12 +74,18 @@ def _text(value: object) -> str:
     return str(value).strip()
 
 
+def _label(option: str) -> str:
+    """How an error names where a value came from: ``--xla-scope`` -> ``option --xla-scope``;
+    anything else (``pyproject.toml: [tool.flake8-xla] xla-scope``) as given."""
+    return f"option {option}" if option.startswith("--") else option
+
+
 def parse_scope(value: object, option: str = "--xla-scope") -> str:
     """Validate a scope value (any case: ``ALWAYS``); raise :class:`SettingsError` with one line otherwise."""
     text = _text(value).lower()
     if text not in SCOPES:
         raise SettingsError(
-            f"option {option}: invalid value {_text(value)!r} (choose from 'auto', 'always')"
+            f"{_label(option)}: invalid value {_text(value)!r} (choose from 'auto', 'always')"
         )
     return text
 
@@ -79,13 +94,13 @@ def parse_version(value: object, option: str = "--xla-version") -> tuple[int, in
     """Parse ``"X.Y"`` (also ``2.9.1``, ``v2.9``) into a known torch_xla release; raise
     :class:`SettingsError` otherwise. A TOML float is refused: ``2.10`` would read as 2.1."""
     if isinstance(value, float):
-        raise SettingsError(f"option {option}: invalid value {value!r} (write the release as a string, e.g. \"2.7\")")
+        raise SettingsError(f"{_label(option)}: invalid value {value!r} (write the release as a string, e.g. \"2.7\")")
     text = _text(value)
     match = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?", text)
     version = (int(match.group(1)), int(match.group(2))) if match else None
     if version not in KNOWN_VERSIONS:
         raise SettingsError(
-            f"option {option}: invalid value {text!r} (choose a torch_xla release from "
+            f"{_label(option)}: invalid value {text!r} (choose a torch_xla release from "
             f"{version_str(KNOWN_VERSIONS[0])} to {version_str(NEWEST_VERSION)}, e.g. 2.7)"
         )
     return version
@@ -130,15 +145,27 @@ OPTIONS: tuple[Option, ...] = (
 
 
 def parse_docs_url(value: object, option: str = "--xla-docs-url") -> str:
-    """A docs URL template naming ``{code}`` or ``{name}``; raise :class:`SettingsError` otherwise."""
+    """Validate a docs URL template: ``str.format`` syntax naming ``{code}`` and/or ``{name}`` and
+    no other field, conversion (``!r``) or format spec (``:>9``); ``{{`` / ``}}`` are literal braces.
+    Returns the template; raises :class:`SettingsError` (one line naming the bad field) otherwise."""
     text = str(value).strip()
-    if "{code}" not in text and "{name}" not in text:
-        raise SettingsError(f"option {option}: invalid value {text!r} (a URL template with {{code}} or {{name}})")
     try:
-        text.format(code="XLA101", name="x")
-    except (KeyError, IndexError, ValueError):
-        raise SettingsError(f"option {option}: invalid value {text!r} (only {{code}} and {{name}} may be used)") from None
+        fields = [(name, conv, spec) for _, name, spec, conv in string.Formatter().parse(text) if name is not None]
+    except ValueError as exc:  # a lone brace: "Single '{' encountered in format string"
+        raise SettingsError(
+            f"{_label(option)}: invalid value {text!r} ({exc}; write {{{{ or }}}} for a literal brace)") from None
+    for name, conv, spec in fields:
+        if name not in DOCS_URL_FIELDS or conv or spec:
+            field = "{" + name + (f"!{conv}" if conv else "") + (f":{spec}" if spec else "") + "}"
+            raise SettingsError(f"{_label(option)}: invalid value {text!r} ({field}: only {{code}} and {{name}} may be used)")
+    if not fields:
+        raise SettingsError(f"{_label(option)}: invalid value {text!r} (a URL template with {{code}} or {{name}})")
     return text
+
+
+def fill_docs_url(template: str, code: str, name: str) -> str:
+    """``template`` (accepted by :func:`parse_docs_url`) with ``{code}`` and ``{name}`` filled in."""
+    return template.format(code=code, name=name)
 
 
 def split_list(value: object) -> list[str]:
@@ -157,19 +184,23 @@ def is_unset(value: object) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
-def from_options(values: Mapping[str, object]) -> Settings:
+def from_options(values: Mapping[str, object], labels: Mapping[str, str] | None = None) -> Settings:
     """Validated :class:`Settings` from raw option values keyed by option name
     (``{"xla-scope": "ALWAYS", "xla-version": "2.9.1"}``; ``_`` for ``-`` is accepted).
-    A missing, ``None`` or empty value means the default. Raises :class:`SettingsError`."""
+    A missing, ``None`` or empty value means the default. ``labels`` says where a value came
+    from, by option name (``{"xla-scope": "setup.cfg: [flake8] xla-scope"}``), for the error;
+    the default is ``option --NAME``. Raises :class:`SettingsError` (one line) on a bad value."""
     norm = {str(k).replace("_", "-"): v for k, v in values.items()}
+    labels = labels or {}
     fields = {}
     for opt in OPTIONS:
         raw = norm.get(opt.name)
+        label = labels.get(opt.name, f"--{opt.name}")
         if opt.multiple:
             if raw is not None:
-                fields[opt.field] = opt.parse(split_list(raw), f"--{opt.name}")
+                fields[opt.field] = opt.parse(split_list(raw), label)
         elif not is_unset(raw):
-            fields[opt.field] = opt.parse(raw, f"--{opt.name}")
+            fields[opt.field] = opt.parse(raw, label)
     return Settings(**fields)
 
 
@@ -188,7 +219,7 @@ def parse_names(value: object, option: str) -> tuple[str, ...]:
     for item in items:
         for name in item.replace(",", " ").split():
             if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", name):
-                raise SettingsError(f"option {option}: invalid value {name!r} (a dotted name such as mylib.dist.sync_grads)")
+                raise SettingsError(f"{_label(option)}: invalid value {name!r} (a dotted name such as mylib.dist.sync_grads)")
             if name not in names:
                 names.append(name)
     return tuple(names)
