@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from flake8_xla.registry import doc_url
+from flake8_xla.settings import Settings, SettingsError
+
 BAD = "import torch_xla.core.xla_model as xm\nxm.mark_step()\n"
 FINDING = "t.py:2:1: XLA805 xm.mark_step is deprecated since torch_xla 2.8; use torch_xla.sync()"
 ONLY = "only {code} and {name} may be used"
@@ -99,6 +102,13 @@ def test_docs_url_braces_and_fields_fill_in(tmp_path):
     root = project(tmp_path)
     proc = run("cli", ["--format=json", "--xla-docs-url=https://x/{{v}}/{code}-{name}.html", "t.py"], root)
     assert proc.returncode == 1 and '"url": "https://x/{v}/XLA805-deprecated-mark-step.html"' in proc.stdout
+
+
+def test_settings_refuse_a_template_doc_url_cannot_fill():
+    """Settings built directly (the API) are checked too, so doc_url never raises on a finding."""
+    with pytest.raises(SettingsError, match=r"^docs_url: invalid value 'https://x/\{code\.x\}' \(\{code\.x\}: only"):
+        Settings(docs_url="https://x/{code.x}")
+    assert doc_url("XLA805", Settings(docs_url="https://x/{{{code}}}")) == "https://x/{XLA805}"
 
 
 # --- 2. pyproject.toml that cannot be read ---------------------------------------------------------
