@@ -6,8 +6,10 @@ This package's top level never imports LibCST: it holds what the CLI and the doc
 is imported only when ``--fix`` or ``--diff`` is given, so the flake8 and pylint plugins
 stay dependency-free.
 
-Conventions follow Ruff's: ``--fix`` rewrites files in place and the CLI then reports what
-remains; ``--diff`` prints a unified diff, writes nothing and exits 1 when there is a diff;
+Conventions follow Ruff's: ``--fix`` rewrites files in place (atomically, in their own
+encoding: :func:`write_atomic`, :func:`decode`) and the CLI then reports what remains
+(``--fix -``: the fixed standard input on stdout, what remains on stderr); ``--diff``
+prints a unified diff, writes nothing and exits 1 when there is a diff;
 ``--unsafe-fixes`` also applies the fixes that may change behaviour beyond the finding.
 Each rule declares its applicability in its class (``Rule.fix_applicability``: ``"safe"``,
 ``"unsafe"`` or ``"none"``); what the fix does is described in ``FIX_DOCS`` below.
@@ -127,7 +129,9 @@ def fix_doc(code: str) -> str:
 def add_arguments(parser) -> None:
     """The fix options of the standalone CLI."""
     group = parser.add_argument_group("fixing (needs LibCST: " + PIP_COMMAND + ")")
-    group.add_argument("--fix", action="store_true", help="apply the safe fixes in place, then report what remains")
+    group.add_argument("--fix", action="store_true",
+                       help="apply the safe fixes in place, then report what remains (exit 2 when a file "
+                            "could not be written); with -, print the fixed standard input")
     group.add_argument("--diff", action="store_true",
                        help="print the fixes as a unified diff and change nothing (exit 1 when there is a diff)")
     group.add_argument("--unsafe-fixes", action="store_true",
