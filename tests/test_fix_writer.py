@@ -7,19 +7,24 @@ still fixed, and the run exits 2 after its usual report. Every test compares exa
 
 from __future__ import annotations
 
+import argparse
+import io
 import os
 import resource
 import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from flake8_xla import __main__ as cli
+from flake8_xla import fix
 from flake8_xla.fix import fixer
+from flake8_xla.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -184,6 +189,28 @@ def test_the_file_mode_is_kept(tmp_path, capsys, mode):
     path.chmod(mode)
     assert _cli(["--isolated", "--fix", str(path)], capsys)[0] == 1
     assert path.read_bytes() == FIXED and stat.S_IMODE(path.stat().st_mode) == mode
+
+
+def test_a_pipe_is_read_but_not_written(tmp_path, capsys):
+    """A named pipe (as ``<(cat a.py)``) with something to fix gets a line; /dev/null, with
+    nothing to fix, none."""
+    fifo = tmp_path / "a.py"
+    os.mkfifo(fifo)
+
+    def feed():
+        with open(fifo, "wb") as fh:
+            fh.write(SRC)
+
+    expected = fix.Outcome(None, 1)  # (before the run: the old writer would block on the pipe)
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    out, err = io.StringIO(), io.StringIO()
+    args = argparse.Namespace(fix=True, diff=False, unsafe_fixes=False)
+    assert fix.run(args, [str(fifo)], Settings(), out=out, err=err) == expected
+    writer.join(timeout=60)
+    assert (out.getvalue(), err.getvalue()) == ("", f"{fifo}: not fixed: not a regular file\n"
+                                                "flake8-xla: fixed 0 findings, 2 remaining, 1 file not written\n")
+    assert _cli(["--isolated", "--fix", os.devnull], capsys) == (0, [], ["flake8-xla: fixed 0 findings, 0 remaining"])
 
 
 # -- 2. changed while it was being fixed -----------------------------------------------------------

@@ -230,10 +230,8 @@ class _Read:
 
 
 def _read(real: Path) -> _Read:
-    """The bytes of the regular file ``real``, with its stat at the time they were read."""
+    """The bytes of the file ``real``, with its stat at the time they were read."""
     try:
-        if not stat.S_ISREG(os.stat(real).st_mode):
-            raise NotFixed("not a regular file")
         with open(real, "rb") as fh:
             st = os.fstat(fh.fileno())
             data = fh.read()
@@ -262,7 +260,9 @@ def write_atomic(real: Path, data: bytes, read: _Read) -> None:
     leaves either the old file or the new one, whole. A file its user may not write is not
     replaced even when its folder allows it. Raises :class:`NotFixed` when ``real`` changed
     since ``read``, ``OSError`` when a step fails; either way the temporary file is removed
-    and ``real`` is untouched."""
+    and ``real`` is untouched (a pipe or a device: NotFixed)."""
+    if not stat.S_ISREG(read.stat.st_mode):  # a pipe (`<(cat a.py)`), a device
+        raise NotFixed("not a regular file")
     os.close(os.open(real, os.O_WRONLY))  # may we write it? (read-only file: PermissionError)
     fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".flake8-xla")
     try:
