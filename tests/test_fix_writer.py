@@ -386,6 +386,30 @@ def test_a_file_that_cannot_be_decoded_says_so(tmp_path, capsys):
     assert path.read_bytes() == src
 
 
+@pytest.mark.parametrize("cookie,why", [
+    ("unicode_escape", "decoding and encoding it as unicode_escape does not give its bytes back"),
+    ("hex", "cannot decode it as hex: 'hex' is not a text encoding; use codecs.decode() to handle arbitrary codecs"),
+    ("undefined", "cannot decode it as undefined: decoding with 'undefined' codec failed (UnicodeError: "
+                  "undefined encoding)"),
+])
+def test_a_codec_that_would_change_other_bytes_is_not_used(tmp_path, capsys, cookie, why):
+    """``unicode_escape`` decodes ``"\\x41"`` to ``"A"``: encoding the fixed text would rewrite
+    it. Codecs that are not text encodings raise other errors than UnicodeDecodeError."""
+    path = tmp_path / "a.py"
+    src = f"# coding: {cookie}\n".encode() + SRC.replace(b"import torch\n", b"import torch\ns = 'a\\x41'\n")
+    path.write_bytes(src)
+    code, out, err = _cli(["--isolated", "--fix", str(path)], capsys)
+    assert (code, err[0]) == (2, f"{path}: not fixed: {why}")
+    assert path.read_bytes() == src
+
+
+def test_a_cookie_naming_a_codec_that_is_not_a_text_encoding_lints_as_e902(tmp_path, capsys):
+    path = tmp_path / "a.py"
+    path.write_bytes(b"# coding: hex\n" + SRC)
+    assert _cli(["--isolated", str(path)], capsys) == (1, [
+        f"{path}:1:1: E902 LookupError: 'hex' is not a text encoding; use codecs.open() to handle arbitrary codecs"], [])
+
+
 def test_diff_of_a_latin1_file_and_an_undecodable_one(tmp_path, capsys):
     good, bad = tmp_path / "a.py", tmp_path / "b.py"
     good.write_bytes(LATIN1)

@@ -211,6 +211,8 @@ def decode(data: bytes) -> tuple[str, str]:
         return data.decode(encoding), encoding
     except UnicodeDecodeError as exc:
         raise NotFixed(f"cannot decode it as {encoding}: {exc.reason} at byte {exc.start}") from None
+    except (LookupError, UnicodeError, ValueError, TypeError) as exc:  # `# coding: hex`, `undefined`
+        raise NotFixed(f"cannot decode it as {encoding}: {exc}") from None
 
 
 def encode(text: str, encoding: str) -> bytes:
@@ -221,6 +223,20 @@ def encode(text: str, encoding: str) -> bytes:
     except UnicodeEncodeError as exc:
         raise NotFixed(f"the fixed text cannot be encoded as {encoding} ({ascii(exc.object[exc.start:exc.end])})") \
             from None
+    except (LookupError, UnicodeError, ValueError, TypeError) as exc:
+        raise NotFixed(f"the fixed text cannot be encoded as {encoding}: {exc}") from None
+
+
+def _round_trips(text: str, encoding: str, data: bytes) -> None:
+    """Raises :class:`NotFixed` unless encoding ``text`` (``data`` decoded) gives ``data``
+    back: a codec that does not (``unicode_escape``, a stateful one that spells the same
+    text otherwise) would rewrite what no fix touched."""
+    try:
+        same = text.encode(encoding) == data
+    except (LookupError, UnicodeError, ValueError, TypeError):
+        same = False
+    if not same:
+        raise NotFixed(f"decoding and encoding it as {encoding} does not give its bytes back")
 
 
 @dataclasses.dataclass
@@ -352,7 +368,10 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
                                       is_selected=lambda code, p=display: is_selected(p, code))
             if result.reverted:
                 err.write(f"{display}: fixes not applied: {result.reverted}\n")
-            new_data = encode(result.source, encoding) if result.source != text else data
+            new_data = data
+            if result.source != text:
+                _round_trips(text, encoding, data)
+                new_data = encode(result.source, encoding)
             if args.diff:
                 out.write(unified_diff(text, result.source, display))
             elif real is None:
