@@ -274,9 +274,9 @@ def write_atomic(real: Path, data: bytes, read: _Read) -> None:
     temporary file in the same folder gets the bytes, is flushed and fsynced and takes the
     file's mode (and, where allowed, owner), then ``os.replace`` puts it in place; a crash
     leaves either the old file or the new one, whole. A file its user may not write is not
-    replaced even when its folder allows it. Raises :class:`NotFixed` when ``real`` changed
-    since ``read``, ``OSError`` when a step fails; either way the temporary file is removed
-    and ``real`` is untouched (a pipe or a device: NotFixed)."""
+    replaced even when its folder allows it. Raises :class:`NotFixed` when ``real`` is not a
+    regular file (a pipe, a device) or changed since ``read``, ``OSError`` when a step fails;
+    either way the temporary file is removed and ``real`` is untouched."""
     if not stat.S_ISREG(read.stat.st_mode):  # a pipe (`<(cat a.py)`), a device
         raise NotFixed("not a regular file")
     os.close(os.open(real, os.O_WRONLY))  # may we write it? (read-only file: PermissionError)
