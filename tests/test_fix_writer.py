@@ -346,6 +346,24 @@ def test_a_latin1_file_is_fixed_in_latin1_with_its_cookie(tmp_path, capsys):
                    "pass backend='openxla'"]
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
+@pytest.mark.parametrize("encoding,sample", [
+    (None, "é"), ("utf-8-sig", "é"), ("latin-1", "é"), ("cp1252", "€"), ("shift_jis", "日本"), ("euc_kr", "한"),
+], ids=["utf-8", "utf-8-bom", "latin-1", "cp1252", "shift_jis", "euc_kr"])
+def test_every_byte_the_fix_does_not_touch_is_kept(tmp_path, capsys, encoding, sample, newline):
+    """Non-ASCII text before the fixed call on its line, in a comment and in a docstring, in
+    the file's encoding (a cookie, or a BOM for utf-8-sig), with LF or CRLF line ends."""
+    cookie = f"# -*- coding: {encoding} -*-\n" if encoding not in (None, "utf-8-sig") else ""
+    text = (f'{cookie}"""{sample}."""\nimport torch\nimport torch_xla  # {sample}\n\n\ndef f(t):\n'
+            f'    s = "{sample}"; t = t.cuda()\n    return torch.compile(t)  # {sample}\n').replace("\n", newline)
+    src = text.encode(encoding or "utf-8")
+    path = tmp_path / "a.py"
+    path.write_bytes(src)
+    code, out, err = _cli(["--isolated", "--fix", str(path)], capsys)
+    assert (code, err) == (1, ["flake8-xla: fixed 1 finding, 1 remaining"])
+    assert path.read_bytes() == src.replace(b"t.cuda()", b"t.to(torch_xla.device())")
+
+
 def test_a_latin1_file_lints_with_flake8s_columns(tmp_path, capsys):
     """Columns count the UTF-8 bytes of the decoded line, as flake8 counts them."""
     path = tmp_path / "a.py"
