@@ -12,7 +12,8 @@ to lint it), as Ruff does.
 ``flake8-xla rule XLA101`` prints a rule's page; ``flake8-xla --list-rules`` lists them.
 
 Exit status: 0 no findings (or ``--exit-zero``), 1 findings (a file that does not parse
-counts, as ``E999``), 2 usage error (bad option or config value, missing path).
+counts, as ``E999``), 2 usage error (bad option or config value, missing path) or a file
+``--fix`` could not write (after the report of what remains).
 """
 
 from __future__ import annotations
@@ -131,7 +132,8 @@ def rule_main(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The ``flake8-xla`` command: exit 0 clean, 1 findings, 2 usage error."""
+    """The ``flake8-xla`` command: exit 0 clean, 1 findings, 2 usage error or a file ``--fix``
+    could not write."""
     try:
         return _main(argv)
     except BrokenPipeError:  # `flake8-xla --list-rules | head`: the reader left; no traceback
@@ -175,11 +177,26 @@ def _main(argv: list[str] | None) -> int:
     if missing:
         parser.exit(2, f"flake8-xla: error: no such file or folder: {', '.join(missing)}\n")
     walker = Walker(exclude, respect_gitignore=respect_gitignore is not False)
+    not_written = 0
     if fix.requested(args):  # --fix rewrites the files, then the lint below reports what remains
-        targets = [p for p in walker.files(paths, args.stdin_filename) if p != STDIN]
-        status = fix.run(args, targets, settings, selector.reported)
-        if status is not None:
-            return status
+        if args.fix and STDIN in paths and len(paths) > 1:
+            parser.exit(2, "flake8-xla: error: --fix with - (standard input) prints the fixed text: "
+                           "name no other path\n")
+        targets = list(walker.files(paths, args.stdin_filename))
+        if args.fix and paths == [STDIN] and not targets:  # excluded: the text goes back as it came (Ruff)
+            sys.stdout.flush()
+            sys.stdout.buffer.write(sys.stdin.buffer.read())
+            return 0
+        outcome = fix.run(args, targets, settings, selector.reported, stdin_name=args.stdin_filename)
+        if outcome.status is not None:
+            return outcome.status
+        if outcome.stdin_text is not None:  # stdout holds the fixed text: what remains goes to stderr
+            display = args.stdin_filename or "stdin"
+            found = lint(display, settings, outcome.stdin_text.splitlines(keepends=True))
+            results = [r for r in found if selector.reported(display, r.code)]
+            WRITERS[fmt](results, sys.stderr, settings)
+            return 1 if results and not exit_zero else 0
+        not_written = outcome.not_written
     results = []
     for path in walker.files(paths, args.stdin_filename):
         if path == STDIN:
@@ -194,6 +211,8 @@ def _main(argv: list[str] | None) -> int:
         sys.stdout.flush()
     except BrokenPipeError:  # `flake8-xla | head`: the reader left; no traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if not_written:  # --fix could not write a file (its line is on stderr)
+        return 2
     return 1 if results and not exit_zero else 0
 
 

@@ -336,7 +336,7 @@ def test_fix_run_reports_to_the_given_streams(tmp_path):
     class Args:
         fix, diff, unsafe_fixes = False, True, False
     out, err = io.StringIO(), io.StringIO()
-    assert fix.run(Args(), [path], Settings(), out=out, err=err) == 1
+    assert fix.run(Args(), [path], Settings(), out=out, err=err).status == 1
     assert "+torch_xla.sync()" in out.getvalue() and "would fix 1 finding, 0 would remain" in err.getvalue()
 
 

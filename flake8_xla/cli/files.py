@@ -230,7 +230,7 @@ def lint(display: str, settings, lines: list[str] | None = None) -> list[Result]
                                 disable_noqa=False, verbose=0, stdin_display_name=display)
     try:
         processor = FileProcessor(display, options, lines=lines)
-    except (OSError, UnicodeError) as exc:
+    except (OSError, UnicodeError, LookupError) as exc:  # LookupError: `# coding: hex`, not a text codec
         return [Result(display, 1, 1, "E902", f"{type(exc).__name__}: {exc}")]
     if processor.should_ignore_file():
         return []

@@ -6,8 +6,10 @@ This package's top level never imports LibCST: it holds what the CLI and the doc
 is imported only when ``--fix`` or ``--diff`` is given, so the flake8 and pylint plugins
 stay dependency-free.
 
-Conventions follow Ruff's: ``--fix`` rewrites files in place and the CLI then reports what
-remains; ``--diff`` prints a unified diff, writes nothing and exits 1 when there is a diff;
+Conventions follow Ruff's: ``--fix`` rewrites files in place (atomically, in their own
+encoding: :func:`write_atomic`, :func:`decode`) and the CLI then reports what remains
+(``--fix -``: the fixed standard input on stdout, what remains on stderr); ``--diff``
+prints a unified diff, writes nothing and exits 1 when there is a diff;
 ``--unsafe-fixes`` also applies the fixes that may change behaviour beyond the finding.
 Each rule declares its applicability in its class (``Rule.fix_applicability``: ``"safe"``,
 ``"unsafe"`` or ``"none"``); what the fix does is described in ``FIX_DOCS`` below.
@@ -15,10 +17,20 @@ Each rule declares its applicability in its class (``Rule.fix_applicability``: `
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import difflib
+import io
+import os
+import shutil
+import stat
 import sys
+import tempfile
+import tokenize
 from pathlib import Path
 from typing import Callable, Iterable
+
+from ..cli.files import STDIN
 
 SAFE, UNSAFE, NONE = "safe", "unsafe", "none"
 APPLICABILITIES = (SAFE, UNSAFE, NONE)
@@ -117,7 +129,9 @@ def fix_doc(code: str) -> str:
 def add_arguments(parser) -> None:
     """The fix options of the standalone CLI."""
     group = parser.add_argument_group("fixing (needs LibCST: " + PIP_COMMAND + ")")
-    group.add_argument("--fix", action="store_true", help="apply the safe fixes in place, then report what remains")
+    group.add_argument("--fix", action="store_true",
+                       help="apply the safe fixes in place, then report what remains (exit 2 when a file "
+                            "could not be written); with -, print the fixed standard input")
     group.add_argument("--diff", action="store_true",
                        help="print the fixes as a unified diff and change nothing (exit 1 when there is a diff)")
     group.add_argument("--unsafe-fixes", action="store_true",
@@ -152,13 +166,174 @@ def _range(start: int, stop: int) -> str:
     return f"{start + 1 if length else start},{length}" if length != 1 else f"{start + 1}"
 
 
-def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool] = lambda path, code: True,
-        out=None, err=None) -> int | None:
-    """Fix (or diff) every file in ``paths``.
+@dataclasses.dataclass
+class Outcome:
+    """What :func:`run` did. ``status``: exit now with it (LibCST missing, ``--diff``, a failed
+    ``--fix -``), or None: the CLI lints for what remains. ``not_written``: files ``--fix``
+    could not write (each had its line on stderr; the CLI exits 2 after its report).
+    ``stdin_text``: after ``--fix -``, the fixed text, already on ``out`` (the CLI reports its
+    findings on stderr)."""
 
-    Returns an exit status when the CLI should stop here (2: LibCST missing; ``--diff``:
-    1 when there is a diff, else 0), or None after ``--fix``: the CLI then lints the
-    fixed files as usual and reports what remains (exit 1 when anything does).
+    status: int | None
+    not_written: int = 0
+    stdin_text: str | None = None
+
+
+class NotFixed(Exception):
+    """Why one file was left as it was: the text after ``path: not fixed: ``."""
+
+
+CHANGED = "changed while it was being fixed"
+_ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "tox.ini", ".flake8", ".git")
+
+
+def _project_root(cwd: Path | None = None) -> Path:
+    """The nearest folder from ``cwd`` (default: the current one) up that holds a project
+    marker (``pyproject.toml``, ``setup.cfg``, ``setup.py``, ``tox.ini``, ``.flake8``,
+    ``.git``), else ``cwd``. ``--fix`` rewrites a link's target only inside it."""
+    cwd = Path.cwd() if cwd is None else cwd
+    for folder in (cwd, *cwd.parents):
+        if any((folder / marker).exists() for marker in _ROOT_MARKERS):
+            return folder
+    return cwd
+
+
+def decode(data: bytes) -> tuple[str, str]:
+    """(text, encoding) of a module's bytes, decoded as Python decodes them
+    (``tokenize.detect_encoding``: a BOM, else the coding cookie, else UTF-8). The text has
+    no BOM; ``encoding`` is ``utf-8-sig`` when there was one, so encoding the text with it
+    puts the BOM back. Raises :class:`NotFixed` (why) when the bytes cannot be decoded."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:  # an unknown encoding, a cookie that contradicts the BOM
+        raise NotFixed(f"cannot decode it: {exc.msg}") from None
+    try:
+        return data.decode(encoding), encoding
+    except UnicodeDecodeError as exc:
+        raise NotFixed(f"cannot decode it as {encoding}: {exc.reason} at byte {exc.start}") from None
+    except (LookupError, UnicodeError, ValueError, TypeError) as exc:  # `# coding: hex`, `undefined`
+        raise NotFixed(f"cannot decode it as {encoding}: {exc}") from None
+
+
+def encode(text: str, encoding: str) -> bytes:
+    """``text`` in the file's ``encoding`` (from :func:`decode`). Raises :class:`NotFixed`
+    when a fix introduced a character the encoding cannot hold."""
+    try:
+        return text.encode(encoding)
+    except UnicodeEncodeError as exc:
+        raise NotFixed(f"the fixed text cannot be encoded as {encoding} ({ascii(exc.object[exc.start:exc.end])})") \
+            from None
+    except (LookupError, UnicodeError, ValueError, TypeError) as exc:
+        raise NotFixed(f"the fixed text cannot be encoded as {encoding}: {exc}") from None
+
+
+def _round_trips(text: str, encoding: str, data: bytes) -> None:
+    """Raises :class:`NotFixed` unless encoding ``text`` (``data`` decoded) gives ``data``
+    back: a codec that does not (``unicode_escape``, a stateful one that spells the same
+    text otherwise) would rewrite what no fix touched."""
+    try:
+        same = text.encode(encoding) == data
+    except (LookupError, UnicodeError, ValueError, TypeError):
+        same = False
+    if not same:
+        raise NotFixed(f"decoding and encoding it as {encoding} does not give its bytes back")
+
+
+@dataclasses.dataclass
+class _Read:
+    data: bytes
+    stat: os.stat_result
+
+
+def _read(real: Path) -> _Read:
+    """The bytes of the file ``real``, with its stat at the time they were read."""
+    try:
+        with open(real, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            data = fh.read()
+    except OSError as exc:
+        raise NotFixed(f"cannot read it: {exc.strerror or exc}") from None
+    return _Read(data, st)
+
+
+def _changed(real: Path, read: _Read) -> bool:
+    """Did ``real`` change since it was read (another inode, size, mtime, or other bytes)?"""
+    try:
+        st = os.stat(real)
+        if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != \
+                (read.stat.st_dev, read.stat.st_ino, read.stat.st_size, read.stat.st_mtime_ns):
+            return True
+        with open(real, "rb") as fh:
+            return fh.read() != read.data
+    except FileNotFoundError:
+        return True
+
+
+def write_atomic(real: Path, data: bytes, read: _Read) -> None:
+    """Replace the regular file ``real`` (a resolved path, never a link) with ``data``: a
+    temporary file in the same folder gets the bytes, is flushed and fsynced and takes the
+    file's mode (and, where allowed, owner), then ``os.replace`` puts it in place; a crash
+    leaves either the old file or the new one, whole. A file its user may not write is not
+    replaced even when its folder allows it. Raises :class:`NotFixed` when ``real`` is not a
+    regular file (a pipe, a device) or changed since ``read``, ``OSError`` when a step fails;
+    either way the temporary file is removed and ``real`` is untouched."""
+    if not stat.S_ISREG(read.stat.st_mode):  # a pipe (`<(cat a.py)`), a device
+        raise NotFixed("not a regular file")
+    os.close(os.open(real, os.O_WRONLY))  # may we write it? (read-only file: PermissionError)
+    fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".flake8-xla")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if hasattr(os, "chown") and (read.stat.st_uid, read.stat.st_gid) != (os.geteuid(), os.getegid()):
+            with contextlib.suppress(OSError):  # only root may give a file away
+                os.chown(tmp, read.stat.st_uid, read.stat.st_gid)
+        shutil.copymode(real, tmp)
+        if _changed(real, read):
+            raise NotFixed(CHANGED)
+        os.replace(tmp, real)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):  # make the rename itself durable
+        folder = os.open(real.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+
+
+def _emit(out, data: bytes, text: str) -> None:
+    """Write a module's bytes to ``out`` (its binary buffer when it has one)."""
+    buffer = getattr(out, "buffer", None)
+    if buffer is None:
+        out.write(text)
+        return
+    out.flush()
+    buffer.write(data)
+    buffer.flush()
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool] = lambda path, code: True,
+        out=None, err=None, stdin=None, stdin_name: str | None = None) -> Outcome:
+    """Fix (or diff) every file in ``paths`` (``-``: standard input, shown as ``stdin_name``).
+
+    ``args`` has ``fix``, ``diff`` and ``unsafe_fixes``; ``is_selected(path, code)`` limits
+    what is fixed; ``out`` / ``err`` default to sys.stdout / sys.stderr, ``stdin`` (bytes) to
+    sys.stdin.buffer. ``--fix`` writes each fixed file with :func:`write_atomic` in its own
+    encoding (:func:`decode`); ``--fix -`` writes the fixed text to ``out``. A file that
+    cannot be read, decoded, encoded or written, that changed meanwhile, or a link whose
+    target is outside the project root (:func:`_project_root`) gets one line on ``err``
+    (``path: not fixed: why``) and the others are still fixed. A link is fixed through its
+    resolved target, once however many paths lead to it. Never raises for a file's sake.
+    Returns an :class:`Outcome`: ``--diff`` stops with 1 when there is a diff, 2 when a file
+    was skipped, else 0; no LibCST stops with 2.
     """
     out = out or sys.stdout
     err = err or sys.stderr
@@ -166,33 +341,68 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
         from . import fixer
     except ImportError:
         err.write(f"flake8-xla: error: --fix and --diff need LibCST: {PIP_COMMAND}\n")
-        return 2
-    fixed = remaining = 0
+        return Outcome(2)
+    fixed = remaining = skipped = 0
     changed = False
+    stdin_text = stdin_out = None  # --fix -: the fixed text, and what goes to ``out``
+    seen: set[Path] = set()
+    root: Path | None = None
     for path in paths:
-        path = Path(path)
+        if path == STDIN:
+            display = stdin_name or "stdin"
+            data = (stdin or sys.stdin.buffer).read()
+            real = None
+        else:
+            display = str(path)
+            real = Path(os.path.realpath(path))
+            if real in seen:  # another link to a file already fixed (or named twice)
+                continue
+            seen.add(real)
+        result = None
         try:
-            with open(path, encoding="utf-8", newline="") as fh:
-                source = fh.read()
-        except (OSError, UnicodeError):
-            continue  # the lint reports it (E902)
-        result = fixer.fix_source(source, settings, path=str(path), unsafe=args.unsafe_fixes,
-                                  is_selected=lambda code, p=str(path): is_selected(p, code))
-        if result.reverted:
-            err.write(f"{path}: fixes not applied: {result.reverted}\n")
+            if real is not None:
+                read = _read(real)
+                data = read.data
+            text, encoding = decode(data)
+            result = fixer.fix_source(text, settings, path=display, unsafe=args.unsafe_fixes,
+                                      is_selected=lambda code, p=display: is_selected(p, code))
+            if result.reverted:
+                err.write(f"{display}: fixes not applied: {result.reverted}\n")
+            new_data = data
+            if result.source != text:
+                _round_trips(text, encoding, data)
+                new_data = encode(result.source, encoding)
+            if args.diff:
+                out.write(unified_diff(text, result.source, display))
+            elif real is None:
+                stdin_text, stdin_out = result.source, (new_data, result.source)
+            elif new_data != data:
+                if os.path.islink(path):  # write the target, not over the link, and only in the project
+                    root = root or Path(os.path.realpath(_project_root()))
+                    if not real.is_relative_to(root):
+                        raise NotFixed(f"its target {real} is outside the project root {root}")
+                write_atomic(real, new_data, read)
+        except (NotFixed, OSError) as exc:
+            why = str(exc) if isinstance(exc, NotFixed) else f"cannot write it: {exc.strerror or exc}"
+            err.write(f"{display}: not fixed: {why}\n")
+            skipped += 1
+            if result is not None:
+                remaining += result.fixed + result.remaining
+            if real is None:  # the editor gets its text back as it was
+                stdin_out = (data, data.decode("utf-8", errors="surrogateescape"))
+            continue
         fixed += result.fixed
         remaining += result.remaining
-        if result.source == source:
-            continue
-        changed = True
-        if args.diff:
-            out.write(unified_diff(source, result.source, str(path)))
-        else:
-            with open(path, "w", encoding="utf-8", newline="") as fh:
-                fh.write(result.source)
+        changed = changed or result.source != text
     noun = "finding" if fixed == 1 else "findings"
     if args.diff:
-        err.write(f"flake8-xla: would fix {fixed} {noun}, {remaining} would remain\n")
-        return 1 if changed else 0
-    err.write(f"flake8-xla: fixed {fixed} {noun}, {remaining} remaining\n")
-    return None
+        err.write(f"flake8-xla: would fix {fixed} {noun}, {remaining} would remain"
+                  + (f", {_plural(skipped, 'file')} skipped" if skipped else "") + "\n")
+        return Outcome(2 if skipped else 1 if changed else 0)
+    if stdin_out is not None:
+        _emit(out, *stdin_out)
+    err.write(f"flake8-xla: fixed {fixed} {noun}, {remaining} remaining"
+              + (f", {_plural(skipped, 'file')} not written" if skipped else "") + "\n")
+    if stdin_out is not None and stdin_text is None:  # --fix - that failed: its line is on stderr
+        return Outcome(2)
+    return Outcome(None, skipped, stdin_text)
