@@ -19,6 +19,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
 from ..engine import run
+from ..lines import split_lines
 from ..registry import Finding, all_rules
 from ..settings import Settings
 from . import NONE, SAFE, UNSAFE
@@ -59,7 +60,7 @@ def lint(source: str, settings: Settings, path: str = "<fix>",
         return None
     options = _Options(hang_closing=False, indent_size=4, max_line_length=79, max_doc_length=None,
                        disable_noqa=False, verbose=0)
-    processor = FileProcessor(path, options, lines=source.splitlines(keepends=True))
+    processor = FileProcessor(path, options, lines=split_lines(source))
     if processor.should_ignore_file():
         return []
     out = []
@@ -97,7 +98,7 @@ class Context:
         self.positions = wrapper.resolve(PositionProvider)
         self.parents = wrapper.resolve(ParentNodeProvider)
         self.imports = Imports(tree)
-        self.lines = source.splitlines(keepends=True)
+        self.lines = split_lines(source)
         self.edits: dict[int, list] = {}  # id(original node) -> [(order key, dedup key, fn)]
         #: id(original statement) -> {"before": [...], "after": [...]} of (order key, dedup key, make)
         self.inserts: dict[int, dict] = {}
@@ -340,10 +341,55 @@ def _apply(module: cst.Module, edits: dict[int, list], inserts: dict | None = No
     return module.visit(_Apply())
 
 
+#: why a file LibCST would not give back byte for byte is left alone
+NO_ROUND_TRIP = "LibCST does not round-trip this file"
+
+
+def _split_tail(source: str) -> tuple[str, str] | None:
+    """(the text up to the end of its last line of code, without that line's end; the rest:
+    that line end and the blank and comment-only lines after it), or None when no line
+    holds code. ``head + tail == source``."""
+    lines = split_lines(source)
+    i = len(lines)
+    while i and (not lines[i - 1].strip(" \t\x0c\r\n") or lines[i - 1].lstrip(" \t\x0c").startswith("#")):
+        i -= 1
+    if not i:
+        return None
+    head = "".join(lines[:i - 1]) + lines[i - 1].rstrip("\r\n")
+    return head, source[len(head):]
+
+
+def parse_exact(source: str) -> tuple[cst.Module, str] | None:
+    """(a LibCST module whose ``code`` is exactly a prefix of ``source``, the rest of
+    ``source``), or None when LibCST cannot give the text back byte for byte.
+
+    The whole text first; else (LibCST 1.x drops a final ``\\r``, a blank line before a
+    whitespace-only last line, and comment lines indented deeper than the code before them at
+    the end of a file) the text up to its last line of code, the rest (line ends, blank and
+    comment lines: no code, nothing to fix) kept as it is. Raises what
+    ``libcst.parse_module`` raises when LibCST cannot parse the text at all.
+    """
+    module = cst.parse_module(source)
+    if module.code == source:
+        return module, ""
+    split = _split_tail(source)
+    if split is None:
+        return None
+    head, tail = split
+    try:
+        module = cst.parse_module(head)
+    except Exception:
+        return None
+    return (module, tail) if module.code == head else None
+
+
 def fix_source(source: str, settings: Settings, path: str = "<fix>", unsafe: bool = False,
                is_selected: Callable[[str], bool] = lambda code: True) -> FixResult:
-    """Fix one module's text. Never raises on odd input: a text LibCST cannot parse, or a
-    fix that fails, leaves the text as it is."""
+    """Fix one module's text: the fixed text and what remains (``FixResult``).
+
+    Never raises on odd input and never loses a byte outside the fixed spans: a text LibCST
+    cannot parse, or a fix that fails, leaves the text as it is; a text LibCST cannot give
+    back byte for byte (``parse_exact``) is left as it is with ``reverted`` saying so."""
     from .rules import FIXES
 
     before = lint(source, settings, path, is_selected)
@@ -355,7 +401,11 @@ def fix_source(source: str, settings: Settings, path: str = "<fix>", unsafe: boo
     if not todo:
         return FixResult(source, 0, len(before), findings=before)
     try:
-        wrapper = MetadataWrapper(cst.parse_module(source))
+        parsed = parse_exact(source)
+        if parsed is None:
+            return FixResult(source, 0, len(before), NO_ROUND_TRIP, before)
+        module, tail = parsed
+        wrapper = MetadataWrapper(module)
         ctx = Context(wrapper, ast.parse(source), source, settings)
     except Exception:  # LibCST cannot parse what ast can (rare new syntax): leave it
         return FixResult(source, 0, len(before), findings=before)
@@ -392,9 +442,9 @@ def fix_source(source: str, settings: Settings, path: str = "<fix>", unsafe: boo
         return FixResult(source, 0, len(before), findings=before)
     try:
         new_module = _apply(ctx.module, ctx.edits, ctx.inserts, ctx.moves)
-        new_tree = ast.parse(new_module.code)
+        new_tree = ast.parse(new_module.code + tail)
         new_module = ctx.imports.finish(new_module, new_tree)
-        new_source = new_module.code
+        new_source = new_module.code + tail
         compile(new_source, path, "exec", dont_inherit=True)
     except Exception as exc:
         return FixResult(source, 0, len(before), f"the fixed text does not compile ({type(exc).__name__})", before)
