@@ -211,3 +211,32 @@ def test_diff_lines_as_python_sees_them():
 
     assert fix.unified_diff("# a\x0cb\nx = 1\n", "# a\x0cb\nx = 2\n", "f.py") == \
         "--- f.py\n+++ f.py\n@@ -1,2 +1,2 @@\n # a\x0cb\n-x = 1\n+x = 2\n"
+
+
+# -- a removed argument's comment stays where the argument was ------------------------------
+
+DDP_HEAD = "import torch_xla\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\n\ndef wrap(model, rank):\n"
+
+
+@pytest.mark.parametrize("call, expected", [
+    # in the middle: its comment on a line of its own at its indentation
+    ("    e = DDP(\n        model,  # the module\n        device_ids=[rank],  # the ids\n"
+     "        gradient_as_bucket_view=True,\n    )\n",
+     "    e = DDP(\n        model,  # the module\n        # the ids\n"
+     "        gradient_as_bucket_view=True,\n    )\n"),
+    # the last one: the comment of the one before stays on it
+    ("    f = DDP(\n        model,  # the module\n        gradient_as_bucket_view=True,  # view\n"
+     "        device_ids=[rank],  # the ids\n    )\n",
+     "    f = DDP(\n        model,  # the module\n        gradient_as_bucket_view=True,  # view\n"
+     "        # the ids\n    )\n"),
+    # the first one
+    ("    i = DDP(\n        device_ids=[rank],  # the ids\n        module=model,\n"
+     "        gradient_as_bucket_view=True)\n",
+     "    i = DDP(\n        # the ids\n        module=model,\n        gradient_as_bucket_view=True)\n"),
+    # on a line with another argument: the comment trails that line
+    ("    h = DDP(model, device_ids=[rank],  # the ids\n            gradient_as_bucket_view=True)\n",
+     "    h = DDP(model,  # the ids\n            gradient_as_bucket_view=True)\n"),
+])
+def test_comment_of_a_removed_argument_stays(call, expected):
+    result = _fix(DDP_HEAD + call + "    return 1\n")
+    assert (result.source, result.reverted) == (DDP_HEAD + expected + "    return 1\n", None)

@@ -37,6 +37,10 @@ class FixResult:
     remaining: int  # findings still reported
     reverted: str | None = None  # why the fixes were not kept
     findings: list = dataclasses.field(default_factory=list)  # what remains
+    #: the lines of the input the kept fixes edit, as (first, last) line spans: each edited
+    #: node's, the line of the statement a new one goes before or after, a moved statement's
+    #: and the line it goes after; imports added or removed are not listed
+    touched: tuple = ()
 
 
 class _Options(argparse.Namespace):
@@ -462,4 +466,25 @@ def fix_source(source: str, settings: Settings, path: str = "<fix>", unsafe: boo
         why = "; ".join(filter(None, [still and "still reported after its fix: " + ", ".join(still),
                                       new and "new finding after the fixes: " + ", ".join(new)]))
         return FixResult(source, 0, len(before), why, before)
-    return FixResult(new_source, len(before) - len(after), len(after), findings=after)
+    return FixResult(new_source, len(before) - len(after), len(after), findings=after,
+                     touched=_touched(ctx))
+
+
+def _touched(ctx: Context) -> tuple:
+    """The (first, last) line spans of the input the planned edits change (``FixResult.touched``)."""
+    nodes = {id(node): r for node, r in ctx.positions.items()}
+    spans = set()
+    for key in ctx.edits:
+        if key in nodes:
+            spans.add((nodes[key].start.line, nodes[key].end.line))
+    for key, plan in ctx.inserts.items():
+        if key in nodes:
+            if plan.get("before"):
+                spans.add((nodes[key].start.line, nodes[key].start.line))
+            if plan.get("after"):
+                spans.add((nodes[key].end.line, nodes[key].end.line))
+    for moved, anchor in ctx.moves.items():
+        if moved in nodes and anchor in nodes:
+            spans.add((nodes[moved].start.line, nodes[moved].end.line))
+            spans.add((nodes[anchor].end.line, nodes[anchor].end.line))
+    return tuple(sorted(spans))
