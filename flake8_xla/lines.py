@@ -14,3 +14,10 @@ def split_lines(text: str) -> list[str]:
     """``text``'s lines with their ends kept, split only at ``\\r\\n``, ``\\r`` and ``\\n``
     (as the tokenizer does); ``"".join`` of the result is ``text``. Never raises."""
     return io.StringIO(text, newline="").readlines()
+
+
+def universal_lines(text: str) -> list[str]:
+    """``text``'s lines as flake8 reads a file (universal newlines): split as
+    :func:`split_lines` does, each ``\\r\\n`` or ``\\r`` line end turned into ``\\n`` (flake8's
+    ``# noqa`` pattern does not see past a lone ``\\r``). Never raises."""
+    return io.StringIO(text, newline=None).readlines()

@@ -12,7 +12,7 @@ pytest.importorskip("libcst")
 import libcst as cst  # noqa: E402
 
 from flake8_xla.fix import fixer  # noqa: E402
-from flake8_xla.lines import split_lines  # noqa: E402
+from flake8_xla.lines import split_lines, universal_lines  # noqa: E402
 from flake8_xla.settings import build  # noqa: E402
 
 AUTO = build()
@@ -89,6 +89,8 @@ def test_split_lines_breaks_only_where_python_does():
     text = "a\x0cb\x0bc\x1cd\x1de\x1ef\x85g\u2028h\u2029i\r\nj\rk\nl"
     assert split_lines(text) == ["a\x0cb\x0bc\x1cd\x1de\x1ef\x85g\u2028h\u2029i\r\n", "j\r", "k\n", "l"]
     assert split_lines("") == [] and split_lines("\n\n") == ["\n", "\n"]
+    # flake8's view: the same lines, each end turned into \n
+    assert universal_lines(text) == ["a\x0cb\x0bc\x1cd\x1de\x1ef\x85g\u2028h\u2029i\n", "j\n", "k\n", "l"]
 
 
 @pytest.mark.parametrize("odd", ["\x0c", "\u2028", "\x85", "\x1e"])
@@ -112,6 +114,12 @@ def test_columns_after_an_odd_line_break_character():
     result = _fix(source)
     assert result.source == XR + 's = "x\x0cy\u2029z"\n' + 'print("é"); ' + FIXED + "\n"
     assert (result.fixed, result.remaining) == (1, 0)
+
+
+def test_noqa_in_a_file_with_cr_line_ends():
+    source = XM + "a = xm.xrt_world_size()  # noqa: XLA801\r" + CALL + "\r"
+    result = _fix(source)
+    assert result.source == XM + XR + "a = xm.xrt_world_size()  # noqa: XLA801\r" + FIXED + "\r"
 
 
 def test_lint_line_numbers_after_a_form_feed():
@@ -240,3 +248,37 @@ DDP_HEAD = "import torch_xla\nfrom torch.nn.parallel import DistributedDataParal
 def test_comment_of_a_removed_argument_stays(call, expected):
     result = _fix(DDP_HEAD + call + "    return 1\n")
     assert (result.source, result.reverted) == (DDP_HEAD + expected + "    return 1\n", None)
+
+
+def test_touched_lists_the_edited_lines():
+    # the rename on line 3, the dropped statement on line 5; the import lines are not listed
+    source = ("import torch\nimport torch_xla.core.xla_model as xm\n"
+              "n = xm.xrt_world_size()\n"
+              "m = 1\n"
+              "torch.cuda.empty_cache()\n"
+              "k = 2\n")
+    result = _fix(source, ALWAYS)
+    assert result.source == XR + FIXED + "\nm = 1\nk = 2\n"
+    assert result.touched == ((3, 3), (5, 5))
+    assert _fix(XM + "m = 1\n").touched == ()
+
+
+def _case_inputs():
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent / "fix_cases"
+    return sorted(p for p in folder.glob("*.py") if not p.name.endswith(".fixed.py"))
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n"], ids=["CR", "CRLF"])
+@pytest.mark.parametrize("path", _case_inputs(), ids=lambda p: p.stem)
+def test_every_fix_case_keeps_its_line_ends(path, end):
+    # the fix cases with \r or \r\n line ends: the expected output, with the same line ends
+    from flake8_xla import docgen
+
+    text = path.read_text(encoding="utf-8")
+    flags = docgen.source_flags(text)
+    settings = docgen.settings_from_flags([f for f in flags if f != "--unsafe-fixes"])
+    expected = path.with_name(path.stem + ".fixed.py").read_text(encoding="utf-8")
+    result = fixer.fix_source(text.replace("\n", end), settings, unsafe="--unsafe-fixes" in flags)
+    assert (result.source, result.reverted) == (expected.replace("\n", end), None)

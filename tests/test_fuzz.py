@@ -236,7 +236,13 @@ _FIXABLE_BEFORE = "import torch_xla\nimport torch_xla.core.xla_model as xm\nn = 
 _FIXABLE_AFTER = "\nrank = xm.get_ordinal()\n"
 
 
-@pytest.mark.slow  # ~1 s per ten examples
+@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(source=hypothesmith.from_grammar())
+def test_fix_from_grammar_quick(source):
+    check_fix(_FIXABLE_BEFORE + source + _FIXABLE_AFTER)
+
+
+@pytest.mark.slow  # ~1 s per twenty examples
 @FIX_FUZZ
 @given(source=hypothesmith.from_grammar())
 def test_fix_from_grammar(source):
@@ -296,7 +302,7 @@ def _fuzz_cases(case):
     check_fix(source, settings)
 
 
-@settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=50, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(case=mutated_cases())
 def test_fix_mutated_cases_quick(case):
     _fuzz_cases(case)

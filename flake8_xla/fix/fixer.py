@@ -19,7 +19,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
 from ..engine import run
-from ..lines import split_lines
+from ..lines import split_lines, universal_lines
 from ..registry import Finding, all_rules
 from ..settings import Settings
 from . import NONE, SAFE, UNSAFE
@@ -64,7 +64,8 @@ def lint(source: str, settings: Settings, path: str = "<fix>",
         return None
     options = _Options(hang_closing=False, indent_size=4, max_line_length=79, max_doc_length=None,
                        disable_noqa=False, verbose=0)
-    processor = FileProcessor(path, options, lines=split_lines(source))
+    # the lines as flake8 reads the file: line numbers as Python counts them, \n line ends
+    processor = FileProcessor(path, options, lines=universal_lines(source))
     if processor.should_ignore_file():
         return []
     out = []
