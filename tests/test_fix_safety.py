@@ -282,3 +282,23 @@ def test_every_fix_case_keeps_its_line_ends(path, end):
     expected = path.with_name(path.stem + ".fixed.py").read_text(encoding="utf-8")
     result = fixer.fix_source(text.replace("\n", end), settings, unsafe="--unsafe-fixes" in flags)
     assert (result.source, result.reverted) == (expected.replace("\n", end), None)
+
+
+def test_comments_a_rewrite_drops_go_above_its_statement():
+    # XLA002 rebuilds the launcher's arguments: their comments go on lines above it, in order
+    head = "import torch\nimport torch.multiprocessing as mp\nimport torch_xla\n\n\n" \
+           "def train(rank, loader, model, optimizer):\n" \
+           "    for x in loader:\n" \
+           "        model(x.to(torch_xla.device())).sum().backward()\n\n\n" \
+           'if __name__ == "__main__":\n' \
+           "    # launch\n"
+    source = head + ("    mp.spawn(\n"
+                     "        train,  # the step\n"
+                     "        args=(None, None, None),\n"
+                     "        nprocs=8,  # one per chip\n"
+                     "    )  # the end\n")
+    result = _fix(source, ALWAYS, unsafe=True)
+    assert result.source == head.replace("import torch.multiprocessing as mp\n", "") + (
+        "    # the step\n"
+        "    # one per chip\n"
+        "    torch_xla.launch(train, args=(None, None, None))  # the end\n")

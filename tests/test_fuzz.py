@@ -65,7 +65,6 @@ def test_from_node(source, prefix, scope):
 
 import difflib  # noqa: E402
 import io  # noqa: E402
-import re  # noqa: E402
 import tokenize  # noqa: E402
 from pathlib import Path  # noqa: E402
 
