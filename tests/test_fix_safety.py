@@ -302,3 +302,20 @@ def test_comments_a_rewrite_drops_go_above_its_statement():
         "    # the step\n"
         "    # one per chip\n"
         "    torch_xla.launch(train, args=(None, None, None))  # the end\n")
+
+
+def test_comments_of_a_block_emptied_by_a_fix_come_before_its_pass():
+    source = ("import torch\nimport torch_xla\n"
+              "if torch:\n"
+              "    # free it\n"
+              "    torch.cuda.empty_cache()  # every step\n"
+              "else:\n"
+              "    x = 1\n")
+    result = _fix(source, ALWAYS)
+    assert result.source == ("import torch\nimport torch_xla\n"
+                             "if torch:\n"
+                             "    # free it\n"
+                             "    # every step\n"
+                             "    pass\n"
+                             "else:\n"
+                             "    x = 1\n")

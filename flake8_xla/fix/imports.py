@@ -256,7 +256,9 @@ class CarryLines(cst.CSTTransformer):
     def leave_IndentedBlock(self, original, updated):
         pending = _with_comments(self.carry.pop(self.depth, []))
         self.depth -= 1
-        if pending:  # the block's last statement went: its comments stay at the block's indentation
+        if pending and not updated.body:  # every statement went: the comments, then `pass`
+            updated = updated.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=pending)])
+        elif pending:  # the block's last statement went: its comments stay at the block's indentation
             updated = updated.with_changes(footer=[*pending, *updated.footer])
         return updated
 
