@@ -145,7 +145,9 @@ def requested(args) -> bool:
 def unified_diff(old: str, new: str, name: str, context: int = 3) -> str:
     """A unified diff like ``diff -u`` (difflib's own treats frequent lines, such as blank
     ones, as junk and shows them moved)."""
-    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    from ..lines import split_lines
+
+    a, b = split_lines(old), split_lines(new)
     out = []
     for group in difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(context):
         if not out:

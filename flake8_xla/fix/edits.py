@@ -99,12 +99,55 @@ def insert_arg(call: cst.Call, index: int, arg: cst.Arg) -> cst.Call:
     return call.with_changes(args=args)
 
 
+def _has_comment(ws) -> bool:
+    return isinstance(ws, cst.ParenthesizedWhitespace) and (
+        ws.first_line.comment is not None or any(line.comment is not None for line in ws.empty_lines))
+
+
+def _join(before, after, keep_after: bool):
+    """The whitespace for ``before`` + a removed argument + ``after`` without the argument:
+    ``after`` when ``keep_after`` (the removed one was last: ``after`` leads to the ``)``),
+    else ``before``; when that would drop the other's comments, both lines' comments, the
+    removed argument's on a line of its own at its indentation."""
+    kept, other = (after, before) if keep_after else (before, after)
+    if not _has_comment(other):
+        return kept
+    if not isinstance(before, cst.ParenthesizedWhitespace):
+        return after  # `f(a, b,  # why` -> `f(a,  # why`
+    lines = list(before.empty_lines)
+    if isinstance(after, cst.ParenthesizedWhitespace):
+        if after.first_line.comment is not None:
+            lines.append(cst.EmptyLine(indent=before.indent, whitespace=before.last_line,
+                                       comment=after.first_line.comment))
+        lines.extend(after.empty_lines)
+        return before.with_changes(empty_lines=lines, indent=after.indent, last_line=after.last_line)
+    return before.with_changes(empty_lines=lines, indent=True, last_line=EMPTY)
+
+
 def remove_arg(call: cst.Call, index: int) -> cst.Call:
+    """``call`` without its argument ``index``; the comments around it stay (a trailing
+    ``# why`` on a line of its own where the argument was)."""
     args = list(call.args)
     removed = args.pop(index)
-    if index == len(args) and args:  # it was the last: the one before takes its comma and spacing
-        args[-1] = args[-1].with_changes(comma=removed.comma, whitespace_after_arg=removed.whitespace_after_arg)
     changes = {"args": args}
+    if index == len(args) and args:  # it was the last: the one before takes its comma and spacing
+        prev = args[-1]
+        into = prev.comma.whitespace_after if isinstance(prev.comma, cst.Comma) else EMPTY
+        if isinstance(removed.comma, cst.Comma):
+            args[-1] = prev.with_changes(
+                comma=removed.comma.with_changes(whitespace_after=_join(into, removed.comma.whitespace_after, True)),
+                whitespace_after_arg=removed.whitespace_after_arg)
+        else:
+            args[-1] = prev.with_changes(comma=removed.comma,
+                                         whitespace_after_arg=_join(into, removed.whitespace_after_arg, True))
+    elif args and isinstance(removed.comma, cst.Comma):  # another follows it
+        if index:
+            prev = args[index - 1]
+            args[index - 1] = prev.with_changes(comma=prev.comma.with_changes(
+                whitespace_after=_join(prev.comma.whitespace_after, removed.comma.whitespace_after, False)))
+        else:
+            changes["whitespace_before_args"] = _join(call.whitespace_before_args, removed.comma.whitespace_after,
+                                                      False)
     if not args:
         changes["whitespace_before_args"] = EMPTY
     return call.with_changes(**changes)

@@ -19,6 +19,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
 from ..engine import run
+from ..lines import split_lines, universal_lines
 from ..registry import Finding, all_rules
 from ..settings import Settings
 from . import NONE, SAFE, UNSAFE
@@ -36,6 +37,10 @@ class FixResult:
     remaining: int  # findings still reported
     reverted: str | None = None  # why the fixes were not kept
     findings: list = dataclasses.field(default_factory=list)  # what remains
+    #: the lines of the input the kept fixes edit, as (first, last) line spans: each edited
+    #: node's, the line of the statement a new one goes before or after, a moved statement's
+    #: and the line it goes after; imports added or removed are not listed
+    touched: tuple = ()
 
 
 class _Options(argparse.Namespace):
@@ -59,7 +64,8 @@ def lint(source: str, settings: Settings, path: str = "<fix>",
         return None
     options = _Options(hang_closing=False, indent_size=4, max_line_length=79, max_doc_length=None,
                        disable_noqa=False, verbose=0)
-    processor = FileProcessor(path, options, lines=source.splitlines(keepends=True))
+    # the lines as flake8 reads the file: line numbers as Python counts them, \n line ends
+    processor = FileProcessor(path, options, lines=universal_lines(source))
     if processor.should_ignore_file():
         return []
     out = []
@@ -97,7 +103,7 @@ class Context:
         self.positions = wrapper.resolve(PositionProvider)
         self.parents = wrapper.resolve(ParentNodeProvider)
         self.imports = Imports(tree)
-        self.lines = source.splitlines(keepends=True)
+        self.lines = split_lines(source)
         self.edits: dict[int, list] = {}  # id(original node) -> [(order key, dedup key, fn)]
         #: id(original statement) -> {"before": [...], "after": [...]} of (order key, dedup key, make)
         self.inserts: dict[int, dict] = {}
@@ -340,10 +346,55 @@ def _apply(module: cst.Module, edits: dict[int, list], inserts: dict | None = No
     return module.visit(_Apply())
 
 
+#: why a file LibCST would not give back byte for byte is left alone
+NO_ROUND_TRIP = "LibCST does not round-trip this file"
+
+
+def _split_tail(source: str) -> tuple[str, str] | None:
+    """(the text up to the end of its last line of code, without that line's end; the rest:
+    that line end and the blank and comment-only lines after it), or None when no line
+    holds code. ``head + tail == source``."""
+    lines = split_lines(source)
+    i = len(lines)
+    while i and (not lines[i - 1].strip(" \t\x0c\r\n") or lines[i - 1].lstrip(" \t\x0c").startswith("#")):
+        i -= 1
+    if not i:
+        return None
+    head = "".join(lines[:i - 1]) + lines[i - 1].rstrip("\r\n")
+    return head, source[len(head):]
+
+
+def parse_exact(source: str) -> tuple[cst.Module, str] | None:
+    """(a LibCST module whose ``code`` is exactly a prefix of ``source``, the rest of
+    ``source``), or None when LibCST cannot give the text back byte for byte.
+
+    The whole text first; else (LibCST 1.x drops a final ``\\r``, a blank line before a
+    whitespace-only last line, and comment lines indented deeper than the code before them at
+    the end of a file) the text up to its last line of code, the rest (line ends, blank and
+    comment lines: no code, nothing to fix) kept as it is. Raises what
+    ``libcst.parse_module`` raises when LibCST cannot parse the text at all.
+    """
+    module = cst.parse_module(source)
+    if module.code == source:
+        return module, ""
+    split = _split_tail(source)
+    if split is None:
+        return None
+    head, tail = split
+    try:
+        module = cst.parse_module(head)
+    except Exception:
+        return None
+    return (module, tail) if module.code == head else None
+
+
 def fix_source(source: str, settings: Settings, path: str = "<fix>", unsafe: bool = False,
                is_selected: Callable[[str], bool] = lambda code: True) -> FixResult:
-    """Fix one module's text. Never raises on odd input: a text LibCST cannot parse, or a
-    fix that fails, leaves the text as it is."""
+    """Fix one module's text: the fixed text and what remains (``FixResult``).
+
+    Never raises on odd input and never loses a byte outside the fixed spans: a text LibCST
+    cannot parse, or a fix that fails, leaves the text as it is; a text LibCST cannot give
+    back byte for byte (``parse_exact``) is left as it is with ``reverted`` saying so."""
     from .rules import FIXES
 
     before = lint(source, settings, path, is_selected)
@@ -355,7 +406,11 @@ def fix_source(source: str, settings: Settings, path: str = "<fix>", unsafe: boo
     if not todo:
         return FixResult(source, 0, len(before), findings=before)
     try:
-        wrapper = MetadataWrapper(cst.parse_module(source))
+        parsed = parse_exact(source)
+        if parsed is None:
+            return FixResult(source, 0, len(before), NO_ROUND_TRIP, before)
+        module, tail = parsed
+        wrapper = MetadataWrapper(module)
         ctx = Context(wrapper, ast.parse(source), source, settings)
     except Exception:  # LibCST cannot parse what ast can (rare new syntax): leave it
         return FixResult(source, 0, len(before), findings=before)
@@ -392,9 +447,9 @@ def fix_source(source: str, settings: Settings, path: str = "<fix>", unsafe: boo
         return FixResult(source, 0, len(before), findings=before)
     try:
         new_module = _apply(ctx.module, ctx.edits, ctx.inserts, ctx.moves)
-        new_tree = ast.parse(new_module.code)
+        new_tree = ast.parse(new_module.code + tail)
         new_module = ctx.imports.finish(new_module, new_tree)
-        new_source = new_module.code
+        new_source = new_module.code + tail
         compile(new_source, path, "exec", dont_inherit=True)
     except Exception as exc:
         return FixResult(source, 0, len(before), f"the fixed text does not compile ({type(exc).__name__})", before)
@@ -412,4 +467,25 @@ def fix_source(source: str, settings: Settings, path: str = "<fix>", unsafe: boo
         why = "; ".join(filter(None, [still and "still reported after its fix: " + ", ".join(still),
                                       new and "new finding after the fixes: " + ", ".join(new)]))
         return FixResult(source, 0, len(before), why, before)
-    return FixResult(new_source, len(before) - len(after), len(after), findings=after)
+    return FixResult(new_source, len(before) - len(after), len(after), findings=after,
+                     touched=_touched(ctx))
+
+
+def _touched(ctx: Context) -> tuple:
+    """The (first, last) line spans of the input the planned edits change (``FixResult.touched``)."""
+    nodes = {id(node): r for node, r in ctx.positions.items()}
+    spans = set()
+    for key in ctx.edits:
+        if key in nodes:
+            spans.add((nodes[key].start.line, nodes[key].end.line))
+    for key, plan in ctx.inserts.items():
+        if key in nodes:
+            if plan.get("before"):
+                spans.add((nodes[key].start.line, nodes[key].start.line))
+            if plan.get("after"):
+                spans.add((nodes[key].end.line, nodes[key].end.line))
+    for moved, anchor in ctx.moves.items():
+        if moved in nodes and anchor in nodes:
+            spans.add((nodes[moved].start.line, nodes[moved].end.line))
+            spans.add((nodes[anchor].end.line, nodes[anchor].end.line))
+    return tuple(sorted(spans))

@@ -201,9 +201,48 @@ def _imports_xla(node) -> bool:
     return not node.level and node.module is not None and _is_xla(node.module)
 
 
+def comments_of(node: cst.CSTNode) -> list[cst.Comment]:
+    """Every comment in ``node``, in source order."""
+    found: list[cst.Comment] = []
+
+    class _Find(cst.CSTVisitor):
+        def visit_Comment(self, comment):
+            found.append(comment)
+
+    node.visit(_Find())
+    return found
+
+
+def comment_line(comment: cst.Comment) -> cst.EmptyLine:
+    """A line of its own, at the indentation of the statements around it, holding ``comment``."""
+    return cst.EmptyLine(comment=comment)
+
+
+def _lost_comments(original: cst.CSTNode, updated: cst.CSTNode) -> list[cst.Comment]:
+    """The comments of ``original`` that ``updated`` no longer holds (fixes never add one:
+    what is left is matched in order, by text)."""
+    left = [c.value for c in comments_of(updated)]
+    lost, i = [], 0
+    for comment in comments_of(original):
+        if i < len(left) and left[i] == comment.value:
+            i += 1
+        else:
+            lost.append(comment)
+    return lost
+
+
+def _with_comments(lines: list) -> list:
+    """``lines`` up to its last comment line ([] when none holds a comment)."""
+    last = max((i for i, ln in enumerate(lines) if ln.comment is not None), default=-1)
+    return list(lines[:last + 1])
+
+
 class CarryLines(cst.CSTTransformer):
     """A transformer whose removed statement lines hand their comments (or their blank
-    line) to the next statement of the same block."""
+    line) to the next statement of the same block, or, for the last one, to the lines after
+    the block; the comments a removed or rewritten statement held (a trailing ``# why``, one
+    inside its brackets) become lines of their own at its indentation: a fix never drops a
+    comment."""
 
     def __init__(self):
         super().__init__()
@@ -215,14 +254,30 @@ class CarryLines(cst.CSTTransformer):
         return True
 
     def leave_IndentedBlock(self, original, updated):
-        self.carry.pop(self.depth, None)
+        pending = _with_comments(self.carry.pop(self.depth, []))
         self.depth -= 1
+        if pending and not updated.body:  # every statement went: the comments, then `pass`
+            updated = updated.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=pending)])
+        elif pending:  # the block's last statement went: its comments stay at the block's indentation
+            updated = updated.with_changes(footer=[*pending, *updated.footer])
+        return updated
+
+    def leave_Module(self, original, updated):
+        pending = _with_comments(self.carry.pop(0, []))
+        if pending:
+            updated = updated.with_changes(footer=[*pending, *updated.footer])
         return updated
 
     def leave_SimpleStatementLine(self, original, updated):
         if not updated.body:
-            self.carry.setdefault(self.depth, []).extend(original.leading_lines)
+            # its comment lines, then each comment of the statement itself on a line of its own
+            leading = sum(line.comment is not None for line in original.leading_lines)
+            own = [comment_line(c) for c in comments_of(original)[leading:]]
+            self.carry.setdefault(self.depth, []).extend([*original.leading_lines, *own])
             return cst.RemovalSentinel.REMOVE
+        lost = _lost_comments(original, updated)
+        if lost:
+            updated = updated.with_changes(leading_lines=[*updated.leading_lines, *map(comment_line, lost)])
         return updated
 
     def on_leave(self, original, updated):

@@ -9,6 +9,7 @@ from torch.utils.data.distributed import DistributedSampler
 
 
 def _mp_fn(index, dataset):
+    # the master comes from the runtime
     os.environ.update({"MASTER_PORT": "29500"})  # a dict of settings: a human
     rank = int(xr.global_ordinal())
     local_rank = int(xr.local_ordinal())

@@ -1,0 +1,321 @@
+"""The fixer never loses or misplaces a byte (issue 22): LibCST's round trip is checked
+before any edit, lines are counted as Python counts them, and the comments of a deleted
+statement stay. Each test compares the exact output text.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("libcst")
+
+import libcst as cst  # noqa: E402
+
+from flake8_xla.fix import fixer  # noqa: E402
+from flake8_xla.lines import split_lines, universal_lines  # noqa: E402
+from flake8_xla.settings import build  # noqa: E402
+
+AUTO = build()
+ALWAYS = build("always", None)
+XM = "import torch_xla.core.xla_model as xm\n"
+XR = "import torch_xla.runtime as xr\n"
+CALL, FIXED = "n = xm.xrt_world_size()", "n = xr.world_size()"
+
+
+def _fix(source, settings=AUTO, unsafe=False):
+    return fixer.fix_source(source, settings, unsafe=unsafe)
+
+
+# -- 1. round trip: LibCST's own losses at the end of a file are kept, the rest refused ------
+
+# each shape: LibCST alone gives back fewer bytes than it read (checked below, so a LibCST
+# that stops losing them shows here), and the fixer keeps every one of them
+LIBCST_LOSES = {
+    # comment lines after an indented block, indented less than it, at the end of the file
+    "comments after a block": (XM + CALL + "\nif n:\n    pass\n  # half\n  # way\n",
+                               XR + FIXED + "\nif n:\n    pass\n  # half\n  # way\n"),
+    # a file with \r line ends only: LibCST drops the final one
+    "CR only": (XM.replace("\n", "\r") + "\r" + CALL + "\rdef f():\r    return n\r",
+                XR.replace("\n", "\r") + "\r" + FIXED + "\rdef f():\r    return n\r"),
+    # mixed line ends ending in \r
+    "mixed ends": (XM + CALL + "\r\nx = 1\r", XR + FIXED + "\r\nx = 1\r"),
+    # a blank line before a whitespace-only last line
+    "trailing blank lines": (XM + CALL + "\n\n\t\n", XR + FIXED + "\n\n\t\n"),
+    "blank lines after a block": (XM + CALL + "\ndef f():\n    return 1\n\n  \n",
+                                  XR + FIXED + "\ndef f():\n    return 1\n\n  \n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LIBCST_LOSES))
+def test_bytes_libcst_drops_at_the_end_are_kept(name):
+    source, expected = LIBCST_LOSES[name]
+    assert cst.parse_module(source).code != source  # the LibCST bug this guards against
+    result = _fix(source)
+    assert (result.source, result.fixed, result.reverted) == (expected, 1, None)
+
+
+@pytest.mark.parametrize("source, expected", [
+    # what LibCST round-trips stays byte for byte too: trailing comments, no final newline, CRLF
+    (XM + CALL + "\ndef f():\n    return 1\n    # inner\n# outer",
+     XR + FIXED + "\ndef f():\n    return 1\n    # inner\n# outer"),
+    (XM.replace("\n", "\r\n") + CALL + "\r\n\r\n", XR.replace("\n", "\r\n") + FIXED + "\r\n\r\n"),
+    (XM + CALL, XR + FIXED),
+])
+def test_what_libcst_round_trips_is_kept(source, expected):
+    assert _fix(source).source == expected
+
+
+def test_a_file_libcst_cannot_round_trip_is_refused():
+    # a lone backslash line in the middle: ast takes it, LibCST gives back other bytes
+    source = XM + "def f():\n    return 1\n\\\n" + CALL + "\n"
+    assert cst.parse_module(source).code != source
+    result = _fix(source)
+    assert (result.source, result.fixed, result.remaining, result.reverted) == \
+        (source, 0, 1, "LibCST does not round-trip this file")
+    assert [(f.line, f.col, f.code) for f in result.findings] == [(5, 4, "XLA801")]
+
+
+def test_parse_exact_keeps_the_tail_apart():
+    module, tail = fixer.parse_exact("x = 1\r# c\r\r")
+    assert (module.code, tail) == ("x = 1", "\r# c\r\r")
+    module, tail = fixer.parse_exact("x = 1\n")  # round-trips whole: nothing apart
+    assert (module.code, tail) == ("x = 1\n", "")
+    assert fixer.parse_exact("x = 1\n\\\ny = 2\n") is None
+
+
+# -- 2. lines as Python sees them --------------------------------------------------------
+
+def test_split_lines_breaks_only_where_python_does():
+    text = "a\x0cb\x0bc\x1cd\x1de\x1ef\x85g\u2028h\u2029i\r\nj\rk\nl"
+    assert split_lines(text) == ["a\x0cb\x0bc\x1cd\x1de\x1ef\x85g\u2028h\u2029i\r\n", "j\r", "k\n", "l"]
+    assert split_lines("") == [] and split_lines("\n\n") == ["\n", "\n"]
+    # flake8's view: the same lines, each end turned into \n
+    assert universal_lines(text) == ["a\x0cb\x0bc\x1cd\x1de\x1ef\x85g\u2028h\u2029i\n", "j\n", "k\n", "l"]
+
+
+@pytest.mark.parametrize("odd", ["\x0c", "\u2028", "\x85", "\x1e"])
+def test_noqa_after_an_odd_line_break_character(odd):
+    # the character in a comment above: the suppressed line stays, the next one is fixed
+    source = XM + f"# a {odd} b\n" + "a = xm.xrt_world_size()  # noqa: XLA801\n" + CALL + "\n"
+    result = _fix(source)
+    assert result.source == XM + XR + f"# a {odd} b\n" + "a = xm.xrt_world_size()  # noqa: XLA801\n" + FIXED + "\n"
+    assert (result.fixed, result.remaining) == (1, 0)
+
+
+def test_noqa_after_a_line_separator_in_a_string():
+    source = XM + 's = "x\u2028y"\n' + "a = xm.xrt_world_size()  # noqa\n" + CALL + "\n"
+    result = _fix(source)
+    assert result.source == XM + XR + 's = "x\u2028y"\n' + "a = xm.xrt_world_size()  # noqa\n" + FIXED + "\n"
+
+
+def test_columns_after_an_odd_line_break_character():
+    # a non-ASCII character before the call: its column maps through the right line
+    source = XM + 's = "x\x0cy\u2029z"\n' + 'print("é"); ' + CALL + "\n"
+    result = _fix(source)
+    assert result.source == XR + 's = "x\x0cy\u2029z"\n' + 'print("é"); ' + FIXED + "\n"
+    assert (result.fixed, result.remaining) == (1, 0)
+
+
+def test_noqa_in_a_file_with_cr_line_ends():
+    source = XM + "a = xm.xrt_world_size()  # noqa: XLA801\r" + CALL + "\r"
+    result = _fix(source)
+    assert result.source == XM + XR + "a = xm.xrt_world_size()  # noqa: XLA801\r" + FIXED + "\r"
+
+
+def test_lint_line_numbers_after_a_form_feed():
+    source = XM + "# \x0c\n" + "a = xm.xrt_world_size()  # noqa: XLA801\n" + CALL + "\n"
+    assert [(f.line, f.code) for f in fixer.lint(source, AUTO)] == [(4, "XLA801")]
+
+
+# -- 3. the comments of a deleted statement stay -----------------------------------------
+
+DDP = "import os\nimport torch.distributed as dist\nimport torch_xla\n\n\n"
+
+
+def test_trailing_comment_of_a_dropped_master_addr_stays():
+    source = DDP + ("def main():\n"
+                    "    # the rendezvous\n"
+                    '    os.environ["MASTER_ADDR"] = "10.0.0.1"  # for the GPU cluster\n'
+                    '    os.environ["MASTER_PORT"] = (  # a free port\n'
+                    '        "29500"  # the default\n'
+                    "    )\n"
+                    '    dist.init_process_group("nccl")\n')
+    result = _fix(source, unsafe=True)
+    assert result.source == DDP.replace("import os\n", "") + (
+        "def main():\n"
+        "    # the rendezvous\n"
+        "    # for the GPU cluster\n"
+        "    # a free port\n"
+        "    # the default\n"
+        '    dist.init_process_group("nccl")\n')
+    assert (result.reverted, result.fixed, result.remaining) == (None, 2, 0)
+
+
+def test_comments_of_a_dropped_last_statement_of_a_block_stay():
+    source = ("import torch\nimport torch_xla\n\n"
+              "def step():\n"
+              "    x = 1\n"
+              "\n"
+              "    # free the cache\n"
+              "    torch.cuda.empty_cache()  # every step\n"
+              "# the end\n")
+    result = _fix(source, ALWAYS)
+    assert result.source == ("import torch_xla\n\n"
+                             "def step():\n"
+                             "    x = 1\n"
+                             "\n"
+                             "    # free the cache\n"
+                             "    # every step\n"
+                             "# the end\n")
+
+
+def test_comments_of_a_dropped_last_statement_of_the_module_stay():
+    source = ("import torch\nimport torch_xla\n\n"
+              "x = 1\n"
+              "# the device\n"
+              "torch.cuda.set_device(0)  # GPU 0\n")
+    result = _fix(source, ALWAYS)
+    assert result.source == "import torch_xla\n\nx = 1\n# the device\n# GPU 0\n"
+
+
+def test_comments_of_a_dropped_statement_go_to_the_next_one():
+    source = ("import torch\nimport torch_xla\n\n"
+              "if True:\n"
+              "    # before\n"
+              "    torch.cuda.empty_cache()  # after\n"
+              "\n"
+              "    y = 2  # y's own\n")
+    result = _fix(source, ALWAYS)
+    assert result.source == ("import torch_xla\n\n"
+                             "if True:\n"
+                             "    # before\n"
+                             "    # after\n"
+                             "\n"
+                             "    y = 2  # y's own\n")
+
+
+def test_trailing_comment_of_a_removed_import_stays():
+    source = "import torch\n" + XM.rstrip("\n") + "  # the old API\n\n" + CALL + "\n"
+    result = _fix(source)
+    assert result.source == "import torch\n" + XR + "# the old API\n\n" + FIXED + "\n"
+
+
+def test_comments_inside_a_removed_import_stay():
+    source = ("from torch_xla.core.xla_model import (  # the model\n"
+              "    xrt_world_size,  # old\n"
+              "    mark_step,\n"
+              ")\n"
+              "n = xrt_world_size()\n"
+              "mark_step()\n")
+    result = _fix(source)
+    assert result.source == ("import torch_xla\n" + XR + "# the model\n# old\n"
+                             "n = xr.world_size()\n"
+                             "torch_xla.sync()\n")
+
+
+def test_diff_lines_as_python_sees_them():
+    # a form feed is not a line end: two lines, the first one unchanged
+    from flake8_xla import fix
+
+    assert fix.unified_diff("# a\x0cb\nx = 1\n", "# a\x0cb\nx = 2\n", "f.py") == \
+        "--- f.py\n+++ f.py\n@@ -1,2 +1,2 @@\n # a\x0cb\n-x = 1\n+x = 2\n"
+
+
+# -- a removed argument's comment stays where the argument was ------------------------------
+
+DDP_HEAD = "import torch_xla\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\n\ndef wrap(model, rank):\n"
+
+
+@pytest.mark.parametrize("call, expected", [
+    # in the middle: its comment on a line of its own at its indentation
+    ("    e = DDP(\n        model,  # the module\n        device_ids=[rank],  # the ids\n"
+     "        gradient_as_bucket_view=True,\n    )\n",
+     "    e = DDP(\n        model,  # the module\n        # the ids\n"
+     "        gradient_as_bucket_view=True,\n    )\n"),
+    # the last one: the comment of the one before stays on it
+    ("    f = DDP(\n        model,  # the module\n        gradient_as_bucket_view=True,  # view\n"
+     "        device_ids=[rank],  # the ids\n    )\n",
+     "    f = DDP(\n        model,  # the module\n        gradient_as_bucket_view=True,  # view\n"
+     "        # the ids\n    )\n"),
+    # the first one
+    ("    i = DDP(\n        device_ids=[rank],  # the ids\n        module=model,\n"
+     "        gradient_as_bucket_view=True)\n",
+     "    i = DDP(\n        # the ids\n        module=model,\n        gradient_as_bucket_view=True)\n"),
+    # on a line with another argument: the comment trails that line
+    ("    h = DDP(model, device_ids=[rank],  # the ids\n            gradient_as_bucket_view=True)\n",
+     "    h = DDP(model,  # the ids\n            gradient_as_bucket_view=True)\n"),
+])
+def test_comment_of_a_removed_argument_stays(call, expected):
+    result = _fix(DDP_HEAD + call + "    return 1\n")
+    assert (result.source, result.reverted) == (DDP_HEAD + expected + "    return 1\n", None)
+
+
+def test_touched_lists_the_edited_lines():
+    # the rename on line 3, the dropped statement on line 5; the import lines are not listed
+    source = ("import torch\nimport torch_xla.core.xla_model as xm\n"
+              "n = xm.xrt_world_size()\n"
+              "m = 1\n"
+              "torch.cuda.empty_cache()\n"
+              "k = 2\n")
+    result = _fix(source, ALWAYS)
+    assert result.source == XR + FIXED + "\nm = 1\nk = 2\n"
+    assert result.touched == ((3, 3), (5, 5))
+    assert _fix(XM + "m = 1\n").touched == ()
+
+
+def _case_inputs():
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent / "fix_cases"
+    return sorted(p for p in folder.glob("*.py") if not p.name.endswith(".fixed.py"))
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n"], ids=["CR", "CRLF"])
+@pytest.mark.parametrize("path", _case_inputs(), ids=lambda p: p.stem)
+def test_every_fix_case_keeps_its_line_ends(path, end):
+    # the fix cases with \r or \r\n line ends: the expected output, with the same line ends
+    from flake8_xla import docgen
+
+    text = path.read_text(encoding="utf-8")
+    flags = docgen.source_flags(text)
+    settings = docgen.settings_from_flags([f for f in flags if f != "--unsafe-fixes"])
+    expected = path.with_name(path.stem + ".fixed.py").read_text(encoding="utf-8")
+    result = fixer.fix_source(text.replace("\n", end), settings, unsafe="--unsafe-fixes" in flags)
+    assert (result.source, result.reverted) == (expected.replace("\n", end), None)
+
+
+def test_comments_a_rewrite_drops_go_above_its_statement():
+    # XLA002 rebuilds the launcher's arguments: their comments go on lines above it, in order
+    head = "import torch\nimport torch.multiprocessing as mp\nimport torch_xla\n\n\n" \
+           "def train(rank, loader, model, optimizer):\n" \
+           "    for x in loader:\n" \
+           "        model(x.to(torch_xla.device())).sum().backward()\n\n\n" \
+           'if __name__ == "__main__":\n' \
+           "    # launch\n"
+    source = head + ("    mp.spawn(\n"
+                     "        train,  # the step\n"
+                     "        args=(None, None, None),\n"
+                     "        nprocs=8,  # one per chip\n"
+                     "    )  # the end\n")
+    result = _fix(source, ALWAYS, unsafe=True)
+    assert result.source == head.replace("import torch.multiprocessing as mp\n", "") + (
+        "    # the step\n"
+        "    # one per chip\n"
+        "    torch_xla.launch(train, args=(None, None, None))  # the end\n")
+
+
+def test_comments_of_a_block_emptied_by_a_fix_come_before_its_pass():
+    source = ("import torch\nimport torch_xla\n"
+              "if torch:\n"
+              "    # free it\n"
+              "    torch.cuda.empty_cache()  # every step\n"
+              "else:\n"
+              "    x = 1\n")
+    result = _fix(source, ALWAYS)
+    assert result.source == ("import torch\nimport torch_xla\n"
+                             "if torch:\n"
+                             "    # free it\n"
+                             "    # every step\n"
+                             "    pass\n"
+                             "else:\n"
+                             "    x = 1\n")
