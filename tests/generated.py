@@ -145,7 +145,86 @@ def same_optimizer_steps(n: int) -> str:
     return HEAD + "def train(model, opt, loader):\n    for x in loader:\n        model(x).sum().backward()\n" + body
 
 
+def inheritance_chain(n: int) -> str:
+    """N module classes each subclassing the one before, each ``forward`` calling
+    ``super().forward(x)`` after a finding (XLA401): the MRO was rebuilt per class and
+    every ``.forward`` call resolved once per ``forward`` method."""
+    classes = "".join(f"class M{i}(M{i - 1}):\n    def forward(self, x):\n        x.cuda()\n"
+                      f"        return super().forward(x)\n\n\n" for i in range(1, n))
+    return (HEAD + "class M0(torch.nn.Module):\n    def forward(self, x):\n        return x.cuda()\n\n\n"
+            + classes + f"def main(x):\n    M{n - 1}().forward(x)\n")
+
+
+def mixin_chain(n: int) -> str:
+    """N module classes each subclassing the one before and a mixin, each ``forward``
+    calling a mixin method and ``super().forward(x)``, each class built and called."""
+    classes = "".join(f"class M{i}(M{i - 1}, Mixin):\n    def forward(self, x):\n        x.cuda()\n"
+                      f"        self.helper(x)\n        return super().forward(x)\n\n\n" for i in range(1, n))
+    uses = "".join(f"    m{i} = M{i}()\n    m{i}.forward(x)\n" for i in range(n))
+    return (HEAD + "class Mixin:\n    def helper(self, x):\n        return x\n\n\n"
+            "class M0(torch.nn.Module):\n    def forward(self, x):\n        return x.cuda()\n\n\n"
+            + classes + "def main(x):\n" + uses)
+
+
+def wide_bases(n: int) -> str:
+    """One module class with N mixin bases, its ``forward`` calling each mixin's method."""
+    mixins = "".join(f"class B{i}:\n    def h{i}(self):\n        return 1\n\n\n" for i in range(n))
+    bases = ", ".join(f"B{i}" for i in range(n))
+    return (HEAD + mixins + f"class M(torch.nn.Module, {bases}):\n    def forward(self, x):\n"
+            + "".join(f"        x.cuda()\n        self.h{i}()\n" for i in range(n)))
+
+
+def wide_unpacking(n: int) -> str:
+    """One ``a0, ..., aN = make()`` and a finding on each name: the walk tested every
+    target for a starred one once per target."""
+    names = ", ".join(f"a{i}" for i in range(n))
+    return HEAD + f"def f(make):\n    {names} = make()\n" + "".join(f"    a{i}.cuda()\n" for i in range(n))
+
+
+def wide_loop_targets(n: int) -> str:
+    """One ``for a0, ..., aN in rows:`` and a finding on each name."""
+    names = ", ".join(f"a{i}" for i in range(n))
+    return HEAD + f"def f(rows):\n    for {names} in rows:\n" + "".join(f"        a{i}.cuda()\n" for i in range(n))
+
+
+def long_attribute_chains(n: int) -> str:
+    """Two N-link attribute chains (one rooted in torch_xla) and N findings."""
+    chain = ".".join(f"a{i}" for i in range(n))
+    return (HEAD + f"def f(x, cfg):\n    y = cfg.{chain}\n    z = torch_xla.{chain}\n"
+            + "".join(f"    x.cuda({i})\n" for i in range(n)))
+
+
+def shared_trainer(n: int) -> str:
+    """One function with N step loops over its loader parameter, stepping its optimizer
+    parameter, called from N places each with its own host model, DataLoader without
+    drop_last (XLA304) and optimizer (XLA404): each use of a parameter re-read every
+    caller's argument."""
+    loops = "".join("    for x in loader:\n        model(x).sum().backward()\n        xm.optimizer_step(opt)\n"
+                    for _ in range(n))
+    calls = "".join(f"    m{i} = torch.nn.Linear(4, 4)\n"
+                    f"    train(m{i}, DataLoader(ds, batch_size=8), torch.optim.SGD(m{i}.parameters(), lr=0.1))\n"
+                    for i in range(n))
+    return (HEAD + "from torch.utils.data import DataLoader\n\n\ndef train(model, loader, opt):\n" + loops
+            + "\n\ndef main(ds):\n" + calls)
+
+
+def nested_step_loops(n: int) -> str:
+    """N step loops nested in one another (N is bounded by the parser's 100 indentation
+    levels: sizes 12, 24, 48), each with a finding: each call was re-checked once per
+    enclosing loop."""
+    out = []
+    for d in range(n):
+        ind = "    " * (d + 1)
+        out.append(f"{ind}for x{d} in loader:\n{ind}    model(x{d}).sum().backward()\n"
+                   f"{ind}    xm.optimizer_step(opt)\n{ind}    x{d}.cuda()\n")
+    return HEAD + "def train(model, opt, loader):\n" + "".join(out)
+
+
 GENERATORS = {f.__name__: f for f in (early_returns, elif_chain, superseding_findings, call_chain, step_loops, elif_imports,
                                       exit_imports, many_timers, launches, spmd_launches, guarded_saves, runtime_odds,
                                       rank_devices, env_reads_after_returns, syncs_after_continues, double_steps,
-                                      same_optimizer_steps)}
+                                      same_optimizer_steps, wide_unpacking, wide_loop_targets,
+                                      long_attribute_chains)}
+
+#: the first size of a shape whose N is bounded (default 100; each test doubles it twice)
+SIZES = {"nested_step_loops": 12}

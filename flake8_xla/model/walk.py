@@ -310,12 +310,12 @@ class Walker:
                     self.resolvable.add(target.id)
         elif t in (ast.Tuple, ast.List):
             elts = target.elts
+            starred = any(type(e) is ast.Starred for e in elts)  # once per target list: linear in its width
             vals = value.elts if type(value) in (ast.Tuple, ast.List) else None
-            if vals is not None and (len(vals) != len(elts) or any(type(e) is ast.Starred for e in elts)):
+            if vals is not None and (len(vals) != len(elts) or starred):
                 vals = None
             for i, elt in enumerate(elts):
-                if vals is None and value is not None and type(elt) is ast.Name \
-                        and not any(type(e) is ast.Starred for e in elts):
+                if vals is None and value is not None and type(elt) is ast.Name and not starred:
                     # `loader, sampler = make()`: item i of the value (values() still says unknown)
                     ctx.scope.bind(elt.id, line, "item", (value, i), ctx)
                     continue
