@@ -224,7 +224,7 @@ GENERATORS = {f.__name__: f for f in (early_returns, elif_chain, superseding_fin
                                       exit_imports, many_timers, launches, spmd_launches, guarded_saves, runtime_odds,
                                       rank_devices, env_reads_after_returns, syncs_after_continues, double_steps,
                                       same_optimizer_steps, wide_unpacking, wide_loop_targets,
-                                      long_attribute_chains)}
+                                      long_attribute_chains, inheritance_chain, mixin_chain, wide_bases)}
 
 #: the first size of a shape whose N is bounded (default 100; each test doubles it twice)
 SIZES = {"nested_step_loops": 12}
