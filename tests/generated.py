@@ -208,6 +208,25 @@ def shared_trainer(n: int) -> str:
             + "\n\ndef main(ds):\n" + calls)
 
 
+def loader_parameters(n: int) -> str:
+    """N functions each stepping in a loop over its loader parameter, each called once with a
+    plain DataLoader (XLA301 at each call): every function once scanned every parameter."""
+    funcs = "".join(f"def t{i}(model, loader, opt):\n    for x in loader:\n        model(x).sum().backward()\n"
+                    f"        xm.optimizer_step(opt)\n\n\n" for i in range(n))
+    calls = "".join(f"    t{i}(model, DataLoader(ds, batch_size=8, drop_last=True), opt)\n" for i in range(n))
+    return HEAD + "from torch.utils.data import DataLoader\n\n\n" + funcs + "def main(ds, model, opt):\n" + calls
+
+
+def helper_steps(n: int) -> str:
+    """A helper with N ``xm.optimizer_step(opt, barrier=True)`` (XLA204 each), called N
+    times from a device-loader loop: its callers were checked once per step."""
+    steps = "".join("    xm.optimizer_step(opt, barrier=True)\n" for _ in range(n))
+    calls = "".join("        step(opt)\n" for _ in range(n))
+    return (HEAD + "import torch_xla.distributed.parallel_loader as pl\n\n\ndef step(opt):\n" + steps
+            + "\n\ndef main(loader, opt, model):\n    for x in pl.MpDeviceLoader(loader, torch_xla.device()):\n"
+            "        model(x).sum().backward()\n" + calls)
+
+
 def nested_step_loops(n: int) -> str:
     """N step loops nested in one another (N is bounded by the parser's 100 indentation
     levels: sizes 12, 24, 48), each with a finding: each call was re-checked once per
@@ -224,7 +243,8 @@ GENERATORS = {f.__name__: f for f in (early_returns, elif_chain, superseding_fin
                                       exit_imports, many_timers, launches, spmd_launches, guarded_saves, runtime_odds,
                                       rank_devices, env_reads_after_returns, syncs_after_continues, double_steps,
                                       same_optimizer_steps, wide_unpacking, wide_loop_targets,
-                                      long_attribute_chains, inheritance_chain, mixin_chain, wide_bases)}
+                                      long_attribute_chains, inheritance_chain, mixin_chain, wide_bases,
+                                      shared_trainer, loader_parameters, helper_steps)}
 
-#: the first size of a shape whose N is bounded (default 100; each test doubles it twice)
-SIZES = {"nested_step_loops": 12}
+#: the first size of a shape whose N is bounded or costly (default 100; each test doubles it twice)
+SIZES = {"nested_step_loops": 12, "shared_trainer": 50, "loader_parameters": 200}

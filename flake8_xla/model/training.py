@@ -1041,7 +1041,11 @@ class Training:
                     out.extend(self.loader_sources(value, vctx, depth + 1))
             return out
         if t is ast.Name:
-            for _, kind, target, b_ctx in self.read_bindings(expr, ctx) or ():
+            bindings = self.read_bindings(expr, ctx) or ()
+            if len(bindings) == 1 and bindings[0][1] == "param" and bindings[0][2] is not None \
+                    and ctx.func is bindings[0][2]:  # the shared answer (step_loaders skips one seen)
+                return self._param_loader_sources(ctx.func, expr.id, depth)
+            for _, kind, target, b_ctx in bindings:
                 if kind == "value" and b_ctx is not None:
                     out.extend(self.loader_sources(target, b_ctx, depth + 1))
                 elif kind == "item" and b_ctx is not None:
@@ -1049,10 +1053,7 @@ class Training:
                     if item:
                         out.extend(self.loader_sources(item[0], item[1], depth + 1))
                 elif kind == "param" and target is not None and ctx.func is target:
-                    for call, cctx in self.calls_of(target):
-                        arg = self.argument_for(call, cctx, target, expr.id)
-                        if isinstance(arg, ast.AST):
-                            out.extend(self.loader_sources(arg, cctx, depth + 1))
+                    out.extend(self._param_loader_sources(target, expr.id, depth))
             return out
         if t is ast.Attribute:
             for v, c in self.values(expr, ctx) or ():
@@ -1060,17 +1061,37 @@ class Training:
                     out.extend(self.loader_sources(v, c, depth + 1))
         return out
 
+    def _param_loader_sources(self, func: FunctionInfo, name: str, depth: int) -> list:
+        """:meth:`loader_sources` of what every call of ``func`` passes for ``name``, once per
+        (function, parameter, depth) however many loops iterate the parameter."""
+        key = ("lsrc_param", id(func), name, depth)
+        cache = self._cache
+        found = cache.get(key)
+        if found is None:
+            cache[key] = []  # cycles add nothing
+            found = []
+            for arg, _, cctx in self.passed_arguments(func, name):
+                if isinstance(arg, ast.AST):
+                    found.extend(self.loader_sources(arg, cctx, depth + 1))
+            cache[key] = found
+        return found
+
     def step_loaders(self) -> list[tuple[ast.Call, Ctx]]:
         """``DataLoader(...)`` calls (in source order, each once) feeding a training step
         loop in XLA code."""
         if "step_loaders" in self._cache:
             return self._cache["step_loaders"]
         seen: dict[int, tuple] = {}
+        followed: set[int] = set()  # ids of loader_sources answers (cached: alive, so ids stay unique)
         for loop in self.loops if self.may_step() else ():
             if not self.in_xla_code(loop.ctx) or not self.is_step_loop(loop):
                 continue
             for e in self.loop_iterables(loop):
-                for call, c in self.loader_sources(e, loop.ctx):
+                sources = self.loader_sources(e, loop.ctx)
+                if id(sources) in followed:
+                    continue  # another loop over the same parameter: the same list
+                followed.add(id(sources))
+                for call, c in sources:
                     seen.setdefault(id(call), (call, c))
         out = sorted(seen.values(), key=lambda p: (p[0].lineno, p[0].col_offset))
         self._cache["step_loaders"] = out

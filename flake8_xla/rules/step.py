@@ -595,8 +595,11 @@ class LoaderWithoutMpDeviceLoader(Rule):
         if not params:
             return
         seen = set()
+        by_func: dict[int, list[str]] = {}  # id(function) -> its parameters in params, in order
+        for fid, name in params:
+            by_func.setdefault(fid, []).append(name)
         for func in model.functions:
-            names = [name for (fid, name) in params if fid == id(func)]
+            names = by_func.get(id(func))
             if not names:
                 continue
             for call, ctx in model.calls_of(func):
