@@ -244,7 +244,7 @@ GENERATORS = {f.__name__: f for f in (early_returns, elif_chain, superseding_fin
                                       rank_devices, env_reads_after_returns, syncs_after_continues, double_steps,
                                       same_optimizer_steps, wide_unpacking, wide_loop_targets,
                                       long_attribute_chains, inheritance_chain, mixin_chain, wide_bases,
-                                      shared_trainer, loader_parameters, helper_steps)}
+                                      shared_trainer, loader_parameters, helper_steps, nested_step_loops)}
 
 #: the first size of a shape whose N is bounded or costly (default 100; each test doubles it twice)
 SIZES = {"nested_step_loops": 12, "shared_trainer": 50, "loader_parameters": 200}

@@ -147,6 +147,8 @@ class Model(
             func.returns.clear()
         for loop in self.loops:
             loop.calls.clear()
+            loop.own.clear()
+            loop.inner.clear()
         for cls in self.classes:
             cls.methods.clear()
             cls.attrs.clear()

@@ -199,12 +199,14 @@ class ClassInfo:
 
 
 class LoopInfo:
-    __slots__ = ("node", "ctx", "calls")
+    __slots__ = ("node", "ctx", "calls", "own", "inner")
 
     def __init__(self, node, ctx):
         self.node = node
         self.ctx = ctx
         self.calls: list = []  # (Call, ctx) anywhere in the body (nested loops included)
+        self.own: list = []  # (Call, ctx) of the calls whose innermost loop is this one
+        self.inner: list = []  # the loops directly inside this one (LoopInfo)
 
 
 def _all_args(args: ast.arguments) -> list[ast.arg]:

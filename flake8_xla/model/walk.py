@@ -376,6 +376,8 @@ class Walker:
     def _on_for(self, node, ctx, stack):
         loop = LoopInfo(node, ctx)
         self.loops.append(loop)
+        if ctx.loops:
+            ctx.loops[-1].inner.append(loop)
         stack.append((node.iter, ctx))
         self._bind_target(node.target, None, ctx, stack, node.lineno)
         self._push_block(stack, node.body, Ctx(ctx.scope, ctx.func, ctx.loops + (loop,), ctx.frames))
@@ -386,6 +388,8 @@ class Walker:
         self.tests.append(node.test)
         loop = LoopInfo(node, ctx)
         self.loops.append(loop)
+        if ctx.loops:
+            ctx.loops[-1].inner.append(loop)
         inner = Ctx(ctx.scope, ctx.func, ctx.loops + (loop,), ctx.frames)
         stack.append((node.test, inner))
         self._push_block(stack, node.body, inner)
@@ -508,8 +512,10 @@ class Walker:
                 self._dynamic_candidates.append((node, ctx, None))  # settled once names resolve
         if ctx.func is not None:
             ctx.func.calls.append(rec)
-        for loop in ctx.loops:
-            loop.calls.append(rec)
+        if ctx.loops:
+            ctx.loops[-1].own.append(rec)
+            for loop in ctx.loops:
+                loop.calls.append(rec)
         return False
 
     def _on_attribute(self, node, ctx, stack):
