@@ -1,7 +1,8 @@
-"""The per-loop indexes the linear loop queries read (``LoopInfo.own``, ``LoopInfo.inner``,
-``Model.loop_any``) say what ``LoopInfo.calls`` says: on every fixture, case and example,
-a loop's own calls are the calls whose innermost loop it is, its inner loops those directly
-inside it, and ``loop_any`` answers ``any`` over all its calls, nested loops included."""
+"""The per-loop indexes the walk records (``LoopInfo.own``, ``LoopInfo.inner``) and what is
+built from them (``LoopInfo.calls``, ``Model.loop_any``) agree with the calls of the module:
+on every fixture, case and example, a loop's calls are the calls anywhere inside it in walk
+order, its own calls those whose innermost loop it is, its inner loops those directly inside
+it, and ``loop_any`` answers ``any`` over all its calls, nested loops included."""
 
 from __future__ import annotations
 
@@ -36,6 +37,8 @@ def f(loader, model, opt, rows):
 
 def check(model):
     for loop in model.loops:
+        # every call anywhere inside, in walk order (as the walk once listed them in each loop)
+        assert loop.calls == [(c, x) for c, x in model.calls if any(lp is loop for lp in x.loops)]
         assert loop.own == [(c, x) for c, x in loop.calls if x.loops[-1] is loop]
         assert loop.inner == [lp for lp in model.loops if lp.ctx.loops and lp.ctx.loops[-1] is loop]
         for key, pred in (("t_g", lambda c, x: type(c.func) is ast.Name and c.func.id == "g"),

@@ -374,7 +374,7 @@ class Walker:
         return True
 
     def _on_for(self, node, ctx, stack):
-        loop = LoopInfo(node, ctx)
+        loop = LoopInfo(node, ctx, self._call_order)
         self.loops.append(loop)
         if ctx.loops:
             ctx.loops[-1].inner.append(loop)
@@ -386,7 +386,7 @@ class Walker:
 
     def _on_while(self, node, ctx, stack):
         self.tests.append(node.test)
-        loop = LoopInfo(node, ctx)
+        loop = LoopInfo(node, ctx, self._call_order)
         self.loops.append(loop)
         if ctx.loops:
             ctx.loops[-1].inner.append(loop)
@@ -512,10 +512,8 @@ class Walker:
                 self._dynamic_candidates.append((node, ctx, None))  # settled once names resolve
         if ctx.func is not None:
             ctx.func.calls.append(rec)
-        if ctx.loops:
+        if ctx.loops:  # its innermost loop only (LoopInfo.calls gathers the nested ones)
             ctx.loops[-1].own.append(rec)
-            for loop in ctx.loops:
-                loop.calls.append(rec)
         return False
 
     def _on_attribute(self, node, ctx, stack):
