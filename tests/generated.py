@@ -174,6 +174,28 @@ def wide_bases(n: int) -> str:
             + "".join(f"        x.cuda()\n        self.h{i}()\n" for i in range(n)))
 
 
+def launched_subclasses(n: int) -> str:
+    """N module classes each subclassing the one before, each built and called in a
+    launched function (XLA401 per class): the call graph listed each class's methods by
+    scanning its whole MRO."""
+    classes = "".join(f"class M{i}(M{i - 1}):\n    def forward(self, x):\n        x.cuda()\n"
+                      f"        loss = self.step(x)\n        loss.backward()\n        return super().forward(x)\n\n\n"
+                      for i in range(1, n))
+    uses = "".join(f"    m{i} = M{i}()\n    m{i}.forward(x)\n" for i in range(n))
+    return (HEAD + "class M0(torch.nn.Module):\n    def forward(self, x):\n        return x.cuda()\n\n"
+            "    def step(self, x):\n        return x.sum()\n\n\n"
+            + classes + "def main(index, x):\n" + uses + "\n\ntorch_xla.launch(main)\n")
+
+
+def unreduced_workers(n: int) -> str:
+    """N launched workers each stepping ``opt.step()`` with nothing reducing the gradients
+    (XLA201 per worker): each step loop once scanned every function of the module."""
+    workers = "".join(f"def w{i}(index, loader, model, opt):\n    for x in loader:\n        model(x).sum().backward()\n"
+                      f"        opt.step()\n\n\n" for i in range(n))
+    main = "".join(f"    torch_xla.launch(w{i}, args=(None, None, None))\n" for i in range(n))
+    return HEAD + workers + "def main():\n" + main + "\n\nmain()\n"
+
+
 def wide_unpacking(n: int) -> str:
     """One ``a0, ..., aN = make()`` and a finding on each name: the walk tested every
     target for a starred one once per target."""
@@ -244,7 +266,8 @@ GENERATORS = {f.__name__: f for f in (early_returns, elif_chain, superseding_fin
                                       rank_devices, env_reads_after_returns, syncs_after_continues, double_steps,
                                       same_optimizer_steps, wide_unpacking, wide_loop_targets,
                                       long_attribute_chains, inheritance_chain, mixin_chain, wide_bases,
-                                      shared_trainer, loader_parameters, helper_steps, nested_step_loops)}
+                                      shared_trainer, loader_parameters, helper_steps, nested_step_loops,
+                                      launched_subclasses, unreduced_workers)}
 
 #: the first size of a shape whose N is bounded or costly (default 100; each test doubles it twice)
 SIZES = {"nested_step_loops": 12, "shared_trainer": 50, "loader_parameters": 200}

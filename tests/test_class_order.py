@@ -1,5 +1,6 @@
-"""The memoised class order (``Model.mro``, ``mro_any``, ``_mro_methods``) answers exactly
-what the plain breadth-first walk over the bases answers, whatever class is asked first:
+"""The memoised class order (``Model.mro``, ``mro_any``, ``_mro_methods``,
+``_class_methods``) answers exactly what the plain breadth-first walk over the bases
+answers, whatever class is asked first:
 random class graphs with several bases, chains, diamonds and cycles of bases (legal to
 write, an error only when run), methods defined at different levels."""
 
@@ -38,6 +39,14 @@ def reference_method(model, cls, name):
     return next(([c.methods[name]] for c in reference_mro(model, cls) if name in c.methods), [])
 
 
+def reference_class_methods(model, cls):
+    found = {}
+    for c in reference_mro(model, cls):
+        for name, method in c.methods.items():
+            found.setdefault(name, method)
+    return list(found.values())
+
+
 @st.composite
 def class_graphs(draw):
     """(source, the order to ask the classes in) for up to 9 classes, each with up to 3
@@ -48,7 +57,7 @@ def class_graphs(draw):
         bases = [f"C{j}" for j in draw(st.lists(st.integers(0, n - 1), max_size=3, unique=True))]
         if draw(st.booleans()) and draw(st.booleans()):
             bases.insert(draw(st.integers(0, len(bases))), "torch.nn.Module")
-        methods = draw(st.lists(st.sampled_from(NAMES), max_size=3, unique=True))
+        methods = draw(st.permutations(NAMES))[:draw(st.integers(0, 3))]
         body = "".join(f"    def {m}(self):\n        return {i}\n" for m in methods) or "    pass\n"
         lines.append(f"class C{i}({', '.join(bases)}):\n{body}")
     return "".join(lines), draw(st.permutations(range(n)))
@@ -65,6 +74,7 @@ def test_memoised_class_order_is_the_breadth_first_walk(graph):
         assert model.is_module_class(cls) == reference_module(model, cls), source
         for name in NAMES:
             assert model._mro_methods(cls, name) == reference_method(model, cls, name), (source, cls.name, name)
+        assert model._class_methods(cls) == reference_class_methods(model, cls), source  # same order too
 
 
 def test_chain_with_a_mixin_reuses_the_base_order():

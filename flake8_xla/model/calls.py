@@ -209,7 +209,7 @@ class Calls:
 
     def _method_table(self, cls: ClassInfo) -> dict[str, FunctionInfo]:
         """name -> the method an instance of ``cls`` has under it (the first class of the MRO
-        defining it wins). Do not modify. Memoised per class, built bases first: where the
+        defining it wins), in the order a scan of the MRO meets the names. Do not modify. Memoised per class, built bases first: where the
         MRO reused the MRO of an ancestor (:meth:`_breadth_first`), that ancestor's table
         under the methods of the classes before it, so N subclasses cost N small tables."""
         cache = self._cache
@@ -223,19 +223,23 @@ class Calls:
                 for k in order[:split + 1] if below is not None else order:
                     for name, method in k.methods.items():
                         table.setdefault(name, method)
-                if below is not None:
-                    table = {**below, **table}  # the classes before the reused MRO come first
+                if below is not None:  # (C-level merges: a chain of N classes is N small tables)
+                    # the names of the classes before the reused MRO first, then the ancestor's
+                    # other names in its order (the order a scan of the MRO finds them in); the
+                    # earlier classes' methods win
+                    table = {**table, **below, **table}
                 cache[("mtable", id(c))] = table
             found = cache[("mtable", id(cls))]
         return found
 
     def _class_methods(self, cls: ClassInfo) -> list[FunctionInfo]:
-        """The methods an instance of ``cls`` has: a subclass's override hides the base's."""
-        found: dict[str, FunctionInfo] = {}
-        for c in self.mro(cls):
-            for name, method in c.methods.items():
-                found.setdefault(name, method)
-        return list(found.values())
+        """The methods an instance of ``cls`` has: a subclass's override hides the base's
+        (in the order a scan of the MRO meets their names; memoised per class)."""
+        key = ("class_methods", id(cls))
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = list(self._method_table(cls).values())
+        return found
 
     def callees(self, func: FunctionInfo) -> list[FunctionInfo]:
         """Module functions ``func`` calls or refers to (methods of classes it instantiates too)."""

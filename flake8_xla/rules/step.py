@@ -104,6 +104,8 @@ class UnreducedOptimizerStep(Rule):
         if not model.may_step() or not model.launched(multi_only=True) or model.reduces_gradients_elsewhere():
             return  # nothing steps, nothing launched on several replicas, or something reduces the gradients
         seen = set()
+        helpers_done: set[int] = set()  # a helper's findings do not depend on the loop that reaches it
+        position = {id(f): i for i, f in enumerate(model.functions)}
         for loop in model.loops:
             ctx = loop.ctx
             if not (model.is_step_loop(loop) and model.is_launched(ctx, multi_only=True) and model.in_xla_code(ctx)):
@@ -117,10 +119,10 @@ class UnreducedOptimizerStep(Rule):
                 continue
             # a helper called from the loop body steps once per iteration too
             roots = [f for call, cctx in loop.calls for f in model.function_of(call.func, cctx)]
-            reachable = model.reachable(roots)
-            for func in model.functions:
-                if id(func) not in reachable:
-                    continue
+            new = (model.reachable(roots) - helpers_done) & position.keys()
+            helpers_done |= new
+            for fid in sorted(new, key=position.__getitem__):  # each helper once, in module order
+                func = model.functions[position[fid]]
                 helper_reductions = [(c, x) for c, x in func.calls if _reduces_gradients(model, c, x)]
                 for call, cctx in func.calls:
                     if not cctx.loops and id(call) not in seen and self._unreduced(model, call, cctx, helper_reductions):
