@@ -196,6 +196,17 @@ def unreduced_workers(n: int) -> str:
     return HEAD + workers + "def main():\n" + main + "\n\nmain()\n"
 
 
+def overriding_steps(n: int) -> str:
+    """N classes each subclassing the one before and overriding its stepping method (XLA201
+    on the last one only: which override runs is not known for the others): each method
+    once scanned every class and its MRO."""
+    method = ("    def run(self, model, opt, loader):\n        for x in loader:\n"
+              "            model(x).sum().backward()\n            opt.step()\n\n\n")
+    classes = "".join(f"class T{i}(T{i - 1}):\n" + method for i in range(1, n))
+    return (HEAD + "class T0:\n" + method + classes
+            + f"def main(index):\n    T{n - 1}().run(None, None, None)\n\n\ntorch_xla.launch(main)\n")
+
+
 def wide_unpacking(n: int) -> str:
     """One ``a0, ..., aN = make()`` and a finding on each name: the walk tested every
     target for a starred one once per target."""
@@ -271,7 +282,7 @@ GENERATORS = {f.__name__: f for f in (early_returns, elif_chain, superseding_fin
                                       same_optimizer_steps, wide_unpacking, wide_loop_targets,
                                       long_attribute_chains, inheritance_chain, mixin_chain, wide_bases,
                                       shared_trainer, loader_parameters, helper_steps, nested_step_loops,
-                                      launched_subclasses, unreduced_workers)}
+                                      launched_subclasses, unreduced_workers, overriding_steps)}
 
 #: the first size of a shape whose N is bounded or costly (default 100; each test doubles it twice)
 SIZES = {"nested_step_loops": 12, "shared_trainer": 50, "loader_parameters": 200}

@@ -374,11 +374,14 @@ def _overridden(model, func) -> bool:
     (``TrainBase.run_optimizer`` vs ``TrainXlaDP.run_optimizer`` calling xm.optimizer_step)."""
     if func is None or func.cls is None:
         return False
-    for cls in model.classes:
-        if cls is not func.cls and func.name in cls.methods \
-                and any(c is func.cls for c in model.mro(cls)[1:]):
-            return True
-    return False
+    key = ("overridden", func.name)
+    below = model._cache.get(key)
+    if below is None:  # the classes some other class defining the name subclasses, once per name
+        below = model._cache[key] = set()
+        for cls in model.classes:
+            if func.name in cls.methods:
+                below.update(model.mro(cls)[1:])  # (in C: a chain of N overrides costs N steps)
+    return func.cls in below
 
 
 _MAYBE_REDUCER = ("reduce", "all_reduce", "allreduce", "sync_grad", "average_grad", "grad_sync")
