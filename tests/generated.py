@@ -207,6 +207,18 @@ def overriding_steps(n: int) -> str:
             + f"def main(index):\n    T{n - 1}().run(None, None, None)\n\n\ntorch_xla.launch(main)\n")
 
 
+def dataset_subclasses(n: int) -> str:
+    """N map-style datasets each subclassing the one before, each read unsharded by a
+    DataLoader in a launched loop (XLA303 per loader): each class's datasets check read
+    its whole MRO, methods and calls included."""
+    classes = "".join(f"class D{i}(D{i - 1}):\n    def __len__(self):\n        return {i}\n\n\n" for i in range(1, n))
+    loops = "".join(f"    for (x,) in DataLoader(D{i}(), batch_size=2, drop_last=True):\n        model(x).sum().backward()\n"
+                    f"        xm.optimizer_step(opt, barrier=True)\n" for i in range(n))
+    return (HEAD + "from torch.utils.data import DataLoader, Dataset\n\n\n"
+            "class D0(Dataset):\n    def __getitem__(self, i):\n        return i\n\n\n"
+            + classes + "def w(index, model, opt):\n" + loops + "\n\ntorch_xla.launch(w)\n")
+
+
 def wide_unpacking(n: int) -> str:
     """One ``a0, ..., aN = make()`` and a finding on each name: the walk tested every
     target for a starred one once per target."""
@@ -282,7 +294,8 @@ GENERATORS = {f.__name__: f for f in (early_returns, elif_chain, superseding_fin
                                       same_optimizer_steps, wide_unpacking, wide_loop_targets,
                                       long_attribute_chains, inheritance_chain, mixin_chain, wide_bases,
                                       shared_trainer, loader_parameters, helper_steps, nested_step_loops,
-                                      launched_subclasses, unreduced_workers, overriding_steps)}
+                                      launched_subclasses, unreduced_workers, overriding_steps,
+                                      dataset_subclasses)}
 
 #: the first size of a shape whose N is bounded or costly (default 100; each test doubles it twice)
 SIZES = {"nested_step_loops": 12, "shared_trainer": 50, "loader_parameters": 200}
