@@ -145,7 +145,157 @@ def same_optimizer_steps(n: int) -> str:
     return HEAD + "def train(model, opt, loader):\n    for x in loader:\n        model(x).sum().backward()\n" + body
 
 
+def inheritance_chain(n: int) -> str:
+    """N module classes each subclassing the one before, each ``forward`` calling
+    ``super().forward(x)`` after a finding (XLA401): the MRO was rebuilt per class and
+    every ``.forward`` call resolved once per ``forward`` method."""
+    classes = "".join(f"class M{i}(M{i - 1}):\n    def forward(self, x):\n        x.cuda()\n"
+                      f"        return super().forward(x)\n\n\n" for i in range(1, n))
+    return (HEAD + "class M0(torch.nn.Module):\n    def forward(self, x):\n        return x.cuda()\n\n\n"
+            + classes + f"def main(x):\n    M{n - 1}().forward(x)\n")
+
+
+def mixin_chain(n: int) -> str:
+    """N module classes each subclassing the one before and a mixin, each ``forward``
+    calling a mixin method and ``super().forward(x)``, each class built and called."""
+    classes = "".join(f"class M{i}(M{i - 1}, Mixin):\n    def forward(self, x):\n        x.cuda()\n"
+                      f"        self.helper(x)\n        return super().forward(x)\n\n\n" for i in range(1, n))
+    uses = "".join(f"    m{i} = M{i}()\n    m{i}.forward(x)\n" for i in range(n))
+    return (HEAD + "class Mixin:\n    def helper(self, x):\n        return x\n\n\n"
+            "class M0(torch.nn.Module):\n    def forward(self, x):\n        return x.cuda()\n\n\n"
+            + classes + "def main(x):\n" + uses)
+
+
+def wide_bases(n: int) -> str:
+    """One module class with N mixin bases, its ``forward`` calling each mixin's method."""
+    mixins = "".join(f"class B{i}:\n    def h{i}(self):\n        return 1\n\n\n" for i in range(n))
+    bases = ", ".join(f"B{i}" for i in range(n))
+    return (HEAD + mixins + f"class M(torch.nn.Module, {bases}):\n    def forward(self, x):\n"
+            + "".join(f"        x.cuda()\n        self.h{i}()\n" for i in range(n)))
+
+
+def launched_subclasses(n: int) -> str:
+    """N module classes each subclassing the one before, each built and called in a
+    launched function (XLA401 per class): the call graph listed each class's methods by
+    scanning its whole MRO."""
+    classes = "".join(f"class M{i}(M{i - 1}):\n    def forward(self, x):\n        x.cuda()\n"
+                      f"        loss = self.step(x)\n        loss.backward()\n        return super().forward(x)\n\n\n"
+                      for i in range(1, n))
+    uses = "".join(f"    m{i} = M{i}()\n    m{i}.forward(x)\n" for i in range(n))
+    return (HEAD + "class M0(torch.nn.Module):\n    def forward(self, x):\n        return x.cuda()\n\n"
+            "    def step(self, x):\n        return x.sum()\n\n\n"
+            + classes + "def main(index, x):\n" + uses + "\n\ntorch_xla.launch(main)\n")
+
+
+def unreduced_workers(n: int) -> str:
+    """N launched workers each stepping ``opt.step()`` with nothing reducing the gradients
+    (XLA201 per worker): each step loop once scanned every function of the module."""
+    workers = "".join(f"def w{i}(index, loader, model, opt):\n    for x in loader:\n        model(x).sum().backward()\n"
+                      f"        opt.step()\n\n\n" for i in range(n))
+    main = "".join(f"    torch_xla.launch(w{i}, args=(None, None, None))\n" for i in range(n))
+    return HEAD + workers + "def main():\n" + main + "\n\nmain()\n"
+
+
+def overriding_steps(n: int) -> str:
+    """N classes each subclassing the one before and overriding its stepping method (XLA201
+    on the last one only: which override runs is not known for the others): each method
+    once scanned every class and its MRO."""
+    method = ("    def run(self, model, opt, loader):\n        for x in loader:\n"
+              "            model(x).sum().backward()\n            opt.step()\n\n\n")
+    classes = "".join(f"class T{i}(T{i - 1}):\n" + method for i in range(1, n))
+    return (HEAD + "class T0:\n" + method + classes
+            + f"def main(index):\n    T{n - 1}().run(None, None, None)\n\n\ntorch_xla.launch(main)\n")
+
+
+def dataset_subclasses(n: int) -> str:
+    """N map-style datasets each subclassing the one before, each read unsharded by a
+    DataLoader in a launched loop (XLA303 per loader): each class's datasets check read
+    its whole MRO, methods and calls included."""
+    classes = "".join(f"class D{i}(D{i - 1}):\n    def __len__(self):\n        return {i}\n\n\n" for i in range(1, n))
+    loops = "".join(f"    for (x,) in DataLoader(D{i}(), batch_size=2, drop_last=True):\n        model(x).sum().backward()\n"
+                    f"        xm.optimizer_step(opt, barrier=True)\n" for i in range(n))
+    return (HEAD + "from torch.utils.data import DataLoader, Dataset\n\n\n"
+            "class D0(Dataset):\n    def __getitem__(self, i):\n        return i\n\n\n"
+            + classes + "def w(index, model, opt):\n" + loops + "\n\ntorch_xla.launch(w)\n")
+
+
+def wide_unpacking(n: int) -> str:
+    """One ``a0, ..., aN = make()`` and a finding on each name: the walk tested every
+    target for a starred one once per target."""
+    names = ", ".join(f"a{i}" for i in range(n))
+    return HEAD + f"def f(make):\n    {names} = make()\n" + "".join(f"    a{i}.cuda()\n" for i in range(n))
+
+
+def wide_loop_targets(n: int) -> str:
+    """One ``for a0, ..., aN in rows:`` and a finding on each name."""
+    names = ", ".join(f"a{i}" for i in range(n))
+    return HEAD + f"def f(rows):\n    for {names} in rows:\n" + "".join(f"        a{i}.cuda()\n" for i in range(n))
+
+
+def long_attribute_chains(n: int) -> str:
+    """Two N-link attribute chains (one rooted in torch_xla) and N findings."""
+    chain = ".".join(f"a{i}" for i in range(n))
+    return (HEAD + f"def f(x, cfg):\n    y = cfg.{chain}\n    z = torch_xla.{chain}\n"
+            + "".join(f"    x.cuda({i})\n" for i in range(n)))
+
+
+def shared_trainer(n: int) -> str:
+    """One function with N step loops over its loader parameter, stepping its optimizer
+    parameter, called from N places each with its own host model, DataLoader without
+    drop_last (XLA304) and optimizer (XLA404): each use of a parameter re-read every
+    caller's argument."""
+    loops = "".join("    for x in loader:\n        model(x).sum().backward()\n        xm.optimizer_step(opt)\n"
+                    for _ in range(n))
+    calls = "".join(f"    m{i} = torch.nn.Linear(4, 4)\n"
+                    f"    train(m{i}, DataLoader(ds, batch_size=8), torch.optim.SGD(m{i}.parameters(), lr=0.1))\n"
+                    for i in range(n))
+    return (HEAD + "from torch.utils.data import DataLoader\n\n\ndef train(model, loader, opt):\n" + loops
+            + "\n\ndef main(ds):\n" + calls)
+
+
+def loader_parameters(n: int) -> str:
+    """N functions each stepping in a loop over its loader parameter, each called once with a
+    plain DataLoader (XLA301 at each call): every function once scanned every parameter."""
+    funcs = "".join(f"def t{i}(model, loader, opt):\n    for x in loader:\n        model(x).sum().backward()\n"
+                    f"        xm.optimizer_step(opt)\n\n\n" for i in range(n))
+    calls = "".join(f"    t{i}(model, DataLoader(ds, batch_size=8, drop_last=True), opt)\n" for i in range(n))
+    return HEAD + "from torch.utils.data import DataLoader\n\n\n" + funcs + "def main(ds, model, opt):\n" + calls
+
+
+def helper_steps(n: int) -> str:
+    """A helper with N ``xm.optimizer_step(opt, barrier=True)`` (XLA204 each), called N
+    times from a device-loader loop: its callers were checked once per step."""
+    steps = "".join("    xm.optimizer_step(opt, barrier=True)\n" for _ in range(n))
+    calls = "".join("        step(opt)\n" for _ in range(n))
+    return (HEAD + "import torch_xla.distributed.parallel_loader as pl\n\n\ndef step(opt):\n" + steps
+            + "\n\ndef main(loader, opt, model):\n    for x in pl.MpDeviceLoader(loader, torch_xla.device()):\n"
+            "        model(x).sum().backward()\n" + calls)
+
+
+def nested_step_loops(n: int) -> str:
+    """N step loops nested in one another, each with a finding: each call was re-checked once
+    per enclosing loop. Python's parser accepts 100 indentation levels at most, so the
+    linear test doubles 12, 24, 48, and past 48 the loops are split into functions of at
+    most 48 nested loops each (the benchmark's sizes)."""
+    out = []
+    for start in range(0, n, 48):
+        out.append(f"def train{start}(model, opt, loader):\n")
+        for d in range(min(48, n - start)):
+            ind = "    " * (d + 1)
+            out.append(f"{ind}for x{d} in loader:\n{ind}    model(x{d}).sum().backward()\n"
+                       f"{ind}    xm.optimizer_step(opt)\n{ind}    x{d}.cuda()\n")
+        out.append("\n\n")
+    return HEAD + "".join(out)
+
+
 GENERATORS = {f.__name__: f for f in (early_returns, elif_chain, superseding_findings, call_chain, step_loops, elif_imports,
                                       exit_imports, many_timers, launches, spmd_launches, guarded_saves, runtime_odds,
                                       rank_devices, env_reads_after_returns, syncs_after_continues, double_steps,
-                                      same_optimizer_steps)}
+                                      same_optimizer_steps, wide_unpacking, wide_loop_targets,
+                                      long_attribute_chains, inheritance_chain, mixin_chain, wide_bases,
+                                      shared_trainer, loader_parameters, helper_steps, nested_step_loops,
+                                      launched_subclasses, unreduced_workers, overriding_steps,
+                                      dataset_subclasses)}
+
+#: the first size of a shape whose N is bounded or costly (default 100; each test doubles it twice)
+SIZES = {"nested_step_loops": 12, "shared_trainer": 50, "loader_parameters": 200}

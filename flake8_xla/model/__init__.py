@@ -81,6 +81,7 @@ class Model(
         self.module_scope = Scope("module", tree, None)
         self.scopes: list[Scope] = [self.module_scope]  # every scope, in walk order
         self.calls: list[tuple[ast.Call, Ctx]] = []
+        self._call_order = [self.calls, None]  # shared by the loops (LoopInfo.calls)
         self.attr_calls: dict[str, list[tuple[ast.Call, Ctx]]] = {}  # x.name(...) by name, walk order
         self.kw_calls: dict[str | None, list[tuple[ast.Call, Ctx]]] = {}  # calls by keyword, walk order
         # outermost attribute chains rooted in a name: (chain, ctx, the root name)
@@ -136,17 +137,20 @@ class Model(
     def release(self) -> None:
         """Break the model's reference cycles (a scope's bindings hold contexts that hold
         the scope; a function's and a loop's calls hold contexts that hold the function or
-        loop; a class and its methods), so that dropping the model frees it at once by
-        reference counting, leaving nothing for the cyclic garbage collector. The model
-        answers nothing afterwards; :func:`flake8_xla.engine.run` calls it when its rules
-        are done."""
+        loop, and so does the walk's call list each loop refers to; a class and its
+        methods), so that dropping the model frees it at once by reference counting, leaving
+        nothing for the cyclic garbage collector. The model answers nothing afterwards;
+        :func:`flake8_xla.engine.run` calls it when its rules are done."""
         for scope in self.scopes:
             scope.bindings.clear()
         for func in self.functions:
             func.calls.clear()
             func.returns.clear()
         for loop in self.loops:
-            loop.calls.clear()
+            loop.own.clear()
+            loop.inner.clear()
+            loop._calls = loop._order = None  # (the walk's call list holds contexts that hold loops)
+        self._call_order[1] = None
         for cls in self.classes:
             cls.methods.clear()
             cls.attrs.clear()

@@ -115,36 +115,131 @@ class Calls:
         return None
 
     def mro(self, cls: ClassInfo) -> list[ClassInfo]:
-        """``cls`` and its base classes defined in the module, nearest first (cycle-safe)."""
-        key = ("mro", id(cls))
-        if key in self._cache:
-            return self._cache[key]
-        out, seen, i = [cls], {id(cls)}, 0
-        while i < len(out):  # breadth first; each class once (diamonds would otherwise explode)
+        """``cls`` and its base classes defined in the module, nearest first: breadth first
+        over the bases, each class once (cycle-safe). Do not modify the list returned.
+
+        Memoised per class, and built bases first (iteratively: no recursion limit) so that
+        a class reuses the MRO of the one class left to expand where that is exact (see
+        :meth:`_breadth_first`): N classes each subclassing the one before cost N steps, not
+        N squared; the answer never depends on which class was asked first."""
+        found = self._cache.get(("mro", id(cls)))
+        if found is None:
+            for c in self._bases_first(cls, "mro"):
+                self._cache[("mro", id(c))] = self._breadth_first(c)
+            found = self._cache[("mro", id(cls))]
+        return found
+
+    def mro_any(self, cls: ClassInfo, key: str, pred) -> bool:
+        """``any(pred(c) for c in self.mro(cls))``, memoised per class under ``key`` (one key
+        per predicate): a class's answer is its own ``pred`` or its bases' answers, so a chain
+        of N subclasses costs N predicates; a class on a cycle of bases scans its MRO."""
+        cache = self._cache
+        found = cache.get((key, id(cls)))
+        if found is None:
+            for c in self._bases_first(cls, key):
+                bases = self._class_bases(c)
+                if all((key, id(b)) in cache for b in bases):
+                    result = bool(pred(c)) or any(cache[(key, id(b))] for b in bases)
+                else:  # a base waits on c (a cycle): its answer is not known yet
+                    result = any(pred(x) for x in self.mro(c))
+                cache[(key, id(c))] = result
+            found = cache[(key, id(cls))]
+        return found
+
+    def _class_bases(self, cls: ClassInfo) -> list[ClassInfo]:
+        """The module classes ``cls`` names as bases (plain names), in order (memoised)."""
+        key = ("bases", id(cls))
+        found = self._cache.get(key)
+        if found is None:
+            found = []
+            for base in cls.node.bases:
+                if type(base) is ast.Name:
+                    b = self.class_named(base.id, cls.ctx)
+                    if b is not None:
+                        found.append(b)
+            self._cache[key] = found
+        return found
+
+    def _bases_first(self, cls: ClassInfo, key: str):
+        """Yield ``cls`` and the classes above it whose ``(key, id(class))`` answer is not
+        cached yet, each after its bases (but around a cycle of bases), ``cls`` last. The
+        caller caches each class's answer before asking for the next."""
+        cache = self._cache
+        todo, waiting = [cls], set()
+        while todo:
+            c = todo[-1]
+            if (key, id(c)) in cache:
+                todo.pop()
+                continue
+            if id(c) not in waiting:
+                waiting.add(id(c))
+                pending = [b for b in self._class_bases(c) if (key, id(b)) not in cache and id(b) not in waiting]
+                if pending:
+                    todo.extend(pending)
+                    continue
+            todo.pop()
+            yield c
+
+    def _breadth_first(self, cls: ClassInfo) -> list[ClassInfo]:
+        """The breadth-first walk over the bases behind :meth:`mro`. When one class is left
+        to expand and its MRO is known, the rest of the walk is that MRO less the classes
+        already seen, appended at once: every other seen class is expanded already, so its
+        bases are seen, and expanding it again (as the known MRO did) finds no new class."""
+        cache = self._cache
+        out, seen, i = [cls], {cls}, 0
+        while i < len(out):
+            if i and i == len(out) - 1:
+                rest = cache.get(("mro", id(out[i])))
+                if rest is not None:
+                    cache[("mro_reused", id(cls))] = i  # (for _method_table)
+                    return list(dict.fromkeys(out + rest))  # out, then rest's classes not in out
             c = out[i]
             i += 1
-            for base in c.node.bases:
-                if type(base) is ast.Name:
-                    b = self.class_named(base.id, c.ctx)
-                    if b is not None and id(b) not in seen:
-                        seen.add(id(b))
-                        out.append(b)
-        self._cache[key] = out
+            for b in self._class_bases(c):
+                if b not in seen:
+                    seen.add(b)
+                    out.append(b)
         return out
 
     def _mro_methods(self, cls: ClassInfo, name: str) -> list[FunctionInfo]:
-        for c in self.mro(cls):
-            if name in c.methods:
-                return [c.methods[name]]
-        return []
+        """The method ``name`` of an instance of ``cls``: of the first class of its MRO that
+        defines one (a list of one), or none."""
+        method = self._method_table(cls).get(name)
+        return [method] if method is not None else []
+
+    def _method_table(self, cls: ClassInfo) -> dict[str, FunctionInfo]:
+        """name -> the method an instance of ``cls`` has under it (the first class of the MRO
+        defining it wins), in the order a scan of the MRO meets the names. Do not modify. Memoised per class, built bases first: where the
+        MRO reused the MRO of an ancestor (:meth:`_breadth_first`), that ancestor's table
+        under the methods of the classes before it, so N subclasses cost N small tables."""
+        cache = self._cache
+        found = cache.get(("mtable", id(cls)))
+        if found is None:
+            for c in self._bases_first(cls, "mtable"):
+                order = self.mro(c)
+                split = cache.get(("mro_reused", id(c)))
+                below = cache.get(("mtable", id(order[split]))) if split is not None else None
+                table: dict = {}
+                for k in order[:split + 1] if below is not None else order:
+                    for name, method in k.methods.items():
+                        table.setdefault(name, method)
+                if below is not None:  # (C-level merges: a chain of N classes is N small tables)
+                    # the names of the classes before the reused MRO first, then the ancestor's
+                    # other names in its order (the order a scan of the MRO finds them in); the
+                    # earlier classes' methods win
+                    table = {**table, **below, **table}
+                cache[("mtable", id(c))] = table
+            found = cache[("mtable", id(cls))]
+        return found
 
     def _class_methods(self, cls: ClassInfo) -> list[FunctionInfo]:
-        """The methods an instance of ``cls`` has: a subclass's override hides the base's."""
-        found: dict[str, FunctionInfo] = {}
-        for c in self.mro(cls):
-            for name, method in c.methods.items():
-                found.setdefault(name, method)
-        return list(found.values())
+        """The methods an instance of ``cls`` has: a subclass's override hides the base's
+        (in the order a scan of the MRO meets their names; memoised per class)."""
+        key = ("class_methods", id(cls))
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = list(self._method_table(cls).values())
+        return found
 
     def callees(self, func: FunctionInfo) -> list[FunctionInfo]:
         """Module functions ``func`` calls or refers to (methods of classes it instantiates too)."""

@@ -56,19 +56,43 @@ class XlaContext:
         return result
 
     def _func_sites(self, func: FunctionInfo) -> list[Ctx]:
-        """The contexts that call or name ``func`` (memoised)."""
-        key = ("fsites", id(func))
-        sites = self._cache.get(key)
-        if sites is None:
-            sites = [c for c in self.name_loads.get(func.name, ()) if self._names_def(func, c)]
-            if func.cls is not None:
-                sites += [c for call, c in self.method_calls(func.name) if func in self.function_of(call.func, c)]
-            self._cache[key] = sites
-        return sites
+        """The contexts that call or name ``func``: the reads of its name that see its
+        ``def``, then (for a method) the ``x.name(...)`` calls that resolve to it."""
+        return self._sites_of_name(func.name).get(id(func), [])
 
-    def _names_def(self, func, ctx) -> bool:
-        bindings = self.lookup(func.name, ctx, None)
-        return bool(bindings) and any(kind == "def" and target is func for _, kind, target, _ in bindings)
+    def _sites_of_name(self, name: str) -> dict[int, list[Ctx]]:
+        """id(function) -> :meth:`_func_sites` for every function called ``name``, indexed once
+        per name: each read and each ``x.name(...)`` call is resolved once, not once per
+        function of that name (N ``forward`` methods and N ``.forward(x)`` calls)."""
+        key = ("fsites", name)
+        index = self._cache.get(key)
+        if index is None:
+            index = self._cache[key] = {}
+            for c in self.name_loads.get(name, ()):
+                done = set()
+                for _, kind, target, _ in self.lookup(name, c, None) or ():
+                    if kind == "def" and id(target) not in done:
+                        done.add(id(target))
+                        index.setdefault(id(target), []).append(c)
+            methods = self._method_ids().get(name)
+            if methods:
+                for call, c in self.method_calls(name):
+                    done = set()
+                    for f in self.function_of(call.func, c):
+                        if id(f) in methods and id(f) not in done:
+                            done.add(id(f))
+                            index.setdefault(id(f), []).append(c)
+        return index
+
+    def _method_ids(self) -> dict[str, set[int]]:
+        """name -> ids of the functions of that name defined in a class body (built once)."""
+        found = self._cache.get("method_ids")
+        if found is None:
+            found = self._cache["method_ids"] = {}
+            for f in self.functions:
+                if f.cls is not None:
+                    found.setdefault(f.name, set()).add(id(f))
+        return found
 
     def any_branch(self, ctx: Ctx, key, verdict) -> bool:
         """True when ``verdict(frame)`` holds for a branch frame around ``ctx`` (frames as in

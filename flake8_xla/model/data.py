@@ -139,26 +139,25 @@ class Data:
         """A module class that is a map-style dataset with no sharding of its own: its bases
         are ``torch.utils.data.Dataset``, ``object`` or such module classes, and none of its
         methods takes a rank or world size or asks the runtime or process group for one."""
-        key = ("plain_ds", id(cls))
-        if key in self._cache:
-            return self._cache[key]
-        self._cache[key] = False
-        result = True
-        for c in self.mro(cls):
-            for base in c.node.bases:
-                if type(base) is ast.Name and self.class_named(base.id, c.ctx) is not None:
-                    continue
-                if type(base) is ast.Name and base.id == "object" and self.lookup("object", c.ctx, None) is None:
-                    continue
-                if self.qualname(base, c.ctx) not in MAP_DATASET_BASES:
-                    result = False
-            if c.node.keywords:
-                result = False  # a metaclass: unknown
-            for method in c.methods.values():
-                if any(p in REPLICA_NAMES for p in method.params[1:]) or any(
-                        self.call_name(call, x) in REPLICA_APIS for call, x in method.calls):
-                    result = False
-        self._cache[key] = result
+        return not self.mro_any(cls, "unplain_ds", self._unplain_dataset_step)
+
+    def _unplain_dataset_step(self, c: ClassInfo) -> bool:
+        """One class of the MRO breaks :meth:`_plain_dataset_class` (memoised per class by
+        ``mro_any``: a chain of N dataset subclasses reads each class once)."""
+        result = False
+        for base in c.node.bases:
+            if type(base) is ast.Name and self.class_named(base.id, c.ctx) is not None:
+                continue
+            if type(base) is ast.Name and base.id == "object" and self.lookup("object", c.ctx, None) is None:
+                continue
+            if self.qualname(base, c.ctx) not in MAP_DATASET_BASES:
+                result = True
+        if c.node.keywords:
+            result = True  # a metaclass: unknown
+        for method in c.methods.values():
+            if any(p in REPLICA_NAMES for p in method.params[1:]) or any(
+                    self.call_name(call, x) in REPLICA_APIS for call, x in method.calls):
+                result = True
         return result
 
     def _names_replica(self, call: ast.Call, ctx: Ctx) -> bool:

@@ -50,13 +50,13 @@ class Optimizers:
         if type(expr) is ast.Name:
             args = self.parameter_arguments(expr, ctx)
             if args is not None:
-                out = []
-                for arg, actx in args:
-                    found = self.optimizer_constructions(arg, actx, depth + 1)
-                    if not found:
-                        return None
-                    out.extend(found)
-                return out or None
+                # one answer per (function, parameter, depth): every use of the parameter
+                # gets the same list (callers that iterate it may skip a list seen before)
+                key = ("optcons_param", id(args), depth)
+                if key not in self._cache:
+                    self._cache[key] = None  # cycles: unknown
+                    self._cache[key] = self._constructions_passed(args, depth)
+                return self._cache[key]
         values = self.resolve_values(expr, ctx)
         if not values:
             return None
@@ -66,6 +66,15 @@ class Optimizers:
                 return None
             out.append((v, c))
         return out
+
+    def _constructions_passed(self, args, depth):
+        out = []
+        for arg, actx in args:
+            found = self.optimizer_constructions(arg, actx, depth + 1)
+            if not found:
+                return None
+            out.extend(found)
+        return out or None
 
     def is_optimizer_constructor(self, call: ast.Call, ctx: Ctx) -> bool:
         q = self.call_name(call, ctx)
@@ -82,16 +91,7 @@ class Optimizers:
         func = bindings[0][2]
         if not isinstance(func, FunctionInfo) or name.id not in func.params:
             return None
-        calls = self.calls_of(func)
-        if not calls:
-            return None
-        out = []
-        for call, cctx in calls:
-            arg = self.argument_for(call, cctx, func, name.id)
-            if not isinstance(arg, ast.AST):
-                return None  # the default, or a splat
-            out.append((arg, cctx))
-        return out
+        return self.param_arguments(func, name.id)  # one list per (function, parameter)
 
     def optimizer_modules(self, call: ast.Call, ctx: Ctx) -> list | None:
         """The modules whose parameters an optimizer constructor is given: the receivers of
@@ -222,6 +222,14 @@ class Optimizers:
         cons = self.optimizer_constructions(opt, ctx)
         if not cons:
             return None
+        # the answer depends on the constructions only: once per list (every use of an
+        # optimizer parameter shares its list, see optimizer_constructions)
+        key = ("optwraps", id(cons), kind)
+        if key not in self._cache:
+            self._cache[key] = self._construction_wraps(cons, kind)
+        return self._cache[key]
+
+    def _construction_wraps(self, cons: list, kind: str) -> list | None:
         out = []
         for call, cctx in cons:
             modules = self.optimizer_modules(call, cctx)
@@ -252,14 +260,14 @@ class Optimizers:
         if type(kind) is not tuple or depth > 4:
             return False
         _, func, name = kind
-        calls = self.calls_of(func)
-        if not calls:
-            return False
-        for call, cctx in calls:
-            arg = self.argument_for(call, cctx, func, name)
-            if not isinstance(arg, ast.AST) or not self._device_kind(arg, cctx, depth + 1):
-                return False
-        return True
+        key = ("device_param", id(func), name, depth)  # once per parameter, not per loop over it
+        found = self._cache.get(key)
+        if found is None:
+            self._cache[key] = False  # a cycle of calls: not seen
+            passed = self.passed_arguments(func, name)
+            found = self._cache[key] = bool(passed) and all(
+                isinstance(arg, ast.AST) and self._device_kind(arg, cctx, depth + 1) for arg, _, cctx in passed)
+        return found
 
     # -- what a launched replica builds --------------------------------------------------------
 

@@ -62,10 +62,15 @@ class Placement:
             self._cache["pl_host"] = found
             return found  # constructors may build on the device without saying so
         seen = set()
+        done = set()  # ids of construction lists followed (each use of an optimizer parameter shares one)
         for opt, sctx, loop in self._stepped_optimizers():
             if self._cpu_only(sctx.func):
                 continue
-            for cons, cctx in self.optimizer_constructions(opt, sctx) or ():
+            conses = self.optimizer_constructions(opt, sctx)
+            if not conses or id(conses) in done:
+                continue
+            done.add(id(conses))
+            for cons, cctx in conses:
                 func = cctx.func
                 if func is None or not self.in_xla_code(cctx) or self._cpu_only(func):
                     continue

@@ -191,23 +191,6 @@ class Replicas:
             type(v) in (ast.BinOp, ast.Call, ast.Name, ast.Attribute, ast.Subscript) and self.rank_value(v, c, depth + 1)
             for v, c in values)
 
-    def param_arguments(self, func: FunctionInfo, param: str) -> list[tuple[ast.AST, Ctx]] | None:
-        """The arguments every visible call of ``func`` passes for ``param``; None when a
-        call hides it (a splat) or nothing in the module calls ``func``."""
-        key = ("pargs", id(func), param)
-        cache = self._cache
-        if key in cache:
-            return cache[key]
-        out = []
-        for call, cctx in self.calls_of(func):
-            arg = self.argument_for(call, cctx, func, param)
-            if not isinstance(arg, ast.AST):
-                out = None
-                break
-            out.append((arg, cctx))
-        cache[key] = out or None
-        return cache[key]
-
     # ------------------------------------------------------------------ own data
     def local_value(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> bool:
         """True when ``expr`` is computed from this replica's own data: a tensor the step

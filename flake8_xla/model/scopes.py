@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from itertools import chain
 
 TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
@@ -199,12 +200,34 @@ class ClassInfo:
 
 
 class LoopInfo:
-    __slots__ = ("node", "ctx", "calls")
+    __slots__ = ("node", "ctx", "own", "inner", "_calls", "_order")
 
-    def __init__(self, node, ctx):
+    def __init__(self, node, ctx, order=None):
         self.node = node
         self.ctx = ctx
-        self.calls: list = []  # (Call, ctx) anywhere in the body (nested loops included)
+        self.own: list = []  # (Call, ctx) of the calls whose innermost loop is this one
+        self.inner: list = []  # the loops directly inside this one (LoopInfo)
+        self._calls = None
+        # the walk's calls, shared by every loop of the module: [list of (Call, ctx) in walk
+        # order, and once built, (Call, ctx) -> its position in that list]
+        self._order = order if order is not None else [[], None]
+
+    @property
+    def calls(self) -> list:
+        """(Call, ctx) anywhere in the body (nested loops included), in walk order. Built on
+        first use from the loop's own calls and its inner loops' (the walk records each call
+        in its innermost loop only: N nested loops cost N, not N squared); do not modify."""
+        found = self._calls
+        if found is None:
+            if self.inner:
+                order = self._order
+                if order[1] is None:
+                    order[1] = dict(zip(order[0], range(len(order[0]))))
+                found = sorted(chain(self.own, *[i.calls for i in self.inner]), key=order[1].__getitem__)
+            else:
+                found = self.own
+            self._calls = found
+        return found
 
 
 def _all_args(args: ast.arguments) -> list[ast.arg]:

@@ -425,12 +425,16 @@ class Tensors:
         return False
 
     def is_module_class(self, cls) -> bool:
-        """A class of this module that subclasses ``torch.nn.Module`` (through module classes)."""
-        for c in self.mro(cls):
-            for base in c.node.bases:
-                q = self.qualname(base, c.ctx)
-                if q is not None and q.startswith(("torch.nn.", "transformers.", "lightning.", "pytorch_lightning.")):
-                    return True
+        """A class of this module that subclasses ``torch.nn.Module`` (through module classes;
+        memoised per class)."""
+        return self.mro_any(cls, "is_module", self._names_module_base)
+
+    def _names_module_base(self, cls) -> bool:
+        """One of ``cls``'s own bases is a torch / transformers / lightning module class."""
+        for base in cls.node.bases:
+            q = self.qualname(base, cls.ctx)
+            if q is not None and q.startswith(("torch.nn.", "transformers.", "lightning.", "pytorch_lightning.")):
+                return True
         return False
 
     def is_loss_fn(self, expr: ast.AST, ctx: Ctx) -> bool:

@@ -177,9 +177,32 @@ class Training:
             return False
         key = ("steploop", id(loop))
         if key not in self._cache:  # a marker in the body first: the helpers need the call graph
-            self._cache[key] = any(id(call) in markers for call, _ in loop.calls) or any(
-                self.does_step(f) for call, ctx in loop.calls for f in self.function_of(call.func, ctx))
+            self._cache[key] = self.loop_any(loop, "loop_marks", lambda call, ctx: id(call) in markers) \
+                or self.loop_any(loop, "loop_does_step", lambda call, ctx: any(
+                    self.does_step(f) for f in self.function_of(call.func, ctx)))
         return self._cache[key]
+
+    def loop_any(self, loop: LoopInfo, key: str, pred) -> bool:
+        """``any(pred(call, ctx) for call, ctx in loop.calls)`` (nested loops included),
+        memoised per loop under ``key`` (one key per predicate): each call is tested once, in
+        its innermost loop, and a loop's answer is its inner loops' or its own calls'. N
+        nested loops cost their calls once, not once per enclosing loop; iterative (nesting
+        needs no recursion)."""
+        cache = self._cache
+        found = cache.get((key, id(loop)))
+        if found is None:
+            todo = [loop]
+            while todo:
+                lp = todo[-1]
+                pending = [i for i in lp.inner if (key, id(i)) not in cache]
+                if pending:
+                    todo.extend(pending)
+                    continue
+                todo.pop()
+                cache[(key, id(lp))] = any(cache[(key, id(i))] for i in lp.inner) \
+                    or any(pred(call, ctx) for call, ctx in lp.own)
+            found = cache[(key, id(loop))]
+        return found
 
     def loop_of(self, node: ast.AST) -> LoopInfo | None:
         for loop in self.loops:
@@ -230,8 +253,10 @@ class Training:
         key = ("loopsyncs", id(loop))
         if key in self._cache:
             return self._cache[key]
-        result = any(self.is_sync_call(call, ctx) or self._calls_compiled(call, ctx) for call, ctx in loop.calls) \
-            or any(self.func_syncs(f) for call, ctx in loop.calls for f in self.function_of(call.func, ctx))
+        result = self.loop_any(loop, "loop_cuts", lambda call, ctx: self.is_sync_call(call, ctx)
+                               or self._calls_compiled(call, ctx)) \
+            or self.loop_any(loop, "loop_calls_sync", lambda call, ctx: any(
+                self.func_syncs(f) for f in self.function_of(call.func, ctx)))
         self._cache[key] = result
         return result
 
@@ -592,9 +617,9 @@ class Training:
         node = loop.node
         if type(node) in (ast.For, ast.AsyncFor):
             out.append(node.iter)
-        for call, ctx in loop.calls:
+        for call, ctx in loop.own:  # directly in its body (or header), not in a nested loop
             f = call.func
-            if type(f) is ast.Name and f.id == "next" and call.args and ctx.loops and ctx.loops[-1] is loop \
+            if type(f) is ast.Name and f.id == "next" and call.args \
                     and type(call.args[0]) is not ast.Starred and self.lookup("next", ctx, None) is None:
                 out.append(call.args[0])
         self._cache[key] = out
@@ -899,8 +924,8 @@ class Training:
         if table is None:
             direct = {id(f): any(self._unseen_sync_call(c, x) for c, x in f.calls) for f in self.functions}
             table = self.closure_over_callers("unseen_sync", direct)
-        return any(self._unseen_sync_call(c, x) or any(table.get(id(f)) for f in self.function_of(c.func, x))
-                   for c, x in loop.calls)
+        return self.loop_any(loop, "loop_unseen_sync", lambda c, x: self._unseen_sync_call(c, x) or any(
+            table.get(id(f)) for f in self.function_of(c.func, x)))
 
     #: libraries whose calls never cut an XLA graph (logging, progress bars, numpy)
     _QUIET_LIBRARIES = ("numpy", "tqdm", "wandb", "tensorboardX", "absl", "matplotlib", "pandas")
@@ -917,9 +942,12 @@ class Training:
         step_loops = [lp for lp in self.loops if self.is_step_loop(lp)]
         if step_loops and not (self.eager_mode() or self.uses_framework()
                                or any(q.startswith(("torch.compile", "torch._dynamo")) for q in self.used_names())):
-            inner_of: set[int] = set()
+            inner_of: set[int] = set()  # ids of the loops around a step loop
             for lp in step_loops:
-                inner_of.update(id(o) for o in lp.ctx.loops)
+                for o in reversed(lp.ctx.loops):  # innermost first, up to one marked already
+                    if id(o) in inner_of:
+                        break  # (its outer loops were marked with it)
+                    inner_of.add(id(o))
             for lp in step_loops:
                 if id(lp) in inner_of or not self.in_xla_code(lp.ctx):
                     continue  # a loop inside runs the step: that one is reported
@@ -962,9 +990,8 @@ class Training:
             if table is None:  # only a function holding a step marker can update by itself
                 direct = {id(x.func): True for c, x in markers.values() if x.func is not None and self._is_update(c, x)}
                 table = self.closure_over_callers("updates", direct)
-            self._cache[key] = bool(markers) and any(
-                id(c) in markers and self._is_update(c, x) or any(table.get(id(f)) for f in self.function_of(c.func, x))
-                for c, x in loop.calls)
+            self._cache[key] = bool(markers) and self.loop_any(loop, "loop_update_calls", lambda c, x: (
+                id(c) in markers and self._is_update(c, x) or any(table.get(id(f)) for f in self.function_of(c.func, x))))
         return self._cache[key]
 
     def _compiled_targets(self) -> set[int]:
@@ -988,7 +1015,8 @@ class Training:
                 if lp.ctx.func is not None and self.is_step_loop(lp):
                     direct[id(lp.ctx.func)] = True
             table = self.closure_over_callers("holds_step_loop", direct)
-        return any(table.get(id(f)) for c, x in loop.calls for f in self.function_of(c.func, x))
+        return self.loop_any(loop, "loop_calls_step_loop", lambda c, x: any(
+            table.get(id(f)) for f in self.function_of(c.func, x)))
 
     PARALLEL_LOADER = "torch_xla.distributed.parallel_loader.ParallelLoader"
 
@@ -1041,7 +1069,11 @@ class Training:
                     out.extend(self.loader_sources(value, vctx, depth + 1))
             return out
         if t is ast.Name:
-            for _, kind, target, b_ctx in self.read_bindings(expr, ctx) or ():
+            bindings = self.read_bindings(expr, ctx) or ()
+            if len(bindings) == 1 and bindings[0][1] == "param" and bindings[0][2] is not None \
+                    and ctx.func is bindings[0][2]:  # the shared answer (step_loaders skips one seen)
+                return self._param_loader_sources(ctx.func, expr.id, depth)
+            for _, kind, target, b_ctx in bindings:
                 if kind == "value" and b_ctx is not None:
                     out.extend(self.loader_sources(target, b_ctx, depth + 1))
                 elif kind == "item" and b_ctx is not None:
@@ -1049,10 +1081,7 @@ class Training:
                     if item:
                         out.extend(self.loader_sources(item[0], item[1], depth + 1))
                 elif kind == "param" and target is not None and ctx.func is target:
-                    for call, cctx in self.calls_of(target):
-                        arg = self.argument_for(call, cctx, target, expr.id)
-                        if isinstance(arg, ast.AST):
-                            out.extend(self.loader_sources(arg, cctx, depth + 1))
+                    out.extend(self._param_loader_sources(target, expr.id, depth))
             return out
         if t is ast.Attribute:
             for v, c in self.values(expr, ctx) or ():
@@ -1060,17 +1089,37 @@ class Training:
                     out.extend(self.loader_sources(v, c, depth + 1))
         return out
 
+    def _param_loader_sources(self, func: FunctionInfo, name: str, depth: int) -> list:
+        """:meth:`loader_sources` of what every call of ``func`` passes for ``name``, once per
+        (function, parameter, depth) however many loops iterate the parameter."""
+        key = ("lsrc_param", id(func), name, depth)
+        cache = self._cache
+        found = cache.get(key)
+        if found is None:
+            cache[key] = []  # cycles add nothing
+            found = []
+            for arg, _, cctx in self.passed_arguments(func, name):
+                if isinstance(arg, ast.AST):
+                    found.extend(self.loader_sources(arg, cctx, depth + 1))
+            cache[key] = found
+        return found
+
     def step_loaders(self) -> list[tuple[ast.Call, Ctx]]:
         """``DataLoader(...)`` calls (in source order, each once) feeding a training step
         loop in XLA code."""
         if "step_loaders" in self._cache:
             return self._cache["step_loaders"]
         seen: dict[int, tuple] = {}
+        followed: set[int] = set()  # ids of loader_sources answers (cached: alive, so ids stay unique)
         for loop in self.loops if self.may_step() else ():
             if not self.in_xla_code(loop.ctx) or not self.is_step_loop(loop):
                 continue
             for e in self.loop_iterables(loop):
-                for call, c in self.loader_sources(e, loop.ctx):
+                sources = self.loader_sources(e, loop.ctx)
+                if id(sources) in followed:
+                    continue  # another loop over the same parameter: the same list
+                followed.add(id(sources))
+                for call, c in sources:
                     seen.setdefault(id(call), (call, c))
         out = sorted(seen.values(), key=lambda p: (p[0].lineno, p[0].col_offset))
         self._cache["step_loaders"] = out

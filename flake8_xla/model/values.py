@@ -138,6 +138,39 @@ class Values:
                 done.append((e, c))
         return done
 
+    def passed_arguments(self, func, name: str) -> list[tuple[ast.AST | None, ast.Call, Ctx]]:
+        """What flows into parameter ``name`` of module function ``func``: for every call of
+        ``func`` in the module (:meth:`calls_of`, in its order), ``(argument, call, ctx)``,
+        the argument being the expression the call passes, ``None`` when it passes none (the
+        default) or :data:`UNKNOWN` when a splat may supply it (:meth:`argument_for`).
+
+        The union over call sites, memoised per (function, parameter): each call's
+        argument is found once however many uses of the parameter ask (a function with M
+        loops over its parameter, called from N places, costs N, not M times N). The queries
+        that follow a parameter to what its callers pass derive their answers from this one
+        and memoise them per (function, parameter) too (:meth:`param_arguments`,
+        ``loader_sources``, ``optimizer_constructions``, ``iterates_device_loader``). Do not
+        modify the list returned."""
+        key = ("passed", id(func), name)
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = [(self.argument_for(call, cctx, func, name), call, cctx)
+                                        for call, cctx in self.calls_of(func)]
+        return found
+
+    def param_arguments(self, func, param: str) -> list[tuple[ast.AST, Ctx]] | None:
+        """The arguments every visible call of ``func`` passes for ``param``, as ``(expr,
+        ctx)`` (:meth:`passed_arguments`); None when a call hides it (a splat), passes none
+        (the default) or nothing in the module calls ``func``. Memoised per (function,
+        parameter): every use of the parameter gets the same list (do not modify it)."""
+        key = ("pargs", id(func), param)
+        cache = self._cache
+        if key not in cache:
+            passed = self.passed_arguments(func, param)
+            cache[key] = [(arg, cctx) for arg, _, cctx in passed] \
+                if passed and all(isinstance(arg, ast.AST) for arg, _, _ in passed) else None
+        return cache[key]
+
     def kwarg(self, call: ast.Call, name: str, pos: int | None = None):
         """The argument passed as keyword ``name`` or at position ``pos``.
 

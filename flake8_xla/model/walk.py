@@ -310,12 +310,12 @@ class Walker:
                     self.resolvable.add(target.id)
         elif t in (ast.Tuple, ast.List):
             elts = target.elts
+            starred = any(type(e) is ast.Starred for e in elts)  # once per target list: linear in its width
             vals = value.elts if type(value) in (ast.Tuple, ast.List) else None
-            if vals is not None and (len(vals) != len(elts) or any(type(e) is ast.Starred for e in elts)):
+            if vals is not None and (len(vals) != len(elts) or starred):
                 vals = None
             for i, elt in enumerate(elts):
-                if vals is None and value is not None and type(elt) is ast.Name \
-                        and not any(type(e) is ast.Starred for e in elts):
+                if vals is None and value is not None and type(elt) is ast.Name and not starred:
                     # `loader, sampler = make()`: item i of the value (values() still says unknown)
                     ctx.scope.bind(elt.id, line, "item", (value, i), ctx)
                     continue
@@ -374,8 +374,10 @@ class Walker:
         return True
 
     def _on_for(self, node, ctx, stack):
-        loop = LoopInfo(node, ctx)
+        loop = LoopInfo(node, ctx, self._call_order)
         self.loops.append(loop)
+        if ctx.loops:
+            ctx.loops[-1].inner.append(loop)
         stack.append((node.iter, ctx))
         self._bind_target(node.target, None, ctx, stack, node.lineno)
         self._push_block(stack, node.body, Ctx(ctx.scope, ctx.func, ctx.loops + (loop,), ctx.frames))
@@ -384,8 +386,10 @@ class Walker:
 
     def _on_while(self, node, ctx, stack):
         self.tests.append(node.test)
-        loop = LoopInfo(node, ctx)
+        loop = LoopInfo(node, ctx, self._call_order)
         self.loops.append(loop)
+        if ctx.loops:
+            ctx.loops[-1].inner.append(loop)
         inner = Ctx(ctx.scope, ctx.func, ctx.loops + (loop,), ctx.frames)
         stack.append((node.test, inner))
         self._push_block(stack, node.body, inner)
@@ -508,8 +512,8 @@ class Walker:
                 self._dynamic_candidates.append((node, ctx, None))  # settled once names resolve
         if ctx.func is not None:
             ctx.func.calls.append(rec)
-        for loop in ctx.loops:
-            loop.calls.append(rec)
+        if ctx.loops:  # its innermost loop only (LoopInfo.calls gathers the nested ones)
+            ctx.loops[-1].own.append(rec)
         return False
 
     def _on_attribute(self, node, ctx, stack):

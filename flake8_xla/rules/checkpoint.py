@@ -217,8 +217,7 @@ def _own_state_dict(model, recv, ctx) -> list | None:
     out = []
     for v, vctx in values:
         cls = model.class_named(v.func.id, vctx) if type(v) is ast.Call and type(v.func) is ast.Name else None
-        method = next((c.methods["state_dict"] for c in model.mro(cls) if "state_dict" in c.methods), None) \
-            if cls is not None else None
+        method = model._method_table(cls).get("state_dict") if cls is not None else None
         if method is None or not method.returns:
             return None
         out.extend(method.returns)

@@ -414,6 +414,7 @@ class OptimizerStepBarrierMisuse(Rule):
     ]
 
     def check(self, model):
+        helpers: dict[int, bool] = {}  # id(function) -> _helper_of_device_loops, once per function
         for call, ctx in model.calls_to(OPTIMIZER_STEP):
             if model.const(model.kwarg(call, "barrier", 1), ctx) is not True or not model.in_xla_code(ctx):
                 continue
@@ -422,8 +423,11 @@ class OptimizerStepBarrierMisuse(Rule):
             if ctx.loops:
                 if model.iterates_device_loader(ctx.loops[-1]):
                     yield self.finding(call)
-            elif ctx.func is not None and self._helper_of_device_loops(model, ctx.func):
-                yield self.finding(call)
+            elif ctx.func is not None:
+                if id(ctx.func) not in helpers:
+                    helpers[id(ctx.func)] = self._helper_of_device_loops(model, ctx.func)
+                if helpers[id(ctx.func)]:
+                    yield self.finding(call)
 
     @staticmethod
     def _helper_of_device_loops(model, func) -> bool:

@@ -477,7 +477,7 @@ class WeightTyingBeforeToDevice(Rule):
         cls = func.cls
         if not model.is_module_class(cls) or not self._runs_at_init(model, func):
             return None
-        if any(name in c.methods for c in model.mro(cls) for name in ("_apply", "to")):
+        if any(name in model._method_table(cls) for name in ("_apply", "to")):
             return None  # the class moves its own parameters
         tie_methods = index.tie_methods(cls)
         if any(m.name == "forward" for m in tie_methods):
@@ -499,7 +499,7 @@ class WeightTyingBeforeToDevice(Rule):
     def _runs_at_init(model, func) -> bool:
         if func.name == "__init__":
             return True
-        init = next((c.methods["__init__"] for c in model.mro(func.cls) if "__init__" in c.methods), None)
+        init = model._method_table(func.cls).get("__init__")
         if init is None:
             return False
         for call, ctx in init.calls:

@@ -104,6 +104,8 @@ class UnreducedOptimizerStep(Rule):
         if not model.may_step() or not model.launched(multi_only=True) or model.reduces_gradients_elsewhere():
             return  # nothing steps, nothing launched on several replicas, or something reduces the gradients
         seen = set()
+        helpers_done: set[int] = set()  # a helper's findings do not depend on the loop that reaches it
+        position = {id(f): i for i, f in enumerate(model.functions)}
         for loop in model.loops:
             ctx = loop.ctx
             if not (model.is_step_loop(loop) and model.is_launched(ctx, multi_only=True) and model.in_xla_code(ctx)):
@@ -117,10 +119,10 @@ class UnreducedOptimizerStep(Rule):
                 continue
             # a helper called from the loop body steps once per iteration too
             roots = [f for call, cctx in loop.calls for f in model.function_of(call.func, cctx)]
-            reachable = model.reachable(roots)
-            for func in model.functions:
-                if id(func) not in reachable:
-                    continue
+            new = (model.reachable(roots) - helpers_done) & position.keys()
+            helpers_done |= new
+            for fid in sorted(new, key=position.__getitem__):  # each helper once, in module order
+                func = model.functions[position[fid]]
                 helper_reductions = [(c, x) for c, x in func.calls if _reduces_gradients(model, c, x)]
                 for call, cctx in func.calls:
                     if not cctx.loops and id(call) not in seen and self._unreduced(model, call, cctx, helper_reductions):
@@ -372,11 +374,14 @@ def _overridden(model, func) -> bool:
     (``TrainBase.run_optimizer`` vs ``TrainXlaDP.run_optimizer`` calling xm.optimizer_step)."""
     if func is None or func.cls is None:
         return False
-    for cls in model.classes:
-        if cls is not func.cls and func.name in cls.methods \
-                and any(c is func.cls for c in model.mro(cls)[1:]):
-            return True
-    return False
+    key = ("overridden", func.name)
+    below = model._cache.get(key)
+    if below is None:  # the classes some other class defining the name subclasses, once per name
+        below = model._cache[key] = set()
+        for cls in model.classes:
+            if func.name in cls.methods:
+                below.update(model.mro(cls)[1:])  # (in C: a chain of N overrides costs N steps)
+    return func.cls in below
 
 
 _MAYBE_REDUCER = ("reduce", "all_reduce", "allreduce", "sync_grad", "average_grad", "grad_sync")
@@ -595,8 +600,11 @@ class LoaderWithoutMpDeviceLoader(Rule):
         if not params:
             return
         seen = set()
+        by_func: dict[int, list[str]] = {}  # id(function) -> its parameters in params, in order
+        for fid, name in params:
+            by_func.setdefault(fid, []).append(name)
         for func in model.functions:
-            names = [name for (fid, name) in params if fid == id(func)]
+            names = by_func.get(id(func))
             if not names:
                 continue
             for call, ctx in model.calls_of(func):
