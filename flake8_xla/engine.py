@@ -12,6 +12,7 @@ import gc
 from typing import Iterable, Sequence
 
 from .model import Model
+from .project import facts_for
 from .registry import ANYWHERE, ENV, ENV_PREFIXES, ENV_SETTERS, Finding, Rule, all_rules
 from .settings import Settings
 
@@ -47,6 +48,7 @@ def run(
     settings: Settings | None = None,
     source: str | Sequence[str] | None = None,
     rules: Iterable[type[Rule]] | None = None,
+    filename: str | None = None,
 ) -> list[Finding]:
     """Lint one module.
 
@@ -56,6 +58,9 @@ def run(
         source: the module's text (a string or its lines) for the fast path; ``None``
             skips the fast path.
         rules: the rule classes to run; default every registered rule.
+        filename: the module's file (relative to the working directory or absolute), for
+            project mode (``xla-project``): the other modules of its project are read from
+            the root found from it. ``None`` (stdin without a file name): the module alone.
 
     Returns:
         Findings sorted by (line, col, code). A rule that raises becomes one ``XLA000``
@@ -65,8 +70,17 @@ def run(
     settings = settings or Settings()
     if source is not None and not isinstance(source, str):
         source = "".join(source)
+    reached = None
     if not needs_walk(source, settings):
-        return []
+        # a module without torch_xla may still be XLA code where the project's XLA code
+        # reaches it; one that never mentions torch never is (and costs no project read)
+        if not (filename and settings.project == "on" and source is not None and "torch" in source):
+            return []
+        reached = _reached(filename, settings)
+        if not reached:
+            return []
+    elif filename and settings.project == "on":
+        reached = _reached(filename, settings)
     rule_classes = list(rules) if rules is not None else list(all_rules().values())
     paused = gc.isenabled()
     if paused:
@@ -76,7 +90,7 @@ def run(
         gc.disable()
     try:
         try:
-            model = Model(tree, settings)
+            model = Model(tree, settings, reached)
         except Exception as exc:  # never crash the host's run
             return [internal_error("the semantic model", exc)]
         try:
@@ -88,8 +102,16 @@ def run(
             gc.enable()
 
 
+def _reached(filename: str, settings: Settings) -> dict[str, bool]:
+    """Project mode's reach into this module; nothing (and no error) when the project cannot be read."""
+    try:
+        return facts_for(filename, settings).reached
+    except (Exception, RecursionError):  # never crash the host's run: unknown, so nothing fires
+        return {}
+
+
 def _check(model: Model, settings: Settings, rule_classes: list[type[Rule]]) -> list[Finding]:
-    context_ok = model.uses_torch_xla or settings.scope == "always"
+    context_ok = model.uses_torch_xla or settings.scope == "always" or bool(model.project_reached)
     findings: list[Finding] = []
     for cls in rule_classes:
         if cls.scope == ANYWHERE:

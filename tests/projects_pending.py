@@ -22,7 +22,6 @@ PENDING: dict[tuple[str, str, str, int, str], str] = {
     ('p02_hf_style_trainer', 'trainer/callbacks.py', 'default', 62, 'XLA507'): 'callbacks in a list: method calls through list elements',
     ('p02_hf_style_trainer', 'trainer/callbacks.py', 'default', 99, 'XLA602'): 'guarded call of a method of another module that saves',
     ('p02_hf_style_trainer', 'trainer/data.py', 'default', 54, 'XLA304'): 'loader returned by a helper and iterated in another module',
-    ('p02_hf_style_trainer', 'trainer/engine.py', 'default', 97, 'XLA201'): 'step in a method called from the launched program of another module',
     ('p03_dual_backend_lib', 'fastfit/backends/__init__.py', 'default', 61, 'XLA601'): 'inherited method of a launched subclass in another module',
     ('p03_dual_backend_lib', 'fastfit/loop.py', 'default', 22, 'XLA401'): 'launch through a method of a backend object (torch_xla.launch in tpu.py)',
     ('p03_dual_backend_lib', 'fastfit/loop.py', 'default', 53, 'XLA405'): 'inherited prepare_model moves to XLA for the TPU backend',

@@ -256,8 +256,50 @@ class Calls:
         key = ("launched", multi_only)
         if key not in self._cache:
             roots = [t for _, _, targets, single in self.launches() if not (multi_only and single) for t in targets]
+            roots += self.project_roots(multi_only)
             self._cache[key] = self.reachable(roots)
         return self._cache[key]
+
+    def function_quals(self) -> dict[int, str]:
+        """id(function) -> its name in the module: ``f``, ``Cls.m``, ``outer.inner`` (built once;
+        the names project summaries use)."""
+        found = self._cache.get("function_quals")
+        if found is None:
+            found = self._cache["function_quals"] = {}
+            for func in self.functions:  # walk order: a parent def comes before its nested defs
+                parent = func.ctx.func
+                if parent is not None and id(parent) in found:
+                    found[id(func)] = f"{found[id(parent)]}.{func.name}"
+                elif func.cls is not None:
+                    found[id(func)] = f"{func.cls.name}.{func.name}"
+                else:
+                    found[id(func)] = func.name
+        return found
+
+    def project_roots(self, multi_only: bool = False) -> list[FunctionInfo]:
+        """The module's functions that launched XLA code of other project modules reaches
+        (project mode, :attr:`project_reached`); with ``multi_only``, through a
+        multi-process launch. Empty outside project mode."""
+        reached = self.project_reached
+        if not reached:
+            return []
+        quals = self.function_quals()
+        return [f for f in self.functions if reached.get(quals[id(f)], None) in ((True,) if multi_only else (True, False))]
+
+    def in_project_reach(self, ctx: Ctx) -> bool:
+        """True when code at ``ctx`` is inside a function that launched XLA code of another
+        project module reaches (directly or through the module's own calls)."""
+        if not self.project_reached:
+            return False
+        reach = self._cache.get("project_reach")
+        if reach is None:
+            reach = self._cache["project_reach"] = self.reachable(self.project_roots())
+        func = ctx.func
+        while func is not None:
+            if id(func) in reach:
+                return True
+            func = func.ctx.func
+        return False
 
     def is_launched(self, ctx: Ctx, multi_only: bool = False) -> bool:
         func = ctx.func

@@ -1,0 +1,224 @@
+"""Project mode: what the other modules of the linted file's project say about it.
+
+Beside the per-module model, not inside it. :func:`facts_for` finds the linted file's
+project root (:func:`~.files.find_root`), reads the source of the project modules that
+import it, directly or through others (a reverse-import index built once per root), and of
+the modules their launched code calls, summarises each (:mod:`.summary`: parse only, never
+import or run), and answers with plain :class:`ProjectFacts` that the engine hands to the
+module's model. Each module is read and summarised at most once per process (keyed by its
+resolved path, size and modification time); import cycles are fine, depths are bounded, a
+module that does not parse, or an import that resolves to no project file, is unknown and
+makes nothing fire.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+from ..settings import Settings
+from .files import ProjectFiles, find_root
+from .summary import ModuleSummary, Ref, summarise
+
+__all__ = ["ProjectFacts", "clear_cache", "facts_for", "summary_of"]
+
+#: how many importer levels up from the linted module are read
+MAX_IMPORT_DEPTH = 8
+#: how many (module, function) pairs one launch may reach across modules
+MAX_REACH = 50000
+
+_PROJECTS: dict[Path, ProjectFiles] = {}
+_SUMMARIES: dict[tuple, ModuleSummary | None] = {}
+_REACHED: dict[tuple, dict[Ref, bool]] = {}
+
+
+@dataclasses.dataclass(frozen=True)
+class ProjectFacts:
+    """What the project says about one module (immutable; empty when nothing is known).
+
+    Attributes:
+        reached: ``{qual: multi}`` for the module's functions that launched XLA code of
+            other project modules calls (directly or through the calls it makes); ``multi``
+            when a multi-process launch reaches it. Quals are ``f``, ``Cls.m``, ``outer.inner``.
+        callers: ``{qual: "train.py"}``: the launching module of each reached function
+            (relative to the root), for messages.
+    """
+
+    reached: dict[str, bool] = dataclasses.field(default_factory=dict)
+    callers: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+EMPTY = ProjectFacts()
+
+
+def clear_cache() -> None:
+    """Forget every project, summary and reach computed in this process."""
+    _PROJECTS.clear()
+    _SUMMARIES.clear()
+    _REACHED.clear()
+
+
+def _project(root: Path) -> ProjectFiles:
+    found = _PROJECTS.get(root)
+    if found is None:
+        found = _PROJECTS[root] = ProjectFiles(root)
+    return found
+
+
+def summary_of(path: Path, files: ProjectFiles, settings: Settings) -> ModuleSummary | None:
+    """The module's summary, built once per (resolved path, size, mtime_ns, settings)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not path.is_file():
+        return None
+    key = (str(path), st.st_size, st.st_mtime_ns, settings)
+    if key not in _SUMMARIES:
+        _SUMMARIES[key] = None  # an import cycle asking again while this one is built: unknown
+        _SUMMARIES[key] = summarise(path, files, settings)
+    return _SUMMARIES[key]
+
+
+def facts_for(filename: str, settings: Settings) -> ProjectFacts:
+    """The project's facts about the module in file ``filename``.
+
+    Args:
+        filename: the linted file's path as the host gives it (relative to the working
+            directory or absolute); a path that is no existing file gives :data:`EMPTY`.
+        settings: the run's settings (the project's modules are summarised with them).
+
+    Returns:
+        :class:`ProjectFacts`; :data:`EMPTY` when project mode is off or nothing reaches
+        the module. Never raises for a file it cannot read or parse: that module is unknown.
+    """
+    if settings.project != "on" or not filename:
+        return EMPTY
+    path = Path(filename)
+    if not path.is_file() or path.suffix not in (".py", ".pyi"):
+        return EMPTY
+    path = path.resolve()
+    files = _project(find_root(path))
+    reached: dict[str, bool] = {}
+    callers: dict[str, str] = {}
+    for launcher in _launching_importers(path, files, settings):
+        for (file, qual), multi in _reached_from(launcher, files, settings).items():
+            if file == str(path):
+                reached[qual] = reached.get(qual, False) or multi
+                callers.setdefault(qual, _relative(launcher, files.root))
+    if not reached:
+        return EMPTY
+    return ProjectFacts(reached, callers)
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.name
+
+
+def _launching_importers(path: Path, files: ProjectFiles, settings: Settings) -> list[Path]:
+    """Modules that import ``path`` (directly or through others, up to MAX_IMPORT_DEPTH
+    levels) and launch code: the only ones whose launched code can call into it."""
+    seen = {path}
+    level = [path]
+    out = []
+    for _ in range(MAX_IMPORT_DEPTH):
+        nxt = []
+        for target in level:
+            for importer in sorted(files.importers(target)):
+                if importer in seen:
+                    continue
+                seen.add(importer)
+                nxt.append(importer)
+                s = summary_of(importer, files, settings)
+                if s is not None and (s.launched_multi or s.launched_single):
+                    out.append(importer)
+        level = nxt
+        if not level:
+            break
+    return out
+
+
+def _reached_from(launcher: Path, files: ProjectFiles, settings: Settings) -> dict[Ref, bool]:
+    """Every (file, qual) the launched code of module ``launcher`` runs, across modules,
+    with whether a multi-process launch runs it (computed once per launcher)."""
+    key = (str(launcher), settings)
+    if key in _REACHED:
+        return _REACHED[key]
+    _REACHED[key] = {}
+    s = summary_of(launcher, files, settings)
+    reached: dict[Ref, bool] = {}
+    if s is not None:
+        for roots, multi in ((s.launched_multi, True), (s.launched_single, False)):
+            todo = [(str(launcher), q) for q in roots]
+            while todo and len(reached) < MAX_REACH:
+                node = todo.pop()
+                if node in reached and (reached[node] or not multi):
+                    continue
+                reached[node] = multi or reached.get(node, False)
+                todo.extend(_callees(node, files, settings))
+    _REACHED[key] = reached
+    return reached
+
+
+def _callees(node: Ref, files: ProjectFiles, settings: Settings) -> list[Ref]:
+    file, qual = node
+    s = summary_of(Path(file), files, settings)
+    if s is None:
+        return []
+    f = s.function(qual)
+    if f is None:
+        return []
+    out = [(file, q) for q in f.calls_local]
+    for ref in f.calls_out:
+        out.extend(_functions_of(ref, files, settings))
+    return out
+
+
+def _functions_of(ref: Ref, files: ProjectFiles, settings: Settings, depth: int = 0) -> list[Ref]:
+    """The functions a reference to another module names: a function, a method, every
+    method an instance of a class has (its own and those it inherits), through re-exports."""
+    file, qual = ref
+    s = summary_of(Path(file), files, settings)
+    if s is None or depth > 6:
+        return []
+    if s.function(qual) is not None:
+        return [ref]
+    head, _, rest = qual.partition(".")
+    if s.cls(head) is not None:
+        if rest:
+            return [r for r in _class_methods((file, head), files, settings) if r[1].endswith("." + rest)][:1]
+        return _class_methods((file, head), files, settings)
+    exported = s.export(head)
+    if exported is not None:
+        target = exported[1] + ("." + rest if rest else "")
+        return _functions_of((exported[0], target), files, settings, depth + 1)
+    return []
+
+
+def _class_methods(ref: Ref, files: ProjectFiles, settings: Settings, depth: int = 0) -> list[Ref]:
+    """The methods of class ``ref``'s instances, an override hiding the base's: ``(file, Cls.m)``."""
+    found: dict[str, Ref] = {}
+    todo, seen = [(ref, 0)], set()
+    while todo:
+        (file, name), d = todo.pop(0)
+        if (file, name) in seen or d > 8:
+            continue
+        seen.add((file, name))
+        s = summary_of(Path(file), files, settings)
+        if s is None:
+            continue
+        cls = s.cls(name)
+        if cls is None:
+            exported = s.export(name)
+            if exported is not None:
+                todo.append((exported, d + 1))
+            continue
+        for m in cls.methods:
+            found.setdefault(m, (file, f"{name}.{m}"))
+        todo.extend(((file, b), d + 1) for b in cls.bases_local)
+        todo.extend((b, d + 1) for b in cls.bases_out)
+    return list(found.values())

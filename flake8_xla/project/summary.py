@@ -1,0 +1,202 @@
+"""Plain, immutable summaries of project modules, built from each module's own model.
+
+A summary holds facts and file paths, never a tree or a model: :func:`summarise` builds
+the module's :class:`~flake8_xla.model.Model`, copies out what other modules ask, and
+releases the model.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import warnings
+from pathlib import Path
+
+from ..settings import Settings
+from .files import ProjectFiles, read_text
+
+#: a reference to a function or class of a project module: (file, "f" / "Cls" / "Cls.m")
+Ref = tuple[str, str]
+
+
+@dataclasses.dataclass(frozen=True)
+class FunctionFacts:
+    """One function of a module.
+
+    Attributes:
+        qual: ``f``, ``Cls.m``, or ``outer.inner`` for a nested def.
+        line: the line of its ``def``.
+        calls_local: quals of the module's functions it calls or names (the model's callees).
+        calls_out: functions and classes of other project modules it calls or names.
+    """
+
+    qual: str
+    line: int
+    calls_local: tuple[str, ...]
+    calls_out: tuple[Ref, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class ClassFacts:
+    """One class: its methods (own, by name) and its bases in the project."""
+
+    name: str
+    methods: tuple[str, ...]
+    bases_local: tuple[str, ...]
+    bases_out: tuple[Ref, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class ModuleSummary:
+    """What other modules of the project may ask about one module.
+
+    Attributes:
+        path: the module's file.
+        uses_torch_xla: the module imports (and uses) torch_xla.
+        functions: every function (methods and nested defs too).
+        classes: every class.
+        exports: names its imports bind to project functions or classes (re-exports):
+            ``(name, file, qual)``.
+        launched_multi: quals of its functions a multi-process launch of the module runs.
+        launched_single: quals a single-process launch runs (and not a multi-process one).
+    """
+
+    path: str
+    uses_torch_xla: bool
+    functions: tuple[FunctionFacts, ...]
+    classes: tuple[ClassFacts, ...]
+    exports: tuple[tuple[str, str, str], ...]
+    launched_multi: tuple[str, ...]
+    launched_single: tuple[str, ...]
+
+    def function(self, qual: str) -> FunctionFacts | None:
+        return self._index()[0].get(qual)
+
+    def cls(self, name: str) -> ClassFacts | None:
+        return self._index()[1].get(name)
+
+    def export(self, name: str) -> Ref | None:
+        return self._index()[2].get(name)
+
+    def _index(self):
+        found = self.__dict__.get("_idx")
+        if found is None:
+            found = ({f.qual: f for f in self.functions}, {c.name: c for c in self.classes},
+                     {n: (p, q) for n, p, q in self.exports})
+            object.__setattr__(self, "_idx", found)
+        return found
+
+
+def parse_module(path: Path) -> ast.Module | None:
+    """The module's tree, or ``None`` when it cannot be read or parsed (it is then unknown)."""
+    text = read_text(path)
+    if text is None:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def summarise(path: Path, files: ProjectFiles, settings: Settings) -> ModuleSummary | None:
+    """Build the summary of the module at ``path``; ``None`` when it does not parse."""
+    from ..model import Model  # the model does not import the project layer
+
+    tree = parse_module(path)
+    if tree is None:
+        return None
+    model = Model(tree, settings)
+    try:
+        return _summary(path, model, files)
+    finally:
+        model.release()
+
+
+def _summary(path: Path, model, files: ProjectFiles) -> ModuleSummary:
+    quals = model.function_quals()
+    bindings = _import_bindings(path, model, files)
+
+    def ref(chain: ast.AST) -> Ref | None:
+        parts = []
+        node = chain
+        while type(node) is ast.Attribute:
+            parts.append(node.attr)
+            node = node.value
+        if type(node) is not ast.Name or node.id not in bindings:
+            return None
+        parts.reverse()
+        target, prefix = bindings[node.id]
+        rest = prefix + parts
+        while rest and (target.name == "__init__.py" or target.is_dir()):
+            sub = files.submodule(target, rest[0])
+            if sub is None:
+                break
+            target, rest = sub, rest[1:]
+        if not rest or target.is_dir():
+            return None
+        return str(target), ".".join(rest[:2])
+
+    functions = []
+    for func in model.functions:
+        local = [quals[id(f)] for f in model.callees(func) if id(f) in quals]
+        out: list[Ref] = []
+        for call, _ in func.calls:
+            r = ref(call.func)
+            if r is not None and r not in out:
+                out.append(r)
+        for name in func.names:
+            if name in bindings:
+                r = ref(ast.Name(id=name))
+                if r is not None and r not in out:
+                    out.append(r)
+        functions.append(FunctionFacts(quals[id(func)], func.node.lineno, tuple(dict.fromkeys(local)), tuple(out)))
+    classes = []
+    for cls in model.classes:
+        local, out = [], []
+        for base in cls.node.bases:
+            if type(base) is ast.Name and model.class_named(base.id, cls.ctx) is not None:
+                local.append(base.id)
+            else:
+                r = ref(base)
+                if r is not None:
+                    out.append(r)
+        classes.append(ClassFacts(cls.name, tuple(cls.methods), tuple(local), tuple(out)))
+    exports = []
+    for name in bindings:
+        r = ref(ast.Name(id=name))
+        if r is not None:
+            exports.append((name, *r))
+    multi = model.launched(multi_only=True)
+    launched = model.launched()
+    return ModuleSummary(
+        path=str(path),
+        uses_torch_xla=model.uses_torch_xla,
+        functions=tuple(functions),
+        classes=tuple(classes),
+        exports=tuple(exports),
+        launched_multi=tuple(quals[id(f)] for f in model.functions if id(f) in multi),
+        launched_single=tuple(quals[id(f)] for f in model.functions if id(f) in launched and id(f) not in multi),
+    )
+
+
+def _import_bindings(path: Path, model, files: ProjectFiles) -> dict[str, tuple[Path, list[str]]]:
+    """Names bound by imports of project modules: name -> (module file, attribute parts)."""
+    out: dict[str, tuple[Path, list[str]]] = {}
+    for node, alias, _, _ in model.import_froms:
+        if alias.name == "*":
+            continue
+        bound = alias.asname or alias.name
+        target = files.resolve_module(path, node.module or "", node.level or 0)
+        if target is not None and bound not in out:
+            out[bound] = (target, [alias.name])
+    for node, alias, _, _ in model.imports:
+        bound = alias.asname or alias.name.split(".")[0]
+        parts = alias.name.split(".")
+        if alias.asname is None:
+            parts = parts[:1]
+        target = files.resolve_module(path, ".".join(parts))
+        if target is not None and bound not in out:
+            out[bound] = (target, [])
+    return out
