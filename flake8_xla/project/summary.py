@@ -116,7 +116,7 @@ def summarise(path: Path, files: ProjectFiles, settings: Settings) -> ModuleSumm
 
 def _summary(path: Path, model, files: ProjectFiles) -> ModuleSummary:
     quals = model.function_quals()
-    bindings = _import_bindings(path, model, files)
+    bindings = _import_bindings(path, model.tree, files)
 
     def ref(chain: ast.AST) -> Ref | None:
         parts = []
@@ -181,22 +181,26 @@ def _summary(path: Path, model, files: ProjectFiles) -> ModuleSummary:
     )
 
 
-def _import_bindings(path: Path, model, files: ProjectFiles) -> dict[str, tuple[Path, list[str]]]:
-    """Names bound by imports of project modules: name -> (module file, attribute parts)."""
+def _import_bindings(path: Path, tree: ast.AST, files: ProjectFiles) -> dict[str, tuple[Path, list[str]]]:
+    """Names bound by imports of project modules, anywhere in the module (relative imports
+    too, which the model leaves unresolved): name -> (module file, attribute parts). The
+    first import of a name wins."""
     out: dict[str, tuple[Path, list[str]]] = {}
-    for node, alias, _, _ in model.import_froms:
-        if alias.name == "*":
-            continue
-        bound = alias.asname or alias.name
-        target = files.resolve_module(path, node.module or "", node.level or 0)
-        if target is not None and bound not in out:
-            out[bound] = (target, [alias.name])
-    for node, alias, _, _ in model.imports:
-        bound = alias.asname or alias.name.split(".")[0]
-        parts = alias.name.split(".")
-        if alias.asname is None:
-            parts = parts[:1]
-        target = files.resolve_module(path, ".".join(parts))
-        if target is not None and bound not in out:
-            out[bound] = (target, [])
+    for node in ast.walk(tree):
+        t = type(node)
+        if t is ast.ImportFrom:
+            target = files.resolve_module(path, node.module or "", node.level or 0)
+            if target is None:
+                continue  # no project file: unknown
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                if alias.name != "*" and bound not in out:
+                    out[bound] = (target, [alias.name])
+        elif t is ast.Import:
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                parts = alias.name.split(".") if alias.asname else alias.name.split(".")[:1]
+                target = files.resolve_module(path, ".".join(parts))
+                if target is not None and bound not in out:
+                    out[bound] = (target, [])
     return out
