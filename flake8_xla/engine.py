@@ -12,7 +12,7 @@ import gc
 from typing import Iterable, Sequence
 
 from .model import Model
-from .project import facts_for
+from .project import EMPTY, ProjectFacts, facts_for, with_launchers
 from .registry import ANYWHERE, ENV, ENV_PREFIXES, ENV_SETTERS, Finding, Rule, all_rules
 from .settings import Settings
 
@@ -70,17 +70,20 @@ def run(
     settings = settings or Settings()
     if source is not None and not isinstance(source, str):
         source = "".join(source)
-    reached = None
+    facts = EMPTY
     if not needs_walk(source, settings):
         # a module without torch_xla may still be XLA code where the project's XLA code
-        # reaches it; one that never mentions torch never is (and costs no project read)
+        # reaches it, or launch through a project's wrapper; one that never mentions torch
+        # never is (and costs no project read)
         if not (filename and settings.project == "on" and source is not None and "torch" in source):
             return []
-        reached = _reached(filename, settings)
-        if not reached:
+        facts = _project_facts(filename, settings)
+        if facts is EMPTY:
             return []
     elif filename and settings.project == "on":
-        reached = _reached(filename, settings)
+        facts = _project_facts(filename, settings)
+    if facts.launchers:
+        settings = with_launchers(settings, facts.launchers)
     rule_classes = list(rules) if rules is not None else list(all_rules().values())
     paused = gc.isenabled()
     if paused:
@@ -90,7 +93,7 @@ def run(
         gc.disable()
     try:
         try:
-            model = Model(tree, settings, reached)
+            model = Model(tree, settings, facts.reached, facts.launchers)
         except Exception as exc:  # never crash the host's run
             return [internal_error("the semantic model", exc)]
         try:
@@ -102,16 +105,16 @@ def run(
             gc.enable()
 
 
-def _reached(filename: str, settings: Settings) -> dict[str, bool]:
-    """Project mode's reach into this module; nothing (and no error) when the project cannot be read."""
+def _project_facts(filename: str, settings: Settings) -> ProjectFacts:
+    """Project mode's facts about this module; none (and no error) when the project cannot be read."""
     try:
-        return facts_for(filename, settings).reached
+        return facts_for(filename, settings)
     except (Exception, RecursionError):  # never crash the host's run: unknown, so nothing fires
-        return {}
+        return EMPTY
 
 
 def _check(model: Model, settings: Settings, rule_classes: list[type[Rule]]) -> list[Finding]:
-    context_ok = model.uses_torch_xla or settings.scope == "always" or bool(model.project_reached)
+    context_ok = model.uses_torch_xla or settings.scope == "always" or model.in_project()
     findings: list[Finding] = []
     for cls in rule_classes:
         if cls.scope == ANYWHERE:

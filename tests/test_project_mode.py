@@ -305,3 +305,20 @@ def test_scanning_skips_environments_and_hidden_folders(tmp_path):
     write(tmp_path, {"pyproject.toml": "", "a.py": "", **{f"{d}/x.py": "" for d in sorted(pfiles.SKIP_DIRS)},
                      ".hidden/y.py": "", "pkg/node_modules/z.py": ""})
     assert [p.name for p in ProjectFiles(tmp_path).files()] == ["a.py"]
+
+
+def test_launch_through_a_wrapper_of_another_module(tmp_path):
+    """`backend.launch(_worker)` where a project module's `launch(self, fn, ...)` hands `fn` to
+    torch_xla.launch: `_worker` and what it calls are XLA code; the module's other code is not."""
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "lib/__init__.py": "",
+        "lib/tpu.py": "import torch_xla\n\n\nclass TPU:\n    def launch(self, fn, *args):\n"
+                      "        torch_xla.launch(fn, args=(self, *args))\n",
+        "lib/loop.py": "import torch\nfrom .tpu import TPU\n\n\ndef free():\n    torch.cuda.empty_cache()\n\n\n"
+                       "def cpu_tool():\n    torch.cuda.empty_cache()\n\n\n"
+                       "def _worker(index, backend):\n    free()\n\n\n"
+                       "def fit():\n    TPU().launch(_worker)\n",
+    })
+    assert lint_all(tmp_path) == {("lib/loop.py", 6, "XLA401")}
+    assert lint_all(tmp_path, Settings(project="off")) == set()

@@ -286,14 +286,25 @@ class Calls:
         quals = self.function_quals()
         return [f for f in self.functions if reached.get(quals[id(f)], None) in ((True,) if multi_only else (True, False))]
 
+    def in_project(self) -> bool:
+        """Project mode found XLA code in this module: functions launched XLA code of another
+        module reaches, or a launch through a project's launch wrapper."""
+        return bool(self.project_reached) or bool(self.project_launchers and self.calls_named(self.project_launchers))
+
     def in_project_reach(self, ctx: Ctx) -> bool:
         """True when code at ``ctx`` is inside a function that launched XLA code of another
-        project module reaches (directly or through the module's own calls)."""
-        if not self.project_reached:
+        project module reaches (directly or through the module's own calls), or that a
+        project's launch wrapper launches."""
+        if not (self.project_reached or self.project_launchers):
             return False
         reach = self._cache.get("project_reach")
         if reach is None:
-            reach = self._cache["project_reach"] = self.reachable(self.project_roots())
+            roots = self.project_roots()
+            for call, c in self.calls_named(self.project_launchers):  # backend.launch(_worker, ...)
+                target = self.kwarg(call, "fn", 0)
+                if isinstance(target, ast.AST):
+                    roots += self.function_of(target, c)
+            reach = self._cache["project_reach"] = self.reachable(roots)
         func = ctx.func
         while func is not None:
             if id(func) in reach:

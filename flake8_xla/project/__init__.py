@@ -18,19 +18,22 @@ import os
 from pathlib import Path
 
 from ..settings import Settings
-from .files import ProjectFiles, find_root
-from .summary import ModuleSummary, Ref, summarise
+from .files import ProjectFiles, find_root, read_text
+from .summary import ModuleSummary, Ref, launch_wrappers, parse_module, summarise
 
-__all__ = ["ProjectFacts", "clear_cache", "facts_for", "summary_of"]
+__all__ = ["EMPTY", "ProjectFacts", "clear_cache", "facts_for", "launchers_for", "summary_of", "with_launchers"]
 
 #: how many importer levels up from the linted module are read
 MAX_IMPORT_DEPTH = 8
 #: how many (module, function) pairs one launch may reach across modules
 MAX_REACH = 50000
+#: how many import levels down from a module its launch wrappers are looked for
+MAX_WRAPPER_DEPTH = 3
 
 _PROJECTS: dict[Path, ProjectFiles] = {}
 _SUMMARIES: dict[tuple, ModuleSummary | None] = {}
 _REACHED: dict[tuple, dict[Ref, bool]] = {}
+_WRAPPERS: dict[tuple, tuple[str, ...]] = {}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,10 +46,14 @@ class ProjectFacts:
             when a multi-process launch reaches it. Quals are ``f``, ``Cls.m``, ``outer.inner``.
         callers: ``{qual: "train.py"}``: the launching module of each reached function
             (relative to the root), for messages.
+        launchers: names of launch wrappers of the project modules this one imports (a
+            function or method that hands its parameter to ``torch_xla.launch`` /
+            ``xmp.spawn``): a call of one in this module launches its first argument.
     """
 
     reached: dict[str, bool] = dataclasses.field(default_factory=dict)
     callers: dict[str, str] = dataclasses.field(default_factory=dict)
+    launchers: tuple[str, ...] = ()
 
 
 EMPTY = ProjectFacts()
@@ -57,6 +64,7 @@ def clear_cache() -> None:
     _PROJECTS.clear()
     _SUMMARIES.clear()
     _REACHED.clear()
+    _WRAPPERS.clear()
 
 
 def _project(root: Path) -> ProjectFiles:
@@ -68,17 +76,60 @@ def _project(root: Path) -> ProjectFiles:
 
 def summary_of(path: Path, files: ProjectFiles, settings: Settings) -> ModuleSummary | None:
     """The module's summary, built once per (resolved path, size, mtime_ns, settings)."""
+    state = _state(path)
+    if state is None:
+        return None
+    settings = with_launchers(settings, launchers_for(path, files))
+    key = (*state, settings)
+    if key not in _SUMMARIES:
+        _SUMMARIES[key] = None  # an import cycle asking again while this one is built: unknown
+        _SUMMARIES[key] = summarise(path, files, settings)
+    return _SUMMARIES[key]
+
+
+def _state(path: Path) -> tuple | None:
     try:
         st = os.stat(path)
     except OSError:
         return None
     if not path.is_file():
         return None
-    key = (str(path), st.st_size, st.st_mtime_ns, settings)
-    if key not in _SUMMARIES:
-        _SUMMARIES[key] = None  # an import cycle asking again while this one is built: unknown
-        _SUMMARIES[key] = summarise(path, files, settings)
-    return _SUMMARIES[key]
+    return str(path), st.st_size, st.st_mtime_ns
+
+
+def _wrappers(path: Path) -> tuple[str, ...]:
+    """The module's launch wrappers (:func:`~.summary.launch_wrappers`), once per file state;
+    only a module whose text names torch_xla and a launch is parsed."""
+    state = _state(path)
+    if state is None:
+        return ()
+    found = _WRAPPERS.get(state)
+    if found is None:
+        text = read_text(path) or ""
+        tree = parse_module(path) if "torch_xla" in text and ("launch" in text or "spawn" in text) else None
+        found = _WRAPPERS[state] = launch_wrappers(tree) if tree is not None else ()
+    return found
+
+
+def launchers_for(path: Path, files: ProjectFiles) -> tuple[str, ...]:
+    """Launch wrappers of the project modules ``path`` imports, up to MAX_WRAPPER_DEPTH levels down."""
+    seen, level, found = {path}, [path], []
+    for _ in range(MAX_WRAPPER_DEPTH):
+        nxt = []
+        for p in level:
+            for q in sorted(files.imports_of(p)):
+                if q not in seen:
+                    seen.add(q)
+                    nxt.append(q)
+                    found.extend(w for w in _wrappers(q) if w not in found)
+        level = nxt
+    return tuple(found)
+
+
+def with_launchers(settings: Settings, names: tuple[str, ...]) -> Settings:
+    """``settings`` with the project's launch wrappers added to ``launchers`` (``xla-launchers``)."""
+    extra = tuple(n for n in names if n not in settings.launchers)
+    return dataclasses.replace(settings, launchers=settings.launchers + extra) if extra else settings
 
 
 def facts_for(filename: str, settings: Settings) -> ProjectFacts:
@@ -90,8 +141,8 @@ def facts_for(filename: str, settings: Settings) -> ProjectFacts:
         settings: the run's settings (the project's modules are summarised with them).
 
     Returns:
-        :class:`ProjectFacts`; :data:`EMPTY` when project mode is off or nothing reaches
-        the module. Never raises for a file it cannot read or parse: that module is unknown.
+        :class:`ProjectFacts`; :data:`EMPTY` when project mode is off, or nothing reaches
+        the module and it imports no launch wrapper. Never raises for a file it cannot read or parse: that module is unknown.
     """
     if settings.project != "on" or not filename:
         return EMPTY
@@ -107,9 +158,10 @@ def facts_for(filename: str, settings: Settings) -> ProjectFacts:
             if file == str(path):
                 reached[qual] = reached.get(qual, False) or multi
                 callers.setdefault(qual, _relative(launcher, files.root))
-    if not reached:
+    launchers = launchers_for(path, files)
+    if not reached and not launchers:
         return EMPTY
-    return ProjectFacts(reached, callers)
+    return ProjectFacts(reached, callers, launchers)
 
 
 def _relative(path: Path, root: Path) -> str:

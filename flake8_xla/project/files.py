@@ -48,6 +48,7 @@ class ProjectFiles:
         self._files: list[Path] | None = None
         self._reverse: dict[Path, set[Path]] | None = None
         self._resolved: dict[tuple, Path | None] = {}
+        self._forward: dict[Path, set[Path]] = {}
 
     def files(self) -> list[Path]:
         """Every ``.py`` file under the root (skipped folders left out), sorted; listed once.
@@ -115,14 +116,20 @@ class ProjectFiles:
         if self._reverse is None:
             reverse: dict[Path, set[Path]] = {}
             for path in self.files():
-                text = read_text(path)
-                if text is None:
-                    continue
-                for found in self._imported_files(path, text):
-                    if found != path:
-                        reverse.setdefault(found, set()).add(path)
+                for found in self.imports_of(path):
+                    reverse.setdefault(found, set()).add(path)
             self._reverse = reverse
         return self._reverse.get(target, set())
+
+    def imports_of(self, path: Path) -> set[Path]:
+        """Project files the text of ``path`` imports (the same candidate reading as
+        :meth:`importers`; memoised per file)."""
+        found = self._forward.get(path)
+        if found is None:
+            text = read_text(path)
+            found = set() if text is None else set(self._imported_files(path, text)) - {path}
+            self._forward[path] = found
+        return found
 
     def _imported_files(self, path: Path, text: str):
         for m in _IMPORT_RE.finditer(text):

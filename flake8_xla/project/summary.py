@@ -204,3 +204,42 @@ def _import_bindings(path: Path, tree: ast.AST, files: ProjectFiles) -> dict[str
                 if target is not None and bound not in out:
                     out[bound] = (target, [])
     return out
+
+
+_LAUNCH_NAMES = ("launch", "spawn")
+
+
+def launch_wrappers(tree: ast.AST) -> tuple[str, ...]:
+    """Names of the functions and methods that pass a parameter of theirs as the launched
+    function to ``torch_xla.launch`` / ``xmp.spawn`` (``def launch(self, fn, *args):
+    torch_xla.launch(fn, args=args)``): a call of one launches its first argument. Read from
+    the tree alone (names the module's torch_xla imports bind), no model needed."""
+    xla: set[str] = set()
+    for node in ast.walk(tree):
+        if type(node) is ast.Import:
+            xla.update((a.asname or a.name.split(".")[0]) for a in node.names if a.name.split(".")[0] == "torch_xla")
+        elif type(node) is ast.ImportFrom and not node.level and (node.module or "").split(".")[0] == "torch_xla":
+            xla.update(a.asname or a.name for a in node.names)
+    if not xla:
+        return ()
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if type(node) not in (ast.FunctionDef, ast.AsyncFunctionDef) or node.name in found:
+            continue
+        args = node.args
+        params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+        for call in ast.walk(node):
+            if type(call) is not ast.Call:
+                continue
+            f = call.func
+            last = f.attr if type(f) is ast.Attribute else f.id if type(f) is ast.Name else None
+            root = f
+            while type(root) is ast.Attribute:
+                root = root.value
+            if last not in _LAUNCH_NAMES or type(root) is not ast.Name or root.id not in xla:
+                continue
+            target = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "fn"), None)
+            if type(target) is ast.Name and target.id in params:
+                found.append(node.name)
+                break
+    return tuple(found)

@@ -352,8 +352,10 @@ _ON_DEVICE = (*XLA_DEVICE_CALLS, "torch_xla.distributed.parallel_loader.MpDevice
 def _places_on_device(model) -> bool:
     """The module visibly puts work on the XLA device: ``torch_xla.device()`` /
     ``xm.xla_device()``, a launcher, a device loader or an XLA FSDP wrap (with
-    ``--xla-scope=always`` every module counts: it is being ported)."""
-    return model.settings.scope == "always" or bool(model.calls_to(*_ON_DEVICE)) or bool(model.launches())
+    ``--xla-scope=always`` every module counts: it is being ported), or launched XLA code of
+    another project module runs its functions (project mode)."""
+    return model.settings.scope == "always" or bool(model.calls_to(*_ON_DEVICE)) or bool(model.launches()) \
+        or model.in_project()
 
 
 def _single_process(model) -> bool:
