@@ -97,7 +97,8 @@ def run(
         except Exception as exc:  # never crash the host's run
             return [internal_error("the semantic model", exc)]
         try:
-            return _check(model, settings, rule_classes)
+            found = _check(model, settings, rule_classes)
+            return _name_callers(model, facts, found) if facts.callers and not model.uses_torch_xla else found
         finally:
             model.release()
     finally:
@@ -111,6 +112,24 @@ def _project_facts(filename: str, settings: Settings) -> ProjectFacts:
         return facts_for(filename, settings)
     except (Exception, RecursionError):  # never crash the host's run: unknown, so nothing fires
         return EMPTY
+
+
+def _name_callers(model: Model, facts: ProjectFacts, findings: list[Finding]) -> list[Finding]:
+    """In a module without torch_xla, a finding is XLA code only because another module's
+    launched code calls it: name the function and that module (``... (in train_fn, run from
+    train.py); fix``)."""
+    quals = model.function_quals()
+    spans = sorted((f.node.lineno, f.node.end_lineno or f.node.lineno, quals[id(f)])
+                   for f in model.project_roots())
+    out = []
+    for f in findings:
+        inside = [q for start, end, q in spans if start <= f.line <= end]
+        caller = facts.callers.get(inside[-1]) if inside else None
+        if caller and "; " in f.message:
+            problem, fix = f.message.split("; ", 1)
+            f = Finding(f.line, f.col, f.code, f"{problem} (in {inside[-1][:40]}, run from {caller[-40:]}); {fix}", f.end)
+        out.append(f)
+    return out
 
 
 def _check(model: Model, settings: Settings, rule_classes: list[type[Rule]]) -> list[Finding]:

@@ -322,3 +322,21 @@ def test_launch_through_a_wrapper_of_another_module(tmp_path):
     })
     assert lint_all(tmp_path) == {("lib/loop.py", 6, "XLA401")}
     assert lint_all(tmp_path, Settings(project="off")) == set()
+
+
+def test_finding_caused_by_another_module_names_it(tmp_path, monkeypatch):
+    """A save helper of a module without torch_xla, given the XLA model by the launched code
+    of train.py: XLA601 there, naming the helper and the module that runs it."""
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "train.py": "import torch_xla\nimport torch_xla.distributed.xla_multiprocessing as xmp\n"
+                    "from ckpt import save\n\n\ndef _run(index):\n    model = Net().to(torch_xla.device())\n"
+                    "    save(model, 'm.pt')\n\n\nxmp.spawn(_run)\n",
+        "ckpt.py": "import torch\n\n\ndef save(model, path):\n    torch.save(model.state_dict(), path)\n",
+    })
+    text = (tmp_path / "ckpt.py").read_text()
+    monkeypatch.chdir(tmp_path)
+    found = [f.text for f in engine.run(ast.parse(text), Settings(), text, filename="ckpt.py")]
+    assert found == ["XLA601 torch.save of model.state_dict() keeps XLA tensors (in save, run from train.py); "
+                     "use xm.save(obj, path)"]
+    assert engine.run(ast.parse(text), Settings(project="off"), text, filename="ckpt.py") == []
