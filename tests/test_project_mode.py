@@ -171,13 +171,15 @@ def test_each_module_read_once_per_state(tmp_path, monkeypatch):
     real = psummary.summarise
     monkeypatch.setattr(project, "summarise", lambda path, *a: built.append(path.name) or real(path, *a))
     first = lint_all(tmp_path)
-    # the importers of utils.py, and utils.py where train.py's launched code calls it: each once
-    assert sorted(built) == ["cpu_eval.py", "train.py", "utils.py"]
-    assert lint_all(tmp_path) == first and len(built) == 3
-    # a changed file (size and mtime) is read again
+    # the module that launches (its text names torch and a launch), and utils.py where its
+    # launched code calls: each once; cpu_eval.py never mentions torch and is never parsed
+    assert sorted(built) == ["train.py", "utils.py"]
+    assert lint_all(tmp_path) == first and len(built) == 2
+    # a changed file (size and mtime) is a new summary
     (tmp_path / "train.py").write_text(TRAIN + "\n# changed\n", encoding="utf-8")
-    lint(tmp_path, "utils.py")
-    assert sorted(built) == ["cpu_eval.py", "train.py", "train.py", "utils.py"]
+    files = project._project(find_root(tmp_path / "train.py"))
+    assert project.summary_of(tmp_path / "train.py", files, Settings()).launched_multi == ("_run",)
+    assert sorted(built) == ["train.py", "train.py", "utils.py"]
 
 
 # --- reach ----------------------------------------------------------------------------------

@@ -23,8 +23,6 @@ from .summary import ModuleSummary, Ref, launch_wrappers, parse_module, summaris
 
 __all__ = ["EMPTY", "ProjectFacts", "clear_cache", "facts_for", "launchers_for", "summary_of", "with_launchers"]
 
-#: how many importer levels up from the linted module are read
-MAX_IMPORT_DEPTH = 8
 #: how many (module, function) pairs one launch may reach across modules
 MAX_REACH = 50000
 #: how many import levels down from a module its launch wrappers are looked for
@@ -34,6 +32,7 @@ _PROJECTS: dict[Path, ProjectFiles] = {}
 _SUMMARIES: dict[tuple, ModuleSummary | None] = {}
 _REACHED: dict[tuple, dict[Ref, bool]] = {}
 _WRAPPERS: dict[tuple, tuple[str, ...]] = {}
+_INDEX: dict[tuple, dict[str, dict[str, tuple[bool, str]]]] = {}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,6 +64,7 @@ def clear_cache() -> None:
     _SUMMARIES.clear()
     _REACHED.clear()
     _WRAPPERS.clear()
+    _INDEX.clear()
 
 
 def _project(root: Path) -> ProjectFiles:
@@ -153,11 +153,10 @@ def facts_for(filename: str, settings: Settings) -> ProjectFacts:
     files = _project(find_root(path))
     reached: dict[str, bool] = {}
     callers: dict[str, str] = {}
-    for launcher in _launching_importers(path, files, settings):
-        for (file, qual), multi in _reached_from(launcher, files, settings).items():
-            if file == str(path):
-                reached[qual] = reached.get(qual, False) or multi
-                callers.setdefault(qual, _relative(launcher, files.root))
+    if files.importers(path):  # a module nothing imports (an entry script) is reached by no other
+        for qual, (multi, caller) in _reach_index(files, settings).get(str(path), {}).items():
+            reached[qual] = multi
+            callers[qual] = caller
     launchers = launchers_for(path, files)
     if not reached and not launchers:
         return EMPTY
@@ -171,27 +170,34 @@ def _relative(path: Path, root: Path) -> str:
         return path.name
 
 
-def _launching_importers(path: Path, files: ProjectFiles, settings: Settings) -> list[Path]:
-    """Modules that import ``path`` (directly or through others, up to MAX_IMPORT_DEPTH
-    levels) and launch code: the only ones whose launched code can call into it."""
-    seen = {path}
-    level = [path]
-    out = []
-    for _ in range(MAX_IMPORT_DEPTH):
-        nxt = []
-        for target in level:
-            for importer in sorted(files.importers(target)):
-                if importer in seen:
-                    continue
-                seen.add(importer)
-                nxt.append(importer)
-                s = summary_of(importer, files, settings)
-                if s is not None and (s.launched_multi or s.launched_single):
-                    out.append(importer)
-        level = nxt
-        if not level:
-            break
-    return out
+def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str, tuple[bool, str]]]:
+    """``{file: {qual: (multi, launching module)}}``: every function of the project that
+    launched code of another module runs. Built once per (root, settings): the modules whose
+    text names torch and a launch (``launch``, ``spawn``, a name of ``xla-launchers``) are
+    summarised, and from each that launches, its launched code is followed across modules
+    (:func:`_reached_from`). Linear in the project for a bounded number of launching modules."""
+    key = (files.root, settings)
+    found = _INDEX.get(key)
+    if found is not None:
+        return found
+    words = ("launch", "spawn", *(n.rsplit(".", 1)[-1] for n in settings.launchers))
+    index: dict[str, dict[str, tuple[bool, str]]] = {}
+    _INDEX[key] = index  # asked again while building (it is not): nothing reached yet
+    for path in files.files():
+        text = read_text(path)
+        if text is None or "torch" not in text or not any(w in text for w in words):
+            continue
+        s = summary_of(path, files, settings)
+        if s is None or not (s.launched_multi or s.launched_single):
+            continue
+        caller = _relative(path, files.root)
+        for (file, qual), multi in _reached_from(path, files, settings).items():
+            if file == str(path):
+                continue  # the module's own launches are its own model's
+            entry = index.setdefault(file, {})
+            old = entry.get(qual)
+            entry[qual] = (multi or (old is not None and old[0]), old[1] if old is not None else caller)
+    return index
 
 
 def _reached_from(launcher: Path, files: ProjectFiles, settings: Settings) -> dict[Ref, bool]:
