@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from pathlib import Path
 
 from ..settings import Settings
@@ -33,6 +34,7 @@ _SUMMARIES: dict[tuple, ModuleSummary | None] = {}
 _REACHED: dict[tuple, dict[Ref, bool]] = {}
 _WRAPPERS: dict[tuple, tuple[str, ...]] = {}
 _INDEX: dict[tuple, dict[str, dict[str, tuple[bool, str]]]] = {}
+_LAUNCHERS: dict[tuple, tuple[str, ...]] = {}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,6 +67,7 @@ def clear_cache() -> None:
     _REACHED.clear()
     _WRAPPERS.clear()
     _INDEX.clear()
+    _LAUNCHERS.clear()
 
 
 def _project(root: Path) -> ProjectFiles:
@@ -106,13 +109,32 @@ def _wrappers(path: Path) -> tuple[str, ...]:
     found = _WRAPPERS.get(state)
     if found is None:
         text = read_text(path) or ""
-        tree = parse_module(path) if "torch_xla" in text and ("launch" in text or "spawn" in text) else None
+        tree = parse_module(path) if _may_wrap(text) else None
         found = _WRAPPERS[state] = launch_wrappers(tree) if tree is not None else ()
     return found
 
 
+_HANDS_ON = re.compile(r"\b(?:launch|spawn)\(\s*(?:fn\s*=\s*)?(\w+)\s*[,)]")
+
+
+def _may_wrap(text: str) -> bool:
+    """Text pre-filter of :func:`~.summary.launch_wrappers`: torch_xla is named, and some
+    ``launch(`` / ``spawn(`` is handed a name that a ``def`` line also names."""
+    if "torch_xla" not in text:
+        return False
+    for m in _HANDS_ON.finditer(text):
+        if re.search(r"def\s+\w+\s*\([^)]*\b%s\b" % m.group(1), text):
+            return True
+    return False
+
+
 def launchers_for(path: Path, files: ProjectFiles) -> tuple[str, ...]:
-    """Launch wrappers of the project modules ``path`` imports, up to MAX_WRAPPER_DEPTH levels down."""
+    """Launch wrappers of the project modules ``path`` imports, up to MAX_WRAPPER_DEPTH levels
+    down (once per file and process, like the reach index)."""
+    key = (files.root, path)
+    if key in _LAUNCHERS:
+        return _LAUNCHERS[key]
+    _LAUNCHERS[key] = ()
     seen, level, found = {path}, [path], []
     for _ in range(MAX_WRAPPER_DEPTH):
         nxt = []
@@ -123,7 +145,8 @@ def launchers_for(path: Path, files: ProjectFiles) -> tuple[str, ...]:
                     nxt.append(q)
                     found.extend(w for w in _wrappers(q) if w not in found)
         level = nxt
-    return tuple(found)
+    _LAUNCHERS[key] = tuple(found)
+    return _LAUNCHERS[key]
 
 
 def with_launchers(settings: Settings, names: tuple[str, ...]) -> Settings:
@@ -173,20 +196,23 @@ def _relative(path: Path, root: Path) -> str:
 def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str, tuple[bool, str]]]:
     """``{file: {qual: (multi, launching module)}}``: every function of the project that
     launched code of another module runs. Built once per (root, settings): the modules whose
-    text names torch and a launch (``launch``, ``spawn``, a name of ``xla-launchers``) are
-    summarised, and from each that launches, its launched code is followed across modules
+    text names torch and a launch (torch_xla and ``spawn(`` / ``launch(``, a name of
+    ``xla-launchers`` or of a launch wrapper it imports) are summarised, and from each that launches, its launched code is followed across modules
     (:func:`_reached_from`). Linear in the project for a bounded number of launching modules."""
     key = (files.root, settings)
     found = _INDEX.get(key)
     if found is not None:
         return found
-    words = ("launch", "spawn", *(n.rsplit(".", 1)[-1] for n in settings.launchers))
+    words = tuple(f"{n.rsplit('.', 1)[-1]}(" for n in settings.launchers)
     index: dict[str, dict[str, tuple[bool, str]]] = {}
     _INDEX[key] = index  # asked again while building (it is not): nothing reached yet
     for path in files.files():
         text = read_text(path)
-        if text is None or "torch" not in text or not any(w in text for w in words):
+        if text is None or "torch" not in text:
             continue
+        if not ("torch_xla" in text and ("spawn(" in text or "launch(" in text)) \
+                and not any(w in text for w in words + tuple(f"{n}(" for n in launchers_for(path, files))):
+            continue  # no launch in the text: not a launching module
         s = summary_of(path, files, settings)
         if s is None or not (s.launched_multi or s.launched_single):
             continue
