@@ -215,8 +215,8 @@ def test_unknown_never_fires(tmp_path):
                     "def _run(i):\n    utils.helper()\n    broken.f()\n    helper()\n\n\nxmp.spawn(_run)\n",
         "broken.py": "import torch\nimport train\n\n\ndef f(:\n",
         "utils.py": "import torch\nimport train  # a cycle\n\n\ndef helper():\n    torch.cuda.empty_cache()\n",
-        ".venv/lib/site-packages/torchvision/__init__.py": "import torch\n\n\ndef helper():\n"
-                                                         "    torch.cuda.empty_cache()\n",
+        ".venv/lib/site-packages/torchvision/__init__.py":
+            "import torch\n\n\ndef helper():\n    torch.cuda.empty_cache()\n",
     })
     assert lint(tmp_path, "utils.py") == {("utils.py", 6, "XLA401")}
     assert lint(tmp_path, ".venv/lib/site-packages/torchvision/__init__.py") == set()
