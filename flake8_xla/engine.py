@@ -12,7 +12,7 @@ import gc
 from typing import Iterable, Sequence
 
 from .model import Model
-from .project import EMPTY, ProjectFacts, facts_for, with_launchers
+from .project import EMPTY, ProjectFacts, facts_for, helper_lookup, with_launchers
 from .registry import ANYWHERE, ENV, ENV_PREFIXES, ENV_SETTERS, Finding, Rule, all_rules
 from .settings import Settings
 
@@ -93,7 +93,8 @@ def run(
         gc.disable()
     try:
         try:
-            model = Model(tree, settings, facts.reached, facts.launchers)
+            lookup = helper_lookup(filename, tree, settings) if filename and settings.project == "on" else None
+            model = Model(tree, settings, facts.reached, facts.launchers, lookup)
         except Exception as exc:  # never crash the host's run
             return [internal_error("the semantic model", exc)]
         try:

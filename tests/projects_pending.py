@@ -15,7 +15,6 @@ PENDING: dict[tuple[str, str, str, int, str], str] = {
     ('p01_kaggle_melanoma', 'utils.py', 'default', 50, 'XLA801'): 'call-site module value (xm) into a parameter across modules',
     ('p01_kaggle_melanoma', 'utils.py', 'default', 59, 'XLA204'): 'call-site device loader into a parameter across modules',
     ('p01_kaggle_melanoma', 'utils.py', 'default', 64, 'XLA507'): 'device tensor from a parameter (model/device passed in)',
-    ('p02_hf_style_trainer', 'run_glue_tpu.py', 'default', 58, 'XLA003'): 'runtime touch inside an imported helper before the launch',
     ('p02_hf_style_trainer', 'trainer/callbacks.py', 'default', 33, 'XLA501'): 'callbacks in a list: method calls through list elements',
     ('p02_hf_style_trainer', 'trainer/callbacks.py', 'default', 50, 'XLA604'): 'imported helper returns a local-master test',
     ('p02_hf_style_trainer', 'trainer/callbacks.py', 'default', 62, 'XLA507'): 'callbacks in a list: method calls through list elements',
@@ -33,5 +32,4 @@ PENDING: dict[tuple[str, str, str, int, str], str] = {
     ('p04_spmd_llama', 'sharding.py', 'default', 28, 'XLA905'): 'CPU model passed from another module before its move',
     ('p04_spmd_llama', 'sharding.py', 'default', 29, 'XLA905'): 'CPU model passed from another module before its move',
     ('p04_spmd_llama', 'sharding.py', 'default', 30, 'XLA905'): 'CPU model passed from another module before its move',
-    ('p04_spmd_llama', 'train_spmd.py', 'default', 62, 'XLA302'): 'generator of host tensors imported from another module',
 }

@@ -342,3 +342,55 @@ def test_finding_caused_by_another_module_names_it(tmp_path, monkeypatch):
     assert found == ["XLA601 torch.save of model.state_dict() keeps XLA tensors (in save, run from train.py); "
                      "use xm.save(obj, path)"]
     assert engine.run(ast.parse(text), Settings(project="off"), text, filename="ckpt.py") == []
+
+
+SPMD = """\
+import torch
+import torch_xla
+import torch_xla.runtime as xr
+from data import batches
+from shard import place
+
+
+def main(model, optimizer):
+    xr.use_spmd()
+    device = torch_xla.device()
+    for x in batches(8):
+        loss = model(place(x.to(device))).sum()
+        loss.backward()
+        optimizer.step()
+"""
+
+
+@pytest.mark.parametrize("data,shard,want", [
+    # a generator of host tensors, a helper that cannot sync: the loop has no per-step sync
+    ("import torch\n\n\ndef batches(n):\n    for _ in range(n):\n        yield torch.randn(4)\n",
+     "def place(t):\n    return t\n", {("train.py", 11, "XLA302")}),
+    # the helper syncs (in another module, through a call of its own): silent
+    ("import torch\n\n\ndef batches(n):\n    for _ in range(n):\n        yield torch.randn(4)\n",
+     "from sync import cut\n\n\ndef place(t):\n    cut()\n    return t\n", set()),
+    # the generator yields what a parameter holds (may be a device loader's batches): silent
+    ("def batches(loader):\n    for b in loader:\n        yield b\n", "def place(t):\n    return t\n", set()),
+], ids=["host-generator", "helper-syncs", "unseen-data"])
+def test_what_an_imported_helper_does(tmp_path, data, shard, want):
+    write(tmp_path, {"pyproject.toml": "", "train.py": SPMD, "data.py": data, "shard.py": shard,
+                     "sync.py": "import torch_xla\n\n\ndef cut():\n    torch_xla.sync()\n"})
+    assert lint(tmp_path, "train.py") == want
+    assert lint(tmp_path, "train.py", Settings(project="off")) == set()
+
+
+def test_runtime_touched_by_an_imported_helper_before_the_launch(tmp_path, monkeypatch):
+    write(tmp_path, {
+        "pyproject.toml": "", "pkg/__init__.py": "",
+        "pkg/util.py": "import torch_xla.runtime as xr\n\n\ndef count():\n    return xr.world_size()\n\n\n"
+                       "def name():\n    return 'x'\n",
+        "run.py": "import torch_xla.distributed.xla_multiprocessing as xmp\nfrom pkg.util import count, name\n\n\n"
+                  "def _mp(i):\n    pass\n\n\nif __name__ == '__main__':\n    print(name())\n    print(count())\n"
+                  "    xmp.spawn(_mp)\n",
+    })
+    text = (tmp_path / "run.py").read_text()
+    monkeypatch.chdir(tmp_path)
+    found = [(f.line, f.text) for f in engine.run(ast.parse(text), Settings(), text, filename="run.py")]
+    assert found == [(11, "XLA003 count() of pkg/util.py starts the XLA runtime before xmp.spawn(); "
+                          "move it into the launched function")]
+    assert engine.run(ast.parse(text), Settings(project="off"), text, filename="run.py") == []

@@ -286,6 +286,36 @@ class Calls:
         quals = self.function_quals()
         return [f for f in self.functions if reached.get(quals[id(f)], None) in ((True,) if multi_only else (True, False))]
 
+    def project_helper(self, func_expr: ast.AST, ctx: Ctx, method: str | None = None):
+        """Project mode's facts (:class:`flake8_xla.project.HelperFacts`) about the function of
+        another project module that ``func_expr`` names through the module's imports
+        (``iterate_batches``, ``utils.train_fn``; with ``method``, that method of the class it
+        names: ``CheckpointSaver`` + ``save``). ``None`` outside project mode, for a name a
+        local binding shadows, or for anything not a project function."""
+        lookup = self.project_lookup
+        if lookup is None:
+            return None
+        node = func_expr
+        parts = [method] if method else []
+        while type(node) is ast.Attribute:
+            parts.append(node.attr)
+            node = node.value
+        if type(node) is not ast.Name:
+            return None
+        bindings = self.lookup(node.id, ctx, None)
+        if not bindings or any(kind not in ("import", "unknown") or b_ctx is None or b_ctx.scope is not self.module_scope
+                               for _, kind, _, b_ctx in bindings):
+            return None  # bound by a local, a parameter, or not by a module-level import
+        parts.append(node.id)
+        key = ("project_helper", tuple(parts))
+        cache = self._cache
+        if key not in cache:
+            try:
+                cache[key] = lookup(tuple(reversed(parts)))
+            except (Exception, RecursionError):  # the project cannot be read: unknown
+                cache[key] = None
+        return cache[key]
+
     def in_project(self) -> bool:
         """Project mode found XLA code in this module: functions launched XLA code of another
         module reaches, or a launch through a project's launch wrapper."""

@@ -863,6 +863,10 @@ class Training:
                 if q in ("itertools.islice", "itertools.cycle") or q.split(".", 1)[0] == "tqdm":
                     args = args[:1]
                 return bool(args) and all(self.iterable_seen(a, ctx, depth + 1) for a in args)
+        helper = self.project_helper(f, ctx)  # a generator of host tensors in another module
+        if helper is not None:
+            return helper.yields_seen
+        if q is not None:
             return False
         funcs = self.function_of(f, ctx)
         if funcs:
@@ -872,6 +876,11 @@ class Training:
             return self.iterable_seen(f.value, ctx, depth + 1)
         return False
 
+    def unseen_sync_call(self, call: ast.Call, ctx: Ctx) -> bool:
+        """True when ``call`` may cut the graph where it cannot be seen (a third-party or
+        project helper, ``next()`` of an unseen iterator); see :meth:`_unseen_sync_possible`."""
+        return self._unseen_sync_call(call, ctx)
+
     def _unseen_sync_call(self, call: ast.Call, ctx: Ctx) -> bool:
         f = call.func
         if type(f) is ast.Name and f.id == "next" and self.lookup("next", ctx, None) is None:
@@ -879,12 +888,18 @@ class Training:
         if type(f) is ast.Attribute and f.attr == "__next__":
             return True
         if self._imported_helper(call, ctx):
+            helper = self.project_helper(f, ctx)  # a project module's function: what it does
+            if helper is not None:
+                return helper.may_sync
             q = self.call_name(call, ctx) or ""
             return q not in self.SAMPLE_GENERATORS and q.split(".", 1)[0] not in self._QUIET_LIBRARIES
         if type(f) is ast.Attribute and type(f.value) is ast.Name and self.call_name(call, ctx) is None:
             # engine.train_step(...) on an object built by an imported class or helper
             for v, c in self.values(f.value, ctx) or ():
                 if type(v) is ast.Call and c is not None and self._imported_helper(v, c):
+                    helper = self.project_helper(v.func, c, method=f.attr)  # a project class's method
+                    if helper is not None and not helper.may_sync:
+                        continue
                     q = self.call_name(v, c) or ""
                     if q.split(".", 1)[0] not in self._QUIET_LIBRARIES:
                         return True

@@ -20,9 +20,11 @@ from pathlib import Path
 
 from ..settings import Settings
 from .files import ProjectFiles, find_root, read_text
-from .summary import ModuleSummary, Ref, launch_wrappers, parse_module, summarise
+from .summary import ModuleSummary, Ref, import_bindings, launch_wrappers, parse_module, \
+    resolve_chain, summarise
 
-__all__ = ["EMPTY", "ProjectFacts", "clear_cache", "facts_for", "launchers_for", "summary_of", "with_launchers"]
+__all__ = ["EMPTY", "HelperFacts", "ProjectFacts", "clear_cache", "facts_for", "helper_lookup", "launchers_for",
+           "summary_of", "with_launchers"]
 
 #: how many (module, function) pairs one launch may reach across modules
 MAX_REACH = 50000
@@ -35,6 +37,9 @@ _REACHED: dict[tuple, dict[Ref, bool]] = {}
 _WRAPPERS: dict[tuple, tuple[str, ...]] = {}
 _INDEX: dict[tuple, dict[str, dict[str, tuple[bool, str]]]] = {}
 _LAUNCHERS: dict[tuple, tuple[str, ...]] = {}
+_HELPERS: dict[tuple, HelperFacts | None] = {}
+#: how many functions one helper's facts may follow across modules
+MAX_HELPER_NODES = 2000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,6 +65,27 @@ class ProjectFacts:
 EMPTY = ProjectFacts()
 
 
+@dataclasses.dataclass(frozen=True)
+class HelperFacts:
+    """What a function of another project module does, for the rules of its caller.
+
+    Attributes:
+        module: its file, relative to the root (for messages).
+        qual: ``f`` or ``Cls.m``.
+        xla_calls: the torch_xla functions it calls, itself or through the functions it
+            calls in any project module (canonical dotted names).
+        may_sync: it, or a function it calls, may cut the graph (a sync, or a call that may
+            hide one); unknown callees count as may-sync.
+        yields_seen: what it returns or yields is visibly no loader (host tensors, numbers).
+    """
+
+    module: str
+    qual: str
+    xla_calls: frozenset[str]
+    may_sync: bool
+    yields_seen: bool
+
+
 def clear_cache() -> None:
     """Forget every project, summary and reach computed in this process."""
     _PROJECTS.clear()
@@ -68,6 +94,7 @@ def clear_cache() -> None:
     _WRAPPERS.clear()
     _INDEX.clear()
     _LAUNCHERS.clear()
+    _HELPERS.clear()
 
 
 def _project(root: Path) -> ProjectFiles:
@@ -306,3 +333,64 @@ def _class_methods(ref: Ref, files: ProjectFiles, settings: Settings, depth: int
         todo.extend(((file, b), d + 1) for b in cls.bases_local)
         todo.extend((b, d + 1) for b in cls.bases_out)
     return list(found.values())
+
+
+def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFacts | None:
+    """Facts about function ``ref`` (``(file, "f" / "Cls.m")``, through re-exports and bases)
+    and everything it calls across the project; ``None`` when it is no known function.
+    Memoised per (ref, settings) for the process."""
+    key = (ref, settings)
+    if key in _HELPERS:
+        return _HELPERS[key]
+    _HELPERS[key] = None
+    targets = _functions_of(ref, files, settings)
+    if len(targets) != 1:
+        return None  # a class, or nothing known
+    start = targets[0]
+    xla: set[str] = set()
+    may_sync = False
+    seen = {start}
+    todo = [start]
+    while todo:
+        node = todo.pop()
+        s = summary_of(Path(node[0]), files, settings)
+        f = s.function(node[1]) if s is not None else None
+        if f is None or len(seen) > MAX_HELPER_NODES:
+            may_sync = True  # unknown: may sync
+            continue
+        xla.update(f.xla_calls)
+        may_sync = may_sync or f.may_sync
+        for nxt in _callees(node, files, settings):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    root = summary_of(Path(start[0]), files, settings)
+    first = root.function(start[1]) if root is not None else None
+    found = HelperFacts(_relative(Path(start[0]), files.root), start[1], frozenset(xla), may_sync,
+                        bool(first is not None and first.yields_seen))
+    _HELPERS[key] = found
+    return found
+
+
+def helper_lookup(filename: str, tree, settings: Settings):
+    """A function ``parts -> HelperFacts | None`` for the module in ``filename`` whose tree is
+    ``tree``: ``("iterate_batches",)`` or ``("utils", "train_fn")`` or
+    ``("CheckpointSaver", "save")``, a dotted chain rooted in a name its imports bind to a
+    project module. ``None`` when project mode is off or the file is unknown."""
+    if settings.project != "on" or not filename:
+        return None
+    path = Path(filename)
+    if not path.is_file():
+        return None
+    path = path.resolve()
+    files = _project(find_root(path))
+    bindings = None
+
+    def lookup(parts: tuple[str, ...]) -> HelperFacts | None:
+        nonlocal bindings
+        if bindings is None:
+            bindings = import_bindings(path, tree, files)
+        ref = resolve_chain(parts, bindings, files)
+        return helper_facts(ref, files, settings) if ref is not None else None
+
+    return lookup

@@ -12,6 +12,7 @@ import dataclasses
 import warnings
 from pathlib import Path
 
+from ..model.scopes import Ctx
 from ..settings import Settings
 from .files import ProjectFiles, read_text
 
@@ -28,12 +29,21 @@ class FunctionFacts:
         line: the line of its ``def``.
         calls_local: quals of the module's functions it calls or names (the model's callees).
         calls_out: functions and classes of other project modules it calls or names.
+        xla_calls: the torch_xla functions it calls itself (canonical dotted names).
+        may_sync: it may cut the graph itself: a sync (``torch_xla.sync()``,
+            ``barrier=True``) or a call that may hide one (a third-party helper, ``next()``
+            of an unseen iterator); calls of project functions are their own facts.
+        yields_seen: what it returns or yields is visibly no loader (host tensors, numbers,
+            ``range``): the model's ``iterable_seen`` of every return and yield.
     """
 
     qual: str
     line: int
     calls_local: tuple[str, ...]
     calls_out: tuple[Ref, ...]
+    xla_calls: tuple[str, ...] = ()
+    may_sync: bool = True
+    yields_seen: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -119,24 +129,7 @@ def _summary(path: Path, model, files: ProjectFiles) -> ModuleSummary:
     bindings = _import_bindings(path, model.tree, files)
 
     def ref(chain: ast.AST) -> Ref | None:
-        parts = []
-        node = chain
-        while type(node) is ast.Attribute:
-            parts.append(node.attr)
-            node = node.value
-        if type(node) is not ast.Name or node.id not in bindings:
-            return None
-        parts.reverse()
-        target, prefix = bindings[node.id]
-        rest = prefix + parts
-        while rest and (target.name == "__init__.py" or target.is_dir()):
-            sub = files.submodule(target, rest[0])
-            if sub is None:
-                break
-            target, rest = sub, rest[1:]
-        if not rest or target.is_dir():
-            return None
-        return str(target), ".".join(rest[:2])
+        return resolve_chain(chain_parts(chain), bindings, files)
 
     functions = []
     for func in model.functions:
@@ -151,7 +144,8 @@ def _summary(path: Path, model, files: ProjectFiles) -> ModuleSummary:
                 r = ref(ast.Name(id=name))
                 if r is not None and r not in out:
                     out.append(r)
-        functions.append(FunctionFacts(quals[id(func)], func.node.lineno, tuple(dict.fromkeys(local)), tuple(out)))
+        functions.append(FunctionFacts(quals[id(func)], func.node.lineno, tuple(dict.fromkeys(local)), tuple(out),
+                                       *_does(model, func, ref)))
     classes = []
     for cls in model.classes:
         local, out = [], []
@@ -179,6 +173,70 @@ def _summary(path: Path, model, files: ProjectFiles) -> ModuleSummary:
         launched_multi=tuple(quals[id(f)] for f in model.functions if id(f) in multi),
         launched_single=tuple(quals[id(f)] for f in model.functions if id(f) in launched and id(f) not in multi),
     )
+
+
+def _does(model, func, ref) -> tuple[tuple[str, ...], bool, bool]:
+    """(xla_calls, may_sync, yields_seen) of one function, from its module's model."""
+    xla, sync = [], False
+    for call, ctx in func.calls:
+        if ctx.func is not func:
+            continue  # a nested def's call is the nested def's
+        q = model.call_name(call, ctx)
+        if q is not None and q.startswith("torch_xla") and q not in xla:
+            xla.append(q)
+        if not sync and (model.is_sync_call(call, ctx) or (model.unseen_sync_call(call, ctx) and ref(call.func) is None)):
+            sync = True
+    inner = Ctx(func.scope, func, (), ())
+    values = [(v, c) for v, c in func.returns if v is not None]
+    values += [(n.value, inner) for n in _own_nodes(func.node) if type(n) in (ast.Yield, ast.YieldFrom) and n.value]
+    seen = bool(values) and all(model.iterable_seen(v, c) for v, c in values)
+    return tuple(xla), sync, seen
+
+
+def _own_nodes(node: ast.AST):
+    """The nodes of a def's body, without those of nested defs, lambdas and classes."""
+    todo = list(node.body)
+    while todo:
+        n = todo.pop()
+        yield n
+        for child in ast.iter_child_nodes(n):
+            if type(child) not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef):
+                todo.append(child)
+
+
+def chain_parts(chain: ast.AST) -> tuple[str, ...] | None:
+    """``a.b.c`` -> ``("a", "b", "c")``; ``None`` when the chain is not rooted in a name."""
+    parts = []
+    node = chain
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if type(node) is not ast.Name:
+        return None
+    parts.append(node.id)
+    return tuple(reversed(parts))
+
+
+def resolve_chain(parts: tuple[str, ...] | None, bindings: dict, files: ProjectFiles) -> Ref | None:
+    """The project function or class a dotted chain names through the module's import
+    bindings (:func:`import_bindings`): ``(file, "f" / "Cls" / "Cls.m")``, or ``None``."""
+    if not parts or parts[0] not in bindings:
+        return None
+    target, prefix = bindings[parts[0]]
+    rest = prefix + list(parts[1:])
+    while rest and (target.name == "__init__.py" or target.is_dir()):
+        sub = files.submodule(target, rest[0])
+        if sub is None:
+            break
+        target, rest = sub, rest[1:]
+    if not rest or target.is_dir():
+        return None
+    return str(target), ".".join(rest[:2])
+
+
+def import_bindings(path: Path, tree: ast.AST, files: ProjectFiles) -> dict[str, tuple[Path, list[str]]]:
+    """Public name of :func:`_import_bindings` (the engine asks it for the linted module)."""
+    return _import_bindings(path, tree, files)
 
 
 def _import_bindings(path: Path, tree: ast.AST, files: ProjectFiles) -> dict[str, tuple[Path, list[str]]]:
