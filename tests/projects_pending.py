@@ -6,10 +6,6 @@ its row is removed here. False positives are never listed: they are fixed.
 
 PENDING: dict[tuple[str, str, str, int, str], str] = {
     ('p01_kaggle_melanoma', 'model.py', 'default', 38, 'XLA502'): 'forward of a model moved by another module: call-site tensors into forward',
-    ('p01_kaggle_melanoma', 'train.py', 'default', 59, 'XLA303'): 'dataset kind of an imported class; step loop inside an imported helper',
-    ('p01_kaggle_melanoma', 'train.py', 'default', 59, 'XLA304'): 'dataset kind of an imported class; step loop inside an imported helper',
-    ('p01_kaggle_melanoma', 'train.py', 'v27', 59, 'XLA303'): 'dataset kind of an imported class; step loop inside an imported helper',
-    ('p01_kaggle_melanoma', 'train.py', 'v27', 59, 'XLA304'): 'dataset kind of an imported class; step loop inside an imported helper',
     ('p01_kaggle_melanoma', 'utils.py', 'default', 19, 'XLA206'): 'reach: device model with Dropout in another module',
     ('p01_kaggle_melanoma', 'utils.py', 'default', 36, 'XLA501'): 'call-site device tensor into a method parameter across modules',
     ('p01_kaggle_melanoma', 'utils.py', 'default', 50, 'XLA801'): 'call-site module value (xm) into a parameter across modules',

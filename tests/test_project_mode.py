@@ -394,3 +394,43 @@ def test_runtime_touched_by_an_imported_helper_before_the_launch(tmp_path, monke
     assert found == [(11, "XLA003 count() of pkg/util.py starts the XLA runtime before xmp.spawn(); "
                           "move it into the launched function")]
     assert engine.run(ast.parse(text), Settings(project="off"), text, filename="run.py") == []
+
+
+LAUNCHED_LOOP = """\
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.xla_multiprocessing as xmp
+from torch.utils.data import DataLoader
+from ds import Images
+from steps import step
+
+
+def _run(index):
+    device = torch_xla.device()
+    loader = DataLoader(Images(), batch_size=8)
+    for batch in loader:
+        step(batch, device, xm)
+
+
+xmp.spawn(_run)
+"""
+
+DS_PLAIN = "from torch.utils.data import Dataset\n\n\nclass Images(Dataset):\n    def __len__(self):\n        return 8\n"
+DS_SHARDS = ("import torch_xla.runtime as xr\nfrom torch.utils.data import Dataset\n\n\nclass Images(Dataset):\n"
+             "    def __len__(self):\n        return 8 // xr.world_size()\n")
+STEP_SYNCS = "def step(batch, model, xm):\n    batch.sum().backward()\n    xm.optimizer_step(model, barrier=True)\n"
+STEP_PLAIN = "def step(batch, opt, xm):\n    batch.sum().backward()\n    xm.optimizer_step(opt)\n"
+
+
+@pytest.mark.parametrize("ds,steps,want", [
+    # a map-style dataset class that does not shard, a step helper that syncs on the xm it is given
+    (DS_PLAIN, STEP_SYNCS, {("train.py", 11, "XLA303"), ("train.py", 11, "XLA304")}),
+    # the same helper without barrier=True: nothing syncs per step over a plain DataLoader
+    (DS_PLAIN, STEP_PLAIN, {("train.py", 11, "XLA303"), ("train.py", 11, "XLA304"), ("train.py", 12, "XLA301")}),
+    # a dataset class that reads the world size shards itself: no XLA303
+    (DS_SHARDS, STEP_SYNCS, {("train.py", 11, "XLA304")}),
+], ids=["plain-dataset", "helper-without-barrier", "sharding-dataset"])
+def test_step_loop_through_an_imported_helper(tmp_path, ds, steps, want):
+    write(tmp_path, {"pyproject.toml": "", "train.py": LAUNCHED_LOOP, "ds.py": ds, "steps.py": steps})
+    assert lint(tmp_path, "train.py") == want
+    assert lint(tmp_path, "train.py", Settings(project="off")) == set()

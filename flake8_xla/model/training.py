@@ -82,6 +82,12 @@ class Training:
             for rec in self.method_calls("step"):
                 if self.is_optimizer(rec[0].func.value, rec[1]):
                     found[id(rec[0])] = rec
+            if self.project_lookup is not None:  # project mode: a helper of another module that steps
+                for call, ctx in self.calls:
+                    if self._imported_helper(call, ctx):
+                        helper = self.project_helper(call.func, ctx)
+                        if helper is not None and helper.steps:
+                            found[id(call)] = (call, ctx)
             self._cache["stepmarkers"] = found
         return found
 
@@ -231,9 +237,26 @@ class Training:
         if key in self._cache:
             return self._cache[key]
         result = any(self.is_sync_call(call, ctx) or self._calls_compiled(call, ctx) for call, ctx in loop.calls) \
-            or any(self.func_syncs(f) for call, ctx in loop.calls for f in self.function_of(call.func, ctx))
+            or any(self.func_syncs(f) for call, ctx in loop.calls for f in self.function_of(call.func, ctx)) \
+            or (self.project_lookup is not None and any(self._project_syncs(call, ctx) for call, ctx in loop.calls))
         self._cache[key] = result
         return result
+
+    def _project_syncs(self, call: ast.Call, ctx: Ctx) -> bool:
+        """Project mode: ``call`` runs a helper of another project module that syncs (itself,
+        or on the ``xm`` module the call passes it)."""
+        if not self._imported_helper(call, ctx):
+            return False
+        helper = self.project_helper(call.func, ctx)
+        if helper is None:
+            return False
+        if helper.syncs:
+            return True
+        for index, name in helper.param_syncs:  # train_fn(loader, model, xm): xm.optimizer_step(barrier=True)
+            arg = self.kwarg(call, name, index)
+            if isinstance(arg, ast.AST) and self.qualname(arg, ctx) == "torch_xla.core.xla_model":
+                return True
+        return False
 
     def _calls_compiled(self, call: ast.Call, ctx: Ctx) -> bool:
         """``step(...)`` where ``step = torch_xla.compile(step_fn)``."""
@@ -963,8 +986,22 @@ class Training:
 
     def _is_update(self, call, ctx) -> bool:
         """An optimizer update: ``opt.step()`` on a torch optimizer, ``xm.optimizer_step(opt)``
-        (each a step marker)."""
-        return self.is_optimizer_step(call, ctx) or self.call_name(call, ctx) == self.OPTIMIZER_STEP
+        (each a step marker), or a call of another project module's helper that runs one."""
+        if self.is_optimizer_step(call, ctx) or self.call_name(call, ctx) == self.OPTIMIZER_STEP:
+            return True
+        if self.project_lookup is not None and self._imported_helper(call, ctx):
+            helper = self.project_helper(call.func, ctx)
+            return helper is not None and helper.updates
+        return False
+
+    def func_updates(self, func: FunctionInfo) -> bool:
+        """True when ``func`` (or a module function it calls) runs an optimizer update."""
+        markers = self.step_markers()
+        table = self._cache.get("updates")
+        if table is None:
+            direct = {id(x.func): True for c, x in markers.values() if x.func is not None and self._is_update(c, x)}
+            table = self.closure_over_callers("updates", direct)
+        return bool(table.get(id(func)))
 
     def loop_steps_optimizer(self, loop: LoopInfo) -> bool:
         """The loop body (nested loops included) or a module function it calls (followed

@@ -38,8 +38,7 @@ _WRAPPERS: dict[tuple, tuple[str, ...]] = {}
 _INDEX: dict[tuple, dict[str, dict[str, tuple[bool, str]]]] = {}
 _LAUNCHERS: dict[tuple, tuple[str, ...]] = {}
 _HELPERS: dict[tuple, HelperFacts | None] = {}
-#: how many functions one helper's facts may follow across modules
-MAX_HELPER_NODES = 2000
+_NODES: dict[tuple, object] = {}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,6 +76,12 @@ class HelperFacts:
         may_sync: it, or a function it calls, may cut the graph (a sync, or a call that may
             hide one); unknown callees count as may-sync.
         yields_seen: what it returns or yields is visibly no loader (host tensors, numbers).
+        steps: it, or a function it calls, runs backward or an optimizer step.
+        updates: it, or a function it calls, runs an optimizer update.
+        syncs: it, or a function it calls, cuts the graph (a sync, ``barrier=True``).
+        param_syncs: ``(index, name)`` of its parameters that sync when given the ``xm``
+            module (``xm.optimizer_step(opt, barrier=True)`` on a parameter ``xm``).
+        plain_dataset: a class (not a function): a map-style ``Dataset`` that does not shard.
     """
 
     module: str
@@ -84,6 +89,11 @@ class HelperFacts:
     xla_calls: frozenset[str]
     may_sync: bool
     yields_seen: bool
+    steps: bool = False
+    updates: bool = False
+    syncs: bool = False
+    plain_dataset: bool = False
+    param_syncs: tuple[tuple[int, str], ...] = ()
 
 
 def clear_cache() -> None:
@@ -95,6 +105,7 @@ def clear_cache() -> None:
     _INDEX.clear()
     _LAUNCHERS.clear()
     _HELPERS.clear()
+    _NODES.clear()
 
 
 def _project(root: Path) -> ProjectFiles:
@@ -343,33 +354,66 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
     if key in _HELPERS:
         return _HELPERS[key]
     _HELPERS[key] = None
+    file, qual = ref
+    s = summary_of(Path(file), files, settings)
+    cls = s.cls(qual) if s is not None and "." not in qual else None
+    if cls is not None:  # a class: what it is, and nothing it does (its methods are asked by name)
+        found = HelperFacts(_relative(Path(file), files.root), qual, frozenset(), True, False,
+                            plain_dataset=cls.plain_dataset and not cls.bases_out)
+        _HELPERS[key] = found
+        return found
     targets = _functions_of(ref, files, settings)
     if len(targets) != 1:
-        return None  # a class, or nothing known
+        return None  # nothing known
     start = targets[0]
-    xla: set[str] = set()
-    may_sync = False
-    seen = {start}
-    todo = [start]
-    while todo:
-        node = todo.pop()
-        s = summary_of(Path(node[0]), files, settings)
-        f = s.function(node[1]) if s is not None else None
-        if f is None or len(seen) > MAX_HELPER_NODES:
-            may_sync = True  # unknown: may sync
-            continue
-        xla.update(f.xla_calls)
-        may_sync = may_sync or f.may_sync
-        for nxt in _callees(node, files, settings):
-            if nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
+    done = _node_facts(start, files, settings)
+    if done is None:
+        return None  # a cycle or something unknown on the way: not a known helper
+    xla, may_sync, steps, updates, syncs = done
     root = summary_of(Path(start[0]), files, settings)
     first = root.function(start[1]) if root is not None else None
-    found = HelperFacts(_relative(Path(start[0]), files.root), start[1], frozenset(xla), may_sync,
-                        bool(first is not None and first.yields_seen))
+    found = HelperFacts(_relative(Path(start[0]), files.root), start[1], xla, may_sync,
+                        bool(first is not None and first.yields_seen), steps, updates, syncs,
+                        param_syncs=first.param_syncs if first is not None else ())
     _HELPERS[key] = found
     return found
+
+
+_BUSY = object()
+
+
+def _node_facts(start: Ref, files: ProjectFiles, settings: Settings):
+    """``(xla_calls, may_sync, steps, updates, syncs)`` of function ``start`` and everything it
+    calls across the project, or ``None`` when one of them is unknown or on a cycle back to
+    it. Each function's facts are combined from its callees' once per process (an iterative
+    depth-first pass, memoised), so asking every module's helpers is linear in the project."""
+    memo = _NODES
+    kids: dict[Ref, list[Ref]] = {}
+    stack = [start]
+    while stack:
+        node = stack[-1]
+        key = (node, settings)
+        got = memo.get(key, None)
+        if key in memo and got is not _BUSY:
+            stack.pop()
+            continue
+        if key not in memo:  # first visit: its callees first
+            memo[key] = _BUSY
+            kids[node] = _callees(node, files, settings)
+            stack.extend(k for k in kids[node] if (k, settings) not in memo)
+            continue
+        stack.pop()
+        s = summary_of(Path(node[0]), files, settings)
+        f = s.function(node[1]) if s is not None else None
+        parts = [memo.get((k, settings)) for k in kids.get(node, ())]
+        if f is None or any(p is None or p is _BUSY for p in parts):
+            memo[key] = None
+            continue
+        xla = frozenset(f.xla_calls).union(*(p[0] for p in parts))
+        memo[key] = (xla, f.may_sync or any(p[1] for p in parts), f.steps or any(p[2] for p in parts),
+                     f.updates or any(p[3] for p in parts), f.syncs or any(p[4] for p in parts))
+    found = memo.get((start, settings))
+    return None if found is _BUSY else found
 
 
 def helper_lookup(filename: str, tree, settings: Settings):

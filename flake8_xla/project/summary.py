@@ -35,6 +35,12 @@ class FunctionFacts:
             of an unseen iterator); calls of project functions are their own facts.
         yields_seen: what it returns or yields is visibly no loader (host tensors, numbers,
             ``range``): the model's ``iterable_seen`` of every return and yield.
+        steps: it, or a function of its module it calls, runs backward or an optimizer step.
+        updates: ... an optimizer update (``opt.step()``, ``xm.optimizer_step``).
+        syncs: ... cuts the graph (``torch_xla.sync()``, ``barrier=True``, a compiled step).
+        param_syncs: ``(index, name)`` of the parameters it calls ``.mark_step()`` or
+            ``.optimizer_step(..., barrier=True)`` on: it syncs when a caller passes the
+            ``xm`` module there (``train_fn(loader, model, xm)``); plain functions only.
     """
 
     qual: str
@@ -44,16 +50,22 @@ class FunctionFacts:
     xla_calls: tuple[str, ...] = ()
     may_sync: bool = True
     yields_seen: bool = False
+    steps: bool = False
+    updates: bool = False
+    syncs: bool = False
+    param_syncs: tuple[tuple[int, str], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
 class ClassFacts:
-    """One class: its methods (own, by name) and its bases in the project."""
+    """One class: its methods (own, by name), its bases in the project, and whether it is a
+    map-style ``Dataset`` with no sharding of its own (the model's ``_plain_dataset_class``)."""
 
     name: str
     methods: tuple[str, ...]
     bases_local: tuple[str, ...]
     bases_out: tuple[Ref, ...]
+    plain_dataset: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -156,7 +168,8 @@ def _summary(path: Path, model, files: ProjectFiles) -> ModuleSummary:
                 r = ref(base)
                 if r is not None:
                     out.append(r)
-        classes.append(ClassFacts(cls.name, tuple(cls.methods), tuple(local), tuple(out)))
+        classes.append(ClassFacts(cls.name, tuple(cls.methods), tuple(local), tuple(out),
+                                  model.plain_dataset_class(cls)))
     exports = []
     for name in bindings:
         r = ref(ast.Name(id=name))
@@ -175,8 +188,9 @@ def _summary(path: Path, model, files: ProjectFiles) -> ModuleSummary:
     )
 
 
-def _does(model, func, ref) -> tuple[tuple[str, ...], bool, bool]:
-    """(xla_calls, may_sync, yields_seen) of one function, from its module's model."""
+def _does(model, func, ref) -> tuple:
+    """(xla_calls, may_sync, yields_seen, steps, updates, syncs, param_syncs) of one function,
+    from its module's model."""
     xla, sync = [], False
     for call, ctx in func.calls:
         if ctx.func is not func:
@@ -190,7 +204,18 @@ def _does(model, func, ref) -> tuple[tuple[str, ...], bool, bool]:
     values = [(v, c) for v, c in func.returns if v is not None]
     values += [(n.value, inner) for n in _own_nodes(func.node) if type(n) in (ast.Yield, ast.YieldFrom) and n.value]
     seen = bool(values) and all(model.iterable_seen(v, c) for v, c in values)
-    return tuple(xla), sync, seen
+    params = []
+    if func.cls is None:
+        for call, ctx in func.calls:
+            f = call.func
+            if ctx.func is func and type(f) is ast.Attribute and type(f.value) is ast.Name \
+                    and f.value.id in func.params and (f.attr == "mark_step" or (
+                        f.attr == "optimizer_step" and model.const(model.kwarg(call, "barrier", 1), ctx) is True)):
+                item = (func.params.index(f.value.id), f.value.id)
+                if item not in params:
+                    params.append(item)
+    return (tuple(xla), sync, seen, model.does_step(func), model.func_updates(func), model.func_syncs(func),
+            tuple(params))
 
 
 def _own_nodes(node: ast.AST):
