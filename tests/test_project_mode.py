@@ -434,3 +434,22 @@ def test_step_loop_through_an_imported_helper(tmp_path, ds, steps, want):
     write(tmp_path, {"pyproject.toml": "", "train.py": LAUNCHED_LOOP, "ds.py": ds, "steps.py": steps})
     assert lint(tmp_path, "train.py") == want
     assert lint(tmp_path, "train.py", Settings(project="off")) == set()
+
+
+def test_local_master_test_returned_by_another_modules_helper(tmp_path):
+    """`if is_main_process(): wandb.init(...)` where is_main_process (another module) returns
+    xm.is_master_ordinal(): XLA604 in a callback module reached from the launched code."""
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "dist.py": "import torch_xla.core.xla_model as xm\n\n\ndef is_main_process():\n"
+                   "    return xm.is_master_ordinal()\n\n\ndef is_global_main():\n"
+                   "    return xm.is_master_ordinal(local=False)\n",
+        "callbacks.py": "import torch\nimport wandb\nfrom dist import is_global_main, is_main_process\n\n\n"
+                        "class Wandb:\n    def begin(self):\n        if is_main_process():\n"
+                        "            wandb.init(project='p')\n        if is_global_main():\n"
+                        "            wandb.init(project='q')\n",
+        "train.py": "import torch_xla\nfrom callbacks import Wandb\n\n\ndef _mp(i):\n    Wandb().begin()\n\n\n"
+                    "torch_xla.launch(_mp)\n",
+    })
+    assert lint_all(tmp_path) == {("callbacks.py", 8, "XLA604")}
+    assert lint_all(tmp_path, Settings(project="off")) == set()

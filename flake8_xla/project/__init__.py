@@ -81,6 +81,7 @@ class HelperFacts:
         syncs: it, or a function it calls, cuts the graph (a sync, ``barrier=True``).
         param_syncs: ``(index, name)`` of its parameters that sync when given the ``xm``
             module (``xm.optimizer_step(opt, barrier=True)`` on a parameter ``xm``).
+        local_master: it returns the local-master test (``return xm.is_master_ordinal()``).
         plain_dataset: a class (not a function): a map-style ``Dataset`` that does not shard.
     """
 
@@ -94,6 +95,7 @@ class HelperFacts:
     syncs: bool = False
     plain_dataset: bool = False
     param_syncs: tuple[tuple[int, str], ...] = ()
+    local_master: bool = False
 
 
 def clear_cache() -> None:
@@ -374,7 +376,8 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
     first = root.function(start[1]) if root is not None else None
     found = HelperFacts(_relative(Path(start[0]), files.root), start[1], xla, may_sync,
                         bool(first is not None and first.yields_seen), steps, updates, syncs,
-                        param_syncs=first.param_syncs if first is not None else ())
+                        param_syncs=first.param_syncs if first is not None else (),
+                        local_master=bool(first is not None and first.local_master))
     _HELPERS[key] = found
     return found
 

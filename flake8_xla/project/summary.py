@@ -41,6 +41,7 @@ class FunctionFacts:
         param_syncs: ``(index, name)`` of the parameters it calls ``.mark_step()`` or
             ``.optimizer_step(..., barrier=True)`` on: it syncs when a caller passes the
             ``xm`` module there (``train_fn(loader, model, xm)``); plain functions only.
+        local_master: it returns the local-master test (``return xm.is_master_ordinal()``).
     """
 
     qual: str
@@ -54,6 +55,7 @@ class FunctionFacts:
     updates: bool = False
     syncs: bool = False
     param_syncs: tuple[tuple[int, str], ...] = ()
+    local_master: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -189,7 +191,7 @@ def _summary(path: Path, model, files: ProjectFiles) -> ModuleSummary:
 
 
 def _does(model, func, ref) -> tuple:
-    """(xla_calls, may_sync, yields_seen, steps, updates, syncs, param_syncs) of one function,
+    """(xla_calls, may_sync, yields_seen, steps, updates, syncs, param_syncs, local_master) of one function,
     from its module's model."""
     xla, sync = [], False
     for call, ctx in func.calls:
@@ -214,8 +216,10 @@ def _does(model, func, ref) -> tuple:
                 item = (func.params.index(f.value.id), f.value.id)
                 if item not in params:
                     params.append(item)
+    master = len(func.returns) == 1 and func.returns[0][0] is not None \
+        and model.local_master_test(func.returns[0][0], func.returns[0][1]) is not None
     return (tuple(xla), sync, seen, model.does_step(func), model.func_updates(func), model.func_syncs(func),
-            tuple(params))
+            tuple(params), master)
 
 
 def _own_nodes(node: ast.AST):

@@ -813,11 +813,12 @@ class LocalMasterForGlobalAction(Rule):
     ]
 
     def check(self, model):
-        if not model.references(MASTER_TEST):
+        helpers = model.project_lookup is not None and model.in_project()  # is_main_process() of another module
+        if not model.references(MASTER_TEST) and not helpers:
             return
         yield from self._uncalled(model)
         masters = model.calls_to(MASTER_TEST)
-        if not masters:
+        if not masters and not helpers:
             return
         effects = self._effect_functions(model)
         reported = set()
