@@ -13,6 +13,9 @@ never tabled), and both ways of running give the same findings.
 from __future__ import annotations
 
 import functools
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -113,3 +116,30 @@ def test_project_alone_same_as_together(name):
     for variant, (together, alone, _) in run_project(name).items():
         for rel in together:
             assert alone.get(rel, set()) == together[rel], f"{name}/{rel}[{variant}]"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not PROJECTS, reason="../shared/projects not present")
+@pytest.mark.parametrize("name", PROJECTS)
+def test_project_same_in_pylint_and_cli(name):
+    """pylint and the standalone CLI, run from the root on all files, report what flake8 does."""
+    project = SHARED / name
+    files = [str(p) for p in project_files(project)]
+    for variant, flags in _variants(project).items():
+        want = set()
+        for rel, found in run_project(name)[variant][0].items():
+            want |= {(rel, line, code) for line, code in found}
+        scored = set(run_project(name)[variant][0])
+        run = lambda cmd: subprocess.run(cmd, capture_output=True, text=True, cwd=project, timeout=600)  # noqa: E731
+        cli = run([sys.executable, "-m", "flake8_xla", "--isolated", "--select=XLA", "--format=json", *flags, *files])
+        got_cli = {(Path(r["path"]).as_posix(), r["line"], r["code"]) for r in json.loads(cli.stdout or "[]")}
+        pylint = run([sys.executable, "-m", "pylint", "--load-plugins=flake8_xla.pylint_plugin", "--disable=all",
+                      "--enable=xla", "--persistent=n", "--score=n", "--msg-template={path}\t{line}\t{msg}",
+                      *flags, *files])
+        got_pylint = set()
+        for line in pylint.stdout.splitlines():
+            if "\t" in line:
+                path, row, msg = line.split("\t", 2)
+                got_pylint.add((Path(path).as_posix(), int(row), msg.split()[0]))
+        for got in (got_cli, got_pylint):
+            assert {g for g in got if g[0] in scored} == want, (name, variant)
