@@ -453,3 +453,21 @@ def test_local_master_test_returned_by_another_modules_helper(tmp_path):
     })
     assert lint_all(tmp_path) == {("callbacks.py", 8, "XLA604")}
     assert lint_all(tmp_path, Settings(project="off")) == set()
+
+
+def test_a_module_the_model_cannot_read_is_unknown_and_the_rest_still_works(tmp_path, monkeypatch):
+    flat_project(tmp_path)
+    # other.py names torch_xla and a launch: a launch candidate whose summary fails
+    write(tmp_path, {"other.py": "import torch_xla\nimport utils\n\nutils.spawn(utils)\n"})
+    real = psummary.summarise
+    calls = []
+
+    def picky(path, *a):
+        if path.name == "other.py":
+            calls.append(path.name)
+            raise RecursionError
+        return real(path, *a)
+
+    monkeypatch.setattr(project, "summarise", picky)
+    assert lint_all(tmp_path) == WANT
+    assert calls == ["other.py"]  # asked once, unknown afterwards

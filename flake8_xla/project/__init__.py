@@ -1,11 +1,14 @@
 """Project mode: what the other modules of the linted file's project say about it.
 
 Beside the per-module model, not inside it. :func:`facts_for` finds the linted file's
-project root (:func:`~.files.find_root`), reads the source of the project modules that
-import it, directly or through others (a reverse-import index built once per root), and of
-the modules their launched code calls, summarises each (:mod:`.summary`: parse only, never
-import or run), and answers with plain :class:`ProjectFacts` that the engine hands to the
-module's model. Each module is read and summarised at most once per process (keyed by its
+project root (:func:`~.files.find_root`); for a module some project module imports (the
+reverse-import index, built once per root from the text of import statements), it looks
+the module up in the reach index, built once per root: the modules whose text names torch
+and a launch are summarised (:mod:`.summary`: parse only, never import or run), and from
+each that launches, its launched code is followed across modules. It answers with plain
+:class:`ProjectFacts` that the engine hands to the module's model, and
+:func:`helper_lookup` answers the model's questions about imported project helpers
+(:class:`HelperFacts`), each function's facts combined once across the project. Each module is read and summarised at most once per process (keyed by its
 resolved path, size and modification time); import cycles are fine, depths are bounded, a
 module that does not parse, or an import that resolves to no project file, is unknown and
 makes nothing fire.
@@ -126,7 +129,10 @@ def summary_of(path: Path, files: ProjectFiles, settings: Settings) -> ModuleSum
     key = (*state, settings)
     if key not in _SUMMARIES:
         _SUMMARIES[key] = None  # an import cycle asking again while this one is built: unknown
-        _SUMMARIES[key] = summarise(path, files, settings)
+        try:
+            _SUMMARIES[key] = summarise(path, files, settings)
+        except (Exception, RecursionError):  # a module the model cannot read is unknown, for good
+            _SUMMARIES[key] = None
     return _SUMMARIES[key]
 
 
