@@ -1,8 +1,9 @@
 """Benchmark: the plugin's cost in parse units, beside other flake8 plugins in the same run.
 
     python benchmarks/bench.py --corpus DIR [--rounds N] [--scope auto|always] [--every K]
-                               [--no-fast-path] [--no-loop] [--memory]
+                               [--no-fast-path] [--no-loop] [--memory] [--project on|off]
     python benchmarks/bench.py --generated N [--rounds N]
+    python benchmarks/bench.py --generated-project N [--rounds N]
 
 The unit is a **parse unit**: the CPU time of ``ast.parse`` over every file of the corpus
 with the garbage collector paused, each tree dropped before the next file is parsed (the
@@ -15,6 +16,10 @@ Each round measures, in a rotating order:
 
 - ``engine``: ``engine.run`` on a freshly parsed tree of each file (parse untimed), the
   collector paused as for the unit;
+- ``engine project``: the same with the file's path, in project mode (``xla-project=on``):
+  the project's modules read, summarised and followed as one ``flake8 -j1`` process would
+  (the project cache is cleared at the start of each round, so each round pays for it
+  once); printed as ``ratio project/engine`` (issue 18 asks at most 1.3);
 - ``walk``: a bare iterative walk of each fresh tree (``ast.iter_child_nodes`` over a
   stack), the floor of any plugin that looks at every node;
 - a flake8-like loop with the collector on, as flake8 runs: for each file parse, run the
@@ -25,7 +30,10 @@ Each round measures, in a rotating order:
   is ``loop(base) - loop(parse only)``.
 
 ``--generated N`` benchmarks the worst-case shapes of tests/generated.py at size N, one
-file each, instead of a corpus (the engine must stay linear on them). ``--every K`` keeps
+file each, instead of a corpus (the engine must stay linear on them).
+``--generated-project N`` benchmarks a generated project of N modules
+(tests/test_linear_project.py's chain shape) for the project-mode row. ``--project off``
+runs the flake8-like loop's plugin without project mode. ``--every K`` keeps
 every K-th file (sorted by path) of a large corpus. A benchmark, not a test; the last line
 is ``ratio engine/parse: X.XXX``.
 """
@@ -45,9 +53,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from flake8_xla import engine  # noqa: E402
+from flake8_xla import engine, project  # noqa: E402
 from flake8_xla.flake8_plugin import Plugin  # noqa: E402
-from flake8_xla.settings import build  # noqa: E402
+from flake8_xla.settings import from_options  # noqa: E402
 
 clock = time.process_time
 
@@ -81,6 +89,18 @@ def write_generated(n: int) -> Path:
     folder = Path(tempfile.mkdtemp(prefix="flake8_xla_generated_"))
     for name, gen in GENERATORS.items():
         (folder / f"{name}_{n}.py").write_text(gen(n), encoding="utf-8")
+    return folder
+
+
+def write_generated_project(n: int) -> Path:
+    """Write tests/test_linear_project.py's chain project of ``n`` modules into a temporary folder."""
+    import tempfile
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from test_linear_project import chain
+
+    folder = Path(tempfile.mkdtemp(prefix="flake8_xla_project_"))
+    chain(folder, n)
     return folder
 
 
@@ -205,17 +225,22 @@ def main(argv=None) -> int:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--corpus", type=Path)
     source.add_argument("--generated", type=int, metavar="N", help="the generated worst cases at size N")
+    source.add_argument("--generated-project", type=int, metavar="N", help="a generated project of N modules")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--every", type=int, default=1, metavar="K", help="keep every K-th file")
     parser.add_argument("--scope", default="auto", choices=("auto", "always"))
     parser.add_argument("--no-fast-path", action="store_true", help="walk every file (source not passed)")
     parser.add_argument("--no-loop", action="store_true", help="skip the flake8-like loops (engine only)")
     parser.add_argument("--memory", action="store_true", help="also the engine's peak allocation (slow)")
+    parser.add_argument("--project", default="on", choices=("on", "off"), help="project mode of the flake8-like loop")
     args = parser.parse_args(argv)
-    settings = build(args.scope)
+    settings = from_options({"xla-scope": args.scope, "xla-project": args.project})
+    project_settings = from_options({"xla-scope": args.scope, "xla-project": "on"})
     fast = not args.no_fast_path
     if args.generated is not None:
         args.corpus = write_generated(args.generated)
+    if args.generated_project is not None:
+        args.corpus = write_generated_project(args.generated_project)
     files = load(args.corpus, args.every)
     if not files:
         parser.error(f"no parsable .py files under {args.corpus}")
@@ -226,10 +251,13 @@ def main(argv=None) -> int:
         nonlocal findings
         findings += len(engine.run(tree, settings, f[2] if fast else None))
 
+    def run_engine_project(tree, f):
+        engine.run(tree, project_settings, f[2] if fast else None, filename=f[0])
+
     others = comparators()
     xla = xla_plugin(settings, fast)
     base = [others["pyflakes"]] if "pyflakes" in others else []
-    steps = {"unit": ("unit", None), "engine": ("paused", run_engine),
+    steps = {"unit": ("unit", None), "engine": ("paused", run_engine), "engine project": ("paused", run_engine_project),
              "walk": ("paused", lambda tree, f: bare_walk(tree))}
     loops = [] if args.no_loop else ["parse only", "base", "xla", "noop"] + (["bugbear"] if "bugbear" in others else [])
     plugins = {"parse only": [], "base": base, "xla": base + [xla], "noop": base + [noop_plugin],
@@ -244,10 +272,12 @@ def main(argv=None) -> int:
     units = []
     for r in range(args.rounds):
         findings = 0
+        project.clear_cache()
         got = one_round(files, steps, r)
         unit = got["unit"]
         units.append(unit)
-        ratios = {"engine": got["engine"] / unit, "walk": got["walk"] / unit}
+        ratios = {"engine": got["engine"] / unit, "walk": got["walk"] / unit,
+                  "engine project": got["engine project"] / unit, "project/engine": got["engine project"] / got["engine"]}
         if loops:
             ratios["loop parse only"] = got["loop parse only"] / unit
             ratios["loop base"] = got["loop base"] / unit

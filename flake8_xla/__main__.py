@@ -201,7 +201,7 @@ def _main(argv: list[str] | None) -> int:
     for path in walker.files(paths, args.stdin_filename):
         if path == STDIN:
             display = args.stdin_filename or "stdin"
-            found = lint(display, settings, read_stdin())
+            found = lint(display, settings, read_stdin(), filename=args.stdin_filename)
         else:
             display = path
             found = lint(path, settings)

@@ -12,6 +12,7 @@ import gc
 from typing import Iterable, Sequence
 
 from .model import Model
+from .project import EMPTY, ProjectFacts, facts_for, helper_lookup, with_launchers
 from .registry import ANYWHERE, ENV, ENV_PREFIXES, ENV_SETTERS, Finding, Rule, all_rules
 from .settings import Settings
 
@@ -47,6 +48,7 @@ def run(
     settings: Settings | None = None,
     source: str | Sequence[str] | None = None,
     rules: Iterable[type[Rule]] | None = None,
+    filename: str | None = None,
 ) -> list[Finding]:
     """Lint one module.
 
@@ -56,6 +58,9 @@ def run(
         source: the module's text (a string or its lines) for the fast path; ``None``
             skips the fast path.
         rules: the rule classes to run; default every registered rule.
+        filename: the module's file (relative to the working directory or absolute), for
+            project mode (``xla-project``): the other modules of its project are read from
+            the root found from it. ``None`` (stdin without a file name): the module alone.
 
     Returns:
         Findings sorted by (line, col, code). A rule that raises becomes one ``XLA000``
@@ -65,8 +70,20 @@ def run(
     settings = settings or Settings()
     if source is not None and not isinstance(source, str):
         source = "".join(source)
+    facts = EMPTY
     if not needs_walk(source, settings):
-        return []
+        # a module without torch_xla may still be XLA code where the project's XLA code
+        # reaches it, or launch through a project's wrapper; one that never mentions torch
+        # never is (and costs no project read)
+        if not (filename and settings.project == "on" and source is not None and "torch" in source):
+            return []
+        facts = _project_facts(filename, settings)
+        if facts is EMPTY:
+            return []
+    elif filename and settings.project == "on":
+        facts = _project_facts(filename, settings)
+    if facts.launchers:
+        settings = with_launchers(settings, facts.launchers)
     rule_classes = list(rules) if rules is not None else list(all_rules().values())
     paused = gc.isenabled()
     if paused:
@@ -76,11 +93,13 @@ def run(
         gc.disable()
     try:
         try:
-            model = Model(tree, settings)
+            lookup = helper_lookup(filename, tree, settings) if filename and settings.project == "on" else None
+            model = Model(tree, settings, facts.reached, facts.launchers, lookup)
         except Exception as exc:  # never crash the host's run
             return [internal_error("the semantic model", exc)]
         try:
-            return _check(model, settings, rule_classes)
+            found = _check(model, settings, rule_classes)
+            return _name_callers(model, facts, found) if facts.callers and not model.uses_torch_xla else found
         finally:
             model.release()
     finally:
@@ -88,8 +107,34 @@ def run(
             gc.enable()
 
 
+def _project_facts(filename: str, settings: Settings) -> ProjectFacts:
+    """Project mode's facts about this module; none (and no error) when the project cannot be read."""
+    try:
+        return facts_for(filename, settings)
+    except (Exception, RecursionError):  # never crash the host's run: unknown, so nothing fires
+        return EMPTY
+
+
+def _name_callers(model: Model, facts: ProjectFacts, findings: list[Finding]) -> list[Finding]:
+    """In a module without torch_xla, a finding is XLA code only because another module's
+    launched code calls it: name the function and that module (``... (in train_fn, run from
+    train.py); fix``)."""
+    quals = model.function_quals()
+    spans = sorted((f.node.lineno, f.node.end_lineno or f.node.lineno, quals[id(f)])
+                   for f in model.project_roots())
+    out = []
+    for f in findings:
+        inside = [q for start, end, q in spans if start <= f.line <= end]
+        caller = facts.callers.get(inside[-1]) if inside else None
+        if caller and "; " in f.message:
+            problem, fix = f.message.split("; ", 1)
+            f = Finding(f.line, f.col, f.code, f"{problem} (in {inside[-1][:40]}, run from {caller[-40:]}); {fix}", f.end)
+        out.append(f)
+    return out
+
+
 def _check(model: Model, settings: Settings, rule_classes: list[type[Rule]]) -> list[Finding]:
-    context_ok = model.uses_torch_xla or settings.scope == "always"
+    context_ok = model.uses_torch_xla or settings.scope == "always" or model.in_project()
     findings: list[Finding] = []
     for cls in rule_classes:
         if cls.scope == ANYWHERE:

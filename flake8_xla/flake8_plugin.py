@@ -4,7 +4,7 @@ flake8 parses each file once and hands the tree to this plugin; the plugin runs 
 engine and yields ``(line, col0, "XLA### message", type)``. noqa, select and ignore are
 flake8's job; the hint-level rules are in flake8's default-ignore list (as bugbear's B9),
 so they report only once XLA is selected explicitly. Options ``--xla-scope``,
-``--xla-version``, ``--xla-reducing-calls`` and ``--xla-launchers`` are also read from
+``--xla-version``, ``--xla-reducing-calls``, ``--xla-launchers`` and ``--xla-project`` are also read from
 ``setup.cfg`` / ``tox.ini`` / ``.flake8`` (``xla-scope = always``).
 """
 
@@ -58,7 +58,8 @@ class Plugin:
             raise SystemExit(2) from None
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        for f in run(self.tree, self.settings, self.lines):
+        # flake8 names stdin "stdin" (or --stdin-display-name): no file there, so no project
+        for f in run(self.tree, self.settings, self.lines, filename=self.filename):
             yield f.line, f.col, f.text, type(self)
 
 

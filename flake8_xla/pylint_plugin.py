@@ -95,7 +95,7 @@ def _module_findings(linter, node) -> list:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         findings = []  # pylint reports the syntax error itself
     else:
-        findings = run(tree, _settings(linter.config), source)
+        findings = run(tree, _settings(linter.config), source, filename=node.file or None)
     linter._flake8_xla_findings = (node, findings)
     return findings
 

@@ -16,6 +16,7 @@ from typing import Callable, Mapping
 KNOWN_VERSIONS: tuple[tuple[int, int], ...] = tuple((2, minor) for minor in range(10))
 NEWEST_VERSION = KNOWN_VERSIONS[-1]
 SCOPES = ("auto", "always")
+PROJECT_MODES = ("on", "off")
 #: where this repository is hosted (one place: the docs URL, and the docs, follow it)
 PROJECT_URL = "https://github.com/OWNER/flake8-xla"
 #: the rule pages' URL template: ``{code}`` is ``XLA101``, ``{name}`` the rule's name
@@ -43,6 +44,8 @@ class Settings:
         docs_url: the rule pages' URL template (``{code}``, ``{name}``), see
             :func:`flake8_xla.registry.doc_url`; one :func:`parse_docs_url` refuses raises
             :class:`SettingsError`.
+        project: ``"on"`` (project mode: read the source of the linted file's project
+            modules, parse only) or ``"off"`` (each file alone), option ``xla-project``.
 
     ``reducing_calls`` and ``launchers`` hold dotted names: ``mylib.dist.sync_grads``
     matches a call whose name resolves (through imports) to it; a name without a dot,
@@ -55,6 +58,7 @@ class Settings:
     reducing_calls: tuple[str, ...] = ()
     launchers: tuple[str, ...] = ()
     docs_url: str = DEFAULT_DOCS_URL
+    project: str = "on"
 
     def __post_init__(self) -> None:
         # a template the rule URLs cannot be made from fails here, not at the first finding
@@ -87,6 +91,14 @@ def parse_scope(value: object, option: str = "--xla-scope") -> str:
         raise SettingsError(
             f"{_label(option)}: invalid value {_text(value)!r} (choose from 'auto', 'always')"
         )
+    return text
+
+
+def parse_project(value: object, option: str = "--xla-project") -> str:
+    """Validate a project-mode value (``on``/``off``, any case); raise :class:`SettingsError` otherwise."""
+    text = _text(value).lower()
+    if text not in PROJECT_MODES:
+        raise SettingsError(f"option {option}: invalid value {_text(value)!r} (choose from 'on', 'off')")
     return text
 
 
@@ -141,6 +153,9 @@ OPTIONS: tuple[Option, ...] = (
            "like torch_xla.launch.", multiple=True),
     Option("xla-docs-url", "docs_url", lambda value, option: parse_docs_url(value, option), DEFAULT_DOCS_URL, "URL",
            "the rule pages' URL template, with {code} (XLA101) and/or {name}; for a fork hosting the docs."),
+    Option("xla-project", "project", parse_project, "on", "{on,off}",
+           "on (default): read the source of the linted file's project modules (parse only, never "
+           "import) to follow calls across them; off: lint each file alone."),
 )
 
 

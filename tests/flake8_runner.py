@@ -10,8 +10,10 @@ FORMAT = "%(path)s\t%(row)d\t%(col)d\t%(code)s"
 
 
 def flake8(paths: list[Path], flags: list[str] = (), cwd: Path | None = None, extra: list[str] = ()) -> dict[Path, set]:
-    """``{path: {(line, col, code)}}`` for every XLA finding flake8 reports (``--isolated``)."""
-    results: dict[Path, set] = {Path(p).resolve(): set() for p in paths}
+    """``{path: {(line, col, code)}}`` for every XLA finding flake8 reports (``--isolated``);
+    paths are resolved from ``cwd`` (flake8's working directory) when it is given."""
+    base = Path(cwd) if cwd is not None else Path()  # relative paths are flake8's, from cwd
+    results: dict[Path, set] = {(base / p).resolve(): set() for p in paths}
     if not paths:
         return results
     cmd = [sys.executable, "-m", "flake8", "--isolated", "--select=XLA", f"--format={FORMAT}", *extra,
@@ -21,5 +23,5 @@ def flake8(paths: list[Path], flags: list[str] = (), cwd: Path | None = None, ex
         raise AssertionError(f"flake8 failed ({proc.returncode}): {proc.stderr}\n{proc.stdout}")
     for line in proc.stdout.splitlines():
         path, row, col, code = line.split("\t")
-        results.setdefault(Path(path).resolve(), set()).add((int(row), int(col), code))
+        results.setdefault((base / path).resolve(), set()).add((int(row), int(col), code))
     return results

@@ -38,3 +38,34 @@ def engine_work(source: str, scope: str | None = None) -> tuple[int, list]:
     finally:
         sys.settrace(old)
     return count, found
+
+
+def project_work(paths: list[Path], scope: str | None = None) -> tuple[int, list]:
+    """(lines of flake8_xla executed, findings) linting every file of ``paths`` by its path in
+    project mode, as one process would (the project cache cleared first)."""
+    from flake8_xla import project
+
+    project.clear_cache()
+    sources = [(p, p.read_text(encoding="utf-8")) for p in paths]
+    trees = [ast.parse(text) for _, text in sources]
+    count = 0
+
+    def local(frame, event, arg):
+        nonlocal count
+        if event == "line":
+            count += 1
+        return local
+
+    def global_(frame, event, arg):
+        return local if frame.f_code.co_filename.startswith(PACKAGE) else None
+
+    found = []
+    old = sys.gettrace()
+    sys.settrace(global_)
+    try:
+        for (path, text), tree in zip(sources, trees):
+            found.extend((path.name, f) for f in engine.run(tree, build(scope), text, filename=str(path)))
+    finally:
+        sys.settrace(old)
+        project.clear_cache()
+    return count, found

@@ -217,8 +217,10 @@ def syntax_position(exc: BaseException) -> tuple[int, int]:
     return row or 1, column or 0
 
 
-def lint(display: str, settings, lines: list[str] | None = None) -> list[Result]:
+def lint(display: str, settings, lines: list[str] | None = None, filename: str | None = None) -> list[Result]:
     """Findings for one file (``lines`` given for stdin), after ``# noqa`` as flake8 applies it.
+    ``filename`` is the file project mode reads the project from: ``display`` for a file,
+    the ``--stdin-filename`` for stdin (``None`` without one: the module alone).
     A file that cannot be read is one ``E902``; one that does not parse one ``E999`` at the
     position flake8 reports."""
     from flake8.processor import FileProcessor
@@ -249,7 +251,9 @@ def lint(display: str, settings, lines: list[str] | None = None) -> list[Result]
         return [Result(display, 1, 1, "E999", f"{type(exc).__name__}: too deeply nested to parse")]
     out = []
     src_lines = processor.lines
-    for f in run(tree, settings, "".join(src_lines)):
+    if lines is None:
+        filename = display
+    for f in run(tree, settings, "".join(src_lines), filename=filename):
         logical = processor.noqa_line_for(f.line)
         violation = Violation(f.code, display, f.line, f.col + 1, f.message, logical)
         if logical is not None and violation.is_inline_ignored(False):

@@ -70,14 +70,29 @@ class Model(
     Args:
         tree: the module's ``ast.Module`` (flake8's tree, never modified).
         settings: the run's :class:`~flake8_xla.settings.Settings`.
+        project_reached: project mode's ``{qual: multi}`` (``f``, ``Cls.m``): functions of
+            this module that launched XLA code of other project modules reaches, ``multi``
+            through a multi-process launch (:class:`flake8_xla.project.ProjectFacts`).
+        project_launchers: project mode's launch wrappers of imported project modules
+            (also in ``settings.launchers``): what a call of one launches is XLA code.
+        project_lookup: project mode's ``parts -> HelperFacts | None`` for imported project
+            functions (:func:`flake8_xla.project.helper_lookup`), asked by
+            :meth:`project_helper`.
 
     Every query is memoised in ``self._cache`` once the walk is done, so a rule may ask
     the same question per node without re-walking.
     """
 
-    def __init__(self, tree: ast.AST, settings: Settings | None = None):
+    def __init__(self, tree: ast.AST, settings: Settings | None = None, project_reached=None,
+                 project_launchers: tuple[str, ...] = (), project_lookup=None):
         self.tree = tree
         self.settings = settings or Settings()
+        # project mode: {qual: multi} of the functions launched XLA code of other modules reaches
+        self.project_reached: dict[str, bool] = dict(project_reached or {})
+        # project mode: launch wrappers of imported project modules (a call launches its argument)
+        self.project_launchers: tuple[str, ...] = tuple(project_launchers)
+        # project mode: dotted chain -> facts about a function of another project module
+        self.project_lookup = project_lookup
         self.module_scope = Scope("module", tree, None)
         self.scopes: list[Scope] = [self.module_scope]  # every scope, in walk order
         self.calls: list[tuple[ast.Call, Ctx]] = []

@@ -351,8 +351,91 @@ class Calls:
         key = ("launched", multi_only)
         if key not in self._cache:
             roots = [t for _, _, targets, single in self.launches() if not (multi_only and single) for t in targets]
+            roots += self.project_roots(multi_only)
             self._cache[key] = self.reachable(roots)
         return self._cache[key]
+
+    def function_quals(self) -> dict[int, str]:
+        """id(function) -> its name in the module: ``f``, ``Cls.m``, ``outer.inner`` (built once;
+        the names project summaries use)."""
+        found = self._cache.get("function_quals")
+        if found is None:
+            found = self._cache["function_quals"] = {}
+            for func in self.functions:  # walk order: a parent def comes before its nested defs
+                parent = func.ctx.func
+                if parent is not None and id(parent) in found:
+                    found[id(func)] = f"{found[id(parent)]}.{func.name}"
+                elif func.cls is not None:
+                    found[id(func)] = f"{func.cls.name}.{func.name}"
+                else:
+                    found[id(func)] = func.name
+        return found
+
+    def project_roots(self, multi_only: bool = False) -> list[FunctionInfo]:
+        """The module's functions that launched XLA code of other project modules reaches
+        (project mode, :attr:`project_reached`); with ``multi_only``, through a
+        multi-process launch. Empty outside project mode."""
+        reached = self.project_reached
+        if not reached:
+            return []
+        quals = self.function_quals()
+        return [f for f in self.functions if reached.get(quals[id(f)], None) in ((True,) if multi_only else (True, False))]
+
+    def project_helper(self, func_expr: ast.AST, ctx: Ctx, method: str | None = None):
+        """Project mode's facts (:class:`flake8_xla.project.HelperFacts`) about the function of
+        another project module that ``func_expr`` names through the module's imports
+        (``iterate_batches``, ``utils.train_fn``; with ``method``, that method of the class it
+        names: ``CheckpointSaver`` + ``save``). ``None`` outside project mode, for a name a
+        local binding shadows, or for anything not a project function."""
+        lookup = self.project_lookup
+        if lookup is None:
+            return None
+        node = func_expr
+        parts = [method] if method else []
+        while type(node) is ast.Attribute:
+            parts.append(node.attr)
+            node = node.value
+        if type(node) is not ast.Name:
+            return None
+        bindings = self.lookup(node.id, ctx, None)
+        if not bindings or any(kind not in ("import", "unknown") or b_ctx is None or b_ctx.scope is not self.module_scope
+                               for _, kind, _, b_ctx in bindings):
+            return None  # bound by a local, a parameter, or not by a module-level import
+        parts.append(node.id)
+        key = ("project_helper", tuple(parts))
+        cache = self._cache
+        if key not in cache:
+            try:
+                cache[key] = lookup(tuple(reversed(parts)))
+            except (Exception, RecursionError):  # the project cannot be read: unknown
+                cache[key] = None
+        return cache[key]
+
+    def in_project(self) -> bool:
+        """Project mode found XLA code in this module: functions launched XLA code of another
+        module reaches, or a launch through a project's launch wrapper."""
+        return bool(self.project_reached) or bool(self.project_launchers and self.calls_named(self.project_launchers))
+
+    def in_project_reach(self, ctx: Ctx) -> bool:
+        """True when code at ``ctx`` is inside a function that launched XLA code of another
+        project module reaches (directly or through the module's own calls), or that a
+        project's launch wrapper launches."""
+        if not (self.project_reached or self.project_launchers):
+            return False
+        reach = self._cache.get("project_reach")
+        if reach is None:
+            roots = self.project_roots()
+            for call, c in self.calls_named(self.project_launchers):  # backend.launch(_worker, ...)
+                target = self.kwarg(call, "fn", 0)
+                if isinstance(target, ast.AST):
+                    roots += self.function_of(target, c)
+            reach = self._cache["project_reach"] = self.reachable(roots)
+        func = ctx.func
+        while func is not None:
+            if id(func) in reach:
+                return True
+            func = func.ctx.func
+        return False
 
     def is_launched(self, ctx: Ctx, multi_only: bool = False) -> bool:
         func = ctx.func

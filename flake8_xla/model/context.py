@@ -19,8 +19,8 @@ class XlaContext:
 
     def in_xla_code(self, ctx: Ctx) -> bool:
         """True when code at ``ctx`` runs as XLA code (module scope and not an XLA-off branch)."""
-        if not (self.uses_torch_xla or self.settings.scope == "always"):
-            return False
+        if not (self.uses_torch_xla or self.settings.scope == "always" or self.in_project_reach(ctx)):
+            return False  # (a module without torch_xla: XLA code only where XLA code of the project reaches)
         return not self.is_xla_off(ctx)
 
     def is_xla_off(self, ctx: Ctx, _depth: int = 0) -> bool:

@@ -117,6 +117,12 @@ class Data:
             if t is not ast.Call or self._names_replica(e, c):
                 return False
             q = self.call_name(e, c)
+            helper = self.project_helper(e.func, c) if self.project_lookup is not None else None
+            if helper is not None:  # a class of another project module
+                if not helper.plain_dataset:
+                    return False
+                found = True
+                continue
             if q is not None:
                 if not (q in DATASET_BUILDERS or q.startswith(DATASET_PACKAGES)):
                     return False
@@ -134,6 +140,11 @@ class Data:
                 return False
             todo.extend((v, vc, depth + 1) for v, vc in funcs[0].returns)
         return found
+
+    def plain_dataset_class(self, cls: ClassInfo) -> bool:
+        """True for a module class that is a map-style dataset with no sharding of its own
+        (see :meth:`_plain_dataset_class`)."""
+        return self._plain_dataset_class(cls)
 
     def _plain_dataset_class(self, cls: ClassInfo) -> bool:
         """A module class that is a map-style dataset with no sharding of its own: its bases

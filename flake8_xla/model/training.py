@@ -82,6 +82,12 @@ class Training:
             for rec in self.method_calls("step"):
                 if self.is_optimizer(rec[0].func.value, rec[1]):
                     found[id(rec[0])] = rec
+            if self.project_lookup is not None:  # project mode: a helper of another module that steps
+                for call, ctx in self.calls:
+                    if self._imported_helper(call, ctx):
+                        helper = self.project_helper(call.func, ctx)
+                        if helper is not None and helper.steps:
+                            found[id(call)] = (call, ctx)
             self._cache["stepmarkers"] = found
         return found
 
@@ -256,9 +262,27 @@ class Training:
         result = self.loop_any(loop, "loop_cuts", lambda call, ctx: self.is_sync_call(call, ctx)
                                or self._calls_compiled(call, ctx)) \
             or self.loop_any(loop, "loop_calls_sync", lambda call, ctx: any(
-                self.func_syncs(f) for f in self.function_of(call.func, ctx)))
+                self.func_syncs(f) for f in self.function_of(call.func, ctx))) \
+            or (self.project_lookup is not None
+                and self.loop_any(loop, "loop_project_syncs", self._project_syncs))
         self._cache[key] = result
         return result
+
+    def _project_syncs(self, call: ast.Call, ctx: Ctx) -> bool:
+        """Project mode: ``call`` runs a helper of another project module that syncs (itself,
+        or on the ``xm`` module the call passes it)."""
+        if not self._imported_helper(call, ctx):
+            return False
+        helper = self.project_helper(call.func, ctx)
+        if helper is None:
+            return False
+        if helper.syncs:
+            return True
+        for index, name in helper.param_syncs:  # train_fn(loader, model, xm): xm.optimizer_step(barrier=True)
+            arg = self.kwarg(call, name, index)
+            if isinstance(arg, ast.AST) and self.qualname(arg, ctx) == "torch_xla.core.xla_model":
+                return True
+        return False
 
     def _calls_compiled(self, call: ast.Call, ctx: Ctx) -> bool:
         """``step(...)`` where ``step = torch_xla.compile(step_fn)``."""
@@ -888,6 +912,10 @@ class Training:
                 if q in ("itertools.islice", "itertools.cycle") or q.split(".", 1)[0] == "tqdm":
                     args = args[:1]
                 return bool(args) and all(self.iterable_seen(a, ctx, depth + 1) for a in args)
+        helper = self.project_helper(f, ctx)  # a generator of host tensors in another module
+        if helper is not None:
+            return helper.yields_seen
+        if q is not None:
             return False
         funcs = self.function_of(f, ctx)
         if funcs:
@@ -897,6 +925,11 @@ class Training:
             return self.iterable_seen(f.value, ctx, depth + 1)
         return False
 
+    def unseen_sync_call(self, call: ast.Call, ctx: Ctx) -> bool:
+        """True when ``call`` may cut the graph where it cannot be seen (a third-party or
+        project helper, ``next()`` of an unseen iterator); see :meth:`_unseen_sync_possible`."""
+        return self._unseen_sync_call(call, ctx)
+
     def _unseen_sync_call(self, call: ast.Call, ctx: Ctx) -> bool:
         f = call.func
         if type(f) is ast.Name and f.id == "next" and self.lookup("next", ctx, None) is None:
@@ -904,12 +937,18 @@ class Training:
         if type(f) is ast.Attribute and f.attr == "__next__":
             return True
         if self._imported_helper(call, ctx):
+            helper = self.project_helper(f, ctx)  # a project module's function: what it does
+            if helper is not None:
+                return helper.may_sync
             q = self.call_name(call, ctx) or ""
             return q not in self.SAMPLE_GENERATORS and q.split(".", 1)[0] not in self._QUIET_LIBRARIES
         if type(f) is ast.Attribute and type(f.value) is ast.Name and self.call_name(call, ctx) is None:
             # engine.train_step(...) on an object built by an imported class or helper
             for v, c in self.values(f.value, ctx) or ():
                 if type(v) is ast.Call and c is not None and self._imported_helper(v, c):
+                    helper = self.project_helper(v.func, c, method=f.attr)  # a project class's method
+                    if helper is not None and not helper.may_sync:
+                        continue
                     q = self.call_name(v, c) or ""
                     if q.split(".", 1)[0] not in self._QUIET_LIBRARIES:
                         return True
@@ -976,8 +1015,22 @@ class Training:
 
     def _is_update(self, call, ctx) -> bool:
         """An optimizer update: ``opt.step()`` on a torch optimizer, ``xm.optimizer_step(opt)``
-        (each a step marker)."""
-        return self.is_optimizer_step(call, ctx) or self.call_name(call, ctx) == self.OPTIMIZER_STEP
+        (each a step marker), or a call of another project module's helper that runs one."""
+        if self.is_optimizer_step(call, ctx) or self.call_name(call, ctx) == self.OPTIMIZER_STEP:
+            return True
+        if self.project_lookup is not None and self._imported_helper(call, ctx):
+            helper = self.project_helper(call.func, ctx)
+            return helper is not None and helper.updates
+        return False
+
+    def func_updates(self, func: FunctionInfo) -> bool:
+        """True when ``func`` (or a module function it calls) runs an optimizer update."""
+        markers = self.step_markers()
+        table = self._cache.get("updates")
+        if table is None:
+            direct = {id(x.func): True for c, x in markers.values() if x.func is not None and self._is_update(c, x)}
+            table = self.closure_over_callers("updates", direct)
+        return bool(table.get(id(func)))
 
     def loop_steps_optimizer(self, loop: LoopInfo) -> bool:
         """The loop body (nested loops included) or a module function it calls (followed

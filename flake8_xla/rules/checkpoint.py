@@ -351,8 +351,10 @@ _ON_DEVICE = (*XLA_DEVICE_CALLS, "torch_xla.distributed.parallel_loader.MpDevice
 def _places_on_device(model) -> bool:
     """The module visibly puts work on the XLA device: ``torch_xla.device()`` /
     ``xm.xla_device()``, a launcher, a device loader or an XLA FSDP wrap (with
-    ``--xla-scope=always`` every module counts: it is being ported)."""
-    return model.settings.scope == "always" or bool(model.calls_to(*_ON_DEVICE)) or bool(model.launches())
+    ``--xla-scope=always`` every module counts: it is being ported), or launched XLA code of
+    another project module runs its functions (project mode)."""
+    return model.settings.scope == "always" or bool(model.calls_to(*_ON_DEVICE)) or bool(model.launches()) \
+        or model.in_project()
 
 
 def _single_process(model) -> bool:
@@ -810,11 +812,12 @@ class LocalMasterForGlobalAction(Rule):
     ]
 
     def check(self, model):
-        if not model.references(MASTER_TEST):
+        helpers = model.project_lookup is not None and model.in_project()  # is_main_process() of another module
+        if not model.references(MASTER_TEST) and not helpers:
             return
         yield from self._uncalled(model)
         masters = model.calls_to(MASTER_TEST)
-        if not masters:
+        if not masters and not helpers:
             return
         effects = self._effect_functions(model)
         reported = set()

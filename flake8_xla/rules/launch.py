@@ -411,7 +411,10 @@ class RuntimeUsedBeforeSpawn(Rule):
                 if what == "__init__()":
                     what = f"{call.func.id}()"  # Runner(): its __init__ asks the runtime
             else:
-                continue
+                helper = model.project_helper(call.func, ctx)  # project mode: another module's helper
+                if helper is None or not helper.xla_calls & RUNTIME_CALLS:
+                    continue
+                what = f"{helper.qual}() of {helper.module[-40:]}"
             done.add(id(stmt))
             q = model.call_name(launch, model.call_ctx(launch)) or ""
             yield self.finding(stmt, f"{what} starts the XLA runtime before {_LAUNCHER_NAMES.get(q, 'the launch')}")

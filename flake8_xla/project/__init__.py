@@ -1,0 +1,449 @@
+"""Project mode: what the other modules of the linted file's project say about it.
+
+Beside the per-module model, not inside it. :func:`facts_for` finds the linted file's
+project root (:func:`~.files.find_root`); for a module some project module imports (the
+reverse-import index, built once per root from the text of import statements), it looks
+the module up in the reach index, built once per root: the modules whose text names torch
+and a launch are summarised (:mod:`.summary`: parse only, never import or run), and from
+each that launches, its launched code is followed across modules. It answers with plain
+:class:`ProjectFacts` that the engine hands to the module's model, and
+:func:`helper_lookup` answers the model's questions about imported project helpers
+(:class:`HelperFacts`), each function's facts combined once across the project. Each module is read and summarised at most once per process (keyed by its
+resolved path, size and modification time); import cycles are fine, depths are bounded, a
+module that does not parse, or an import that resolves to no project file, is unknown and
+makes nothing fire.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from pathlib import Path
+
+from ..settings import Settings
+from .files import ProjectFiles, find_root, read_text
+from .summary import ModuleSummary, Ref, import_bindings, launch_wrappers, parse_module, \
+    resolve_chain, summarise
+
+__all__ = ["EMPTY", "HelperFacts", "ProjectFacts", "clear_cache", "facts_for", "helper_lookup", "launchers_for",
+           "summary_of", "with_launchers"]
+
+#: how many (module, function) pairs one launch may reach across modules
+MAX_REACH = 50000
+#: how many import levels down from a module its launch wrappers are looked for
+MAX_WRAPPER_DEPTH = 3
+
+_PROJECTS: dict[Path, ProjectFiles] = {}
+_SUMMARIES: dict[tuple, ModuleSummary | None] = {}
+_REACHED: dict[tuple, dict[Ref, bool]] = {}
+_WRAPPERS: dict[tuple, tuple[str, ...]] = {}
+_INDEX: dict[tuple, dict[str, dict[str, tuple[bool, str]]]] = {}
+_LAUNCHERS: dict[tuple, tuple[str, ...]] = {}
+_HELPERS: dict[tuple, HelperFacts | None] = {}
+_NODES: dict[tuple, object] = {}
+
+
+@dataclasses.dataclass(frozen=True)
+class ProjectFacts:
+    """What the project says about one module (immutable; empty when nothing is known).
+
+    Attributes:
+        reached: ``{qual: multi}`` for the module's functions that launched XLA code of
+            other project modules calls (directly or through the calls it makes); ``multi``
+            when a multi-process launch reaches it. Quals are ``f``, ``Cls.m``, ``outer.inner``.
+        callers: ``{qual: "train.py"}``: the launching module of each reached function
+            (relative to the root), for messages.
+        launchers: names of launch wrappers of the project modules this one imports (a
+            function or method that hands its parameter to ``torch_xla.launch`` /
+            ``xmp.spawn``): a call of one in this module launches its first argument.
+    """
+
+    reached: dict[str, bool] = dataclasses.field(default_factory=dict)
+    callers: dict[str, str] = dataclasses.field(default_factory=dict)
+    launchers: tuple[str, ...] = ()
+
+
+EMPTY = ProjectFacts()
+
+
+@dataclasses.dataclass(frozen=True)
+class HelperFacts:
+    """What a function of another project module does, for the rules of its caller.
+
+    Attributes:
+        module: its file, relative to the root (for messages).
+        qual: ``f`` or ``Cls.m``.
+        xla_calls: the torch_xla functions it calls, itself or through the functions it
+            calls in any project module (canonical dotted names).
+        may_sync: it, or a function it calls, may cut the graph (a sync, or a call that may
+            hide one); unknown callees count as may-sync.
+        yields_seen: what it returns or yields is visibly no loader (host tensors, numbers).
+        steps: it, or a function it calls, runs backward or an optimizer step.
+        updates: it, or a function it calls, runs an optimizer update.
+        syncs: it, or a function it calls, cuts the graph (a sync, ``barrier=True``).
+        param_syncs: ``(index, name)`` of its parameters that sync when given the ``xm``
+            module (``xm.optimizer_step(opt, barrier=True)`` on a parameter ``xm``).
+        local_master: it returns the local-master test (``return xm.is_master_ordinal()``).
+        plain_dataset: a class (not a function): a map-style ``Dataset`` that does not shard.
+    """
+
+    module: str
+    qual: str
+    xla_calls: frozenset[str]
+    may_sync: bool
+    yields_seen: bool
+    steps: bool = False
+    updates: bool = False
+    syncs: bool = False
+    plain_dataset: bool = False
+    param_syncs: tuple[tuple[int, str], ...] = ()
+    local_master: bool = False
+
+
+def clear_cache() -> None:
+    """Forget every project, summary and reach computed in this process."""
+    _PROJECTS.clear()
+    _SUMMARIES.clear()
+    _REACHED.clear()
+    _WRAPPERS.clear()
+    _INDEX.clear()
+    _LAUNCHERS.clear()
+    _HELPERS.clear()
+    _NODES.clear()
+
+
+def _project(root: Path) -> ProjectFiles:
+    found = _PROJECTS.get(root)
+    if found is None:
+        found = _PROJECTS[root] = ProjectFiles(root)
+    return found
+
+
+def summary_of(path: Path, files: ProjectFiles, settings: Settings) -> ModuleSummary | None:
+    """The module's summary, built once per (resolved path, size, mtime_ns, settings)."""
+    state = _state(path)
+    if state is None:
+        return None
+    settings = with_launchers(settings, launchers_for(path, files))
+    key = (*state, settings)
+    if key not in _SUMMARIES:
+        _SUMMARIES[key] = None  # an import cycle asking again while this one is built: unknown
+        try:
+            _SUMMARIES[key] = summarise(path, files, settings)
+        except (Exception, RecursionError):  # a module the model cannot read is unknown, for good
+            _SUMMARIES[key] = None
+    return _SUMMARIES[key]
+
+
+def _state(path: Path) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not path.is_file():
+        return None
+    return str(path), st.st_size, st.st_mtime_ns
+
+
+def _wrappers(path: Path) -> tuple[str, ...]:
+    """The module's launch wrappers (:func:`~.summary.launch_wrappers`), once per file state;
+    only a module whose text names torch_xla and a launch is parsed."""
+    state = _state(path)
+    if state is None:
+        return ()
+    found = _WRAPPERS.get(state)
+    if found is None:
+        text = read_text(path) or ""
+        tree = parse_module(path) if _may_wrap(text) else None
+        found = _WRAPPERS[state] = launch_wrappers(tree) if tree is not None else ()
+    return found
+
+
+_HANDS_ON = re.compile(r"\b(?:launch|spawn)\(\s*(?:fn\s*=\s*)?(\w+)\s*[,)]")
+
+
+def _may_wrap(text: str) -> bool:
+    """Text pre-filter of :func:`~.summary.launch_wrappers`: torch_xla is named, and some
+    ``launch(`` / ``spawn(`` is handed a name that a ``def`` line also names."""
+    if "torch_xla" not in text:
+        return False
+    for m in _HANDS_ON.finditer(text):
+        if re.search(r"def\s+\w+\s*\([^)]*\b%s\b" % m.group(1), text):
+            return True
+    return False
+
+
+def launchers_for(path: Path, files: ProjectFiles) -> tuple[str, ...]:
+    """Launch wrappers of the project modules ``path`` imports, up to MAX_WRAPPER_DEPTH levels
+    down (once per file and process, like the reach index)."""
+    key = (files.root, path)
+    if key in _LAUNCHERS:
+        return _LAUNCHERS[key]
+    _LAUNCHERS[key] = ()
+    seen, level, found = {path}, [path], []
+    for _ in range(MAX_WRAPPER_DEPTH):
+        nxt = []
+        for p in level:
+            for q in sorted(files.imports_of(p)):
+                if q not in seen:
+                    seen.add(q)
+                    nxt.append(q)
+                    found.extend(w for w in _wrappers(q) if w not in found)
+        level = nxt
+    _LAUNCHERS[key] = tuple(found)
+    return _LAUNCHERS[key]
+
+
+def with_launchers(settings: Settings, names: tuple[str, ...]) -> Settings:
+    """``settings`` with the project's launch wrappers added to ``launchers`` (``xla-launchers``)."""
+    extra = tuple(n for n in names if n not in settings.launchers)
+    return dataclasses.replace(settings, launchers=settings.launchers + extra) if extra else settings
+
+
+def facts_for(filename: str, settings: Settings) -> ProjectFacts:
+    """The project's facts about the module in file ``filename``.
+
+    Args:
+        filename: the linted file's path as the host gives it (relative to the working
+            directory or absolute); a path that is no existing file gives :data:`EMPTY`.
+        settings: the run's settings (the project's modules are summarised with them).
+
+    Returns:
+        :class:`ProjectFacts`; :data:`EMPTY` when project mode is off, or nothing reaches
+        the module and it imports no launch wrapper. Never raises for a file it cannot read or parse: that module is unknown.
+    """
+    if settings.project != "on" or not filename:
+        return EMPTY
+    path = Path(filename)
+    if not path.is_file() or path.suffix not in (".py", ".pyi"):
+        return EMPTY
+    path = path.resolve()
+    files = _project(find_root(path))
+    reached: dict[str, bool] = {}
+    callers: dict[str, str] = {}
+    if files.importers(path):  # a module nothing imports (an entry script) is reached by no other
+        for qual, (multi, caller) in _reach_index(files, settings).get(str(path), {}).items():
+            reached[qual] = multi
+            callers[qual] = caller
+    launchers = launchers_for(path, files)
+    if not reached and not launchers:
+        return EMPTY
+    return ProjectFacts(reached, callers, launchers)
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.name
+
+
+def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str, tuple[bool, str]]]:
+    """``{file: {qual: (multi, launching module)}}``: every function of the project that
+    launched code of another module runs. Built once per (root, settings): the modules whose
+    text names torch and a launch (torch_xla and ``spawn(`` / ``launch(``, a name of
+    ``xla-launchers`` or of a launch wrapper it imports) are summarised, and from each that launches, its launched code is followed across modules
+    (:func:`_reached_from`). Linear in the project for a bounded number of launching modules."""
+    key = (files.root, settings)
+    found = _INDEX.get(key)
+    if found is not None:
+        return found
+    words = tuple(f"{n.rsplit('.', 1)[-1]}(" for n in settings.launchers)
+    index: dict[str, dict[str, tuple[bool, str]]] = {}
+    _INDEX[key] = index  # asked again while building (it is not): nothing reached yet
+    for path in files.files():
+        text = read_text(path)
+        if text is None or "torch" not in text:
+            continue
+        if not ("torch_xla" in text and ("spawn(" in text or "launch(" in text)) \
+                and not any(w in text for w in words + tuple(f"{n}(" for n in launchers_for(path, files))):
+            continue  # no launch in the text: not a launching module
+        s = summary_of(path, files, settings)
+        if s is None or not (s.launched_multi or s.launched_single):
+            continue
+        caller = _relative(path, files.root)
+        for (file, qual), multi in _reached_from(path, files, settings).items():
+            if file == str(path):
+                continue  # the module's own launches are its own model's
+            entry = index.setdefault(file, {})
+            old = entry.get(qual)
+            entry[qual] = (multi or (old is not None and old[0]), old[1] if old is not None else caller)
+    return index
+
+
+def _reached_from(launcher: Path, files: ProjectFiles, settings: Settings) -> dict[Ref, bool]:
+    """Every (file, qual) the launched code of module ``launcher`` runs, across modules,
+    with whether a multi-process launch runs it (computed once per launcher)."""
+    key = (str(launcher), settings)
+    if key in _REACHED:
+        return _REACHED[key]
+    _REACHED[key] = {}
+    s = summary_of(launcher, files, settings)
+    reached: dict[Ref, bool] = {}
+    if s is not None:
+        for roots, multi in ((s.launched_multi, True), (s.launched_single, False)):
+            todo = [(str(launcher), q) for q in roots]
+            while todo and len(reached) < MAX_REACH:
+                node = todo.pop()
+                if node in reached and (reached[node] or not multi):
+                    continue
+                reached[node] = multi or reached.get(node, False)
+                todo.extend(_callees(node, files, settings))
+    _REACHED[key] = reached
+    return reached
+
+
+def _callees(node: Ref, files: ProjectFiles, settings: Settings) -> list[Ref]:
+    file, qual = node
+    s = summary_of(Path(file), files, settings)
+    if s is None:
+        return []
+    f = s.function(qual)
+    if f is None:
+        return []
+    out = [(file, q) for q in f.calls_local]
+    for ref in f.calls_out:
+        out.extend(_functions_of(ref, files, settings))
+    return out
+
+
+def _functions_of(ref: Ref, files: ProjectFiles, settings: Settings, depth: int = 0) -> list[Ref]:
+    """The functions a reference to another module names: a function, a method, every
+    method an instance of a class has (its own and those it inherits), through re-exports."""
+    file, qual = ref
+    s = summary_of(Path(file), files, settings)
+    if s is None or depth > 6:
+        return []
+    if s.function(qual) is not None:
+        return [ref]
+    head, _, rest = qual.partition(".")
+    if s.cls(head) is not None:
+        if rest:
+            return [r for r in _class_methods((file, head), files, settings) if r[1].endswith("." + rest)][:1]
+        return _class_methods((file, head), files, settings)
+    exported = s.export(head)
+    if exported is not None:
+        target = exported[1] + ("." + rest if rest else "")
+        return _functions_of((exported[0], target), files, settings, depth + 1)
+    return []
+
+
+def _class_methods(ref: Ref, files: ProjectFiles, settings: Settings, depth: int = 0) -> list[Ref]:
+    """The methods of class ``ref``'s instances, an override hiding the base's: ``(file, Cls.m)``."""
+    found: dict[str, Ref] = {}
+    todo, seen = [(ref, 0)], set()
+    while todo:
+        (file, name), d = todo.pop(0)
+        if (file, name) in seen or d > 8:
+            continue
+        seen.add((file, name))
+        s = summary_of(Path(file), files, settings)
+        if s is None:
+            continue
+        cls = s.cls(name)
+        if cls is None:
+            exported = s.export(name)
+            if exported is not None:
+                todo.append((exported, d + 1))
+            continue
+        for m in cls.methods:
+            found.setdefault(m, (file, f"{name}.{m}"))
+        todo.extend(((file, b), d + 1) for b in cls.bases_local)
+        todo.extend((b, d + 1) for b in cls.bases_out)
+    return list(found.values())
+
+
+def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFacts | None:
+    """Facts about function ``ref`` (``(file, "f" / "Cls.m")``, through re-exports and bases)
+    and everything it calls across the project; ``None`` when it is no known function.
+    Memoised per (ref, settings) for the process."""
+    key = (ref, settings)
+    if key in _HELPERS:
+        return _HELPERS[key]
+    _HELPERS[key] = None
+    file, qual = ref
+    s = summary_of(Path(file), files, settings)
+    cls = s.cls(qual) if s is not None and "." not in qual else None
+    if cls is not None:  # a class: what it is, and nothing it does (its methods are asked by name)
+        found = HelperFacts(_relative(Path(file), files.root), qual, frozenset(), True, False,
+                            plain_dataset=cls.plain_dataset and not cls.bases_out)
+        _HELPERS[key] = found
+        return found
+    targets = _functions_of(ref, files, settings)
+    if len(targets) != 1:
+        return None  # nothing known
+    start = targets[0]
+    done = _node_facts(start, files, settings)
+    if done is None:
+        return None  # a cycle or something unknown on the way: not a known helper
+    xla, may_sync, steps, updates, syncs = done
+    root = summary_of(Path(start[0]), files, settings)
+    first = root.function(start[1]) if root is not None else None
+    found = HelperFacts(_relative(Path(start[0]), files.root), start[1], xla, may_sync,
+                        bool(first is not None and first.yields_seen), steps, updates, syncs,
+                        param_syncs=first.param_syncs if first is not None else (),
+                        local_master=bool(first is not None and first.local_master))
+    _HELPERS[key] = found
+    return found
+
+
+_BUSY = object()
+
+
+def _node_facts(start: Ref, files: ProjectFiles, settings: Settings):
+    """``(xla_calls, may_sync, steps, updates, syncs)`` of function ``start`` and everything it
+    calls across the project, or ``None`` when one of them is unknown or on a cycle back to
+    it. Each function's facts are combined from its callees' once per process (an iterative
+    depth-first pass, memoised), so asking every module's helpers is linear in the project."""
+    memo = _NODES
+    kids: dict[Ref, list[Ref]] = {}
+    stack = [start]
+    while stack:
+        node = stack[-1]
+        key = (node, settings)
+        got = memo.get(key, None)
+        if key in memo and got is not _BUSY:
+            stack.pop()
+            continue
+        if key not in memo:  # first visit: its callees first
+            memo[key] = _BUSY
+            kids[node] = _callees(node, files, settings)
+            stack.extend(k for k in kids[node] if (k, settings) not in memo)
+            continue
+        stack.pop()
+        s = summary_of(Path(node[0]), files, settings)
+        f = s.function(node[1]) if s is not None else None
+        parts = [memo.get((k, settings)) for k in kids.get(node, ())]
+        if f is None or any(p is None or p is _BUSY for p in parts):
+            memo[key] = None
+            continue
+        xla = frozenset(f.xla_calls).union(*(p[0] for p in parts))
+        memo[key] = (xla, f.may_sync or any(p[1] for p in parts), f.steps or any(p[2] for p in parts),
+                     f.updates or any(p[3] for p in parts), f.syncs or any(p[4] for p in parts))
+    found = memo.get((start, settings))
+    return None if found is _BUSY else found
+
+
+def helper_lookup(filename: str, tree, settings: Settings):
+    """A function ``parts -> HelperFacts | None`` for the module in ``filename`` whose tree is
+    ``tree``: ``("iterate_batches",)`` or ``("utils", "train_fn")`` or
+    ``("CheckpointSaver", "save")``, a dotted chain rooted in a name its imports bind to a
+    project module. ``None`` when project mode is off or the file is unknown."""
+    if settings.project != "on" or not filename:
+        return None
+    path = Path(filename)
+    if not path.is_file():
+        return None
+    path = path.resolve()
+    files = _project(find_root(path))
+    bindings = None
+
+    def lookup(parts: tuple[str, ...]) -> HelperFacts | None:
+        nonlocal bindings
+        if bindings is None:
+            bindings = import_bindings(path, tree, files)
+        ref = resolve_chain(parts, bindings, files)
+        return helper_facts(ref, files, settings) if ref is not None else None
+
+    return lookup

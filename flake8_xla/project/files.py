@@ -1,0 +1,175 @@
+"""The files of a project: its root, its modules, imports resolved to files, a reverse-import index.
+
+Nothing here parses Python: imports are resolved the way Python's import system would find
+them on the paths a project's scripts run with (the script's own folder, the root, ``src/``),
+and the reverse index reads import statements with a regular expression, a cheap pre-filter
+whose candidates :mod:`.summary` confirms on the parsed module.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+#: files that mark a project's root (the nearest folder up from the linted file holding one)
+ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+#: folders never scanned: environments, build output, caches (and every hidden folder)
+SKIP_DIRS = frozenset({".venv", "venv", "build", "dist", "site-packages", "__pycache__", "node_modules"})
+#: a project with more Python files than this is not scanned for importers (project mode
+#: then knows only what the linted file imports)
+MAX_FILES = 20000
+
+_IMPORT_RE = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]+))",
+    re.MULTILINE,
+)
+
+
+def find_root(path: Path) -> Path:
+    """The nearest folder up from ``path`` (a file) holding a root marker, else the file's folder."""
+    start = path.parent
+    for folder in (start, *start.parents):
+        for marker in ROOT_MARKERS:
+            if (folder / marker).exists():
+                return folder
+    return start
+
+
+class ProjectFiles:
+    """The Python files under one root, and imports resolved to them.
+
+    Args:
+        root: the project root (absolute, resolved).
+    """
+
+    def __init__(self, root: Path):
+        self.root = root
+        self._files: list[Path] | None = None
+        self._reverse: dict[Path, set[Path]] | None = None
+        self._resolved: dict[tuple, Path | None] = {}
+        self._forward: dict[Path, set[Path]] = {}
+
+    def files(self) -> list[Path]:
+        """Every ``.py`` file under the root (skipped folders left out), sorted; listed once.
+        Empty when the project has more than :data:`MAX_FILES`."""
+        if self._files is None:
+            found: list[Path] = []
+            for folder, dirs, names in os.walk(self.root):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+                found.extend(Path(folder, n) for n in sorted(names) if n.endswith(".py"))
+                if len(found) > MAX_FILES:
+                    found = []
+                    break
+            self._files = found
+        return self._files
+
+    def bases(self, importer: Path) -> list[Path]:
+        """Where an absolute import of ``importer`` is looked up, first first: the importer's
+        own folder (a script's siblings), the root, ``root/src``."""
+        out = [importer.parent, self.root]
+        src = self.root / "src"
+        if src.is_dir():
+            out.append(src)
+        return list(dict.fromkeys(out))
+
+    def resolve_module(self, importer: Path, module: str, level: int = 0) -> Path | None:
+        """The file of module ``module`` as ``importer`` imports it (``level`` leading dots for
+        a relative import): ``a/b.py`` or ``a/b/__init__.py``, or the package folder of a
+        namespace package; ``None`` when it is no file of the project."""
+        key = (importer.parent, module, level)
+        if key in self._resolved:
+            return self._resolved[key]
+        parts = [p for p in module.split(".") if p]
+        if level:
+            base = importer.parent
+            for _ in range(level - 1):
+                base = base.parent
+            found = _find(base, parts) if self._inside(base) else None
+        else:
+            found = None
+            if parts:
+                for base in self.bases(importer):
+                    found = _find(base, parts)
+                    if found is not None:
+                        break
+        if found is not None and not self._inside(found):
+            found = None
+        self._resolved[key] = found
+        return found
+
+    def submodule(self, package: Path, name: str) -> Path | None:
+        """``name`` as a submodule of the package whose file (``__init__.py``) or folder is ``package``."""
+        folder = package if package.is_dir() else package.parent if package.name == "__init__.py" else None
+        return _find(folder, [name]) if folder is not None else None
+
+    def _inside(self, path: Path) -> bool:
+        try:
+            rel = path.relative_to(self.root)
+        except ValueError:
+            return False
+        return not any(p in SKIP_DIRS or p.startswith(".") for p in rel.parts)
+
+    def importers(self, target: Path) -> set[Path]:
+        """Files whose text imports ``target`` (a candidate set: a regular expression over
+        import statements, built once for the whole project; a dynamic import is not seen)."""
+        if self._reverse is None:
+            reverse: dict[Path, set[Path]] = {}
+            for path in self.files():
+                for found in self.imports_of(path):
+                    reverse.setdefault(found, set()).add(path)
+            self._reverse = reverse
+        return self._reverse.get(target, set())
+
+    def imports_of(self, path: Path) -> set[Path]:
+        """Project files the text of ``path`` imports (the same candidate reading as
+        :meth:`importers`; memoised per file)."""
+        found = self._forward.get(path)
+        if found is None:
+            text = read_text(path)
+            found = set() if text is None else set(self._imported_files(path, text)) - {path}
+            self._forward[path] = found
+        return found
+
+    def _imported_files(self, path: Path, text: str):
+        for m in _IMPORT_RE.finditer(text):
+            if m.group(4) is not None:  # import a.b as c, d
+                for item in m.group(4).split(","):
+                    name = item.split(" as ")[0].strip()
+                    if re.fullmatch(r"[\w.]+", name):
+                        parts = name.split(".")
+                        for i in range(1, len(parts) + 1):
+                            found = self.resolve_module(path, ".".join(parts[:i]))
+                            if found is not None:
+                                yield found
+            else:
+                level, module = len(m.group(1)), m.group(2)
+                found = self.resolve_module(path, module, level) if module or level else None
+                if found is not None:
+                    yield found
+                    for item in m.group(3).strip("()").split(","):
+                        name = item.split(" as ")[0].strip()
+                        if re.fullmatch(r"\w+", name):
+                            sub = self.submodule(found, name)
+                            if sub is not None:
+                                yield sub
+
+
+def _find(base: Path, parts: list[str]) -> Path | None:
+    if not parts:
+        init = base / "__init__.py"
+        return init if init.is_file() else None
+    stem = base.joinpath(*parts)
+    if stem.with_suffix(".py").is_file() if stem.name else False:
+        return stem.with_suffix(".py")
+    if (stem / "__init__.py").is_file():
+        return stem / "__init__.py"
+    return stem if stem.is_dir() else None
+
+
+def read_text(path: Path) -> str | None:
+    """The file's text (UTF-8, undecodable bytes replaced), ``None`` when it cannot be read."""
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except (OSError, ValueError):
+        return None

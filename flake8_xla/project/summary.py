@@ -1,0 +1,332 @@
+"""Plain, immutable summaries of project modules, built from each module's own model.
+
+A summary holds facts and file paths, never a tree or a model: :func:`summarise` builds
+the module's :class:`~flake8_xla.model.Model`, copies out what other modules ask, and
+releases the model.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import warnings
+from pathlib import Path
+
+from ..model.scopes import Ctx
+from ..settings import Settings
+from .files import ProjectFiles, read_text
+
+#: a reference to a function or class of a project module: (file, "f" / "Cls" / "Cls.m")
+Ref = tuple[str, str]
+
+
+@dataclasses.dataclass(frozen=True)
+class FunctionFacts:
+    """One function of a module.
+
+    Attributes:
+        qual: ``f``, ``Cls.m``, or ``outer.inner`` for a nested def.
+        line: the line of its ``def``.
+        calls_local: quals of the module's functions it calls or names (the model's callees).
+        calls_out: functions and classes of other project modules it calls or names.
+        xla_calls: the torch_xla functions it calls itself (canonical dotted names).
+        may_sync: it may cut the graph itself: a sync (``torch_xla.sync()``,
+            ``barrier=True``) or a call that may hide one (a third-party helper, ``next()``
+            of an unseen iterator); calls of project functions are their own facts.
+        yields_seen: what it returns or yields is visibly no loader (host tensors, numbers,
+            ``range``): the model's ``iterable_seen`` of every return and yield.
+        steps: it, or a function of its module it calls, runs backward or an optimizer step.
+        updates: ... an optimizer update (``opt.step()``, ``xm.optimizer_step``).
+        syncs: ... cuts the graph (``torch_xla.sync()``, ``barrier=True``, a compiled step).
+        param_syncs: ``(index, name)`` of the parameters it calls ``.mark_step()`` or
+            ``.optimizer_step(..., barrier=True)`` on: it syncs when a caller passes the
+            ``xm`` module there (``train_fn(loader, model, xm)``); plain functions only.
+        local_master: it returns the local-master test (``return xm.is_master_ordinal()``).
+    """
+
+    qual: str
+    line: int
+    calls_local: tuple[str, ...]
+    calls_out: tuple[Ref, ...]
+    xla_calls: tuple[str, ...] = ()
+    may_sync: bool = True
+    yields_seen: bool = False
+    steps: bool = False
+    updates: bool = False
+    syncs: bool = False
+    param_syncs: tuple[tuple[int, str], ...] = ()
+    local_master: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class ClassFacts:
+    """One class: its methods (own, by name), its bases in the project, and whether it is a
+    map-style ``Dataset`` with no sharding of its own (the model's ``_plain_dataset_class``)."""
+
+    name: str
+    methods: tuple[str, ...]
+    bases_local: tuple[str, ...]
+    bases_out: tuple[Ref, ...]
+    plain_dataset: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class ModuleSummary:
+    """What other modules of the project may ask about one module.
+
+    Attributes:
+        path: the module's file.
+        uses_torch_xla: the module imports (and uses) torch_xla.
+        functions: every function (methods and nested defs too).
+        classes: every class.
+        exports: names its imports bind to project functions or classes (re-exports):
+            ``(name, file, qual)``.
+        launched_multi: quals of its functions a multi-process launch of the module runs.
+        launched_single: quals a single-process launch runs (and not a multi-process one).
+    """
+
+    path: str
+    uses_torch_xla: bool
+    functions: tuple[FunctionFacts, ...]
+    classes: tuple[ClassFacts, ...]
+    exports: tuple[tuple[str, str, str], ...]
+    launched_multi: tuple[str, ...]
+    launched_single: tuple[str, ...]
+
+    def function(self, qual: str) -> FunctionFacts | None:
+        return self._index()[0].get(qual)
+
+    def cls(self, name: str) -> ClassFacts | None:
+        return self._index()[1].get(name)
+
+    def export(self, name: str) -> Ref | None:
+        return self._index()[2].get(name)
+
+    def _index(self):
+        found = self.__dict__.get("_idx")
+        if found is None:
+            found = ({f.qual: f for f in self.functions}, {c.name: c for c in self.classes},
+                     {n: (p, q) for n, p, q in self.exports})
+            object.__setattr__(self, "_idx", found)
+        return found
+
+
+def parse_module(path: Path) -> ast.Module | None:
+    """The module's tree, or ``None`` when it cannot be read or parsed (it is then unknown)."""
+    text = read_text(path)
+    if text is None:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def summarise(path: Path, files: ProjectFiles, settings: Settings) -> ModuleSummary | None:
+    """Build the summary of the module at ``path``; ``None`` when it does not parse."""
+    from ..model import Model  # the model does not import the project layer
+
+    tree = parse_module(path)
+    if tree is None:
+        return None
+    model = Model(tree, settings)
+    try:
+        return _summary(path, model, files)
+    finally:
+        model.release()
+
+
+def _summary(path: Path, model, files: ProjectFiles) -> ModuleSummary:
+    quals = model.function_quals()
+    bindings = _import_bindings(path, model.tree, files)
+
+    def ref(chain: ast.AST) -> Ref | None:
+        return resolve_chain(chain_parts(chain), bindings, files)
+
+    functions = []
+    for func in model.functions:
+        local = [quals[id(f)] for f in model.callees(func) if id(f) in quals]
+        out: list[Ref] = []
+        for call, _ in func.calls:
+            r = ref(call.func)
+            if r is not None and r not in out:
+                out.append(r)
+        for name in func.names:
+            if name in bindings:
+                r = ref(ast.Name(id=name))
+                if r is not None and r not in out:
+                    out.append(r)
+        functions.append(FunctionFacts(quals[id(func)], func.node.lineno, tuple(dict.fromkeys(local)), tuple(out),
+                                       *_does(model, func, ref)))
+    classes = []
+    for cls in model.classes:
+        local, out = [], []
+        for base in cls.node.bases:
+            if type(base) is ast.Name and model.class_named(base.id, cls.ctx) is not None:
+                local.append(base.id)
+            else:
+                r = ref(base)
+                if r is not None:
+                    out.append(r)
+        classes.append(ClassFacts(cls.name, tuple(cls.methods), tuple(local), tuple(out),
+                                  model.plain_dataset_class(cls)))
+    exports = []
+    for name in bindings:
+        r = ref(ast.Name(id=name))
+        if r is not None:
+            exports.append((name, *r))
+    multi = model.launched(multi_only=True)
+    launched = model.launched()
+    return ModuleSummary(
+        path=str(path),
+        uses_torch_xla=model.uses_torch_xla,
+        functions=tuple(functions),
+        classes=tuple(classes),
+        exports=tuple(exports),
+        launched_multi=tuple(quals[id(f)] for f in model.functions if id(f) in multi),
+        launched_single=tuple(quals[id(f)] for f in model.functions if id(f) in launched and id(f) not in multi),
+    )
+
+
+def _does(model, func, ref) -> tuple:
+    """(xla_calls, may_sync, yields_seen, steps, updates, syncs, param_syncs, local_master) of one function,
+    from its module's model."""
+    xla, sync = [], False
+    for call, ctx in func.calls:
+        if ctx.func is not func:
+            continue  # a nested def's call is the nested def's
+        q = model.call_name(call, ctx)
+        if q is not None and q.startswith("torch_xla") and q not in xla:
+            xla.append(q)
+        if not sync and (model.is_sync_call(call, ctx) or (model.unseen_sync_call(call, ctx) and ref(call.func) is None)):
+            sync = True
+    inner = Ctx(func.scope, func, (), ())
+    values = [(v, c) for v, c in func.returns if v is not None]
+    values += [(n.value, inner) for n in _own_nodes(func.node) if type(n) in (ast.Yield, ast.YieldFrom) and n.value]
+    seen = bool(values) and all(model.iterable_seen(v, c) for v, c in values)
+    params = []
+    if func.cls is None:
+        for call, ctx in func.calls:
+            f = call.func
+            if ctx.func is func and type(f) is ast.Attribute and type(f.value) is ast.Name \
+                    and f.value.id in func.params and (f.attr == "mark_step" or (
+                        f.attr == "optimizer_step" and model.const(model.kwarg(call, "barrier", 1), ctx) is True)):
+                item = (func.params.index(f.value.id), f.value.id)
+                if item not in params:
+                    params.append(item)
+    master = len(func.returns) == 1 and func.returns[0][0] is not None \
+        and model.local_master_test(func.returns[0][0], func.returns[0][1]) is not None
+    return (tuple(xla), sync, seen, model.does_step(func), model.func_updates(func), model.func_syncs(func),
+            tuple(params), master)
+
+
+def _own_nodes(node: ast.AST):
+    """The nodes of a def's body, without those of nested defs, lambdas and classes."""
+    todo = list(node.body)
+    while todo:
+        n = todo.pop()
+        yield n
+        for child in ast.iter_child_nodes(n):
+            if type(child) not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef):
+                todo.append(child)
+
+
+def chain_parts(chain: ast.AST) -> tuple[str, ...] | None:
+    """``a.b.c`` -> ``("a", "b", "c")``; ``None`` when the chain is not rooted in a name."""
+    parts = []
+    node = chain
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if type(node) is not ast.Name:
+        return None
+    parts.append(node.id)
+    return tuple(reversed(parts))
+
+
+def resolve_chain(parts: tuple[str, ...] | None, bindings: dict, files: ProjectFiles) -> Ref | None:
+    """The project function or class a dotted chain names through the module's import
+    bindings (:func:`import_bindings`): ``(file, "f" / "Cls" / "Cls.m")``, or ``None``."""
+    if not parts or parts[0] not in bindings:
+        return None
+    target, prefix = bindings[parts[0]]
+    rest = prefix + list(parts[1:])
+    while rest and (target.name == "__init__.py" or target.is_dir()):
+        sub = files.submodule(target, rest[0])
+        if sub is None:
+            break
+        target, rest = sub, rest[1:]
+    if not rest or target.is_dir():
+        return None
+    return str(target), ".".join(rest[:2])
+
+
+def import_bindings(path: Path, tree: ast.AST, files: ProjectFiles) -> dict[str, tuple[Path, list[str]]]:
+    """Public name of :func:`_import_bindings` (the engine asks it for the linted module)."""
+    return _import_bindings(path, tree, files)
+
+
+def _import_bindings(path: Path, tree: ast.AST, files: ProjectFiles) -> dict[str, tuple[Path, list[str]]]:
+    """Names bound by imports of project modules, anywhere in the module (relative imports
+    too, which the model leaves unresolved): name -> (module file, attribute parts). The
+    first import of a name wins."""
+    out: dict[str, tuple[Path, list[str]]] = {}
+    for node in ast.walk(tree):
+        t = type(node)
+        if t is ast.ImportFrom:
+            target = files.resolve_module(path, node.module or "", node.level or 0)
+            if target is None:
+                continue  # no project file: unknown
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                if alias.name != "*" and bound not in out:
+                    out[bound] = (target, [alias.name])
+        elif t is ast.Import:
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                parts = alias.name.split(".") if alias.asname else alias.name.split(".")[:1]
+                target = files.resolve_module(path, ".".join(parts))
+                if target is not None and bound not in out:
+                    out[bound] = (target, [])
+    return out
+
+
+_LAUNCH_NAMES = ("launch", "spawn")
+
+
+def launch_wrappers(tree: ast.AST) -> tuple[str, ...]:
+    """Names of the functions and methods that pass a parameter of theirs as the launched
+    function to ``torch_xla.launch`` / ``xmp.spawn`` (``def launch(self, fn, *args):
+    torch_xla.launch(fn, args=args)``): a call of one launches its first argument. Read from
+    the tree alone (names the module's torch_xla imports bind), no model needed."""
+    xla: set[str] = set()
+    for node in ast.walk(tree):
+        if type(node) is ast.Import:
+            xla.update((a.asname or a.name.split(".")[0]) for a in node.names if a.name.split(".")[0] == "torch_xla")
+        elif type(node) is ast.ImportFrom and not node.level and (node.module or "").split(".")[0] == "torch_xla":
+            xla.update(a.asname or a.name for a in node.names)
+    if not xla:
+        return ()
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if type(node) not in (ast.FunctionDef, ast.AsyncFunctionDef) or node.name in found:
+            continue
+        args = node.args
+        params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+        for call in ast.walk(node):
+            if type(call) is not ast.Call:
+                continue
+            f = call.func
+            last = f.attr if type(f) is ast.Attribute else f.id if type(f) is ast.Name else None
+            root = f
+            while type(root) is ast.Attribute:
+                root = root.value
+            if last not in _LAUNCH_NAMES or type(root) is not ast.Name or root.id not in xla:
+                continue
+            target = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "fn"), None)
+            if type(target) is ast.Name and target.id in params:
+                found.append(node.name)
+                break
+    return tuple(found)

@@ -1,0 +1,57 @@
+"""Project mode stays linear: linting every module of a generated project of N modules costs
+at most about twice the work (lines executed, tests/work_counter.py) at 2N, as in
+tests/test_linear.py. Shapes: a chain of imports and calls (each module calls the previous
+one), and a star (every module imports one shared module; one launcher imports them all)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from work_counter import project_work
+
+N = 30
+SLACK = 2.3
+
+LAUNCHER = ("import torch_xla\nimport torch_xla.distributed.xla_multiprocessing as xmp\n{imports}\n\n"
+            "def _run(index):\n{calls}\n\nif __name__ == '__main__':\n    xmp.spawn(_run)\n")
+
+
+def chain(base: Path, n: int) -> list[Path]:
+    files = {"pyproject.toml": ""}
+    for i in range(n):
+        prev = f"from m{i - 1} import f{i - 1}\n" if i else ""
+        call = f"    f{i - 1}()\n" if i else ""
+        files[f"m{i}.py"] = (f"import torch\n{prev}\n\nclass C{i}:\n    def step(self):\n        return {i}\n\n\n"
+                             f"def f{i}():\n    torch.cuda.empty_cache()\n{call}    C{i}().step()\n\n\n"
+                             f"def cpu{i}():\n    torch.cuda.empty_cache()\n")
+    files["train.py"] = LAUNCHER.format(imports=f"from m{n - 1} import f{n - 1}", calls=f"    f{n - 1}()\n")
+    return _write(base, files)
+
+
+def star(base: Path, n: int) -> list[Path]:
+    files = {"pyproject.toml": "", "common.py": "import torch\n\n\ndef shared():\n    torch.cuda.synchronize()\n"}
+    for i in range(n):
+        files[f"pkg/m{i}.py"] = (f"import torch\nfrom common import shared\n\n\ndef f{i}():\n"
+                                 f"    torch.cuda.empty_cache()\n    shared()\n")
+    files["pkg/__init__.py"] = ""
+    files["train.py"] = LAUNCHER.format(imports="\n".join(f"from pkg.m{i} import f{i}" for i in range(n)),
+                                        calls="".join(f"    f{i}()\n" for i in range(n)))
+    return _write(base, files)
+
+
+def _write(base: Path, files: dict[str, str]) -> list[Path]:
+    for name, text in files.items():
+        (base / name).parent.mkdir(parents=True, exist_ok=True)
+        (base / name).write_text(text, encoding="utf-8")
+    return sorted(p for p in base.rglob("*.py"))
+
+
+@pytest.mark.parametrize("shape", [chain, star], ids=["chain", "star"])
+def test_linting_every_module_is_linear_in_modules(shape, tmp_path):
+    small, found_small = project_work(shape(tmp_path / "small", N))
+    large, found_large = project_work(shape(tmp_path / "large", 2 * N))
+    # every reached helper is XLA code (XLA401 per module), the CPU helpers stay plain
+    assert len(found_small) == N + (shape is star) and len(found_large) == 2 * N + (shape is star)
+    assert large <= SLACK * small, f"{shape.__name__}: work {small} at N={N}, {large} at N={2 * N} ({large / small:.2f}x)"
