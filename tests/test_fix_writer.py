@@ -314,7 +314,7 @@ def test_the_project_root_is_the_nearest_folder_with_a_marker(tmp_path):
 
 
 def _has_marker(folder: Path) -> bool:
-    return any((folder / m).exists() for m in ("pyproject.toml", "setup.cfg", "setup.py", "tox.ini", ".flake8", ".git"))
+    return any((folder / m).exists() for m in ("pyproject.toml", "setup.cfg", "setup.py", ".git"))
 
 
 # -- 4. encodings -----------------------------------------------------------------------------------

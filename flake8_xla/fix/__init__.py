@@ -186,18 +186,14 @@ class NotFixed(Exception):
 
 
 CHANGED = "changed while it was being fixed"
-_ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "tox.ini", ".flake8", ".git")
-
-
 def _project_root(cwd: Path | None = None) -> Path:
-    """The nearest folder from ``cwd`` (default: the current one) up that holds a project
-    marker (``pyproject.toml``, ``setup.cfg``, ``setup.py``, ``tox.ini``, ``.flake8``,
-    ``.git``), else ``cwd``. ``--fix`` rewrites a link's target only inside it."""
-    cwd = Path.cwd() if cwd is None else cwd
-    for folder in (cwd, *cwd.parents):
-        if any((folder / marker).exists() for marker in _ROOT_MARKERS):
-            return folder
-    return cwd
+    """The project root of the current folder (or ``cwd``), as project mode finds it
+    (:func:`flake8_xla.project.files.root_from`: the nearest folder up holding
+    ``pyproject.toml``, ``setup.cfg``, ``setup.py`` or ``.git``, else that folder).
+    ``--fix`` rewrites a link's target only inside it."""
+    from ..project.files import root_from
+
+    return root_from(Path.cwd() if cwd is None else cwd)
 
 
 def decode(data: bytes) -> tuple[str, str]:

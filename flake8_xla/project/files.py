@@ -28,7 +28,11 @@ _IMPORT_RE = re.compile(
 
 def find_root(path: Path) -> Path:
     """The nearest folder up from ``path`` (a file) holding a root marker, else the file's folder."""
-    start = path.parent
+    return root_from(path.parent)
+
+
+def root_from(start: Path) -> Path:
+    """The nearest folder from the folder ``start`` up holding a root marker, else ``start``."""
     for folder in (start, *start.parents):
         for marker in ROOT_MARKERS:
             if (folder / marker).exists():
