@@ -27,6 +27,8 @@ One module per question it answers:
   modules, loops over device loaders, model constructions.
 - :mod:`.placement`: where a trained module lives: modules trained on the host, optimizers
   built before their module moves to the device, the device variable a fix may name.
+- :mod:`.attributes`: ``self.`` state across the methods of a class hierarchy, overrides a
+  base class's ``self.m()`` may run, what generator functions yield.
 
 Nothing here imports or runs the linted code, torch or torch_xla. Whatever cannot be seen
 statically is *unknown* (``None`` / :data:`UNKNOWN`), and rules never fire on unknown.
@@ -38,6 +40,7 @@ import ast
 
 from ..api_table import star_names
 from ..settings import Settings
+from .attributes import Attributes
 from .calls import Calls
 from .context import XlaContext
 from .data import Data
@@ -63,7 +66,7 @@ __all__ = [
 
 class Model(
     Walker, Names, Values, XlaContext, Calls, Environment, Training, Tensors, Data,
-    ParentCode, Replicas, UserNames, Runtime, Optimizers, Placement,
+    ParentCode, Replicas, UserNames, Runtime, Optimizers, Placement, Attributes,
 ):
     """Facts about one module. Build with ``Model(tree, settings)``.
 

@@ -96,9 +96,8 @@ class Values:
         if t is ast.Attribute and type(expr.value) is ast.Name and ctx.func is not None:
             func = ctx.func
             if func.cls is not None and func.params and expr.value.id == func.params[0]:
-                assigned = func.cls.attrs.get(expr.attr)
-                if assigned and all(v is not None for v, _ in assigned):
-                    return list(assigned)
+                found = self.self_attr_values(func.cls, expr.attr)  # (attributes.py)
+                return list(found) if found is not None else None
         return None
 
     def read_bindings(self, name: ast.Name, ctx: Ctx):

@@ -492,6 +492,8 @@ class WeightTyingBeforeToDevice(Rule):
             if index.tied_after(ctx, name, call.lineno, None) or any(
                     index.method_called_after(ctx, name, m, call.lineno) for m in tie_methods):
                 continue
+            if "." in name and index.tied_anywhere(name, tie_methods):
+                continue  # `self.model` may be tied again in another method
             return call
         return None
 
@@ -576,6 +578,8 @@ class _TieIndex:
         for table in (self.tie_lines, self.call_lines):
             for lines in table.values():
                 lines.sort()
+        # the same keys without the scope: a holder tied in any scope (`self.model`)
+        self.anywhere = {key[1:] for key in self.call_lines} | {key[1:] for key in self.tie_lines}
         for recs in self.moves_by_root.values():
             recs.sort(key=lambda r: r[0])
         self._bound: dict | None = None
@@ -592,6 +596,12 @@ class _TieIndex:
         sid = id(ctx.scope)
         key = (sid, "text", text) if text is not None else (sid, "root", root)
         return _after(self.tie_lines.get(key, ()), line) or _after(self.call_lines.get((sid, "tie", root), ()), line)
+
+    def tied_anywhere(self, holder, tie_methods) -> bool:
+        """``holder`` (``self.model``) tied, or one of ``tie_methods`` called on it, in any
+        scope of the module."""
+        return (("tie", holder) in self.anywhere or ("root", holder) in self.anywhere
+                or any(("method", holder, m.name) in self.anywhere for m in tie_methods))
 
     def method_called_after(self, ctx, root, method, line) -> bool:
         return _after(self.call_lines.get((id(ctx.scope), "method", root, method.name), ()), line)
@@ -611,6 +621,12 @@ class _TieIndex:
                     for _, kind, target, _ in entries:
                         if kind == "value":
                             self._bound.setdefault(id(target), name)
+            for target, value, ctx in self.model.attr_stores:  # self.model = Net().to(dev)
+                func = ctx.func
+                text = dotted(target)
+                if text is not None and text.count(".") == 1 and func is not None and func.cls is not None \
+                        and func.params and text.split(".")[0] == func.params[0]:
+                    self._bound.setdefault(id(value), text)
         return self._bound.get(id(call))
 
 

@@ -1,0 +1,225 @@
+"""Instance state and generators across the methods of one module's classes.
+
+- ``self.<attr>`` set in one method (``__init__``, ``setup()``) is known in every method of
+  the class, its bases and its subclasses in the module (:meth:`Attributes.self_attr_values`);
+- ``self.m()`` in a method of a base class may run a subclass's override
+  (:meth:`Attributes.self_method_overrides`);
+- a generator function of the module is what it yields (:meth:`Attributes.generator_yields`),
+  and a loop over one draws from what its own loops iterate.
+
+Everything is memoised per (class, attribute), per (class, method name) and per function;
+indexes over the module's classes are built once, so that many attributes, many methods and
+deep hierarchies cost linear work. Nothing here imports or runs the linted code; whatever
+cannot be seen is unknown (``None``).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .scopes import ClassInfo, Ctx, FunctionInfo
+
+#: more binding classes than this for one attribute name in one hierarchy: unknown
+_MAX_BINDERS = 32
+
+
+class Attributes:
+    """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
+
+    # -- self.<attr> ----------------------------------------------------------------------------
+
+    def self_attr_values(self, cls: ClassInfo, attr: str) -> list[tuple[ast.AST, Ctx]] | None:
+        """What ``self.<attr>`` may hold in a method of ``cls``: every ``self.<attr> = value``
+        of the classes of ``cls``'s hierarchy in the module (its bases and mixins, its
+        subclasses and their other bases: an instance of a subclass runs the base's methods),
+        as ``(value, ctx)`` in walk order; ``None`` when unknown.
+
+        Unknown when nothing in the hierarchy binds it, when some binding cannot be seen
+        (``self.x += 1``, tuple unpacking of a call, ``for self.x in ...``), or when the
+        bindings sit in more than one method and do not agree: the same expression, reading
+        only module-level names (``torch_xla.device()`` in ``__init__`` and in ``reset``).
+        A ``self.x = None`` placeholder beside other bindings is dropped (``self.model =
+        None`` in ``__init__``, set in ``setup()``). Within one method every binding counts,
+        as for a plain name (``if cpu: self.device = "cpu" else: self.device = ...``).
+        Memoised per (class, attribute); do not modify the list returned."""
+        key = ("selfattr", id(cls), attr)
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        binders = self._attr_binders().get(attr, ())
+        if len(binders) > _MAX_BINDERS:  # (bounded: many unrelated classes binding one name)
+            comp = self._class_component(cls)
+            binders = [k for k in binders if self._class_component(k) == comp]
+            found = None if len(binders) > _MAX_BINDERS else self._agreeing_bindings(binders, attr)
+        else:
+            comp = self._class_component(cls)
+            found = self._agreeing_bindings([k for k in binders if self._class_component(k) == comp], attr)
+        cache[key] = found
+        return found
+
+    def _agreeing_bindings(self, binders: list[ClassInfo], attr: str):
+        assigned = [rec for k in binders for rec in k.attrs[attr]]
+        if not assigned or any(v is None or c is None for v, c in assigned):
+            return None
+        if len(assigned) > 1:
+            real = [(v, c) for v, c in assigned if not (type(v) is ast.Constant and v.value is None)]
+            if real:
+                assigned = real
+        methods = {id(c.func) for _, c in assigned}
+        if len(methods) > 1:
+            dumps = {ast.dump(v) for v, _ in assigned}
+            if len(dumps) != 1 or not all(self._module_level_only(v, c) for v, c in assigned):
+                return None  # rebound differently in another method: unknown
+        return assigned
+
+    def _module_level_only(self, value: ast.AST, ctx: Ctx) -> bool:
+        """Every name ``value`` reads is a builtin or bound at module level (an import, a
+        constant, a class): the same text means the same thing in every method."""
+        for node in ast.walk(value):
+            if type(node) is ast.Name:
+                bindings = self.lookup(node.id, ctx, None)
+                if bindings and any(b_ctx is None or b_ctx.scope is not self.module_scope
+                                    for _, _, _, b_ctx in bindings):
+                    return False
+            elif type(node) in (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp):
+                return False
+        return True
+
+    def _attr_binders(self) -> dict[str, list[ClassInfo]]:
+        """attribute name -> the classes of the module that bind ``self.<name>`` (built once)."""
+        found = self._cache.get("attr_binders")
+        if found is None:
+            found = {}
+            for cls in self.classes:
+                for attr in cls.attrs:
+                    found.setdefault(attr, []).append(cls)
+            self._cache["attr_binders"] = found
+        return found
+
+    def _class_component(self, cls: ClassInfo) -> int:
+        """The id of the class hierarchy ``cls`` belongs to: classes joined by naming each
+        other as bases in the module (its bases, subclasses, their mixins) share one (one
+        union-find over the module's classes, built once)."""
+        table = self._cache.get("class_components")
+        if table is None:
+            parent: dict[int, int] = {id(c): id(c) for c in self.classes}
+
+            def find(x: int) -> int:
+                while parent[x] != x:
+                    parent[x] = parent[parent[x]]
+                    x = parent[x]
+                return x
+
+            for c in self.classes:
+                for b in self._class_bases(c):
+                    ra, rb = find(id(c)), find(id(b))
+                    if ra != rb:
+                        parent[ra] = rb
+            table = self._cache["class_components"] = {i: find(i) for i in parent}
+        return table.get(id(cls), id(cls))
+
+    # -- self.m() in a base class ---------------------------------------------------------------
+
+    def self_method_overrides(self, cls: ClassInfo, name: str) -> list[FunctionInfo]:
+        """The overrides of method ``name`` in the module's subclasses of ``cls``, not
+        including what ``cls`` itself resolves ``name`` to: what ``self.name(...)`` in a
+        method of ``cls`` may run besides that when ``self`` is an instance of a subclass
+        (a base class's step loop calling ``self.training_step``). Memoised per (class,
+        name); an index of the methods by name is built once. When more than
+        ``_MAX_BINDERS`` classes define ``name``, none is followed (an empty list: a missed
+        override only hides code, it never makes a finding)."""
+        key = ("overrides", id(cls), name)
+        found = self._cache.get(key)
+        if found is None:
+            found = []
+            own = self._method_table(cls).get(name)
+            definers = self._methods_by_name().get(name, ())
+            if len(definers) > _MAX_BINDERS:
+                definers = ()  # (bounded: more overrides than that are not followed)
+            for c in definers:
+                m = c.methods[name]
+                if c is not cls and m is not own and m not in found and cls in self.mro(c):
+                    found.append(m)
+            self._cache[key] = found
+        return found
+
+    def _methods_by_name(self) -> dict[str, list[ClassInfo]]:
+        """method name -> the classes of the module that define it (built once)."""
+        found = self._cache.get("methods_by_name")
+        if found is None:
+            found = {}
+            for cls in self.classes:
+                for name in cls.methods:
+                    found.setdefault(name, []).append(cls)
+            self._cache["methods_by_name"] = found
+        return found
+
+    # -- generators -----------------------------------------------------------------------------
+
+    def generator_yields(self, func: FunctionInfo) -> list[tuple[ast.AST, Ctx]] | None:
+        """``(value, ctx)`` of each ``yield value`` of a generator function of the module (not
+        of the functions and classes nested in it); ``None`` when ``func`` is no generator,
+        yields nothing visible (a bare ``yield``) or delegates (``yield from``). Memoised per
+        function; the body is read once."""
+        key = ("yields", id(func))
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        found: list | None = []
+        inner = Ctx(func.scope, func, (), ()) if func.scope is not None else None
+        todo = list(func.node.body)
+        while todo and found is not None:
+            node = todo.pop()
+            t = type(node)
+            if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda):
+                continue
+            if t is ast.YieldFrom or (t is ast.Yield and node.value is None) or inner is None:
+                found = None
+                break
+            if t is ast.Yield:
+                found.append((node.value, inner))
+            todo.extend(ast.iter_child_nodes(node))
+        if found is not None:
+            found.sort(key=lambda rec: (rec[0].lineno, rec[0].col_offset))
+            if not found:
+                found = None
+        cache[key] = found
+        return found
+
+    def generator_loops(self, func: FunctionInfo) -> list:
+        """The ``for`` loops of a generator function (not of nested functions) whose body
+        yields: what the generator draws its items from (:class:`~.scopes.LoopInfo`, walk
+        order; memoised)."""
+        key = ("genloops", id(func))
+        found = self._cache.get(key)
+        if found is None:
+            found = []
+            yields = self.generator_yields(func) or ()
+            for loop in self._loops_by_func().get(id(func), ()):
+                node = loop.node
+                if type(node) in (ast.For, ast.AsyncFor) and any(
+                        _within(v, node) for v, _ in yields):
+                    found.append(loop)
+            self._cache[key] = found
+        return found
+
+    def _loops_by_func(self) -> dict[int, list]:
+        found = self._cache.get("loops_by_func")
+        if found is None:
+            found = {}
+            for loop in self.loops:
+                if loop.ctx.func is not None:
+                    found.setdefault(id(loop.ctx.func), []).append(loop)
+            self._cache["loops_by_func"] = found
+        return found
+
+
+def _within(expr: ast.AST, stmt: ast.AST) -> bool:
+    """``expr`` lies inside the body of loop ``stmt`` (by position)."""
+    body = stmt.body
+    if not body:
+        return False
+    start = (body[0].lineno, body[0].col_offset)
+    last = body[-1]
+    end = (getattr(last, "end_lineno", None) or last.lineno, getattr(last, "end_col_offset", None) or 0)
+    return start <= (expr.lineno, expr.col_offset) <= end
