@@ -21,6 +21,8 @@ from .scopes import ClassInfo, Ctx, FunctionInfo
 
 #: more binding classes than this for one attribute name in one hierarchy: unknown
 _MAX_BINDERS = 32
+#: a class hierarchy larger than this asks only the classes that define a method themselves
+_MAX_HIERARCHY = 64
 
 
 class Attributes:
@@ -121,26 +123,41 @@ class Attributes:
     # -- self.m() in a base class ---------------------------------------------------------------
 
     def self_method_overrides(self, cls: ClassInfo, name: str) -> list[FunctionInfo]:
-        """The overrides of method ``name`` in the module's subclasses of ``cls``, not
-        including what ``cls`` itself resolves ``name`` to: what ``self.name(...)`` in a
-        method of ``cls`` may run besides that when ``self`` is an instance of a subclass
-        (a base class's step loop calling ``self.training_step``). Memoised per (class,
-        name); an index of the methods by name is built once. When more than
-        ``_MAX_BINDERS`` classes define ``name``, none is followed (an empty list: a missed
-        override only hides code, it never makes a finding)."""
+        """What ``self.name(...)`` in a method of ``cls`` may run besides what ``cls`` itself
+        resolves ``name`` to, when ``self`` is an instance of a subclass of ``cls`` in the
+        module: the method each subclass resolves ``name`` to through its own MRO (a base
+        class's step loop calling ``self.training_step`` runs the subclass's override, or a
+        mixin's that the subclass lists first). Walk order, each method once. Memoised per
+        (class, name). In a hierarchy of more than ``_MAX_HIERARCHY`` classes only classes
+        defining ``name`` themselves are asked, and none when more than ``_MAX_BINDERS`` do
+        (a missed override only hides code: it never makes a finding)."""
         key = ("overrides", id(cls), name)
         found = self._cache.get(key)
         if found is None:
             found = []
             own = self._method_table(cls).get(name)
-            definers = self._methods_by_name().get(name, ())
-            if len(definers) > _MAX_BINDERS:
-                definers = ()  # (bounded: more overrides than that are not followed)
-            for c in definers:
-                m = c.methods[name]
-                if c is not cls and m is not own and m not in found and cls in self.mro(c):
+            members = self._component_members().get(self._class_component(cls), ())
+            if len(members) > _MAX_HIERARCHY:
+                members = self._methods_by_name().get(name, ())
+                if len(members) > _MAX_BINDERS:
+                    members = ()
+            for c in members:
+                if c is cls or cls not in self.mro(c):
+                    continue
+                m = self._method_table(c).get(name)
+                if m is not None and m is not own and m not in found:
                     found.append(m)
             self._cache[key] = found
+        return found
+
+    def _component_members(self) -> dict[int, list[ClassInfo]]:
+        """hierarchy id (:meth:`_class_component`) -> its classes, in walk order (built once)."""
+        found = self._cache.get("component_members")
+        if found is None:
+            found = {}
+            for cls in self.classes:
+                found.setdefault(self._class_component(cls), []).append(cls)
+            self._cache["component_members"] = found
         return found
 
     def _methods_by_name(self) -> dict[str, list[ClassInfo]]:

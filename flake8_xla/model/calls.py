@@ -64,10 +64,12 @@ class Calls:
         if t is ast.Attribute:  # (its name is one of _member_names: see function_of)
             base = expr.value
             cls = None
+            own = False
             if type(base) is ast.Name:
                 func = ctx.func
                 if func is not None and func.cls is not None and func.params and base.id == func.params[0]:
                     cls = func.cls
+                    own = func.name not in ("__new__",) and not _static(func)
                 else:
                     cls = self.class_named(base.id, ctx)
                     if cls is None:  # obj = Cls(...); obj.method
@@ -77,6 +79,10 @@ class Calls:
                             cls = self.class_named(values[0][0].func.id, values[0][1])
             if cls is not None:
                 methods = self._mro_methods(cls, expr.attr)
+                if own:  # self.m(): a subclass's override may run (attributes.py)
+                    extra = self.self_method_overrides(cls, expr.attr)
+                    if extra:
+                        methods = methods + [m for m in extra if m not in methods]
                 if methods:
                     return methods
                 out = []  # self.step_fn = torch_xla.compile(self._step): what it was set to
@@ -477,3 +483,8 @@ class Calls:
                     if bound < len(free):
                         index.add((id(t), free[bound]))
         return (id(func), name) in index
+
+
+def _static(func: FunctionInfo) -> bool:
+    """A ``@staticmethod`` (its first parameter is no instance)."""
+    return any(type(d) is ast.Name and d.id == "staticmethod" for d in func.node.decorator_list)
