@@ -220,6 +220,92 @@ class Attributes:
             self._cache[key] = found
         return found
 
+    def generator_loader_kind(self, call: ast.Call, ctx: Ctx, func: FunctionInfo, depth: int):
+        """:meth:`~.training.Training.loader_kind` of ``call``, a call of generator function
+        ``func``: what every loop of ``func`` that yields iterates (a parameter it iterates
+        maps back to the call's argument), when they all agree; ``None`` when ``func``
+        yields outside such a loop or cannot be seen. ``False`` when ``func`` is no
+        generator (the caller goes on)."""
+        yields = self.generator_yields(func)
+        if yields is None:
+            key = ("has_yield", id(func))
+            if key not in self._cache:
+                self._cache[key] = _has_yield(func)
+            return None if self._cache[key] else False
+        loops = self.generator_loops(func)
+        if not loops or any(not any(_within(v, lp.node) for lp in loops) for v, _ in yields):
+            return None  # yields outside its loops (`yield next(it)`, a first batch)
+        kinds = []
+        for loop in loops:
+            kind = self.loader_kind(loop.node.iter, loop.ctx, depth + 1)
+            if type(kind) is tuple and kind[1] is func:  # iterates its parameter: the argument
+                arg = self.argument_for(call, ctx, func, kind[2])
+                kind = self.loader_kind(arg, ctx, depth + 1) if isinstance(arg, ast.AST) else None
+            kinds.append(kind)
+        return self._agree(kinds)
+
+    def generator_items_on_device(self, call: ast.Call, ctx: Ctx) -> bool:
+        """``call`` calls a generator function of the module whose every ``yield`` yields a
+        tensor visibly on the XLA device (``yield b.to(dev)``, a device loader's batch):
+        a loop over it is fed device data. Memoised per generator function."""
+        if type(call.func) is not ast.Name or self.call_name(call, ctx) is not None:
+            return False
+        funcs = self.function_of(call.func, ctx)
+        if len(funcs) != 1:
+            return False
+        func = funcs[0]
+        key = ("gen_device", id(func))
+        found = self._cache.get(key)
+        if found is None:
+            self._cache[key] = False  # (a generator iterating itself)
+            yields = self.generator_yields(func)
+            found = bool(yields) and all(self.tensor_kind(v, c) == "device" for v, c in yields)
+            self._cache[key] = found
+        return found
+
+    def drawn_targets(self, it: ast.AST, target: ast.AST, ctx: Ctx) -> list[tuple[ast.AST, str]]:
+        """What a ``for target in it`` loop binds, where :meth:`loop_targets` cannot see it by
+        the loader alone: ``(target part, "host" | "device")`` for ``zip(tqdm(range(n)),
+        cycle(loader))`` (a counter is a host value, never replica data; a device loader's
+        batch is on the device) and for a generator of the module that yields device
+        tensors. Empty when nothing is seen."""
+        if type(it) is not ast.Call:
+            return []
+        f = it.func
+        if type(f) is ast.Name and f.id == "zip" and self.lookup("zip", ctx, None) is None:
+            if type(target) not in (ast.Tuple, ast.List) or len(target.elts) != len(it.args) \
+                    or any(type(a) is ast.Starred for a in it.args) or it.keywords:
+                return []
+            out = []
+            for arg, elt in zip(it.args, target.elts):
+                if self._counter(arg, ctx):
+                    out.append((elt, "host"))
+                elif type(elt) is ast.Name and (self.loader_kind(arg, ctx) == "device"
+                                                or (type(arg) is ast.Call and self.generator_items_on_device(arg, ctx))):
+                    out.append((elt, "device"))
+            return out
+        if self.generator_items_on_device(it, ctx):
+            return [(target, "device")]
+        return []
+
+    def _counter(self, expr: ast.AST, ctx: Ctx) -> bool:
+        """``range(n)``, ``itertools.count()``, ``tqdm(range(n))`` / ``trange(n)``: host integers."""
+        for _ in range(4):
+            if type(expr) is not ast.Call:
+                return False
+            q = self.call_name(expr, ctx)
+            f = expr.func
+            if q is None and type(f) is ast.Name and f.id == "range" and self.lookup("range", ctx, None) is None:
+                return True
+            if q == "itertools.count" or (q is not None and q.split(".", 1)[0] == "tqdm" and q.endswith(".trange")):
+                return True
+            if q is not None and q.split(".", 1)[0] == "tqdm" and q.rsplit(".", 1)[1] in ("tqdm", "tqdm_notebook") \
+                    and expr.args:
+                expr = expr.args[0]
+                continue
+            return False
+        return False
+
     def _loops_by_func(self) -> dict[int, list]:
         found = self._cache.get("loops_by_func")
         if found is None:
@@ -240,3 +326,17 @@ def _within(expr: ast.AST, stmt: ast.AST) -> bool:
     last = body[-1]
     end = (getattr(last, "end_lineno", None) or last.lineno, getattr(last, "end_col_offset", None) or 0)
     return start <= (expr.lineno, expr.col_offset) <= end
+
+
+def _has_yield(func: FunctionInfo) -> bool:
+    """``func``'s own body (not nested functions) holds a ``yield`` or ``yield from``."""
+    todo = list(func.node.body)
+    while todo:
+        node = todo.pop()
+        t = type(node)
+        if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda):
+            continue
+        if t in (ast.Yield, ast.YieldFrom):
+            return True
+        todo.extend(ast.iter_child_nodes(node))
+    return False

@@ -472,6 +472,12 @@ class Tensors:
                 for n in _target_names(target.elts[0]):
                     table[(scope, n, line)] = HOST
                 target = target.elts[1]
+            drawn = self.drawn_targets(it, target, loop.ctx)  # zip(range(n), loader), generators (attributes.py)
+            for part, kind in drawn:
+                for n in _target_names(part):
+                    table.setdefault((scope, n, line), HOST if kind == "host" else DEVICE)
+            if drawn:
+                continue
             if type(target) in (ast.Tuple, ast.List) and len(target.elts) > 2:
                 continue  # (data, target, paths): items past the tensors may be Python values
             if self.loader_kind(node.iter, loop.ctx) == "device":

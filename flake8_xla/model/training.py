@@ -519,6 +519,10 @@ class Training:
             if q is not None:
                 return None
             funcs = self.function_of(f, ctx)
+            if len(funcs) == 1 and type(f) is ast.Name:  # a generator: what its loops draw (attributes.py)
+                kind = self.generator_loader_kind(expr, ctx, funcs[0], depth)
+                if kind is not False:
+                    return kind
             if len(funcs) != 1 or not funcs[0].returns:
                 return None
             func = funcs[0]

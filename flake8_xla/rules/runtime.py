@@ -492,7 +492,7 @@ class WeightTyingBeforeToDevice(Rule):
             if index.tied_after(ctx, name, call.lineno, None) or any(
                     index.method_called_after(ctx, name, m, call.lineno) for m in tie_methods):
                 continue
-            if "." in name and index.tied_anywhere(name, tie_methods):
+            if "." in name and index.tied_anywhere(ctx, name, tie_methods):
                 continue  # `self.model` may be tied again in another method
             return call
         return None
@@ -578,8 +578,24 @@ class _TieIndex:
         for table in (self.tie_lines, self.call_lines):
             for lines in table.values():
                 lines.sort()
-        # the same keys without the scope: a holder tied in any scope (`self.model`)
-        self.anywhere = {key[1:] for key in self.call_lines} | {key[1:] for key in self.tie_lines}
+        # the same keys by class hierarchy instead of scope: `self.model` tied in any method
+        self.anywhere = set()
+        for target, _, ctx in model.weight_ties():
+            text = dotted(target)
+            if text is not None:
+                self.anywhere.update((_hierarchy(model, ctx), "root", h) for h in _prefixes(text))
+        for call, ctx in model.calls:
+            f = call.func
+            if type(f) is ast.Attribute and (receiver := dotted(f.value)) is not None:
+                comp = _hierarchy(model, ctx)
+                self.anywhere.update((comp, "method", h, f.attr) for h in _prefixes(receiver))
+                if _tie_call(call, None):
+                    self.anywhere.update((comp, "tie", h) for h in _prefixes(receiver))
+            if _tie_call(call, None):
+                comp = _hierarchy(model, ctx)
+                for arg in map(dotted, call.args):
+                    if arg is not None:
+                        self.anywhere.update((comp, "tie", h) for h in _prefixes(arg))
         for recs in self.moves_by_root.values():
             recs.sort(key=lambda r: r[0])
         self._bound: dict | None = None
@@ -597,11 +613,12 @@ class _TieIndex:
         key = (sid, "text", text) if text is not None else (sid, "root", root)
         return _after(self.tie_lines.get(key, ()), line) or _after(self.call_lines.get((sid, "tie", root), ()), line)
 
-    def tied_anywhere(self, holder, tie_methods) -> bool:
+    def tied_anywhere(self, ctx, holder, tie_methods) -> bool:
         """``holder`` (``self.model``) tied, or one of ``tie_methods`` called on it, in any
-        scope of the module."""
-        return (("tie", holder) in self.anywhere or ("root", holder) in self.anywhere
-                or any(("method", holder, m.name) in self.anywhere for m in tie_methods))
+        method of the class hierarchy of ``ctx``'s method."""
+        comp = _hierarchy(self.model, ctx)
+        return ((comp, "tie", holder) in self.anywhere or (comp, "root", holder) in self.anywhere
+                or any((comp, "method", holder, m.name) in self.anywhere for m in tie_methods))
 
     def method_called_after(self, ctx, root, method, line) -> bool:
         return _after(self.call_lines.get((id(ctx.scope), "method", root, method.name), ()), line)
@@ -628,6 +645,12 @@ class _TieIndex:
                         and func.params and text.split(".")[0] == func.params[0]:
                     self._bound.setdefault(id(value), text)
         return self._bound.get(id(call))
+
+
+def _hierarchy(model, ctx):
+    """The class hierarchy of the method ``ctx`` is in (attributes.py), or its scope's id."""
+    func = ctx.func
+    return model._class_component(func.cls) if func is not None and func.cls is not None else id(ctx.scope)
 
 
 def _prefixes(text: str) -> list[str]:
