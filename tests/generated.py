@@ -288,7 +288,35 @@ def nested_step_loops(n: int) -> str:
     return HEAD + "".join(out)
 
 
-GENERATORS = {f.__name__: f for f in (early_returns, elif_chain, superseding_findings, call_chain, step_loops, elif_imports,
+def self_state_hierarchy(n: int) -> str:
+    """A base trainer binding N ``self.`` attributes in ``__init__`` and a step loop calling N
+    hooks, N subclasses each subclassing the one before, reading every attribute and
+    overriding one hook with a host sync (XLA501 per override reached from the loop): each
+    (class, attribute) and (class, hook) query is answered once, from indexes built once."""
+    attrs = "".join(f"        self.a{i} = torch_xla.device()\n" for i in range(n))
+    hooks = "".join(f"            self.h{i}(x)\n" for i in range(n))
+    base = ("class T0:\n    def __init__(self, loader):\n" + attrs
+            + "        self.loader = pl.MpDeviceLoader(loader, self.a0)\n\n"
+            + "    def fit(self, opt):\n        for x in self.loader:\n" + hooks
+            + "            x.sum().backward()\n            xm.optimizer_step(opt)\n\n"
+            + "".join(f"    def h{i}(self, x):\n        return 0\n\n" for i in range(n)) + "\n")
+    subs = "".join(f"class T{i}(T{i - 1}):\n    def h{i - 1}(self, x):\n"
+                   f"        return torch.ones(2, device=self.a{i - 1}).sum().item()\n\n\n" for i in range(1, n + 1))
+    return (HEAD + "import torch_xla.distributed.parallel_loader as pl\n\n\n" + base + subs
+            + f"def main(index):\n    T{n}(None).fit(None)\n\n\ntorch_xla.launch(main)\n")
+
+
+def generator_loops(n: int) -> str:
+    """N generator functions each over a plain loader, each iterated by a launched step loop
+    (XLA301 per loop): each generator's yields and loops are read once."""
+    gens = "".join(f"def g{i}(loader):\n    for b in loader:\n        yield b.to('xla')\n\n\n" for i in range(n))
+    loops = "".join(f"    for b in g{i}(DataLoader(ds, drop_last=True)):\n        model(b).sum().backward()\n"
+                    "        xm.optimizer_step(opt)\n" for i in range(n))
+    return (HEAD + "from torch.utils.data import DataLoader\n\n\n" + gens
+            + "def main(index, model, opt, ds):\n" + loops + "\n\ntorch_xla.launch(main)\n")
+
+
+GENERATORS = {f.__name__: f for f in (self_state_hierarchy, generator_loops, early_returns, elif_chain, superseding_findings, call_chain, step_loops, elif_imports,
                                       exit_imports, many_timers, launches, spmd_launches, guarded_saves, runtime_odds,
                                       rank_devices, env_reads_after_returns, syncs_after_continues, double_steps,
                                       same_optimizer_steps, wide_unpacking, wide_loop_targets,
