@@ -160,6 +160,42 @@ class Attributes:
             self._cache["component_members"] = found
         return found
 
+    def hook_methods(self, call: ast.Call, ctx: Ctx) -> list[FunctionInfo]:
+        """The overrides a ``self.m(...)`` call in a method of class ``B`` runs on an instance
+        of a class of the module that is built here (``T(...)``) and has ``B`` in its MRO:
+        the method such a class resolves ``m`` to, when it is not ``B``'s own (a mixin's or
+        a subclass's hook called by a base class's step loop). Empty for any other call."""
+        f = call.func
+        func = ctx.func
+        if type(f) is not ast.Attribute or type(f.value) is not ast.Name or func is None or func.cls is None \
+                or not func.params or f.value.id != func.params[0] or _static(func):
+            return []
+        key = ("hooks", id(func.cls), f.attr)
+        found = self._cache.get(key)
+        if found is None:
+            found = []
+            built = self._built_classes()
+            for m in self.self_method_overrides(func.cls, f.attr):
+                if any(id(c) in built and func.cls in self.mro(c) and self._method_table(c).get(f.attr) is m
+                       for c in self._component_members().get(self._class_component(func.cls), ())):
+                    found.append(m)
+            self._cache[key] = found
+        return found
+
+    def _built_classes(self) -> frozenset[int]:
+        """ids of the module's classes called by name somewhere (``Trainer(...)``; built once)."""
+        found = self._cache.get("built_classes")
+        if found is None:
+            names = {c.name for c in self.classes}
+            ids = set()
+            for call, ctx in self.calls:
+                if type(call.func) is ast.Name and call.func.id in names:
+                    cls = self.class_named(call.func.id, ctx)
+                    if cls is not None:
+                        ids.add(id(cls))
+            found = self._cache["built_classes"] = frozenset(ids)
+        return found
+
     def _methods_by_name(self) -> dict[str, list[ClassInfo]]:
         """method name -> the classes of the module that define it (built once)."""
         found = self._cache.get("methods_by_name")
@@ -340,3 +376,8 @@ def _has_yield(func: FunctionInfo) -> bool:
             return True
         todo.extend(ast.iter_child_nodes(node))
     return False
+
+
+def _static(func: FunctionInfo) -> bool:
+    """A ``@staticmethod`` (its first parameter is no instance)."""
+    return any(type(d) is ast.Name and d.id == "staticmethod" for d in func.node.decorator_list)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+from .attributes import _static
 from .scopes import ClassInfo, Ctx, FunctionInfo
 
 
@@ -484,7 +485,3 @@ class Calls:
                         index.add((id(t), free[bound]))
         return (id(func), name) in index
 
-
-def _static(func: FunctionInfo) -> bool:
-    """A ``@staticmethod`` (its first parameter is no instance)."""
-    return any(type(d) is ast.Name and d.id == "staticmethod" for d in func.node.decorator_list)

@@ -158,7 +158,10 @@ class DoubleOptimizerStep(Rule):
     Not reported when the two calls are alternatives (`if use_xla: xm.optimizer_step(opt)
     else: opt.step()`, `if t: ...; continue`, different `case` arms, a `try` body and its
     handler), when they sit under two unrelated conditions (whether both can hold is
-    unknown), or when the second step is in a helper function.
+    unknown), or when the second step is in a helper function. A second step in a hook
+    the loop calls on `self` is reported when a class built in the module overrides the
+    hook with an unconditional `self.optimizer.step()` (a mixin of a trainer whose base
+    class runs the loop).
 
     ## Example
     ```python
@@ -238,6 +241,40 @@ class DoubleOptimizerStep(Rule):
                     yield self.finding(
                         step, f"{name}.step() {order} xm.optimizer_step({render(opt)}) applies the update twice",
                         f"drop {name}.step()")
+            for step, sctx, hook in _hook_steps(model, call, ctx, opt, groups):
+                if id(step) not in reported:
+                    reported.add(id(step))
+                    name = render(step.func.value)
+                    yield self.finding(
+                        step, f"{name}.step() in hook {hook.func.attr}() and xm.optimizer_step({render(opt)}) "
+                              "apply the update twice", f"drop {name}.step()")
+
+
+def _hook_steps(model, call, ctx, opt, groups):
+    """``(step, ctx, hook call)`` for an unconditional ``self.opt.step()`` in a method that a
+    ``self.hook()`` call of the same iteration as ``xm.optimizer_step(self.opt)`` runs on an
+    instance of a subclass built in the module (a mixin's or a subclass's override:
+    :meth:`~flake8_xla.model.attributes.Attributes.hook_methods`)."""
+    func = ctx.func
+    root = opt
+    while type(root) is ast.Attribute:
+        root = root.value
+    if not ctx.loops or func is None or func.cls is None or type(opt) is not ast.Attribute \
+            or type(root) is not ast.Name or not func.params or root.id != func.params[0]:
+        return
+    loop = ctx.loops[-1]
+    for hook, hctx in func.calls:
+        if not hctx.loops or hctx.loops[-1] is not loop or type(hook.func) is not ast.Attribute:
+            continue
+        methods = model.hook_methods(hook, hctx)
+        if not methods or not model.runs_with((call, ctx), (hook, hctx)):
+            continue
+        for m in methods:
+            if not m.params or m.params[0] != root.id:
+                continue
+            for step, sctx in groups.get((id(m), None, expr_key(opt)), ()):
+                if not sctx.frames and model.in_xla_code(sctx):
+                    yield step, sctx, hook
 
 
 def _same_ref(model, a, actx, b, bctx) -> bool:
