@@ -120,6 +120,79 @@ class Attributes:
             table = self._cache["class_components"] = {i: find(i) for i in parent}
         return table.get(id(cls), id(cls))
 
+    #: what may be done to a module held in ``self.<attr>`` without moving it or handing it on
+    _KEEPS_PLACE = frozenset({
+        "parameters", "named_parameters", "train", "eval", "zero_grad", "state_dict", "load_state_dict",
+        "forward", "modules", "named_modules", "children", "named_children", "requires_grad_",
+    })
+
+    def host_attr_module(self, expr: ast.AST, ctx: Ctx):
+        """``(store target, ctx)`` of the one binding of ``self.<attr>`` (``expr``, read in a
+        method) when it builds a module on the host (:meth:`~.runtime.Runtime.host_built`)
+        and nothing in the module can move it: every read of ``.<attr>`` anywhere is
+        ``self.<attr>`` in a method of the same class hierarchy, called (``self.model(x)``)
+        or asked only what keeps its place (``.parameters()``, ``.train()``, ...); no class of
+        the hierarchy is itself a module (``self.to(dev)`` would move it). ``None`` otherwise
+        (unknown: moved, handed to a call, aliased, read from outside). Memoised per
+        (class, attribute)."""
+        func = ctx.func
+        if type(expr) is not ast.Attribute or type(expr.value) is not ast.Name or func is None \
+                or func.cls is None or not func.params or expr.value.id != func.params[0]:
+            return None
+        key = ("host_attr", id(func.cls), expr.attr)
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = None
+        values = self.self_attr_values(func.cls, expr.attr)
+        if not values or len(values) != 1 or not self.host_built(*values[0]):
+            return None
+        value, vctx = values[0]
+        comp = self._class_component(func.cls)
+        if any(self.is_module_class(c) for c in self._component_members().get(comp, ())):
+            return None
+        target = None
+        for node, parent, grand, f in self._attribute_uses().get(expr.attr, ()):
+            if f is None or f.cls is None or not f.params or node.value.id != f.params[0]:
+                return None  # trainer.model read from outside, or another object's attribute
+            if self._class_component(f.cls) != comp:
+                continue  # another hierarchy's own self.<attr>
+            if type(node.ctx) is ast.Store:
+                if type(parent) is ast.Assign and parent.value is value:
+                    target = node
+                continue  # (every binding is in ``values``)
+            if type(node.ctx) is not ast.Load:
+                return None
+            if type(parent) is ast.Call and parent.func is node:
+                continue  # self.model(x)
+            if type(parent) is ast.Attribute and parent.attr in self._KEEPS_PLACE \
+                    and type(grand) is ast.Call and grand.func is parent:
+                continue
+            return None  # moved, handed to a call, aliased, returned: unknown
+        if target is None:
+            return None
+        cache[key] = found = (target, vctx)
+        return found
+
+    def _attribute_uses(self) -> dict[str, list]:
+        """attribute name -> ``(node, parent, grandparent, enclosing FunctionInfo or None)`` of
+        every ``x.<name>`` whose ``x`` is a plain name, in the whole module (one walk, built
+        on the first question)."""
+        found = self._cache.get("attribute_uses")
+        if found is None:
+            found = {}
+            funcs = {id(f.node): f for f in self.functions}
+            todo = [(self.tree, None, None, None)]
+            while todo:
+                node, parent, grand, func = todo.pop()
+                if type(node) is ast.Attribute and type(node.value) is ast.Name:
+                    found.setdefault(node.attr, []).append((node, parent, grand, func))
+                inner = funcs.get(id(node), func)
+                for child in ast.iter_child_nodes(node):
+                    todo.append((child, node, parent, inner))
+            self._cache["attribute_uses"] = found
+        return found
+
     # -- self.m() in a base class ---------------------------------------------------------------
 
     def self_method_overrides(self, cls: ClassInfo, name: str) -> list[FunctionInfo]:

@@ -46,10 +46,11 @@ class Placement:
     """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
 
     # ------------------------------------------------------------------ XLA404
-    def host_modules_trained(self) -> list[tuple[ast.Name, Ctx, ast.Call]]:
+    def host_modules_trained(self) -> list[tuple[ast.Name | ast.Attribute, Ctx, ast.Call]]:
         """Modules built on the host, trained in XLA code and never moved (see the module
         docstring): ``(the name node of the binding, its ctx, the optimizer constructor)``,
-        one per binding."""
+        one per binding; for a module held in ``self.model`` of a trainer class, the
+        ``self.model`` target of its one binding (:meth:`host_attr_module`)."""
         found = self._cache.get("pl_host")
         if found is not None:
             return found
@@ -75,6 +76,12 @@ class Placement:
                 if func is None or not self.in_xla_code(cctx) or self._cpu_only(func):
                     continue
                 for mexpr, mctx in self.optimizer_modules(cons, cctx) or ():
+                    if type(mexpr) is ast.Attribute:  # self.model of a trainer class (attributes.py)
+                        held = self.host_attr_module(mexpr, mctx)
+                        if held is not None and id(held[0]) not in seen and self.in_xla_code(held[1]):
+                            seen.add(id(held[0]))
+                            found.append((held[0], held[1], cons))
+                        continue
                     if type(mexpr) is not ast.Name or mctx.scope is not func.scope:
                         continue
                     target = self._host_binding(mexpr.id, mctx, cons.lineno)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+
 from ..registry import Rule, rule
-from ._common import device_call
+from ._common import device_call, render
 
 
 def _short(name: str, limit: int = 24) -> str:
@@ -18,6 +20,9 @@ class ModuleNotOnDevice(Rule):
     module function whose every `return` is one) whose parameters an optimizer updates in
     a training step loop (`optimizer.step()` or `xm.optimizer_step(optimizer)`), when the
     function never moves it to a device. Reported at the assignment that binds the module.
+    A module a trainer class holds in `self.model` (bound once, in `__init__` or any
+    method) counts too when no method of the class hierarchy moves it or hands it on and
+    nothing outside the class reads `.model` of an instance.
 
     ## Why is this bad?
     A module lives on the CPU until it is moved. Once the batches come from
@@ -97,8 +102,9 @@ class ModuleNotOnDevice(Rule):
         for node, ctx, _ in model.host_modules_trained():
             dev = model.device_name_at(ctx, node.lineno)
             dev = dev if dev is not None and len(dev) <= 12 else device_call(self.settings)
-            name = _short(node.id)
-            call = f"{name}.to({dev})" if name == node.id else f".to({dev}) on it"
+            text = node.id if type(node) is ast.Name else render(node)  # self.model (attributes.py)
+            name = _short(text)
+            call = f"{name}.to({dev})" if name == text else f".to({dev}) on it"
             yield self.finding(node, f"{name} is never moved to the XLA device", f"call {call} after building it")
 
 
