@@ -316,7 +316,22 @@ def generator_loops(n: int) -> str:
             + "def main(index, model, opt, ds):\n" + loops + "\n\ntorch_xla.launch(main)\n")
 
 
-GENERATORS = {f.__name__: f for f in (self_state_hierarchy, generator_loops, early_returns, elif_chain, superseding_findings, call_chain, step_loops, elif_imports,
+def held_modules(n: int) -> str:
+    """A trainer holding N host modules in ``self.m<i>`` with N optimizers, each stepped in
+    the loop and never moved (XLA404 per module): every (class, attribute) asks one index
+    of the module's attribute reads, built once."""
+    init = "".join(f"        self.m{i} = torch.nn.Linear(4, 4)\n"
+                   f"        self.o{i} = torch.optim.SGD(self.m{i}.parameters(), lr=0.1)\n" for i in range(n))
+    body = "".join(f"            self.m{i}(x).sum().backward()\n            xm.optimizer_step(self.o{i})\n"
+                   for i in range(n))
+    return (HEAD + "import torch_xla.distributed.parallel_loader as pl\n\n\n"
+            + "class Trainer:\n    def __init__(self, loader):\n" + init
+            + "        self.loader = pl.MpDeviceLoader(loader, torch_xla.device())\n\n"
+            + "    def fit(self):\n        for x in self.loader:\n" + body
+            + "\n\ndef main(index):\n    Trainer(None).fit()\n\n\ntorch_xla.launch(main)\n")
+
+
+GENERATORS = {f.__name__: f for f in (self_state_hierarchy, held_modules, generator_loops, early_returns, elif_chain, superseding_findings, call_chain, step_loops, elif_imports,
                                       exit_imports, many_timers, launches, spmd_launches, guarded_saves, runtime_odds,
                                       rank_devices, env_reads_after_returns, syncs_after_continues, double_steps,
                                       same_optimizer_steps, wide_unpacking, wide_loop_targets,

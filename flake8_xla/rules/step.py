@@ -263,11 +263,17 @@ def _hook_steps(model, call, ctx, opt, groups):
             or type(root) is not ast.Name or not func.params or root.id != func.params[0]:
         return
     loop = ctx.loops[-1]
-    for hook, hctx in func.calls:
-        if not hctx.loops or hctx.loops[-1] is not loop or type(hook.func) is not ast.Attribute:
-            continue
-        methods = model.hook_methods(hook, hctx)
-        if not methods or not model.runs_with((call, ctx), (hook, hctx)):
+    key = ("hook_calls", id(loop))
+    hooks = model._cache.get(key)
+    if hooks is None:  # once per loop: the self.m() calls of its iteration that run an override
+        hooks = model._cache[key] = [
+            (hook, hctx, methods) for hook, hctx in loop.own
+            if type(hook.func) is ast.Attribute
+            for methods in (model.hook_methods(hook, hctx),) if methods]
+    if len(hooks) > 32:
+        return  # generated code: bounded work per optimizer step, silent
+    for hook, hctx, methods in hooks:
+        if not model.runs_with((call, ctx), (hook, hctx)):
             continue
         for m in methods:
             if not m.params or m.params[0] != root.id:
