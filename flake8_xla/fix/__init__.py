@@ -186,6 +186,10 @@ class NotFixed(Exception):
 
 
 CHANGED = "changed while it was being fixed"
+NOT_REGULAR = "not a regular file"
+#: the longest file name (in bytes) the temporary file's name repeats: 1 + 200 + 1 + 8
+#: random characters + ".flake8-xla" stays under NAME_MAX (255 bytes on Linux and macOS)
+_NAME_IN_TMP = 200
 _ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "tox.ini", ".flake8", ".git")
 
 
@@ -247,11 +251,23 @@ class _Read:
     stat: os.stat_result
 
 
-def _read(real: Path) -> _Read:
-    """The bytes of the file ``real``, with its stat at the time they were read."""
+def _read(path) -> _Read:
+    """The bytes of the file at ``path``, with its stat at the time they were read. Raises
+    :class:`NotFixed` when it cannot be read or is not a regular file: a pipe, a device or a
+    folder is not read at all (it cannot be written back; reading ``/dev/zero`` would not end,
+    and a pipe read here would be empty for the report after the fixes), and opening does
+    not wait for a pipe's writer."""
     try:
-        with open(real, "rb") as fh:
-            st = os.fstat(fh.fileno())
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            os.close(fd)
+            raise
+        if not stat.S_ISREG(st.st_mode):
+            os.close(fd)
+            raise NotFixed(NOT_REGULAR)
+        with open(fd, "rb") as fh:
             data = fh.read()
     except OSError as exc:
         raise NotFixed(f"cannot read it: {exc.strerror or exc}") from None
@@ -277,12 +293,17 @@ def write_atomic(real: Path, data: bytes, read: _Read) -> None:
     file's mode (and, where allowed, owner), then ``os.replace`` puts it in place; a crash
     leaves either the old file or the new one, whole. A file its user may not write is not
     replaced even when its folder allows it. Raises :class:`NotFixed` when ``real`` is not a
-    regular file (a pipe, a device) or changed since ``read``, ``OSError`` when a step fails;
+    regular file (a pipe, a device), has other hard links (the replace would leave them the
+    old text) or changed since ``read``, ``OSError`` when a step fails;
     either way the temporary file is removed and ``real`` is untouched."""
     if not stat.S_ISREG(read.stat.st_mode):  # a pipe (`<(cat a.py)`), a device
-        raise NotFixed("not a regular file")
+        raise NotFixed(NOT_REGULAR)
+    if read.stat.st_nlink > 1:  # os.replace gives this name a new file: the other names keep the old text
+        raise NotFixed(f"it has {read.stat.st_nlink} hard links; replacing it would split them")
     os.close(os.open(real, os.O_WRONLY))  # may we write it? (read-only file: PermissionError)
-    fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".flake8-xla")
+    # the file's name in the temporary one's, unless that would pass NAME_MAX (255 bytes)
+    prefix = f".{real.name}." if len(os.fsencode(real.name)) <= _NAME_IN_TMP else ".flake8-xla."
+    fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=prefix, suffix=".flake8-xla")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -330,10 +351,12 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
     what is fixed; ``out`` / ``err`` default to sys.stdout / sys.stderr, ``stdin`` (bytes) to
     sys.stdin.buffer. ``--fix`` writes each fixed file with :func:`write_atomic` in its own
     encoding (:func:`decode`); ``--fix -`` writes the fixed text to ``out``. A file that
-    cannot be read, decoded, encoded or written, that changed meanwhile, or a link whose
-    target is outside the project root (:func:`_project_root`) gets one line on ``err``
-    (``path: not fixed: why``) and the others are still fixed. A link is fixed through its
-    resolved target, once however many paths lead to it. Never raises for a file's sake.
+    cannot be read, decoded, encoded or written, that is not a regular file (not read), has
+    other hard links or changed meanwhile, or a path through a link (to the file or to a
+    folder on the way) whose target is outside the project root (:func:`_project_root`)
+    gets one line on ``err`` (``path: not fixed: why``) and the others are still fixed. A
+    link is fixed through its resolved target, once however many paths lead to it. Never
+    raises for a file's sake.
     Returns an :class:`Outcome`: ``--diff`` stops with 1 when there is a diff, 2 when a file
     was skipped, else 0; no LibCST stops with 2.
     """
@@ -363,7 +386,7 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
         result = None
         try:
             if real is not None:
-                read = _read(real)
+                read = _read(path)
                 data = read.data
             text, encoding = decode(data)
             result = fixer.fix_source(text, settings, path=display, unsafe=args.unsafe_fixes,
@@ -379,7 +402,9 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
             elif real is None:
                 stdin_text, stdin_out = result.source, (new_data, result.source)
             elif new_data != data:
-                if os.path.islink(path):  # write the target, not over the link, and only in the project
+                # reached through a link (the file's or a folder's on its path): write the
+                # target, not over the link, and only in the project
+                if real != Path(os.path.abspath(path)):
                     root = root or Path(os.path.realpath(_project_root()))
                     if not real.is_relative_to(root):
                         raise NotFixed(f"its target {real} is outside the project root {root}")
