@@ -319,3 +319,79 @@ def test_comments_of_a_block_emptied_by_a_fix_come_before_its_pass():
                              "    pass\n"
                              "else:\n"
                              "    x = 1\n")
+
+
+# -- 5. an import kept on purpose: `# noqa` (found by the adversarial pass) -------------------------
+
+@pytest.mark.parametrize("noqa", ["  # noqa: F401", "  # noqa", "  # NOQA:F4", "  # noqa: E501,F401"])
+def test_an_import_whose_noqa_suppresses_f401_stays(noqa):
+    """A fix left the import unused; its ``# noqa`` (bare, or naming F401 or a prefix of it,
+    as flake8 matches it) says it is kept on purpose: it stays, whole. Before, it was removed
+    and its noqa comment left alone on a line."""
+    result = _fix(XM.replace("\n", noqa + "\n") + CALL + "\n")
+    assert (result.source, result.fixed) == (XM.replace("\n", noqa + "\n") + XR + FIXED + "\n", 1)
+
+
+def test_an_import_whose_noqa_names_other_codes_goes():
+    """``# noqa: E501`` does not suppress F401: the unused import goes (its comment stays)."""
+    result = _fix(XM.replace("\n", "  # noqa: E501\n") + CALL + "\n")
+    assert (result.source, result.fixed) == (XR + "# noqa: E501\n" + FIXED + "\n", 1)
+
+
+def test_a_from_import_kept_by_noqa_is_not_renamed_away():
+    """XLA801/XLA802 on ``from xm import (...)`` would drop the names; the line's noqa keeps
+    them, so those two fixes do not start (before: the file's fixes were all reverted,
+    "still reported after its fix"); the other fix in the file is still applied."""
+    src = ("from torch_xla.core.xla_model import (  # noqa: F401\n    xrt_world_size,\n    get_ordinal,\n)\n"
+           + XM + CALL + "\n")
+    result = _fix(src)
+    assert (result.source, result.fixed, result.remaining, result.reverted) == (
+        src.replace(XM + CALL, XR + FIXED), 1, 2, None)
+    assert sorted(f.code for f in result.findings) == ["XLA801", "XLA802"]
+
+
+SAMPLER_SRC = """import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+{imports}
+
+
+def fit(model, opt, loader):
+    for (x,) in pl.MpDeviceLoader(loader, torch_xla.device()):
+        model(x).sum().backward()
+        xm.optimizer_step(opt)
+
+
+def shuffled(index, model, opt):
+    data = TensorDataset(torch.randn(64, 4))
+    loader = DataLoader(data, batch_size=8, shuffle=True, drop_last=True)
+    fit(model, opt, loader)
+
+
+if __name__ == "__main__":
+    torch_xla.launch(shuffled, args=(None, None))
+"""
+SAMPLER_FIXED = SAMPLER_SRC.replace(
+    "    loader = DataLoader(data, batch_size=8, shuffle=True, drop_last=True)",
+    "    sampler = DistributedSampler(data, num_replicas=xr.world_size(), rank=xr.global_ordinal(), shuffle=True)\n"
+    "    loader = DataLoader(data, batch_size=8, sampler=sampler, drop_last=True)")
+
+
+@pytest.mark.parametrize("imports, fixed_imports", [
+    # no `from torch.utils.data import ...` line to join: the import is added (before, it was
+    # lost, and the fix reverted with "undefined after the fixes: DistributedSampler")
+    ("import torch.utils.data as tud\nDataLoader, TensorDataset = tud.DataLoader, tud.TensorDataset",
+     "from torch.utils.data import DistributedSampler\nimport torch_xla.runtime as xr\n"
+     "import torch.utils.data as tud\nDataLoader, TensorDataset = tud.DataLoader, tud.TensorDataset"),
+    # a line to join without a noqa: joined
+    ("from torch.utils.data import DataLoader, TensorDataset",
+     "import torch_xla.runtime as xr\nfrom torch.utils.data import DataLoader, TensorDataset, DistributedSampler"),
+    # a `# noqa` line: not joined (the new name would fall under its noqa), a line of its own
+    ("from torch.utils.data import DataLoader, TensorDataset  # noqa: E501",
+     "from torch.utils.data import DistributedSampler\nimport torch_xla.runtime as xr\n"
+     "from torch.utils.data import DataLoader, TensorDataset  # noqa: E501"),
+])
+def test_a_from_import_a_fix_needs_is_added_once(imports, fixed_imports):
+    result = _fix(SAMPLER_SRC.format(imports=imports), unsafe=True)
+    assert (result.source, result.fixed, result.reverted) == (SAMPLER_FIXED.format(imports=fixed_imports), 1, None)

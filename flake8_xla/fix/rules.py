@@ -14,6 +14,7 @@ from .. import api_table
 from . import UNSAFE
 from .edits import (append_arg, arg_index, dotted, drop_param, expr, insert_arg, keyword_index, kwarg,
                     positional_indices, quote_of, remove_arg, set_param, set_value, string, string_value)
+from .imports import noqa_suppresses
 
 FIXES = {}
 
@@ -452,6 +453,13 @@ def _guarded(b, node) -> bool:
     return False
 
 
+def _kept_import(b, node) -> bool:
+    """Is the import ``node`` on a line whose ``# noqa`` keeps it (suppresses F401)? The
+    import then stays (``Imports.finish``), so a fix that needs it gone must not start."""
+    line = b.ctx.statement_of(node)
+    return isinstance(line, cst.SimpleStatementLine) and noqa_suppresses(line, "F401")
+
+
 def _uses_of_module(b, full, local):
     """The ``X`` nodes of every ``<module>.X`` in the module: (attribute node, X); None when
     the module is used another way (passed around, rebound)."""
@@ -479,7 +487,7 @@ def _api_rename(b, node):
     renames = _renames(b.ctx.settings)
     if isinstance(node, cst.ImportAlias):
         full, local, stmt = _alias_parts(b, node)
-        if full is None or _guarded(b, node):
+        if full is None or _guarded(b, node) or _kept_import(b, node):
             return False  # the import must go, and one under try/if may be a probe: a human
         if full in renames:  # `from xm import mark_step`: rewrite every use, drop the name
             if local is None or b.ctx.imports.rebound.get(local):
