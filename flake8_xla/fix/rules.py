@@ -8,6 +8,8 @@ on nodes inside it compose in one pass.
 
 from __future__ import annotations
 
+import bisect
+
 import libcst as cst
 
 from .. import api_table
@@ -202,16 +204,10 @@ def _clipped_before(b, node) -> bool:
         return False
     where = b.ctx.positions[node].start
     first = b.ctx.positions[scope].start if isinstance(scope, cst.FunctionDef) else None
-    for other, r in b.ctx.positions.items():
-        if not isinstance(other, cst.Call) or (r.start.line, r.start.column) >= (where.line, where.column):
-            continue
-        if first is not None and (r.start.line, r.start.column) < (first.line, first.column):
-            continue
-        func = other.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-        if name in _CLIPS:
-            return True
-    return False
+    # a clip call starting in [the function's start (or the module's), the node's start)
+    starts = b.ctx.call_starts(_CLIPS)
+    low = (first.line, first.column) if first is not None else (0, 0)
+    return bisect.bisect_left(starts, (where.line, where.column)) > bisect.bisect_left(starts, low)
 
 
 @fixes("XLA201")
