@@ -395,3 +395,21 @@ SAMPLER_FIXED = SAMPLER_SRC.replace(
 def test_a_from_import_a_fix_needs_is_added_once(imports, fixed_imports):
     result = _fix(SAMPLER_SRC.format(imports=imports), unsafe=True)
     assert (result.source, result.fixed, result.reverted) == (SAMPLER_FIXED.format(imports=fixed_imports), 1, None)
+
+
+# -- 6. a dropped positional argument: what follows must not move into its place -------------------
+
+SPAWN = "import torch_xla\nimport torch_xla.distributed.xla_multiprocessing as xmp\n\n\ndef fn(i):\n    pass\n\n\n"
+
+
+@pytest.mark.parametrize("call, expected", [
+    # `*rest` after the count: dropping it would move rest's first item (join) into nprocs
+    # (before: `xmp.spawn(fn, (), *rest)`, nprocs=True, one process)
+    ("xmp.spawn(fn, (), 8, *rest)", "xmp.spawn(fn, (), None, *rest)"),
+    ("xmp.spawn(fn, (), 8, True)", "xmp.spawn(fn, (), None, True)"),
+    ("xmp.spawn(fn, (), 8, **kw)", "xmp.spawn(fn, (), **kw)"),
+    ("xmp.spawn(fn, (), 8)", "xmp.spawn(fn, ())"),
+])
+def test_a_positional_count_followed_by_positional_arguments_becomes_none(call, expected):
+    result = _fix(SPAWN + call + "\n")
+    assert (result.source, result.fixed) == (SPAWN + expected + "\n", 1)
