@@ -413,3 +413,30 @@ SPAWN = "import torch_xla\nimport torch_xla.distributed.xla_multiprocessing as x
 def test_a_positional_count_followed_by_positional_arguments_becomes_none(call, expected):
     result = _fix(SPAWN + call + "\n")
     assert (result.source, result.fixed) == (SPAWN + expected + "\n", 1)
+
+
+# -- 7. a device chosen by a condition: only the CUDA branch moves to XLA --------------------------
+
+LAUNCHED = ("import torch\nimport torch_xla\nimport torch_xla.distributed.xla_multiprocessing as xmp\n\n\n"
+            "def train(i, t, c, r):\n    {}\n    return t\n\n\ntorch.manual_seed(0)\nxmp.spawn(train, args=(1, 2, 3))\n")
+
+
+@pytest.mark.parametrize("line, expected", [
+    # before: the whole condition became the XLA device, so the CPU branch moved too
+    ('t = t.to("cuda" if c else "cpu")', 't = t.to(torch_xla.device() if c else "cpu")'),
+    ('t = t.to("cpu" if c else "cuda:0", non_blocking=True)',
+     't = t.to("cpu" if c else torch_xla.device(), non_blocking=True)'),
+    ('t = t.to(device="cuda" if c else "cpu")', 't = t.to(device=torch_xla.device() if c else "cpu")'),
+    ('t = torch.zeros(3, device="cuda" if c else "cpu")', 't = torch.zeros(3, device=torch_xla.device() if c else "cpu")'),
+    ('t = t.to("cuda:0" if c else f"cuda:{r}")', 't = t.to(torch_xla.device())'),
+    ('t = t.to("cuda")', 't = t.to(torch_xla.device())'),
+    # a condition that asks for CUDA would pick the CPU on a TPU host: the whole choice goes
+    ('t = t.to("cuda" if torch.cuda.is_available() else "cpu")', 't = t.to(torch_xla.device())'),
+    ('t = t.to("cpu" if not torch.cuda.device_count() else "cuda")', 't = t.to(torch_xla.device())'),
+    # torch.device("cpu") would have to stay around the CPU branch: a human
+    ('t = torch.device("cuda" if c else "cpu")', 't = torch.device("cuda" if c else "cpu")'),
+])
+def test_a_conditional_device_keeps_its_other_branch(line, expected):
+    result = _fix(LAUNCHED.format(line), ALWAYS)
+    assert (result.source, result.fixed, [f.code for f in result.findings]) == (
+        LAUNCHED.format(expected), int(line != expected), [] if line != expected else ["XLA401"])

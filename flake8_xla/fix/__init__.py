@@ -86,7 +86,8 @@ FIX_DOCS = {
               "(moving the module up instead could move it before code that expects it on the CPU, such "
               "as a weight tie): unsafe, code between no longer sees the optimizer",
     "XLA401": "`.cuda()` -> `.to(torch_xla.device())`, `.to(\"cuda\")` / `device=\"cuda\"` / "
-              "`torch.device(\"cuda\")` -> the XLA device, `torch.cuda.synchronize()` -> "
+              "`torch.device(\"cuda\")` -> the XLA device (in `\"cuda\" if flag else \"cpu\"` the CUDA "
+              "branch only; a `torch.cuda.is_available()` test goes too), `torch.cuda.synchronize()` -> "
               "`torch_xla.sync(wait=True)`, a `torch.cuda.set_device(...)` / `empty_cache()` "
               "statement is dropped; a device held in a variable and `map_location` need a human",
     "XLA402": "`.to(rank)`, `device=rank`, `xm.xla_device(i)`, `torch_xla.device(n)`, "

@@ -256,6 +256,63 @@ def _literal_device(node) -> bool:
     return False
 
 
+def _names_cuda(node) -> bool:
+    """A string literal that names a CUDA device (``"cuda"``, ``"cuda:0"``, ``f"cuda:{i}"``)."""
+    if isinstance(node, cst.ConcatenatedString):
+        return _names_cuda(node.left)
+    if isinstance(node, cst.FormattedString):
+        first = node.parts[0] if node.parts else None
+        return isinstance(first, cst.FormattedStringText) and first.value.startswith("cuda")
+    value = string_value(node)
+    return value is not None and value.startswith("cuda")
+
+
+def _all_cuda(node) -> bool:
+    """Does every branch name a CUDA device, or does the condition ask for CUDA
+    (``"cuda" if torch.cuda.is_available() else "cpu"``: on a TPU host it picks the CPU, so
+    the whole choice becomes the XLA device)?"""
+    if isinstance(node, cst.IfExp):
+        if _asks_for_cuda(node.test) and (_all_cuda(node.body) or _all_cuda(node.orelse)):
+            return True
+        return _all_cuda(node.body) and _all_cuda(node.orelse)
+    return _names_cuda(node)
+
+
+def _asks_for_cuda(test) -> bool:
+    """Does the condition read ``torch.cuda.*`` (``torch.cuda.is_available()``, ``device_count()``)?"""
+    found = []
+
+    class _Find(cst.CSTVisitor):
+        def visit_Attribute(self, node):
+            name = dotted(node)
+            if name is not None and (name == "torch.cuda" or name.startswith("torch.cuda.")):
+                found.append(node)
+            return not found
+
+    test.visit(_Find())
+    return bool(found)
+
+
+def _on_device(node, dev: str):
+    """``node`` (a device written as literals, ``_literal_device``) with each literal that
+    names a CUDA device replaced by ``dev``; the others (``"cpu"`` in ``"cuda" if c else
+    "cpu"``) stay, so the branch that did not use CUDA still does not; all CUDA: ``dev``."""
+    if _all_cuda(node):
+        return expr(dev)
+    if isinstance(node, cst.IfExp):
+        return node.with_changes(body=_on_device(node.body, dev), orelse=_on_device(node.orelse, dev))
+    return expr(dev) if _names_cuda(node) else node
+
+
+def _literal_to_device(b, node) -> bool:
+    """Replace the CUDA literals of the device ``node`` (``_literal_device``) with the XLA device."""
+    dev = b.device()
+    if dev is None:
+        return False
+    b.edit(node, lambda n: _on_device(n, dev), "literal device")
+    return True
+
+
 def _replace_with(b, node, text_fn) -> bool:
     text = text_fn()
     if text is None:
@@ -301,10 +358,15 @@ def _cuda(b, node):
         b.edit(node, fn, "cuda")
         return True
     if message.startswith('.to("cuda")') and isinstance(node, cst.Call):
+        first = node.args[0] if node.args and node.args[0].keyword is None and not node.args[0].star else None
+        if first is not None and isinstance(first.value, cst.IfExp):  # "cuda" if c else "cpu"
+            return _literal_device(first.value) and _literal_to_device(b, first.value)
         return _first_arg_to_device(b, node)
     if message.startswith('device="cuda"'):
-        return _literal_device(node) and _replace_with(b, node, b.device)
+        return _literal_device(node) and _literal_to_device(b, node)
     if message.startswith('torch.device("cuda")') and isinstance(node, cst.Call):
+        if any(isinstance(a.value, cst.IfExp) for a in node.args):
+            return False  # torch.device("cuda" if c else "cpu"): the CPU branch needs its torch.device
         return _replace_with(b, node, b.device)
     if message.startswith("torch.cuda.synchronize()") and isinstance(node, cst.Call):
         if b.ctx.settings.target_version >= (2, 5):
