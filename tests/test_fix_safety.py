@@ -440,3 +440,47 @@ def test_a_conditional_device_keeps_its_other_branch(line, expected):
     result = _fix(LAUNCHED.format(line), ALWAYS)
     assert (result.source, result.fixed, [f.code for f in result.findings]) == (
         LAUNCHED.format(expected), int(line != expected), [] if line != expected else ["XLA401"])
+
+
+# -- 8. a fix never rewrites another line whose `# noqa` suppresses its code ----------------------
+
+CALLEE = """import torch_xla
+import torch_xla.core.xla_model as xm
+from torch.utils.data import DataLoader
+
+
+def fit(model, opt, loader):
+    for x in loader:{noqa}
+        model(x).sum().backward()
+        xm.optimizer_step(opt)
+
+
+def caller(model, opt, ds):
+    fit(model, opt, DataLoader(ds, batch_size=8, drop_last=True))
+"""
+
+
+@pytest.mark.parametrize("source, expected, left", [
+    # XLA801 reported on the import: its fix renames every use, one of them on a noqa line
+    ("from torch_xla.core.xla_model import xrt_world_size\n\n\ndef f():\n    return xrt_world_size()  # noqa: XLA801\n",
+     None, [(1, "XLA801")]),
+    # a noqa for another code does not stop it
+    ("from torch_xla.core.xla_model import xrt_world_size\n\n\ndef f():\n    return xrt_world_size()  # noqa: E501\n",
+     "import torch_xla.runtime as xr\n\n\ndef f():\n    return xr.world_size()  # noqa: E501\n", []),
+    # XLA001 reported on the call's first line: the count on its own line says noqa
+    ("import torch_xla\nimport torch_xla.distributed.xla_multiprocessing as xmp\n\n\ndef fn(i):\n    pass\n\n\n"
+     "xmp.spawn(\n    fn,\n    args=(),\n    nprocs=8,  # noqa: XLA001\n)\n", None, [(9, "XLA001")]),
+    # XLA301 reported on the caller's loader: the callee's loop header says noqa
+    (CALLEE.format(noqa="  # noqa"), None, [(13, "XLA301")]),
+    (CALLEE.format(noqa=""), CALLEE.format(noqa="").replace(
+        "    for x in loader:", "    for x in pl.MpDeviceLoader(loader, torch_xla.device()):").replace(
+        "import torch_xla.core.xla_model as xm\n",
+        "import torch_xla.core.xla_model as xm\nimport torch_xla.distributed.parallel_loader as pl\n"), []),
+])
+def test_a_fix_leaves_a_line_whose_noqa_suppresses_its_code(source, expected, left):
+    """The finding is reported on one line, its fix rewrites another that says ``# noqa``
+    for that code: the fix is not applied (before, the noqa line was rewritten; flake8
+    itself would not report there, and the user said to leave it)."""
+    settings = ALWAYS if "DataLoader" in source else AUTO
+    result = _fix(source, settings, unsafe=True)
+    assert (result.source, [(f.line, f.code) for f in result.findings]) == (expected or source, left)

@@ -13,6 +13,7 @@ import ast
 import bisect
 import collections
 import dataclasses
+import difflib
 import gc
 import warnings
 from typing import Callable
@@ -78,6 +79,58 @@ def lint(source: str, settings: Settings, path: str = "<fix>",
         if logical is not None and Violation(f.code, path, f.line, f.col + 1, f.message, logical).is_inline_ignored(False):
             continue
         out.append(f)
+    return out
+
+
+def noqa_check(source: str, path: str = "<fix>") -> Callable[[int, str], bool]:
+    """``suppressed(line, code)``: does flake8's ``# noqa`` suppress ``code`` on ``line`` of
+    ``source`` (the line's own comment, or that of the logical line it belongs to, as flake8
+    maps them)? Never raises: a text flake8 cannot tokenize suppresses nothing."""
+    from flake8.processor import FileProcessor
+    from flake8.violation import Violation
+
+    options = _Options(hang_closing=False, indent_size=4, max_line_length=79, max_doc_length=None,
+                       disable_noqa=False, verbose=0)
+    try:
+        processor = FileProcessor(path, options, lines=universal_lines(source))
+    except Exception:
+        return lambda line, code: False
+
+    def suppressed(line: int, code: str) -> bool:
+        try:
+            logical = processor.noqa_line_for(line)
+        except Exception:
+            return False
+        return logical is not None and Violation(code, path, line, 1, "", logical).is_inline_ignored(False)
+    return suppressed
+
+
+def rewritten_lines(ctx: "Context", builder: "Builder") -> set[int]:
+    """The lines of the input a finding's fix would rewrite: per edit, the lines of its node
+    whose text changes (the edit applied to the original node, the two texts compared line
+    by line; every line of a node it removes or cannot be applied alone), and every line of
+    a statement it moves. Inserted statements rewrite no line."""
+    out: set[int] = set()
+    for node, _, fn in builder.edits:
+        r = ctx.positions.get(node)
+        if r is None:
+            continue
+        try:
+            new = fn(node)
+            before = split_lines(ctx.module.code_for_node(node))
+            after = split_lines(ctx.module.code_for_node(new)) if isinstance(new, cst.CSTNode) else None
+        except Exception:
+            after = None
+        if after is None:
+            out.update(range(r.start.line, r.end.line + 1))
+            continue
+        for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+            if tag != "equal":
+                out.update(range(r.start.line + i1, r.start.line + max(i2, i1 + 1)))
+    for kind, stmt, *_ in builder.statement_edits:
+        r = ctx.positions.get(stmt) if kind == "move" else None
+        if r is not None:
+            out.update(range(r.start.line, r.end.line + 1))
     return out
 
 
@@ -517,11 +570,17 @@ def _fix_source(source: str, settings: Settings, path: str, unsafe: bool,
         return FixResult(source, 0, len(before), findings=before)
     planned = collections.Counter()
     seen_keys = set()
+    suppressed = noqa_check(source, path)
     for n, finding in enumerate(sorted(todo, key=lambda f: (f.code, f.line, f.col))):
         builder = Builder(ctx, finding)
         try:
             node = builder.node = ctx.node_at(finding)
             ok = node is not None and FIXES[finding.code](builder, node)
+            # a fix reported on one line may rewrite others (a use of a renamed import, a
+            # callee's loop, an argument on its own line): never one whose `# noqa`
+            # suppresses the finding's code
+            if ok and any(suppressed(line, finding.code) for line in sorted(rewritten_lines(ctx, builder))):
+                ok = False
         except Exception:  # a fix that cannot handle this shape: the finding stays
             ok = False
         if not ok or builder.applicability not in allowed:
