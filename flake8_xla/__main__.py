@@ -188,7 +188,8 @@ def _main(argv: list[str] | None) -> int:
             sys.stdout.flush()
             sys.stdout.buffer.write(sys.stdin.buffer.read())
             return 0
-        outcome = fix.run(args, targets, settings, selector.reported, stdin_name=args.stdin_filename)
+        outcome = fix.run(args, targets, settings, selector.reported, stdin_name=args.stdin_filename,
+                          excluded=walker.excluded)
         if outcome.status is not None:
             return outcome.status
         if outcome.stdin_text is not None:  # stdout holds the fixed text: what remains goes to stderr

@@ -340,6 +340,28 @@ def test_a_file_through_a_linked_folder_outside_the_project_is_not_rewritten(tmp
     assert (proj / "pkg" / "y.py").read_bytes() == FIXED and (proj / "sub" / "pkglink").is_symlink()
 
 
+def test_a_link_does_not_open_excluded_or_ignored_files_to_the_fixer(tmp_path, capsys, monkeypatch):
+    """``real.py`` is per-file-ignored and ``vendored/`` excluded; links to them
+    (``l1.py -> real.py``, ``sub/v.py -> ../vendored/v.py``) are linted under their own
+    names, but the fixer rewrites the target: it now fixes only what the target's own path
+    selects too, and not an excluded target at all. Before, both targets were rewritten."""
+    proj = _project(tmp_path, monkeypatch)
+    monkeypatch.chdir(proj)
+    (proj / "vendored").mkdir()
+    for p in (proj / "real.py", proj / "vendored" / "v.py", proj / "own.py"):
+        p.write_bytes(SRC)
+    os.symlink("real.py", proj / "l1.py")
+    os.symlink("../vendored/v.py", proj / "sub" / "v.py")
+    (proj / "setup.cfg").write_text("[flake8]\nextend-exclude = vendored\nper-file-ignores =\n    real.py: XLA\n")
+    code, out, err = _cli(["--fix", "."], capsys)
+    assert (code, err) == (2, [f"./sub/v.py: not fixed: its target {(proj / 'vendored' / 'v.py').resolve()} is excluded",
+                               "flake8-xla: fixed 1 finding, 1 remaining, 1 file not written"])
+    assert out == [f"./l1.py:{XLA401}", f"./l1.py:{XLA403}", f"./own.py:{XLA403}",
+                   f"./sub/v.py:{XLA401}", f"./sub/v.py:{XLA403}"]
+    assert (proj / "real.py").read_bytes() == (proj / "vendored" / "v.py").read_bytes() == SRC
+    assert (proj / "own.py").read_bytes() == FIXED
+
+
 def test_a_file_with_hard_links_is_not_split(tmp_path, capsys):
     """``os.replace`` gives the name a new file: its other hard links would keep the old text
     without a word. Such a file is left alone, with a line (Ruff and Black write in place)."""

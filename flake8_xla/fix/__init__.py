@@ -345,11 +345,16 @@ def _plural(n: int, word: str) -> str:
 
 
 def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool] = lambda path, code: True,
-        out=None, err=None, stdin=None, stdin_name: str | None = None) -> Outcome:
+        out=None, err=None, stdin=None, stdin_name: str | None = None,
+        excluded: Callable[[str], bool] = lambda path: False) -> Outcome:
     """Fix (or diff) every file in ``paths`` (``-``: standard input, shown as ``stdin_name``).
 
     ``args`` has ``fix``, ``diff`` and ``unsafe_fixes``; ``is_selected(path, code)`` limits
-    what is fixed; ``out`` / ``err`` default to sys.stdout / sys.stderr, ``stdin`` (bytes) to
+    what is fixed (per-file-ignores), ``excluded(path)`` says a path is excluded; a file
+    reached through a link is fixed only with what both its path and its target select, and
+    not at all when its target is excluded (``its target ... is excluded``): a link must not
+    open a door to what the configuration keeps out. ``out`` / ``err`` default to
+    sys.stdout / sys.stderr, ``stdin`` (bytes) to
     sys.stdin.buffer. ``--fix`` writes each fixed file with :func:`write_atomic` in its own
     encoding (:func:`decode`); ``--fix -`` writes the fixed text to ``out``. A file that
     cannot be read, decoded, encoded or written, that is not a regular file (not read), has
@@ -386,12 +391,19 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
             seen.add(real)
         result = None
         try:
+            linked = real is not None and real != Path(os.path.abspath(path))  # a link on the way
+            if linked:
+                root = root or Path(os.path.realpath(_project_root()))
+                # the target or a folder above it in the project, as the walk excludes a folder
+                if any(excluded(str(p)) for p in (real, *real.parents) if p != root and p.is_relative_to(root)):
+                    raise NotFixed(f"its target {real} is excluded")
             if real is not None:
                 read = _read(path)
                 data = read.data
             text, encoding = decode(data)
+            paths_of = (display, str(real)) if linked else (display,)
             result = fixer.fix_source(text, settings, path=display, unsafe=args.unsafe_fixes,
-                                      is_selected=lambda code, p=display: is_selected(p, code))
+                                      is_selected=lambda code, ps=paths_of: all(is_selected(p, code) for p in ps))
             if result.reverted:
                 err.write(f"{display}: fixes not applied: {result.reverted}\n")
             new_data = data
@@ -405,7 +417,7 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
             elif new_data != data:
                 # reached through a link (the file's or a folder's on its path): write the
                 # target, not over the link, and only in the project
-                if real != Path(os.path.abspath(path)):
+                if linked:
                     root = root or Path(os.path.realpath(_project_root()))
                     if not real.is_relative_to(root):
                         raise NotFixed(f"its target {real} is outside the project root {root}")
