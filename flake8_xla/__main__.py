@@ -29,6 +29,7 @@ from .cli import config as cfg
 from .cli.files import DEFAULT_EXCLUDE, STDIN, Walker, lint, read_stdin
 from .cli.output import FORMATS, WRITERS, level, rule_page, rule_url
 from .cli.select import Selector
+from .lines import universal_lines
 from .registry import all_rules
 from .settings import OPTIONS, SCOPES, SettingsError, from_options
 
@@ -187,12 +188,13 @@ def _main(argv: list[str] | None) -> int:
             sys.stdout.flush()
             sys.stdout.buffer.write(sys.stdin.buffer.read())
             return 0
-        outcome = fix.run(args, targets, settings, selector.reported, stdin_name=args.stdin_filename)
+        outcome = fix.run(args, targets, settings, selector.reported, stdin_name=args.stdin_filename,
+                          excluded=walker.excluded)
         if outcome.status is not None:
             return outcome.status
         if outcome.stdin_text is not None:  # stdout holds the fixed text: what remains goes to stderr
             display = args.stdin_filename or "stdin"
-            found = lint(display, settings, outcome.stdin_text.splitlines(keepends=True))
+            found = lint(display, settings, universal_lines(outcome.stdin_text))
             results = [r for r in found if selector.reported(display, r.code)]
             WRITERS[fmt](results, sys.stderr, settings)
             return 1 if results and not exit_zero else 0

@@ -319,3 +319,168 @@ def test_comments_of_a_block_emptied_by_a_fix_come_before_its_pass():
                              "    pass\n"
                              "else:\n"
                              "    x = 1\n")
+
+
+# -- 5. an import kept on purpose: `# noqa` (found by the adversarial pass) -------------------------
+
+@pytest.mark.parametrize("noqa", ["  # noqa: F401", "  # noqa", "  # NOQA:F4", "  # noqa: E501,F401"])
+def test_an_import_whose_noqa_suppresses_f401_stays(noqa):
+    """A fix left the import unused; its ``# noqa`` (bare, or naming F401 or a prefix of it,
+    as flake8 matches it) says it is kept on purpose: it stays, whole. Before, it was removed
+    and its noqa comment left alone on a line."""
+    result = _fix(XM.replace("\n", noqa + "\n") + CALL + "\n")
+    assert (result.source, result.fixed) == (XM.replace("\n", noqa + "\n") + XR + FIXED + "\n", 1)
+
+
+def test_an_import_whose_noqa_names_other_codes_goes():
+    """``# noqa: E501`` does not suppress F401: the unused import goes (its comment stays)."""
+    result = _fix(XM.replace("\n", "  # noqa: E501\n") + CALL + "\n")
+    assert (result.source, result.fixed) == (XR + "# noqa: E501\n" + FIXED + "\n", 1)
+
+
+def test_a_from_import_kept_by_noqa_is_not_renamed_away():
+    """XLA801/XLA802 on ``from xm import (...)`` would drop the names; the line's noqa keeps
+    them, so those two fixes do not start (before: the file's fixes were all reverted,
+    "still reported after its fix"); the other fix in the file is still applied."""
+    src = ("from torch_xla.core.xla_model import (  # noqa: F401\n    xrt_world_size,\n    get_ordinal,\n)\n"
+           + XM + CALL + "\n")
+    result = _fix(src)
+    assert (result.source, result.fixed, result.remaining, result.reverted) == (
+        src.replace(XM + CALL, XR + FIXED), 1, 2, None)
+    assert sorted(f.code for f in result.findings) == ["XLA801", "XLA802"]
+
+
+SAMPLER_SRC = """import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+{imports}
+
+
+def fit(model, opt, loader):
+    for (x,) in pl.MpDeviceLoader(loader, torch_xla.device()):
+        model(x).sum().backward()
+        xm.optimizer_step(opt)
+
+
+def shuffled(index, model, opt):
+    data = TensorDataset(torch.randn(64, 4))
+    loader = DataLoader(data, batch_size=8, shuffle=True, drop_last=True)
+    fit(model, opt, loader)
+
+
+if __name__ == "__main__":
+    torch_xla.launch(shuffled, args=(None, None))
+"""
+SAMPLER_FIXED = SAMPLER_SRC.replace(
+    "    loader = DataLoader(data, batch_size=8, shuffle=True, drop_last=True)",
+    "    sampler = DistributedSampler(data, num_replicas=xr.world_size(), rank=xr.global_ordinal(), shuffle=True)\n"
+    "    loader = DataLoader(data, batch_size=8, sampler=sampler, drop_last=True)")
+
+
+@pytest.mark.parametrize("imports, fixed_imports", [
+    # no `from torch.utils.data import ...` line to join: the import is added (before, it was
+    # lost, and the fix reverted with "undefined after the fixes: DistributedSampler")
+    ("import torch.utils.data as tud\nDataLoader, TensorDataset = tud.DataLoader, tud.TensorDataset",
+     "from torch.utils.data import DistributedSampler\nimport torch_xla.runtime as xr\n"
+     "import torch.utils.data as tud\nDataLoader, TensorDataset = tud.DataLoader, tud.TensorDataset"),
+    # a line to join without a noqa: joined
+    ("from torch.utils.data import DataLoader, TensorDataset",
+     "import torch_xla.runtime as xr\nfrom torch.utils.data import DataLoader, TensorDataset, DistributedSampler"),
+    # a `# noqa` line: not joined (the new name would fall under its noqa), a line of its own
+    ("from torch.utils.data import DataLoader, TensorDataset  # noqa: E501",
+     "from torch.utils.data import DistributedSampler\nimport torch_xla.runtime as xr\n"
+     "from torch.utils.data import DataLoader, TensorDataset  # noqa: E501"),
+])
+def test_a_from_import_a_fix_needs_is_added_once(imports, fixed_imports):
+    result = _fix(SAMPLER_SRC.format(imports=imports), unsafe=True)
+    assert (result.source, result.fixed, result.reverted) == (SAMPLER_FIXED.format(imports=fixed_imports), 1, None)
+
+
+# -- 6. a dropped positional argument: what follows must not move into its place -------------------
+
+SPAWN = "import torch_xla\nimport torch_xla.distributed.xla_multiprocessing as xmp\n\n\ndef fn(i):\n    pass\n\n\n"
+
+
+@pytest.mark.parametrize("call, expected", [
+    # `*rest` after the count: dropping it would move rest's first item (join) into nprocs
+    # (before: `xmp.spawn(fn, (), *rest)`, nprocs=True, one process)
+    ("xmp.spawn(fn, (), 8, *rest)", "xmp.spawn(fn, (), None, *rest)"),
+    ("xmp.spawn(fn, (), 8, True)", "xmp.spawn(fn, (), None, True)"),
+    ("xmp.spawn(fn, (), 8, **kw)", "xmp.spawn(fn, (), **kw)"),
+    ("xmp.spawn(fn, (), 8)", "xmp.spawn(fn, ())"),
+])
+def test_a_positional_count_followed_by_positional_arguments_becomes_none(call, expected):
+    result = _fix(SPAWN + call + "\n")
+    assert (result.source, result.fixed) == (SPAWN + expected + "\n", 1)
+
+
+# -- 7. a device chosen by a condition: only the CUDA branch moves to XLA --------------------------
+
+LAUNCHED = ("import torch\nimport torch_xla\nimport torch_xla.distributed.xla_multiprocessing as xmp\n\n\n"
+            "def train(i, t, c, r):\n    {}\n    return t\n\n\ntorch.manual_seed(0)\nxmp.spawn(train, args=(1, 2, 3))\n")
+
+
+@pytest.mark.parametrize("line, expected", [
+    # before: the whole condition became the XLA device, so the CPU branch moved too
+    ('t = t.to("cuda" if c else "cpu")', 't = t.to(torch_xla.device() if c else "cpu")'),
+    ('t = t.to("cpu" if c else "cuda:0", non_blocking=True)',
+     't = t.to("cpu" if c else torch_xla.device(), non_blocking=True)'),
+    ('t = t.to(device="cuda" if c else "cpu")', 't = t.to(device=torch_xla.device() if c else "cpu")'),
+    ('t = torch.zeros(3, device="cuda" if c else "cpu")', 't = torch.zeros(3, device=torch_xla.device() if c else "cpu")'),
+    ('t = t.to("cuda:0" if c else f"cuda:{r}")', 't = t.to(torch_xla.device())'),
+    ('t = t.to("cuda")', 't = t.to(torch_xla.device())'),
+    # a condition that asks for CUDA would pick the CPU on a TPU host: the whole choice goes
+    ('t = t.to("cuda" if torch.cuda.is_available() else "cpu")', 't = t.to(torch_xla.device())'),
+    ('t = t.to("cpu" if not torch.cuda.device_count() else "cuda")', 't = t.to(torch_xla.device())'),
+    # torch.device("cpu") would have to stay around the CPU branch: a human
+    ('t = torch.device("cuda" if c else "cpu")', 't = torch.device("cuda" if c else "cpu")'),
+])
+def test_a_conditional_device_keeps_its_other_branch(line, expected):
+    result = _fix(LAUNCHED.format(line), ALWAYS)
+    assert (result.source, result.fixed, [f.code for f in result.findings]) == (
+        LAUNCHED.format(expected), int(line != expected), [] if line != expected else ["XLA401"])
+
+
+# -- 8. a fix never rewrites another line whose `# noqa` suppresses its code ----------------------
+
+CALLEE = """import torch_xla
+import torch_xla.core.xla_model as xm
+from torch.utils.data import DataLoader
+
+
+def fit(model, opt, loader):
+    for x in loader:{noqa}
+        model(x).sum().backward()
+        xm.optimizer_step(opt)
+
+
+def caller(model, opt, ds):
+    fit(model, opt, DataLoader(ds, batch_size=8, drop_last=True))
+"""
+
+
+@pytest.mark.parametrize("source, expected, left", [
+    # XLA801 reported on the import: its fix renames every use, one of them on a noqa line
+    ("from torch_xla.core.xla_model import xrt_world_size\n\n\ndef f():\n    return xrt_world_size()  # noqa: XLA801\n",
+     None, [(1, "XLA801")]),
+    # a noqa for another code does not stop it
+    ("from torch_xla.core.xla_model import xrt_world_size\n\n\ndef f():\n    return xrt_world_size()  # noqa: E501\n",
+     "import torch_xla.runtime as xr\n\n\ndef f():\n    return xr.world_size()  # noqa: E501\n", []),
+    # XLA001 reported on the call's first line: the count on its own line says noqa
+    ("import torch_xla\nimport torch_xla.distributed.xla_multiprocessing as xmp\n\n\ndef fn(i):\n    pass\n\n\n"
+     "xmp.spawn(\n    fn,\n    args=(),\n    nprocs=8,  # noqa: XLA001\n)\n", None, [(9, "XLA001")]),
+    # XLA301 reported on the caller's loader: the callee's loop header says noqa
+    (CALLEE.format(noqa="  # noqa"), None, [(13, "XLA301")]),
+    (CALLEE.format(noqa=""), CALLEE.format(noqa="").replace(
+        "    for x in loader:", "    for x in pl.MpDeviceLoader(loader, torch_xla.device()):").replace(
+        "import torch_xla.core.xla_model as xm\n",
+        "import torch_xla.core.xla_model as xm\nimport torch_xla.distributed.parallel_loader as pl\n"), []),
+])
+def test_a_fix_leaves_a_line_whose_noqa_suppresses_its_code(source, expected, left):
+    """The finding is reported on one line, its fix rewrites another that says ``# noqa``
+    for that code: the fix is not applied (before, the noqa line was rewritten; flake8
+    itself would not report there, and the user said to leave it)."""
+    settings = ALWAYS if "DataLoader" in source else AUTO
+    result = _fix(source, settings, unsafe=True)
+    assert (result.source, [(f.line, f.code) for f in result.findings]) == (expected or source, left)

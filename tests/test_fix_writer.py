@@ -191,26 +191,43 @@ def test_the_file_mode_is_kept(tmp_path, capsys, mode):
     assert path.read_bytes() == FIXED and stat.S_IMODE(path.stat().st_mode) == mode
 
 
-def test_a_pipe_is_read_but_not_written(tmp_path, capsys):
-    """A named pipe (as ``<(cat a.py)``) with something to fix gets a line; /dev/null, with
-    nothing to fix, none."""
+def _in_thread(fn, timeout=60):
+    """``fn()``'s result, or a failure when it is still running after ``timeout`` seconds."""
+    result = []
+    worker = threading.Thread(target=lambda: result.append(fn()), daemon=True)
+    worker.start()
+    worker.join(timeout)
+    assert not worker.is_alive(), "still running (blocked on a pipe or reading without end)"
+    return result[0]
+
+
+def test_a_pipe_or_device_is_not_read_by_the_fixer(tmp_path, capsys):
+    """A named pipe (as ``<(cat a.py)``), a device, a folder: the fixer cannot write them
+    back, so it does not read them either (it opens without waiting for a pipe's writer):
+    one line each, exit 2, and the pipe's bytes are left for the report after the fixes.
+    Before: the fixer waited for a writer, consumed the pipe (the report then read nothing or
+    waited for ever) and read /dev/zero until memory ran out (a MemoryError traceback)."""
     fifo = tmp_path / "a.py"
     os.mkfifo(fifo)
-
-    def feed():
+    args = argparse.Namespace(fix=True, diff=False, unsafe_fixes=False)
+    out, err = io.StringIO(), io.StringIO()
+    paths = [str(fifo), "/dev/zero", os.devnull, str(tmp_path)]
+    assert _in_thread(lambda: fix.run(args, paths, Settings(), out=out, err=err)) == fix.Outcome(None, 4)
+    assert (out.getvalue(), err.getvalue().splitlines()) == ("", [
+        f"{fifo}: not fixed: not a regular file", "/dev/zero: not fixed: not a regular file",
+        f"{os.devnull}: not fixed: not a regular file", f"{tmp_path}: not fixed: not a regular file",
+        "flake8-xla: fixed 0 findings, 0 remaining, 4 files not written"])
+    # the pipe still holds what its writer wrote: nothing of it was read
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
         with open(fifo, "wb") as fh:
             fh.write(SRC)
-
-    expected = fix.Outcome(None, 1)  # (before the run: the old writer would block on the pipe)
-    writer = threading.Thread(target=feed, daemon=True)
-    writer.start()
-    out, err = io.StringIO(), io.StringIO()
-    args = argparse.Namespace(fix=True, diff=False, unsafe_fixes=False)
-    assert fix.run(args, [str(fifo)], Settings(), out=out, err=err) == expected
-    writer.join(timeout=60)
-    assert (out.getvalue(), err.getvalue()) == ("", f"{fifo}: not fixed: not a regular file\n"
-                                                "flake8-xla: fixed 0 findings, 2 remaining, 1 file not written\n")
-    assert _cli(["--isolated", "--fix", os.devnull], capsys) == (0, [], ["flake8-xla: fixed 0 findings, 0 remaining"])
+        assert os.read(reader, 1 << 16) == SRC
+    finally:
+        os.close(reader)
+    assert _cli(["--isolated", "--fix", os.devnull], capsys) == (
+        2, [], [f"{os.devnull}: not fixed: not a regular file", "flake8-xla: fixed 0 findings, 0 remaining, "
+                                                                 "1 file not written"])
 
 
 # -- 2. changed while it was being fixed -----------------------------------------------------------
@@ -297,6 +314,75 @@ def test_a_link_to_a_file_outside_the_project_is_not_rewritten(tmp_path, capsys,
     assert out == [f"./own.py:{XLA403}", f"./x.py:{XLA401}", f"./x.py:{XLA403}"]  # linted as before
     assert outside.read_bytes() == SRC and (proj / "sub" / "own.py").read_bytes() == FIXED
     assert os.readlink(proj / "sub" / "x.py") == str(outside)
+
+
+def test_a_file_through_a_linked_folder_outside_the_project_is_not_rewritten(tmp_path, capsys, monkeypatch):
+    """A link on the way (``lnk -> ../outside``), not on the file itself: the file is outside
+    the project root all the same. Before, only a link on the last component was checked and
+    ``--fix lnk`` rewrote ``outside/x.py``."""
+    proj = _project(tmp_path, monkeypatch)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.py").write_bytes(SRC)
+    os.symlink(outside, proj / "sub" / "lnk")
+    for named in ("lnk", "lnk/x.py"):
+        code, out, err = _cli(["--isolated", "--fix", named], capsys)
+        assert (code, err) == (2, [f"lnk/x.py: not fixed: its target {(outside / 'x.py').resolve()} is outside "
+                                   f"the project root {proj.resolve()}",
+                                   "flake8-xla: fixed 0 findings, 2 remaining, 1 file not written"])
+        assert out == [f"lnk/x.py:{XLA401}", f"lnk/x.py:{XLA403}"]
+    assert (outside / "x.py").read_bytes() == SRC and _files(outside) == ["x.py"]
+    # a linked folder inside the project: its files are fixed through it
+    (proj / "pkg").mkdir()
+    (proj / "pkg" / "y.py").write_bytes(SRC)
+    os.symlink(proj / "pkg", proj / "sub" / "pkglink")
+    assert _cli(["--isolated", "--fix", "pkglink"], capsys)[2] == ["flake8-xla: fixed 1 finding, 1 remaining"]
+    assert (proj / "pkg" / "y.py").read_bytes() == FIXED and (proj / "sub" / "pkglink").is_symlink()
+
+
+def test_a_link_does_not_open_excluded_or_ignored_files_to_the_fixer(tmp_path, capsys, monkeypatch):
+    """``real.py`` is per-file-ignored and ``vendored/`` excluded; links to them
+    (``l1.py -> real.py``, ``sub/v.py -> ../vendored/v.py``) are linted under their own
+    names, but the fixer rewrites the target: it now fixes only what the target's own path
+    selects too, and not an excluded target at all. Before, both targets were rewritten."""
+    proj = _project(tmp_path, monkeypatch)
+    monkeypatch.chdir(proj)
+    (proj / "vendored").mkdir()
+    for p in (proj / "real.py", proj / "vendored" / "v.py", proj / "own.py"):
+        p.write_bytes(SRC)
+    os.symlink("real.py", proj / "l1.py")
+    os.symlink("../vendored/v.py", proj / "sub" / "v.py")
+    (proj / "setup.cfg").write_text("[flake8]\nextend-exclude = vendored\nper-file-ignores =\n    real.py: XLA\n")
+    code, out, err = _cli(["--fix", "."], capsys)
+    assert (code, err) == (2, [f"./sub/v.py: not fixed: its target {(proj / 'vendored' / 'v.py').resolve()} is excluded",
+                               "flake8-xla: fixed 1 finding, 1 remaining, 1 file not written"])
+    assert out == [f"./l1.py:{XLA401}", f"./l1.py:{XLA403}", f"./own.py:{XLA403}",
+                   f"./sub/v.py:{XLA401}", f"./sub/v.py:{XLA403}"]
+    assert (proj / "real.py").read_bytes() == (proj / "vendored" / "v.py").read_bytes() == SRC
+    assert (proj / "own.py").read_bytes() == FIXED
+
+
+def test_a_file_with_hard_links_is_not_split(tmp_path, capsys):
+    """``os.replace`` gives the name a new file: its other hard links would keep the old text
+    without a word. Such a file is left alone, with a line (Ruff and Black write in place)."""
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_bytes(SRC)
+    os.link(a, b)
+    code, out, err = _cli(["--isolated", "--fix", str(a)], capsys)
+    assert (code, err) == (2, [f"{a}: not fixed: it has 2 hard links; replacing it would split them",
+                               "flake8-xla: fixed 0 findings, 2 remaining, 1 file not written"])
+    assert a.read_bytes() == b.read_bytes() == SRC and a.stat().st_ino == b.stat().st_ino
+    assert _files(tmp_path) == ["a.py", "b.py"]
+
+
+def test_a_file_with_the_longest_name_is_fixed(tmp_path, capsys):
+    """A 255-byte file name: the temporary file's name, which repeated it, was too long
+    (``not fixed: cannot write it: File name too long``)."""
+    path = tmp_path / ("é" * 126 + ".py")  # 252 + 3 bytes
+    assert len(os.fsencode(path.name)) == 255
+    path.write_bytes(SRC)
+    assert _cli(["--isolated", "--fix", str(path)], capsys)[2] == ["flake8-xla: fixed 1 finding, 1 remaining"]
+    assert path.read_bytes() == FIXED and _files(tmp_path) == [path.name]
 
 
 def test_the_project_root_is_the_nearest_folder_with_a_marker(tmp_path):
@@ -483,6 +569,29 @@ def test_fix_stdin_with_other_paths_is_a_usage_error(tmp_path):
     assert proc.stderr.decode().splitlines() == [
         "flake8-xla: error: --fix with - (standard input) prints the fixed text: name no other path"]
     assert (tmp_path / "a.py").read_bytes() == SRC
+
+
+def test_fix_stdin_reports_what_remains_with_lines_as_flake8_reads_them(tmp_path):
+    """What remains after ``--fix -`` is linted from lines split as Python splits them: a
+    form feed in a comment moved every later line by one with ``str.splitlines``, so the
+    ``# noqa`` below was not seen (a suppressed finding reported, exit 1)."""
+    src = SRC.replace(b"\n\n\ndef", b"\n# page\x0cbreak\n\ndef").replace(
+        b"return torch.compile(t)\n", b"return torch.compile(t)  # noqa: XLA403\n")
+    proc = _run(["--isolated", "--fix", "-"], tmp_path, stdin=src)
+    assert (proc.returncode, proc.stdout) == (0, src.replace(b"t.cuda()", b"t.to(torch_xla.device())"))
+    assert proc.stderr.decode().splitlines() == ["flake8-xla: fixed 1 finding, 0 remaining"]
+
+
+def test_stdin_with_cr_line_ends_honours_noqa_as_flake8_does(tmp_path):
+    """Standard input is split with universal newlines, as flake8 reads it: with ``\r``
+    line ends it was one line, so no ``# noqa`` applied. (Both CLIs agree now.)"""
+    src = SRC.replace(b"t.cuda()", b"t.cuda()  # noqa").replace(b"\n", b"\r")
+    (tmp_path / "a.py").write_bytes(src)
+    expected = ["7:12: XLA403 torch.compile without backend= uses inductor in XLA code; pass backend='openxla'"]
+    proc = _run(["--isolated", "-"], tmp_path, stdin=src)
+    assert (proc.returncode, proc.stdout.decode().splitlines()) == (1, ["stdin:" + e for e in expected])
+    proc = _run(["--isolated", "a.py"], tmp_path)
+    assert (proc.returncode, proc.stdout.decode().splitlines()) == (1, ["a.py:" + e for e in expected])
 
 
 def test_diff_stdin(tmp_path):

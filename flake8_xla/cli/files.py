@@ -189,14 +189,17 @@ class Result:
 
 
 def read_stdin() -> list[str]:
-    """Standard input's lines, decoded as flake8 decodes them (PEP 263 cookie, else UTF-8)."""
+    """Standard input's lines, decoded and split as flake8 reads them (PEP 263 cookie, else
+    UTF-8; universal newlines: a lone ``\r`` ends a line too)."""
+    from ..lines import universal_lines
+
     data = sys.stdin.buffer.read()
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         text = data.decode(encoding)
     except (LookupError, SyntaxError, UnicodeError):
         text = data.decode("utf-8", errors="replace")
-    return io.StringIO(text).readlines()
+    return universal_lines(text)
 
 
 def _char_col(lines: list[str], line: int, col0: int | None) -> int | None:

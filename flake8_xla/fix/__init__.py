@@ -86,7 +86,8 @@ FIX_DOCS = {
               "(moving the module up instead could move it before code that expects it on the CPU, such "
               "as a weight tie): unsafe, code between no longer sees the optimizer",
     "XLA401": "`.cuda()` -> `.to(torch_xla.device())`, `.to(\"cuda\")` / `device=\"cuda\"` / "
-              "`torch.device(\"cuda\")` -> the XLA device, `torch.cuda.synchronize()` -> "
+              "`torch.device(\"cuda\")` -> the XLA device (in `\"cuda\" if flag else \"cpu\"` the CUDA "
+              "branch only; a `torch.cuda.is_available()` test goes too), `torch.cuda.synchronize()` -> "
               "`torch_xla.sync(wait=True)`, a `torch.cuda.set_device(...)` / `empty_cache()` "
               "statement is dropped; a device held in a variable and `map_location` need a human",
     "XLA402": "`.to(rank)`, `device=rank`, `xm.xla_device(i)`, `torch_xla.device(n)`, "
@@ -186,6 +187,12 @@ class NotFixed(Exception):
 
 
 CHANGED = "changed while it was being fixed"
+NOT_REGULAR = "not a regular file"
+#: the longest file name (in bytes) the temporary file's name repeats: 1 + 200 + 1 + 8
+#: random characters + ".flake8-xla" stays under NAME_MAX (255 bytes on Linux and macOS)
+_NAME_IN_TMP = 200
+
+
 def _project_root(cwd: Path | None = None) -> Path:
     """The project root of the current folder (or ``cwd``), as project mode finds it
     (:func:`flake8_xla.project.files.root_from`: the nearest folder up holding
@@ -243,11 +250,23 @@ class _Read:
     stat: os.stat_result
 
 
-def _read(real: Path) -> _Read:
-    """The bytes of the file ``real``, with its stat at the time they were read."""
+def _read(path) -> _Read:
+    """The bytes of the file at ``path``, with its stat at the time they were read. Raises
+    :class:`NotFixed` when it cannot be read or is not a regular file: a pipe, a device or a
+    folder is not read at all (it cannot be written back; reading ``/dev/zero`` would not end,
+    and a pipe read here would be empty for the report after the fixes), and opening does
+    not wait for a pipe's writer."""
     try:
-        with open(real, "rb") as fh:
-            st = os.fstat(fh.fileno())
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            os.close(fd)
+            raise
+        if not stat.S_ISREG(st.st_mode):
+            os.close(fd)
+            raise NotFixed(NOT_REGULAR)
+        with open(fd, "rb") as fh:
             data = fh.read()
     except OSError as exc:
         raise NotFixed(f"cannot read it: {exc.strerror or exc}") from None
@@ -273,12 +292,17 @@ def write_atomic(real: Path, data: bytes, read: _Read) -> None:
     file's mode (and, where allowed, owner), then ``os.replace`` puts it in place; a crash
     leaves either the old file or the new one, whole. A file its user may not write is not
     replaced even when its folder allows it. Raises :class:`NotFixed` when ``real`` is not a
-    regular file (a pipe, a device) or changed since ``read``, ``OSError`` when a step fails;
+    regular file (a pipe, a device), has other hard links (the replace would leave them the
+    old text) or changed since ``read``, ``OSError`` when a step fails;
     either way the temporary file is removed and ``real`` is untouched."""
     if not stat.S_ISREG(read.stat.st_mode):  # a pipe (`<(cat a.py)`), a device
-        raise NotFixed("not a regular file")
+        raise NotFixed(NOT_REGULAR)
+    if read.stat.st_nlink > 1:  # os.replace gives this name a new file: the other names keep the old text
+        raise NotFixed(f"it has {read.stat.st_nlink} hard links; replacing it would split them")
     os.close(os.open(real, os.O_WRONLY))  # may we write it? (read-only file: PermissionError)
-    fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".flake8-xla")
+    # the file's name in the temporary one's, unless that would pass NAME_MAX (255 bytes)
+    prefix = f".{real.name}." if len(os.fsencode(real.name)) <= _NAME_IN_TMP else ".flake8-xla."
+    fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=prefix, suffix=".flake8-xla")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -319,17 +343,24 @@ def _plural(n: int, word: str) -> str:
 
 
 def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool] = lambda path, code: True,
-        out=None, err=None, stdin=None, stdin_name: str | None = None) -> Outcome:
+        out=None, err=None, stdin=None, stdin_name: str | None = None,
+        excluded: Callable[[str], bool] = lambda path: False) -> Outcome:
     """Fix (or diff) every file in ``paths`` (``-``: standard input, shown as ``stdin_name``).
 
     ``args`` has ``fix``, ``diff`` and ``unsafe_fixes``; ``is_selected(path, code)`` limits
-    what is fixed; ``out`` / ``err`` default to sys.stdout / sys.stderr, ``stdin`` (bytes) to
+    what is fixed (per-file-ignores), ``excluded(path)`` says a path is excluded; a file
+    reached through a link is fixed only with what both its path and its target select, and
+    not at all when its target is excluded (``its target ... is excluded``): a link must not
+    open a door to what the configuration keeps out. ``out`` / ``err`` default to
+    sys.stdout / sys.stderr, ``stdin`` (bytes) to
     sys.stdin.buffer. ``--fix`` writes each fixed file with :func:`write_atomic` in its own
     encoding (:func:`decode`); ``--fix -`` writes the fixed text to ``out``. A file that
-    cannot be read, decoded, encoded or written, that changed meanwhile, or a link whose
-    target is outside the project root (:func:`_project_root`) gets one line on ``err``
-    (``path: not fixed: why``) and the others are still fixed. A link is fixed through its
-    resolved target, once however many paths lead to it. Never raises for a file's sake.
+    cannot be read, decoded, encoded or written, that is not a regular file (not read), has
+    other hard links or changed meanwhile, or a path through a link (to the file or to a
+    folder on the way) whose target is outside the project root (:func:`_project_root`)
+    gets one line on ``err`` (``path: not fixed: why``) and the others are still fixed. A
+    link is fixed through its resolved target, once however many paths lead to it. Never
+    raises for a file's sake.
     Returns an :class:`Outcome`: ``--diff`` stops with 1 when there is a diff, 2 when a file
     was skipped, else 0; no LibCST stops with 2.
     """
@@ -358,12 +389,19 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
             seen.add(real)
         result = None
         try:
+            linked = real is not None and real != Path(os.path.abspath(path))  # a link on the way
+            if linked:
+                root = root or Path(os.path.realpath(_project_root()))
+                # the target or a folder above it in the project, as the walk excludes a folder
+                if any(excluded(str(p)) for p in (real, *real.parents) if p != root and p.is_relative_to(root)):
+                    raise NotFixed(f"its target {real} is excluded")
             if real is not None:
-                read = _read(real)
+                read = _read(path)
                 data = read.data
             text, encoding = decode(data)
+            paths_of = (display, str(real)) if linked else (display,)
             result = fixer.fix_source(text, settings, path=display, unsafe=args.unsafe_fixes,
-                                      is_selected=lambda code, p=display: is_selected(p, code))
+                                      is_selected=lambda code, ps=paths_of: all(is_selected(p, code) for p in ps))
             if result.reverted:
                 err.write(f"{display}: fixes not applied: {result.reverted}\n")
             new_data = data
@@ -375,7 +413,9 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
             elif real is None:
                 stdin_text, stdin_out = result.source, (new_data, result.source)
             elif new_data != data:
-                if os.path.islink(path):  # write the target, not over the link, and only in the project
+                # reached through a link (the file's or a folder's on its path): write the
+                # target, not over the link, and only in the project
+                if linked:
                     root = root or Path(os.path.realpath(_project_root()))
                     if not real.is_relative_to(root):
                         raise NotFixed(f"its target {real} is outside the project root {root}")

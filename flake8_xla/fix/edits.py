@@ -155,13 +155,14 @@ def remove_arg(call: cst.Call, index: int) -> cst.Call:
 
 def drop_param(call: cst.Call, name: str, position: int | None = None) -> cst.Call | None:
     """Drop the argument bound to ``name``: a keyword goes; a positional one goes when no
-    positional argument follows it, else it becomes ``None``. None when it cannot be told
-    (a ``*args`` before it)."""
+    positional argument follows it, else it becomes ``None`` (a ``*args`` after it counts:
+    its items would move into the freed position). None when it cannot be told (a
+    ``*args`` before it)."""
     index = arg_index(call, name, position)
     if index is None:
         return call
     if call.args[index].keyword is None and index + 1 < len(call.args) \
-            and call.args[index + 1].keyword is None and not call.args[index + 1].star:
+            and call.args[index + 1].keyword is None and call.args[index + 1].star != "**":
         return set_value(call, index, cst.Name("None"))
     return remove_arg(call, index)
 

@@ -213,6 +213,29 @@ def comments_of(node: cst.CSTNode) -> list[cst.Comment]:
     return found
 
 
+def noqa_text(stmt: cst.SimpleStatementLine) -> str:
+    """The comments of the statement line itself (its trailing one, those inside its
+    brackets; not the comment lines above it), joined as flake8 sees a logical line's."""
+    leading = sum(line.comment is not None for line in stmt.leading_lines)
+    return "  ".join(c.value for c in comments_of(stmt)[leading:])
+
+
+def noqa_suppresses(stmt: cst.SimpleStatementLine, code: str) -> bool:
+    """Does a ``# noqa`` of the statement line suppress ``code``, as flake8 decides (a bare
+    ``# noqa``, or one whose codes are ``code`` or a prefix of it)?"""
+    from flake8.violation import Violation
+
+    text = noqa_text(stmt)
+    return bool(text) and Violation(code, "", 1, 1, "", text).is_inline_ignored(False)
+
+
+def has_noqa(stmt: cst.SimpleStatementLine) -> bool:
+    """Does the statement line carry a ``# noqa`` comment (any codes)?"""
+    from flake8.defaults import NOQA_INLINE_REGEXP
+
+    return NOQA_INLINE_REGEXP.search(noqa_text(stmt)) is not None
+
+
 def comment_line(comment: cst.Comment) -> cst.EmptyLine:
     """A line of its own, at the indentation of the statements around it, holding ``comment``."""
     return cst.EmptyLine(comment=comment)
@@ -296,7 +319,9 @@ class CarryLines(cst.CSTTransformer):
 
 class _RemoveUnused(CarryLines):
     """Drops import aliases whose local name is in ``drop`` (and ``import a.b`` of a removed
-    module nothing refers to any more), keeping at least one torch_xla import."""
+    module nothing refers to any more), keeping at least one torch_xla import, and every
+    import of a line whose ``# noqa`` suppresses F401 (unused import: the user keeps it on
+    purpose, as a bare ``# noqa`` says too)."""
 
     def __init__(self, drop, modules, refs_after, used_after, keeps_xla):
         super().__init__()
@@ -306,6 +331,16 @@ class _RemoveUnused(CarryLines):
         self.used_after = used_after
         self.xla_left = keeps_xla
         self.guarded = 0
+        self.kept_line = False  # the statement line being visited keeps its imports (# noqa)
+
+    def visit_SimpleStatementLine(self, node):
+        self.kept_line = any(isinstance(s, (cst.Import, cst.ImportFrom)) for s in node.body) \
+            and noqa_suppresses(node, "F401")
+        return True
+
+    def leave_SimpleStatementLine(self, original, updated):
+        self.kept_line = False
+        return super().leave_SimpleStatementLine(original, updated)
 
     # an import under `try:` or `if` may be an availability probe (`try: import torch_xla
     # ... except ImportError: USE_XLA = False`): it stays, even unused
@@ -355,7 +390,7 @@ class _RemoveUnused(CarryLines):
         return local in self.drop
 
     def leave_Import(self, original, updated):
-        if self.guarded:
+        if self.guarded or self.kept_line:
             return updated
         names = []
         for alias in updated.names:
@@ -374,7 +409,7 @@ class _RemoveUnused(CarryLines):
         return False  # conservative: keep `import root` whenever the root is still read
 
     def leave_ImportFrom(self, original, updated):
-        if isinstance(updated.names, cst.ImportStar) or self.guarded:
+        if isinstance(updated.names, cst.ImportStar) or self.guarded or self.kept_line:
             return updated
         module = dotted(updated.module) if updated.module is not None else ""
         names = []
@@ -439,11 +474,12 @@ def _merge_from_imports(module: cst.Module, statements: list[str]) -> tuple[cst.
         if len(parts) != 4 or parts[0] != "from" or parts[2] != "import":
             left.append(text)
             continue
+        merged = False
         for i, stmt in enumerate(body):
             if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-                break
-            if not _is_import_line(stmt) or len(stmt.body) != 1:
-                continue
+                break  # (the statement is then inserted: a for-else here lost it)
+            if not _is_import_line(stmt) or len(stmt.body) != 1 or has_noqa(stmt):
+                continue  # (a name joining a `# noqa` line would fall under its noqa)
             imp = stmt.body[0]
             if isinstance(imp, cst.ImportFrom) and not imp.relative and imp.module is not None \
                     and dotted(imp.module) == parts[1] and not isinstance(imp.names, cst.ImportStar) \
@@ -452,8 +488,9 @@ def _merge_from_imports(module: cst.Module, statements: list[str]) -> tuple[cst.
                 names[-1] = names[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
                 names.append(cst.ImportAlias(name=cst.Name(parts[3])))
                 body[i] = stmt.with_changes(body=[imp.with_changes(names=names)])
+                merged = True
                 break
-        else:
+        if not merged:
             left.append(text)
     return module.with_changes(body=body), left
 

@@ -127,11 +127,7 @@ def _names_of(node) -> _Bound:
 
 def _siblings(b, stmt):
     """(the block's statements, the index of ``stmt``) or (None, None)."""
-    body = b.ctx.block_of(stmt)
-    if body is None:
-        return None, None
-    body = list(body)
-    return body, body.index(stmt)
+    return b.ctx.siblings(stmt)
 
 
 def _single_expr_call(stmt):
@@ -260,8 +256,13 @@ def _runtime_ranks(b, node):
 
 # -- XLA203 / XLA201: reduce, clip, step ----------------------------------------------------------
 
-def _clip_lines(b) -> set[int]:
-    return {call.lineno for call, _ in b.ctx.model.calls_to(*CLIPS)}
+def _clip_lines(b) -> frozenset[int]:
+    return b.ctx.memo("clip lines", lambda: frozenset(call.lineno for call, _ in b.ctx.model.calls_to(*CLIPS)))
+
+
+def _step_lines(b) -> frozenset[int]:
+    return b.ctx.memo("step lines", lambda: frozenset(
+        call.lineno for call, _ in b.ctx.model.calls_to(OPTIMIZER_STEP)))
 
 
 def _reduce_before(b, clip_stmt, opt_text: str) -> bool:
@@ -281,19 +282,17 @@ def _reduce_then_clip(b, node):
     if not isinstance(node, cst.Call):
         return False
     b.applicability = UNSAFE  # the clip now clips the reduced gradients: the update changes
-    step_lines = {call.lineno for call, _ in b.ctx.model.calls_to(OPTIMIZER_STEP)}
+    step_lines = _step_lines(b)
     stmt = b.ctx.statement_of(node)
     while stmt is not None:
-        body, at = _siblings(b, stmt)
-        if body is None:
+        if b.ctx.block_of(stmt) is None:
             return False
-        for later in body[at + 1:]:
+        later = b.ctx.nearest_sibling(stmt, step_lines, after=True)  # the first that holds a step
+        if later is not None:
             call = _single_expr_call(later)
             if call is not None and _lines(b, call)[0] in step_lines:
                 return _plain_step(b, stmt, call)
-            start, end = _lines(b, later)
-            if any(start <= line <= end for line in step_lines):
-                return False  # the step sits under a branch or loop of its own: a human
+            return False  # the step sits under a branch or loop of its own: a human
         stmt = b.ctx.statement_of(b.ctx.parent(stmt))
     return False
 
@@ -320,14 +319,11 @@ def reduce_before_clip(b, node) -> bool | None:
     (``xm.optimizer_step`` would clip unreduced gradients: XLA203). None when no clip
     precedes it."""
     stmt = b.ctx.statement_of(node)
-    body, at = _siblings(b, stmt) if isinstance(stmt, cst.SimpleStatementLine) else (None, None)
-    if body is None:
+    if not isinstance(stmt, cst.SimpleStatementLine) or b.ctx.block_of(stmt) is None:
         return None
-    clips = _clip_lines(b)
-    for prev in reversed(body[:at]):
-        start, end = _lines(b, prev)
-        if any(start <= line <= end for line in clips):
-            return _reduce_before(b, prev, _code(b, node.func.value))
+    prev = b.ctx.nearest_sibling(stmt, _clip_lines(b), after=False)  # the last before it holding a clip
+    if prev is not None:
+        return _reduce_before(b, prev, _code(b, node.func.value))
     return None
 
 
@@ -392,13 +388,13 @@ def _callee_loop(b):
         return None
     line = int(m.group(1))
     model = b.ctx.model
-    loop = next((lp for lp in model.loops if lp.node.lineno == line and type(lp.node).__name__ == "For"), None)
+    loop = b.ctx.loop_at(line)
     if loop is None:
         return None
     kind = model.loader_kind(loop.node.iter, loop.ctx)
     if type(kind) is not tuple or not _only_plain(model, kind[1], kind[2], 0):
         return None
-    return next((n for n, r in b.ctx.positions.items() if isinstance(n, cst.For) and r.start.line == line), None)
+    return b.ctx.for_at(line)
 
 
 def _only_plain(model, func, name, depth) -> bool:

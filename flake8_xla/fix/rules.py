@@ -8,12 +8,15 @@ on nodes inside it compose in one pass.
 
 from __future__ import annotations
 
+import bisect
+
 import libcst as cst
 
 from .. import api_table
 from . import UNSAFE
 from .edits import (append_arg, arg_index, dotted, drop_param, expr, insert_arg, keyword_index, kwarg,
                     positional_indices, quote_of, remove_arg, set_param, set_value, string, string_value)
+from .imports import noqa_suppresses
 
 FIXES = {}
 
@@ -201,16 +204,10 @@ def _clipped_before(b, node) -> bool:
         return False
     where = b.ctx.positions[node].start
     first = b.ctx.positions[scope].start if isinstance(scope, cst.FunctionDef) else None
-    for other, r in b.ctx.positions.items():
-        if not isinstance(other, cst.Call) or (r.start.line, r.start.column) >= (where.line, where.column):
-            continue
-        if first is not None and (r.start.line, r.start.column) < (first.line, first.column):
-            continue
-        func = other.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-        if name in _CLIPS:
-            return True
-    return False
+    # a clip call starting in [the function's start (or the module's), the node's start)
+    starts = b.ctx.call_starts(_CLIPS)
+    low = (first.line, first.column) if first is not None else (0, 0)
+    return bisect.bisect_left(starts, (where.line, where.column)) > bisect.bisect_left(starts, low)
 
 
 @fixes("XLA201")
@@ -259,6 +256,63 @@ def _literal_device(node) -> bool:
     return False
 
 
+def _names_cuda(node) -> bool:
+    """A string literal that names a CUDA device (``"cuda"``, ``"cuda:0"``, ``f"cuda:{i}"``)."""
+    if isinstance(node, cst.ConcatenatedString):
+        return _names_cuda(node.left)
+    if isinstance(node, cst.FormattedString):
+        first = node.parts[0] if node.parts else None
+        return isinstance(first, cst.FormattedStringText) and first.value.startswith("cuda")
+    value = string_value(node)
+    return value is not None and value.startswith("cuda")
+
+
+def _all_cuda(node) -> bool:
+    """Does every branch name a CUDA device, or does the condition ask for CUDA
+    (``"cuda" if torch.cuda.is_available() else "cpu"``: on a TPU host it picks the CPU, so
+    the whole choice becomes the XLA device)?"""
+    if isinstance(node, cst.IfExp):
+        if _asks_for_cuda(node.test) and (_all_cuda(node.body) or _all_cuda(node.orelse)):
+            return True
+        return _all_cuda(node.body) and _all_cuda(node.orelse)
+    return _names_cuda(node)
+
+
+def _asks_for_cuda(test) -> bool:
+    """Does the condition read ``torch.cuda.*`` (``torch.cuda.is_available()``, ``device_count()``)?"""
+    found = []
+
+    class _Find(cst.CSTVisitor):
+        def visit_Attribute(self, node):
+            name = dotted(node)
+            if name is not None and (name == "torch.cuda" or name.startswith("torch.cuda.")):
+                found.append(node)
+            return not found
+
+    test.visit(_Find())
+    return bool(found)
+
+
+def _on_device(node, dev: str):
+    """``node`` (a device written as literals, ``_literal_device``) with each literal that
+    names a CUDA device replaced by ``dev``; the others (``"cpu"`` in ``"cuda" if c else
+    "cpu"``) stay, so the branch that did not use CUDA still does not; all CUDA: ``dev``."""
+    if _all_cuda(node):
+        return expr(dev)
+    if isinstance(node, cst.IfExp):
+        return node.with_changes(body=_on_device(node.body, dev), orelse=_on_device(node.orelse, dev))
+    return expr(dev) if _names_cuda(node) else node
+
+
+def _literal_to_device(b, node) -> bool:
+    """Replace the CUDA literals of the device ``node`` (``_literal_device``) with the XLA device."""
+    dev = b.device()
+    if dev is None:
+        return False
+    b.edit(node, lambda n: _on_device(n, dev), "literal device")
+    return True
+
+
 def _replace_with(b, node, text_fn) -> bool:
     text = text_fn()
     if text is None:
@@ -304,10 +358,15 @@ def _cuda(b, node):
         b.edit(node, fn, "cuda")
         return True
     if message.startswith('.to("cuda")') and isinstance(node, cst.Call):
+        first = node.args[0] if node.args and node.args[0].keyword is None and not node.args[0].star else None
+        if first is not None and isinstance(first.value, cst.IfExp):  # "cuda" if c else "cpu"
+            return _literal_device(first.value) and _literal_to_device(b, first.value)
         return _first_arg_to_device(b, node)
     if message.startswith('device="cuda"'):
-        return _literal_device(node) and _replace_with(b, node, b.device)
+        return _literal_device(node) and _literal_to_device(b, node)
     if message.startswith('torch.device("cuda")') and isinstance(node, cst.Call):
+        if any(isinstance(a.value, cst.IfExp) for a in node.args):
+            return False  # torch.device("cuda" if c else "cpu"): the CPU branch needs its torch.device
         return _replace_with(b, node, b.device)
     if message.startswith("torch.cuda.synchronize()") and isinstance(node, cst.Call):
         if b.ctx.settings.target_version >= (2, 5):
@@ -452,6 +511,13 @@ def _guarded(b, node) -> bool:
     return False
 
 
+def _kept_import(b, node) -> bool:
+    """Is the import ``node`` on a line whose ``# noqa`` keeps it (suppresses F401)? The
+    import then stays (``Imports.finish``), so a fix that needs it gone must not start."""
+    line = b.ctx.statement_of(node)
+    return isinstance(line, cst.SimpleStatementLine) and noqa_suppresses(line, "F401")
+
+
 def _uses_of_module(b, full, local):
     """The ``X`` nodes of every ``<module>.X`` in the module: (attribute node, X); None when
     the module is used another way (passed around, rebound)."""
@@ -479,7 +545,7 @@ def _api_rename(b, node):
     renames = _renames(b.ctx.settings)
     if isinstance(node, cst.ImportAlias):
         full, local, stmt = _alias_parts(b, node)
-        if full is None or _guarded(b, node):
+        if full is None or _guarded(b, node) or _kept_import(b, node):
             return False  # the import must go, and one under try/if may be a probe: a human
         if full in renames:  # `from xm import mark_step`: rewrite every use, drop the name
             if local is None or b.ctx.imports.rebound.get(local):
