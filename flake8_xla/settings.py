@@ -84,22 +84,23 @@ def _label(option: str) -> str:
     return f"option {option}" if option.startswith("--") else option
 
 
+def _choice(value: object, option: str, choices: tuple[str, ...]) -> str:
+    """``value`` (any case) if it is one of ``choices``; else :class:`SettingsError`, one line."""
+    text = _text(value).lower()
+    if text not in choices:
+        raise SettingsError(f"{_label(option)}: invalid value {_text(value)!r} "
+                            f"(choose from {', '.join(map(repr, choices))})")
+    return text
+
+
 def parse_scope(value: object, option: str = "--xla-scope") -> str:
     """Validate a scope value (any case: ``ALWAYS``); raise :class:`SettingsError` with one line otherwise."""
-    text = _text(value).lower()
-    if text not in SCOPES:
-        raise SettingsError(
-            f"{_label(option)}: invalid value {_text(value)!r} (choose from 'auto', 'always')"
-        )
-    return text
+    return _choice(value, option, SCOPES)
 
 
 def parse_project(value: object, option: str = "--xla-project") -> str:
     """Validate a project-mode value (``on``/``off``, any case); raise :class:`SettingsError` otherwise."""
-    text = _text(value).lower()
-    if text not in PROJECT_MODES:
-        raise SettingsError(f"option {option}: invalid value {_text(value)!r} (choose from 'on', 'off')")
-    return text
+    return _choice(value, option, PROJECT_MODES)
 
 
 def parse_version(value: object, option: str = "--xla-version") -> tuple[int, int]:

@@ -237,3 +237,17 @@ ARGS = [
 def test_argument_errors_are_one_line(tmp_path, args, line):
     proc = run("cli", args, project(tmp_path))
     assert one_line(proc) == line and proc.returncode == 2
+
+
+@pytest.mark.parametrize("where", ["command line", "setup.cfg", "pyproject.toml"])
+def test_choice_options_are_labelled_once(tmp_path, where):
+    # `option option --xla-project` was printed: parse_project labelled the option itself
+    files = {"setup.cfg": "[flake8]\nxla-project = maybe\n"} if where == "setup.cfg" else \
+        {"pyproject.toml": '[tool.flake8-xla]\nxla-project = "maybe"\n'} if where == "pyproject.toml" else {}
+    root = project(tmp_path, files)
+    args = ["--xla-project=maybe", "t.py"] if where == "command line" else ["t.py"]
+    proc = run("cli", args, root)
+    label = {"command line": "option --xla-project", "setup.cfg": "setup.cfg: [flake8] xla-project",
+             "pyproject.toml": "pyproject.toml: [tool.flake8-xla] xla-project"}[where]
+    assert one_line(proc) == f"flake8-xla: error: {label}: invalid value 'maybe' (choose from 'on', 'off')"
+    assert proc.returncode == 2

@@ -619,3 +619,23 @@ def test_summary_counts_every_file_not_written(tmp_path, capsys, monkeypatch):
     assert (code, err) == (2, [f"{p}: not fixed: cannot write it: Disk quota exceeded" for p in paths]
                            + ["flake8-xla: fixed 0 findings, 6 remaining, 3 files not written"])
     assert [p.read_bytes() for p in paths] == [SRC] * 3 and _files(tmp_path) == ["a.py", "b.py", "c.py"]
+
+
+def test_the_summary_counts_what_the_lint_then_reports(tmp_path):
+    # the fixer linted each file alone, so a finding of project mode (a helper that another
+    # module's launched code runs) and a file that does not parse (E999) were printed by the
+    # lint after the fixes but missing from "N remaining"
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "helper.py").write_text('import torch\n\n\ndef save(model):\n    torch.save(model.state_dict(), "m.pt")\n')
+    (tmp_path / "main.py").write_text(
+        "import torch\nimport torch_xla\nfrom helper import save\n\n\ndef run(index):\n"
+        "    model = torch.nn.Linear(2, 2).to(torch_xla.device())\n    save(model)\n\n\ntorch_xla.launch(run)\n")
+    (tmp_path / "syn.py").write_text("def f(:\n")
+    proc = _run(["--fix", "helper.py", "syn.py"], tmp_path)
+    out, err = proc.stdout.decode(), proc.stderr.decode()
+    assert [line.split(" ")[:2] for line in out.splitlines()] == [["helper.py:5:5:", "XLA601"], ["syn.py:1:8:", "E999"]]
+    assert err == "flake8-xla: fixed 0 findings, 2 remaining\n"
+    assert proc.returncode == 1
+    proc = _run(["--diff", "helper.py"], tmp_path)
+    assert proc.stderr.decode() == "flake8-xla: would fix 0 findings, 1 would remain\n"
+    assert proc.returncode == 0

@@ -401,7 +401,8 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
             text, encoding = decode(data)
             paths_of = (display, str(real)) if linked else (display,)
             result = fixer.fix_source(text, settings, path=display, unsafe=args.unsafe_fixes,
-                                      is_selected=lambda code, ps=paths_of: all(is_selected(p, code) for p in ps))
+                                      is_selected=lambda code, ps=paths_of: all(is_selected(p, code) for p in ps),
+                                      filename=display if real is not None else stdin_name)
             if result.reverted:
                 err.write(f"{display}: fixes not applied: {result.reverted}\n")
             new_data = data

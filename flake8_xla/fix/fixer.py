@@ -54,8 +54,9 @@ class _Options(argparse.Namespace):
 
 
 def lint(source: str, settings: Settings, path: str = "<fix>",
-         is_selected: Callable[[str], bool] = lambda code: True) -> list[Finding] | None:
-    """The selected findings flake8's ``# noqa`` leaves, or None when the text does not parse."""
+         is_selected: Callable[[str], bool] = lambda code: True, filename: str | None = None) -> list[Finding] | None:
+    """The selected findings flake8's ``# noqa`` leaves, or None when the text does not parse.
+    ``filename``: the file the text is (or will be) in, for project mode (None: the text alone)."""
     from flake8.processor import FileProcessor
     from flake8.violation import Violation
 
@@ -72,7 +73,7 @@ def lint(source: str, settings: Settings, path: str = "<fix>",
     if processor.should_ignore_file():
         return []
     out = []
-    for f in run(tree, settings, source):
+    for f in run(tree, settings, source, filename=filename):
         if not is_selected(f.code):
             continue
         logical = processor.noqa_line_for(f.line)
@@ -528,8 +529,13 @@ def parse_exact(source: str) -> tuple[cst.Module, str] | None:
 
 
 def fix_source(source: str, settings: Settings, path: str = "<fix>", unsafe: bool = False,
-               is_selected: Callable[[str], bool] = lambda code: True) -> FixResult:
+               is_selected: Callable[[str], bool] = lambda code: True, filename: str | None = None) -> FixResult:
     """Fix one module's text: the fixed text and what remains (``FixResult``).
+
+    ``filename`` is the file the text comes from, so that the lint before and after the
+    fixes reads the project as the CLI's lint does (project mode); None lints the text
+    alone. A text that does not parse fixes nothing and remains as one finding (E999)
+    when ``is_selected("E999")``.
 
     Never raises on odd input and never loses a byte outside the fixed spans: a text LibCST
     cannot parse, or a fix that fails, leaves the text as it is; a text LibCST cannot give
@@ -541,19 +547,19 @@ def fix_source(source: str, settings: Settings, path: str = "<fix>", unsafe: boo
     if paused:
         gc.disable()
     try:
-        return _fix_source(source, settings, path, unsafe, is_selected)
+        return _fix_source(source, settings, path, unsafe, is_selected, filename)
     finally:
         if paused:
             gc.enable()
 
 
 def _fix_source(source: str, settings: Settings, path: str, unsafe: bool,
-                is_selected: Callable[[str], bool]) -> FixResult:
+                is_selected: Callable[[str], bool], filename: str | None) -> FixResult:
     from .rules import FIXES
 
-    before = lint(source, settings, path, is_selected)
-    if before is None:
-        return FixResult(source, 0, 0)
+    before = lint(source, settings, path, is_selected, filename)
+    if before is None:  # the CLI's lint reports it as E999
+        return FixResult(source, 0, 1 if is_selected("E999") else 0)
     rules = all_rules()
     allowed = (SAFE, UNSAFE) if unsafe else (SAFE,)
     todo = [f for f in before if f.code in FIXES and getattr(rules.get(f.code), "fix_applicability", NONE) != NONE]
@@ -616,7 +622,7 @@ def _fix_source(source: str, settings: Settings, path: str, unsafe: bool,
     undefined = sorted(undefined_names(new_source) - undefined_names(source))
     if undefined:  # an import placed after a use that runs at import time, a shadowed name...
         return FixResult(source, 0, len(before), "undefined after the fixes: " + ", ".join(undefined), before)
-    after = lint(new_source, settings, path, is_selected)
+    after = lint(new_source, settings, path, is_selected, filename)
     if after is None:
         return FixResult(source, 0, len(before), "the fixed text does not parse", before)
     was, now = collections.Counter(f.code for f in before), collections.Counter(f.code for f in after)
