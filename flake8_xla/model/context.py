@@ -114,6 +114,13 @@ class XlaContext:
         off_true, off_false = self._classify(test)
         return (polarity and off_true) or (not polarity and off_false)
 
+    def xla_branches(self, expr: ast.IfExp) -> list[ast.expr]:
+        """The branches of ``a if test else b`` that can run in XLA code: a branch the test
+        selects only off XLA (``cuda_state if not args.tpu else cpu_copy``, the ``if`` tests
+        of :meth:`is_xla_off`) is left out."""
+        off_true, off_false = self._classify(expr.test)
+        return [branch for branch, off in ((expr.body, off_true), (expr.orelse, off_false)) if not off]
+
     def _classify(self, test):
         """(off when true, off when false) for an ``if`` test."""
         key = ("cls", id(test))

@@ -79,7 +79,9 @@ def state_dicts(model, expr, ctx, _depth: int = 0, _seen=None) -> list[tuple[ast
             out += state_dicts(model, v.value if type(v) is ast.Starred else v, ctx, d, seen)
         return out
     if t is ast.IfExp:
-        return state_dicts(model, expr.body, ctx, d, seen) + state_dicts(model, expr.orelse, ctx, d, seen)
+        for branch in model.xla_branches(expr):
+            out += state_dicts(model, branch, ctx, d, seen)
+        return out
     if t in (ast.Name, ast.Attribute):
         if model.qualname(expr, ctx) is not None:
             return []
