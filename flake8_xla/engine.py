@@ -12,7 +12,7 @@ import gc
 from typing import Iterable, Sequence
 
 from .model import Model
-from .project import EMPTY, ProjectFacts, facts_for, helper_lookup, with_launchers
+from .project import EMPTY, ProjectFacts, callers_lookup, facts_for, helper_lookup, with_launchers
 from .registry import ANYWHERE, ENV, ENV_PREFIXES, ENV_SETTERS, Finding, Rule, all_rules
 from .settings import Settings
 
@@ -93,8 +93,10 @@ def run(
         gc.disable()
     try:
         try:
-            lookup = helper_lookup(filename, tree, settings) if filename and settings.project == "on" else None
-            model = Model(tree, settings, facts.reached, facts.launchers, lookup)
+            project = bool(filename and settings.project == "on")
+            lookup = helper_lookup(filename, tree, settings) if project else None
+            model = Model(tree, settings, facts.reached, facts.launchers, lookup,
+                          callers_lookup(filename, settings) if project else None)
         except Exception as exc:  # never crash the host's run
             return [internal_error("the semantic model", exc)]
         try:
@@ -138,8 +140,8 @@ def _check(model: Model, settings: Settings, rule_classes: list[type[Rule]]) -> 
     findings: list[Finding] = []
     for cls in rule_classes:
         if cls.scope == ANYWHERE:
-            if not model.uses_torch_xla:
-                continue  # API rules need a torch_xla name, and only a torch_xla import binds one
+            if not model.uses_torch_xla and not model.xla_param_aliases():
+                continue  # API rules need a torch_xla name: a torch_xla import, or a parameter every caller binds to one
         elif cls.scope != ENV and not context_ok:
             continue  # ENV rules run in every module: they look at where each variable is set
         try:

@@ -8,8 +8,6 @@ PENDING: dict[tuple[str, str, str, int, str], str] = {
     ('p01_kaggle_melanoma', 'model.py', 'default', 38, 'XLA502'): 'call-site tensors into forward across modules',
     ('p01_kaggle_melanoma', 'utils.py', 'default', 19, 'XLA206'): 'the device model with Dropout is in other modules',
     ('p01_kaggle_melanoma', 'utils.py', 'default', 36, 'XLA501'): 'call-site device tensor into a parameter',
-    ('p01_kaggle_melanoma', 'utils.py', 'default', 50, 'XLA801'): 'call-site module value (xm) into a parameter',
-    ('p01_kaggle_melanoma', 'utils.py', 'default', 59, 'XLA204'): 'call-site device loader into a parameter',
     ('p01_kaggle_melanoma', 'utils.py', 'default', 64, 'XLA507'): 'device tensor from parameters (call-site values)',
     ('p02_hf_style_trainer', 'trainer/callbacks.py', 'default', 33, 'XLA501'): 'no torch in callbacks.py: fast path; then values',
     ('p02_hf_style_trainer', 'trainer/callbacks.py', 'default', 50, 'XLA604'): 'no torch in callbacks.py: fast path',
