@@ -12,7 +12,8 @@ import gc
 from typing import Iterable, Sequence
 
 from .model import Model
-from .project import EMPTY, ProjectFacts, callers_lookup, facts_for, helper_lookup, with_launchers
+from .project import EMPTY, ProjectFacts, callers_lookup, facts_for, helper_lookup, project_uses_xla, \
+    with_launchers
 from .registry import ANYWHERE, ENV, ENV_PREFIXES, ENV_SETTERS, Finding, Rule, all_rules
 from .settings import Settings
 
@@ -73,9 +74,13 @@ def run(
     facts = EMPTY
     if not needs_walk(source, settings):
         # a module without torch_xla may still be XLA code where the project's XLA code
-        # reaches it, or launch through a project's wrapper; one that never mentions torch
-        # never is (and costs no project read)
-        if not (filename and settings.project == "on" and source is not None and "torch" in source):
+        # reaches it (even one that never mentions torch: a callbacks module the trainer
+        # calls), or launch through a project's wrapper; one that never mentions torch is
+        # looked at only when some module of its project names torch_xla (one bytes search
+        # per root and process), so plain projects stay on the fast path
+        if not (filename and settings.project == "on" and source is not None):
+            return []
+        if "torch" not in source and not _project_uses_xla(filename, settings):
             return []
         facts = _project_facts(filename, settings)
         if facts is EMPTY:
@@ -115,6 +120,13 @@ def _project_facts(filename: str, settings: Settings) -> ProjectFacts:
         return facts_for(filename, settings)
     except (Exception, RecursionError):  # never crash the host's run: unknown, so nothing fires
         return EMPTY
+
+
+def _project_uses_xla(filename: str, settings: Settings) -> bool:
+    try:
+        return project_uses_xla(filename, settings)
+    except (Exception, RecursionError):  # never crash the host's run: stay on the fast path
+        return False
 
 
 def _name_callers(model: Model, facts: ProjectFacts, findings: list[Finding]) -> list[Finding]:

@@ -10,7 +10,6 @@ PENDING: dict[tuple[str, str, str, int, str], str] = {
     ('p01_kaggle_melanoma', 'utils.py', 'default', 36, 'XLA501'): 'call-site device tensor into a parameter',
     ('p01_kaggle_melanoma', 'utils.py', 'default', 64, 'XLA507'): 'device tensor from parameters (call-site values)',
     ('p02_hf_style_trainer', 'trainer/callbacks.py', 'default', 33, 'XLA501'): 'no torch in callbacks.py: fast path; then values',
-    ('p02_hf_style_trainer', 'trainer/callbacks.py', 'default', 50, 'XLA604'): 'no torch in callbacks.py: fast path',
     ('p02_hf_style_trainer', 'trainer/callbacks.py', 'default', 62, 'XLA507'): 'no torch in callbacks.py: fast path; then values',
     ('p02_hf_style_trainer', 'trainer/callbacks.py', 'default', 99, 'XLA602'): 'no torch in callbacks.py: fast path; then a param',
     ('p02_hf_style_trainer', 'trainer/data.py', 'default', 54, 'XLA304'): 'loader returned, then iterated in another module',

@@ -222,10 +222,38 @@ def test_unknown_never_fires(tmp_path):
     assert lint(tmp_path, ".venv/lib/site-packages/torchvision/__init__.py") == set()
 
 
-def test_file_without_torch_reads_no_project(tmp_path, monkeypatch):
-    flat_project(tmp_path)
-    monkeypatch.setattr(project, "_project", lambda root: pytest.fail("project read"))
-    assert lint(tmp_path, "cpu_eval.py") == set()  # never mentions torch: the fast path
+def test_file_without_torch_in_a_plain_project_stays_on_the_fast_path(tmp_path, monkeypatch):
+    """No module of the project names torch_xla: one bytes search per root, no summary, no
+    reach index, whatever the number of files linted."""
+    write(tmp_path, {"pyproject.toml": "", "a.py": "import torch\n\n\ndef f():\n    torch.cuda.empty_cache()\n",
+                     "b.py": "from a import f\n\n\ndef g():\n    f()\n", "c.py": "import b\n\nb.g()\n"})
+    monkeypatch.setattr(project, "facts_for", lambda *a: pytest.fail("project facts asked"))
+    monkeypatch.setattr(engine, "facts_for", lambda *a: pytest.fail("project facts asked"))
+    searched = []
+    real = project._names_xla
+    monkeypatch.setattr(project, "_names_xla", lambda p: searched.append(p.name) or real(p))
+    assert lint(tmp_path, "b.py") == set() and lint(tmp_path, "c.py") == set()
+    assert sorted(searched) == ["a.py", "b.py", "c.py"]  # once per root, not per linted file
+
+
+def test_file_without_torch_reached_by_xla_code_is_xla_code(tmp_path):
+    """A callbacks module that never mentions torch, whose method the launched trainer calls
+    through a list of callbacks, is linted as XLA code (XLA604: the local-master test of a
+    helper); the same code in a module no XLA code reaches stays silent."""
+    body = ("from helpers import is_main\n\n\nclass Logger:\n    def on_begin(self):\n"
+            "        if is_main():\n            import wandb\n\n            wandb.init(project='p')\n")
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "helpers.py": "import torch_xla.core.xla_model as xm\n\n\ndef is_main():\n    return xm.is_master_ordinal()\n",
+        "callbacks.py": body,
+        "cpu_only.py": body,
+        "train.py": "import torch_xla\nimport torch_xla.distributed.xla_multiprocessing as xmp\n"
+                    "from callbacks import Logger\n\n\ndef _run(index):\n    cbs = [Logger()]\n    for cb in cbs:\n"
+                    "        cb.on_begin()\n\n\nif __name__ == '__main__':\n    xmp.spawn(_run)\n",
+    })
+    assert lint(tmp_path, "callbacks.py") == {("callbacks.py", 6, "XLA604")}
+    assert lint(tmp_path, "cpu_only.py") == set()
+    assert lint_all(tmp_path) == {("callbacks.py", 6, "XLA604")}
 
 
 def test_project_errors_never_crash(tmp_path, monkeypatch):
