@@ -86,7 +86,6 @@ class Params:
         answers are cached and would miss the aliases being settled): one pass over the
         calls whose callee is a name bound to one plain function of the module, and a few
         rounds for parameters passed on. Linear in the module's calls."""
-        self._param_aliases: dict[tuple[int, str], str] = {}
         funcs = [f for f in self.functions if f.cls is None and _all_params(f)]
         if not funcs:
             return
@@ -106,29 +105,42 @@ class Params:
         candidates = []
         for f in funcs:
             calls = sites.get(id(f), [])
-            escapes = len(self.name_loads.get(f.name, ())) > direct.get(id(f), 0)
             project = self.project_callers is not None and f.ctx is not None and f.ctx.func is None
-            if (calls and not escapes) or (project and not calls):
-                candidates.append((f, calls, escapes))
-        table = self._param_aliases
+            if calls or project:
+                candidates.append((f, calls))
+        table = self._settle_rounds(candidates, set())
+        if table:
+            # a function also read as a value (handed on, stored) has callers nobody sees: its
+            # parameters are unknown. Counted exactly with one walk of the tree, needed only
+            # in a module where some alias was found.
+            reads = _name_reads(self.tree, {f.name for f, _ in candidates})
+            escaped = {id(f) for f, _ in candidates if reads.get(f.name, 0) > direct.get(id(f), 0)}
+            if escaped:
+                table = self._settle_rounds(candidates, escaped)
+        self._param_aliases = table
+        for _, p in table:
+            self.resolvable.add(p)
+
+    def _settle_rounds(self, candidates, escaped) -> dict:
+        table: dict[tuple[int, str], str] = {}
         for _ in range(_ALIAS_ROUNDS):
             changed = False
-            for f, calls, escapes in candidates:
+            for f, calls in candidates:
+                if id(f) in escaped:
+                    continue
                 for p in _all_params(f):
                     if (id(f), p) in table:
                         continue
-                    q = self._agreed_alias(f, p, calls, escapes, table)
+                    q = self._agreed_alias(f, p, calls, table)
                     if q is not None:
                         table[(id(f), p)] = q
-                        self.resolvable.add(p)
                         changed = True
             if not changed:
                 break
+        return table
 
-    def _agreed_alias(self, func, param, calls, escapes, table) -> str | None:
+    def _agreed_alias(self, func, param, calls, table) -> str | None:
         found = None
-        if escapes:
-            return None
         for call, ctx in calls:
             arg = self.argument_for(call, ctx, func, param)
             if not isinstance(arg, ast.AST) or arg is UNKNOWN:
@@ -175,6 +187,15 @@ class Params:
         if parts:
             base = base + "." + ".".join(reversed(parts))
         return canonical(base)
+
+
+def _name_reads(tree: ast.AST, names: set[str]) -> dict[str, int]:
+    """How many times each of ``names`` is read in the module (every scope)."""
+    out: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if type(node) is ast.Name and node.id in names and type(node.ctx) is ast.Load:
+            out[node.id] = out.get(node.id, 0) + 1
+    return out
 
 
 def _all_params(func: FunctionInfo) -> list[str]:
