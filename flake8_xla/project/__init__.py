@@ -45,7 +45,7 @@ _LAUNCHERS: dict[tuple, tuple[str, ...]] = {}
 _HELPERS: dict[tuple, HelperFacts | None] = {}
 _NODES: dict[tuple, object] = {}
 _CALLERS: dict[tuple, "_Callers"] = {}
-_ROOTS: dict[Path, Path] = {}
+_ROOTS: dict[str, Path] = {}
 _XLA_ROOTS: dict[Path, bool] = {}
 
 
@@ -573,10 +573,10 @@ def project_uses_xla(filename: str | None, settings: Settings) -> bool:
     if settings.project != "on" or not filename:
         return False
     try:
-        folder = Path(filename).parent.resolve()
+        folder = os.path.dirname(os.path.abspath(filename))  # string work: no system call per file
         root = _ROOTS.get(folder)
         if root is None:
-            root = _ROOTS[folder] = find_root(folder / "x.py")
+            root = _ROOTS[folder] = find_root(Path(folder).resolve() / "x.py")
         found = _XLA_ROOTS.get(root)
         if found is None:
             found = _XLA_ROOTS[root] = any(_names_xla(p) for p in _project(root).files())
