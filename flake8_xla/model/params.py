@@ -74,6 +74,25 @@ class Params:
         Plain functions only (not methods). Settled once, right after the walk."""
         return self._param_aliases.get((id(func), name))
 
+    def param_tensor_kind(self, func: FunctionInfo, name: str, depth: int = 0) -> str | None:
+        """``"device"`` when every call of plain function ``func`` in the module passes a
+        device tensor for parameter ``name`` (:meth:`~.values.Values.param_arguments`) and no
+        other project module calls it; else ``None`` (unknown: no call, a default, a splat,
+        a host or unknown argument at some call, callers in other modules). Memoised per
+        (function, parameter)."""
+        key = ("param_tk", id(func), name)
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = None  # a cycle of calls: unknown
+        args = self.param_arguments(func, name)
+        found = None
+        if args and self.project_arguments(func, name) == [] \
+                and all(self.tensor_kind(a, c, depth) == "device" for a, c in args):
+            found = "device"
+        cache[key] = found
+        return found
+
     def xla_param_aliases(self) -> bool:
         """Some parameter is bound to a torch_xla name at every call (:meth:`param_alias`):
         the module reads torch_xla names without importing it (``train_fn(..., xm)``)."""
