@@ -12,7 +12,8 @@ import gc
 from typing import Iterable, Sequence
 
 from .model import Model
-from .project import EMPTY, ProjectFacts, facts_for, helper_lookup, with_launchers
+from .project import EMPTY, ProjectFacts, callers_lookup, facts_for, helper_lookup, project_uses_xla, \
+    with_launchers
 from .registry import ANYWHERE, ENV, ENV_PREFIXES, ENV_SETTERS, Finding, Rule, all_rules
 from .settings import Settings
 
@@ -73,9 +74,13 @@ def run(
     facts = EMPTY
     if not needs_walk(source, settings):
         # a module without torch_xla may still be XLA code where the project's XLA code
-        # reaches it, or launch through a project's wrapper; one that never mentions torch
-        # never is (and costs no project read)
-        if not (filename and settings.project == "on" and source is not None and "torch" in source):
+        # reaches it (even one that never mentions torch: a callbacks module the trainer
+        # calls), or launch through a project's wrapper; one that never mentions torch is
+        # looked at only when some module of its project names torch_xla (one bytes search
+        # per root and process), so plain projects stay on the fast path
+        if not (filename and settings.project == "on" and source is not None):
+            return []
+        if "torch" not in source and not _project_uses_xla(filename, settings):
             return []
         facts = _project_facts(filename, settings)
         if facts is EMPTY:
@@ -93,8 +98,10 @@ def run(
         gc.disable()
     try:
         try:
-            lookup = helper_lookup(filename, tree, settings) if filename and settings.project == "on" else None
-            model = Model(tree, settings, facts.reached, facts.launchers, lookup)
+            project = bool(filename and settings.project == "on")
+            lookup = helper_lookup(filename, tree, settings) if project else None
+            model = Model(tree, settings, facts.reached, facts.launchers, lookup,
+                          callers_lookup(filename, settings) if project else None)
         except Exception as exc:  # never crash the host's run
             return [internal_error("the semantic model", exc)]
         try:
@@ -113,6 +120,13 @@ def _project_facts(filename: str, settings: Settings) -> ProjectFacts:
         return facts_for(filename, settings)
     except (Exception, RecursionError):  # never crash the host's run: unknown, so nothing fires
         return EMPTY
+
+
+def _project_uses_xla(filename: str, settings: Settings) -> bool:
+    try:
+        return project_uses_xla(filename, settings)
+    except (Exception, RecursionError):  # never crash the host's run: stay on the fast path
+        return False
 
 
 def _name_callers(model: Model, facts: ProjectFacts, findings: list[Finding]) -> list[Finding]:
@@ -138,8 +152,8 @@ def _check(model: Model, settings: Settings, rule_classes: list[type[Rule]]) -> 
     findings: list[Finding] = []
     for cls in rule_classes:
         if cls.scope == ANYWHERE:
-            if not model.uses_torch_xla:
-                continue  # API rules need a torch_xla name, and only a torch_xla import binds one
+            if not model.uses_torch_xla and not model.xla_param_aliases():
+                continue  # API rules need a torch_xla name: a torch_xla import, or a parameter every caller binds to one
         elif cls.scope != ENV and not context_ok:
             continue  # ENV rules run in every module: they look at where each variable is set
         try:

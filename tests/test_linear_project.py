@@ -1,7 +1,9 @@
 """Project mode stays linear: linting every module of a generated project of N modules costs
 at most about twice the work (lines executed, tests/work_counter.py) at 2N, as in
 tests/test_linear.py. Shapes: a chain of imports and calls (each module calls the previous
-one), and a star (every module imports one shared module; one launcher imports them all)."""
+one), a star (every module imports one shared module; one launcher imports them all), and
+callers (every module calls one shared function, passing the ``xm`` module into its
+parameter: the reverse call index answers what all N callers pass)."""
 
 from __future__ import annotations
 
@@ -41,6 +43,18 @@ def star(base: Path, n: int) -> list[Path]:
     return _write(base, files)
 
 
+def callers(base: Path, n: int) -> list[Path]:
+    files = {"pyproject.toml": "", "common.py": "import torch\n\n\ndef shared(x, xm):\n"
+                                                "    torch.cuda.empty_cache()\n    return xm.xrt_world_size()\n"}
+    for i in range(n):
+        files[f"pkg/m{i}.py"] = (f"import torch_xla.core.xla_model as xm\nfrom common import shared\n\n\n"
+                                 f"def f{i}(x):\n    return shared(x, xm)\n")
+    files["pkg/__init__.py"] = ""
+    files["train.py"] = LAUNCHER.format(imports="\n".join(f"from pkg.m{i} import f{i}" for i in range(n)),
+                                        calls="".join(f"    f{i}({i})\n" for i in range(n)))
+    return _write(base, files)
+
+
 def _write(base: Path, files: dict[str, str]) -> list[Path]:
     for name, text in files.items():
         (base / name).parent.mkdir(parents=True, exist_ok=True)
@@ -48,10 +62,13 @@ def _write(base: Path, files: dict[str, str]) -> list[Path]:
     return sorted(p for p in base.rglob("*.py"))
 
 
-@pytest.mark.parametrize("shape", [chain, star], ids=["chain", "star"])
+@pytest.mark.parametrize("shape", [chain, star, callers], ids=["chain", "star", "callers"])
 def test_linting_every_module_is_linear_in_modules(shape, tmp_path):
     small, found_small = project_work(shape(tmp_path / "small", N))
     large, found_large = project_work(shape(tmp_path / "large", 2 * N))
-    # every reached helper is XLA code (XLA401 per module), the CPU helpers stay plain
-    assert len(found_small) == N + (shape is star) and len(found_large) == 2 * N + (shape is star)
+    if shape is callers:  # common.shared is XLA code, and its xm is torch_xla's at all N call sites
+        assert sorted((name, f.code) for name, f in found_small) == [("common.py", "XLA401"), ("common.py", "XLA801")]
+        assert sorted((name, f.code) for name, f in found_large) == [("common.py", "XLA401"), ("common.py", "XLA801")]
+    else:  # every reached helper is XLA code (XLA401 per module), the CPU helpers stay plain
+        assert len(found_small) == N + (shape is star) and len(found_large) == 2 * N + (shape is star)
     assert large <= SLACK * small, f"{shape.__name__}: work {small} at N={N}, {large} at N={2 * N} ({large / small:.2f}x)"

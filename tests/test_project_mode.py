@@ -222,10 +222,38 @@ def test_unknown_never_fires(tmp_path):
     assert lint(tmp_path, ".venv/lib/site-packages/torchvision/__init__.py") == set()
 
 
-def test_file_without_torch_reads_no_project(tmp_path, monkeypatch):
-    flat_project(tmp_path)
-    monkeypatch.setattr(project, "_project", lambda root: pytest.fail("project read"))
-    assert lint(tmp_path, "cpu_eval.py") == set()  # never mentions torch: the fast path
+def test_file_without_torch_in_a_plain_project_stays_on_the_fast_path(tmp_path, monkeypatch):
+    """No module of the project names torch_xla: one bytes search per root, no summary, no
+    reach index, whatever the number of files linted."""
+    write(tmp_path, {"pyproject.toml": "", "a.py": "import torch\n\n\ndef f():\n    torch.cuda.empty_cache()\n",
+                     "b.py": "from a import f\n\n\ndef g():\n    f()\n", "c.py": "import b\n\nb.g()\n"})
+    monkeypatch.setattr(project, "facts_for", lambda *a: pytest.fail("project facts asked"))
+    monkeypatch.setattr(engine, "facts_for", lambda *a: pytest.fail("project facts asked"))
+    searched = []
+    real = project._names_xla
+    monkeypatch.setattr(project, "_names_xla", lambda p: searched.append(p.name) or real(p))
+    assert lint(tmp_path, "b.py") == set() and lint(tmp_path, "c.py") == set()
+    assert sorted(searched) == ["a.py", "b.py", "c.py"]  # once per root, not per linted file
+
+
+def test_file_without_torch_reached_by_xla_code_is_xla_code(tmp_path):
+    """A callbacks module that never mentions torch, whose method the launched trainer calls
+    through a list of callbacks, is linted as XLA code (XLA604: the local-master test of a
+    helper); the same code in a module no XLA code reaches stays silent."""
+    body = ("from helpers import is_main\n\n\nclass Logger:\n    def on_begin(self):\n"
+            "        if is_main():\n            import wandb\n\n            wandb.init(project='p')\n")
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "helpers.py": "import torch_xla.core.xla_model as xm\n\n\ndef is_main():\n    return xm.is_master_ordinal()\n",
+        "callbacks.py": body,
+        "cpu_only.py": body,
+        "train.py": "import torch_xla\nimport torch_xla.distributed.xla_multiprocessing as xmp\n"
+                    "from callbacks import Logger\n\n\ndef _run(index):\n    cbs = [Logger()]\n    for cb in cbs:\n"
+                    "        cb.on_begin()\n\n\nif __name__ == '__main__':\n    xmp.spawn(_run)\n",
+    })
+    assert lint(tmp_path, "callbacks.py") == {("callbacks.py", 6, "XLA604")}
+    assert lint(tmp_path, "cpu_only.py") == set()
+    assert lint_all(tmp_path) == {("callbacks.py", 6, "XLA604")}
 
 
 def test_project_errors_never_crash(tmp_path, monkeypatch):
@@ -471,3 +499,115 @@ def test_a_module_the_model_cannot_read_is_unknown_and_the_rest_still_works(tmp_
     monkeypatch.setattr(project, "summarise", picky)
     assert lint_all(tmp_path) == WANT
     assert calls == ["other.py"]  # asked once, unknown afterwards
+
+
+# --- values across calls: what callers in other modules pass to a parameter ----------------
+
+HELPERS = """\
+import torch
+
+
+def train_fn(loader, model, opt, xm):
+    xm.master_print(xm.xrt_world_size())
+    for batch in loader:
+        model(batch).sum().backward()
+        xm.optimizer_step(opt, barrier=True)
+
+
+def shared_fn(loader, model, opt, xm):
+    for batch in loader:
+        model(batch).sum().backward()
+        xm.optimizer_step(opt, barrier=True)
+
+
+def splat_fn(loader, model, opt, xm):
+    for batch in loader:
+        model(batch).sum().backward()
+        xm.optimizer_step(opt, barrier=True)
+
+
+def default_fn(loader=None, xm=None):
+    return xm.xrt_world_size()
+
+
+def handed_fn(xm):
+    return xm.xrt_world_size()
+"""
+
+LAUNCH = """\
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+import torch_xla.distributed.xla_multiprocessing as xmp
+from torch.utils.data import DataLoader
+
+import helpers
+from helpers import default_fn, handed_fn, shared_fn, splat_fn, train_fn
+
+
+def _run(index, model, opt, data):
+    device = torch_xla.device()
+    loader = pl.MpDeviceLoader(DataLoader(data, batch_size=8, drop_last=True), device)
+    train_fn(loader, model, opt, xm)
+    helpers.train_fn(loader, model, opt, xm=xm)
+    shared_fn(loader, model, opt, xm)
+    args = (loader, model, opt)
+    splat_fn(*args, xm)
+    default_fn()
+    xmp_later = handed_fn
+    return xmp_later
+
+
+if __name__ == "__main__":
+    xmp.spawn(_run)
+"""
+
+CPU_CALLER = """\
+import torch
+from torch.utils.data import DataLoader
+
+from helpers import shared_fn
+
+
+def main(model, opt, data, fake_xm):
+    shared_fn(DataLoader(data), model, opt, fake_xm)
+"""
+
+
+def test_values_passed_from_other_modules(tmp_path):
+    """``train_fn(loader, model, opt, xm)`` in the launching module passes the ``xm`` module and
+    a device loader: XLA801 and XLA204 inside ``helpers.train_fn``. Traps: a function a CPU
+    script also calls (its text names no torch_xla: what it passes is unknown), a caller's
+    splat, a default with no caller that passes it, a function handed on as a value."""
+    write(tmp_path, {"pyproject.toml": "", "helpers.py": HELPERS, "train.py": LAUNCH, "cpu_eval.py": CPU_CALLER})
+    want = {("helpers.py", 5, "XLA801"), ("helpers.py", 8, "XLA204")}
+    assert lint(tmp_path, "helpers.py") == want
+    project.clear_cache()
+    assert lint_all(tmp_path) - {f for f in lint_all(tmp_path) if f[0] == "train.py"} == want
+
+
+def test_values_passed_from_other_modules_need_every_caller(tmp_path):
+    """A second XLA caller of ``train_fn`` that passes a plain DataLoader and another module: no
+    XLA204, no XLA801 there; ``shared_fn``, whose only caller passes a device loader and ``xm``
+    (no CPU script here), keeps its XLA204."""
+    other = LAUNCH.replace("import helpers\n", "import helpers\nimport fake_xm\n") + (
+        "\n\ndef _cpu_check(model, opt, data):\n    train_fn(DataLoader(data), model, opt, fake_xm)\n")
+    write(tmp_path, {"pyproject.toml": "", "helpers.py": HELPERS, "train.py": other, "fake_xm.py": "x = 1\n"})
+    assert lint(tmp_path, "helpers.py") == {("helpers.py", 14, "XLA204")}
+
+
+def test_callers_lookup_describes_each_argument(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "helpers.py": HELPERS, "train.py": LAUNCH, "cpu_eval.py": CPU_CALLER})
+    lookup = project.callers_lookup(str(tmp_path / "helpers.py"), Settings())
+    calls = lookup("train_fn")
+    assert [(c.line, [a.kind for a in c.args], [(k, a.kind, a.name) for k, a in c.kwargs], c.splat) for c in calls] == [
+        (15, ["device_loader", "unknown", "unknown", "name"], [], False),
+        (16, ["device_loader", "unknown", "unknown"], [("xm", "name", "torch_xla.core.xla_model")], False),
+    ]
+    assert calls[0].args[3].name == "torch_xla.core.xla_model"
+    assert lookup("shared_fn") is None  # cpu_eval.py names it and is not summarised: unknown
+    assert [c.splat for c in lookup("splat_fn")] == [True]
+    assert [(c.line, c.escape) for c in lookup("handed_fn")] == [(21, True)]  # read as a value, not called
+    assert lookup("default_fn")[0].args == ()
+    assert lookup("nobody") == ()

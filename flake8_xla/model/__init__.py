@@ -47,6 +47,7 @@ from .data import Data
 from .env import Environment
 from .names import CANONICAL, Names, canonical
 from .options import UserNames
+from .params import Params
 from .parent import ParentCode
 from .optimizers import Optimizers
 from .placement import Placement
@@ -66,7 +67,7 @@ __all__ = [
 
 class Model(
     Walker, Names, Values, XlaContext, Calls, Environment, Training, Tensors, Data,
-    ParentCode, Replicas, UserNames, Runtime, Optimizers, Placement, Attributes,
+    ParentCode, Replicas, UserNames, Runtime, Optimizers, Placement, Attributes, Params,
 ):
     """Facts about one module. Build with ``Model(tree, settings)``.
 
@@ -81,13 +82,16 @@ class Model(
         project_lookup: project mode's ``parts -> HelperFacts | None`` for imported project
             functions (:func:`flake8_xla.project.helper_lookup`), asked by
             :meth:`project_helper`.
+        project_callers: project mode's ``qual -> tuple[CallFacts] | None``: what the calls
+            in other project modules pass to this module's functions
+            (:func:`flake8_xla.project.callers_lookup`), asked by :meth:`project_arguments`.
 
     Every query is memoised in ``self._cache`` once the walk is done, so a rule may ask
     the same question per node without re-walking.
     """
 
     def __init__(self, tree: ast.AST, settings: Settings | None = None, project_reached=None,
-                 project_launchers: tuple[str, ...] = (), project_lookup=None):
+                 project_launchers: tuple[str, ...] = (), project_lookup=None, project_callers=None):
         self.tree = tree
         self.settings = settings or Settings()
         # project mode: {qual: multi} of the functions launched XLA code of other modules reaches
@@ -96,6 +100,9 @@ class Model(
         self.project_launchers: tuple[str, ...] = tuple(project_launchers)
         # project mode: dotted chain -> facts about a function of another project module
         self.project_lookup = project_lookup
+        # project mode: qual -> what other project modules' calls pass to that function
+        self.project_callers = project_callers
+        self._param_aliases: dict[tuple[int, str], str] = {}
         self.module_scope = Scope("module", tree, None)
         self.scopes: list[Scope] = [self.module_scope]  # every scope, in walk order
         self.calls: list[tuple[ast.Call, Ctx]] = []
@@ -151,6 +158,12 @@ class Model(
             or (bound == "*" and bool(self.star_uses))  # a star import whose names are read
             for bound, ctx in self._xla_imports
         )  # an import inside `try: import torch_xla ... except ImportError:` that nothing reads is a probe
+        self._settle_param_aliases()
+        if self._param_aliases:  # answers given before the aliases were known are stale
+            self._cache.clear()
+            self._call_names.clear()
+            self._chain_names.clear()
+            self._resolved.clear()
 
     def release(self) -> None:
         """Break the model's reference cycles (a scope's bindings hold contexts that hold

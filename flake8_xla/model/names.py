@@ -188,6 +188,8 @@ class Names:
                 q = self.qualname(target, b_ctx, depth + 1)
             elif kind == "value" and type(target) is ast.Call:
                 q = self._dynamic_import(target, b_ctx, depth)
+            elif kind == "param" and target is not None:
+                q = self._param_aliases.get((id(target), name))  # bound to an import at every call (params.py)
             else:
                 return None
             if q is None or (result is not None and q != result):

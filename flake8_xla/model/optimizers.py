@@ -247,7 +247,8 @@ class Optimizers:
     def iterates_device_loader(self, loop: LoopInfo) -> bool:
         """The loop iterates an ``MpDeviceLoader`` / ``per_device_loader`` (which syncs at
         every batch): directly, through names and helpers, or through a parameter that
-        every call of its function in the module fills with one."""
+        every call of its function fills with one: in the module and, in project mode, in
+        the other project modules (union: all of them must)."""
         node = loop.node
         if type(node) not in (ast.For, ast.AsyncFor):
             return False
@@ -265,8 +266,10 @@ class Optimizers:
         if found is None:
             self._cache[key] = False  # a cycle of calls: not seen
             passed = self.passed_arguments(func, name)
-            found = self._cache[key] = bool(passed) and all(
-                isinstance(arg, ast.AST) and self._device_kind(arg, cctx, depth + 1) for arg, _, cctx in passed)
+            others = self.project_arguments(func, name)  # the calls in other project modules (params.py)
+            found = self._cache[key] = others is not None and bool(passed or others) and all(
+                isinstance(arg, ast.AST) and self._device_kind(arg, cctx, depth + 1) for arg, _, cctx in passed) \
+                and all(a.kind == "device_loader" for a in others)
         return found
 
     # -- what a launched replica builds --------------------------------------------------------

@@ -227,6 +227,8 @@ class Tensors:
                 k = self.loop_targets().get((id(scope), e.id, line))
                 if k is None and (id(scope), e.id) in names:
                     k = DEVICE
+                if k is None and kind == "param" and isinstance(target, FunctionInfo) and target.cls is None:
+                    k = self.param_tensor_kind(target, e.id, d)  # every call passes a device tensor (params.py)
                 kinds.append(k)
             else:
                 return None

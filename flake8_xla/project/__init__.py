@@ -22,11 +22,13 @@ import re
 from pathlib import Path
 
 from ..settings import Settings
+from .callers import CallFacts
 from .files import ProjectFiles, find_root, read_text
 from .summary import ModuleSummary, Ref, import_bindings, launch_wrappers, parse_module, \
     resolve_chain, summarise
 
-__all__ = ["EMPTY", "HelperFacts", "ProjectFacts", "clear_cache", "facts_for", "helper_lookup", "launchers_for",
+__all__ = ["EMPTY", "HelperFacts", "ProjectFacts", "callers_lookup", "clear_cache", "facts_for", "helper_lookup",
+           "launchers_for", "project_uses_xla",
            "summary_of", "with_launchers"]
 
 #: how many (module, function) pairs one launch may reach across modules
@@ -42,6 +44,9 @@ _INDEX: dict[tuple, dict[str, dict[str, tuple[bool, str]]]] = {}
 _LAUNCHERS: dict[tuple, tuple[str, ...]] = {}
 _HELPERS: dict[tuple, HelperFacts | None] = {}
 _NODES: dict[tuple, object] = {}
+_CALLERS: dict[tuple, "_Callers"] = {}
+_ROOTS: dict[str, Path] = {}
+_XLA_ROOTS: dict[Path, bool] = {}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,6 +116,9 @@ def clear_cache() -> None:
     _LAUNCHERS.clear()
     _HELPERS.clear()
     _NODES.clear()
+    _CALLERS.clear()
+    _ROOTS.clear()
+    _XLA_ROOTS.clear()
 
 
 def _project(root: Path) -> ProjectFiles:
@@ -447,3 +455,146 @@ def helper_lookup(filename: str, tree, settings: Settings):
         return helper_facts(ref, files, settings) if ref is not None else None
 
     return lookup
+
+
+#: how many levels of package ``__init__.py`` re-exports are followed to a module's importers
+MAX_REEXPORT_DEPTH = 2
+
+
+@dataclasses.dataclass
+class _Callers:
+    """The calls other project modules make into one module (built once per process)."""
+
+    calls: dict[str, list[CallFacts]]  # qual -> calls and references, importer by importer
+    unread: frozenset[str]  # identifiers of importers not summarised (no torch_xla in their text)
+    unknown: bool  # an importer that names torch_xla could not be summarised
+
+
+def callers_lookup(filename: str | None, settings: Settings):
+    """A function ``qual -> tuple[CallFacts, ...] | None`` for the module in ``filename``:
+    every call (and non-call reference) other project modules make of its function ``qual``
+    (``train_fn``), with what each passes (:class:`~.callers.CallFacts`); ``()`` when none
+    does; ``None`` when some may and cannot be read (an importer that does not parse, or one
+    whose text does not name torch_xla -- it is not summarised, so a function it names has
+    unknown callers). ``None`` instead of a function when project mode is off or the file is
+    unknown.
+
+    The module's importers (its text's import statements, and those of the package
+    ``__init__.py`` files that import it, :data:`MAX_REEXPORT_DEPTH` levels) are read once
+    per module and process; each importer's summary is built once per process.
+    """
+    if settings.project != "on" or not filename:
+        return None
+    path = Path(filename)
+    if not path.is_file():
+        return None
+    path = path.resolve()
+    files = _project(find_root(path))
+    found: _Callers | None = None
+
+    def lookup(qual: str):
+        nonlocal found
+        if found is None:
+            found = _callers_of(path, files, settings)
+        if found.unknown or qual.rsplit(".", 1)[-1] in found.unread:
+            return None
+        return tuple(found.calls.get(qual, ()))
+
+    return lookup
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _callers_of(path: Path, files: ProjectFiles, settings: Settings) -> _Callers:
+    key = (files.root, str(path), settings)
+    got = _CALLERS.get(key)
+    if got is not None:
+        return got
+    importers, seen, level = set(), {path}, [path]
+    for _ in range(MAX_REEXPORT_DEPTH):
+        nxt = []
+        for p in level:
+            for q in files.importers(p):
+                if q not in seen:
+                    seen.add(q)
+                    importers.add(q)
+                    if q.name == "__init__.py":
+                        nxt.append(q)  # a package that may re-export: its importers call through it
+        level = nxt
+    calls: dict[str, list[CallFacts]] = {}
+    unread: set[str] = set()
+    unknown = False
+    for q in sorted(importers):
+        text = read_text(q)
+        if text is None:
+            unknown = True
+            continue
+        if "torch_xla" not in text:
+            unread.update(_WORD.findall(text))
+            continue
+        s = summary_of(q, files, settings)
+        if s is None:
+            unknown = True
+            continue
+        for cf in s.calls_into:
+            file, qual = _reexported(cf.target, files, settings)
+            if file == str(path):
+                calls.setdefault(qual, []).append(cf)
+    found = _CALLERS[key] = _Callers(calls, frozenset(unread), unknown)
+    return found
+
+
+def _reexported(ref: Ref, files: ProjectFiles, settings: Settings, depth: int = 0) -> Ref:
+    """``ref`` with package ``__init__.py`` re-exports followed to the defining module."""
+    file, qual = ref
+    if depth > 4 or not file.endswith("__init__.py"):
+        return ref
+    s = summary_of(Path(file), files, settings)
+    head, _, rest = qual.partition(".")
+    if s is None or s.function(qual) is not None or s.cls(head) is not None:
+        return ref
+    exported = s.export(head)
+    if exported is None:
+        return ref
+    return _reexported((exported[0], exported[1] + ("." + rest if rest else "")), files, settings, depth + 1)
+
+
+def project_uses_xla(filename: str | None, settings: Settings) -> bool:
+    """Whether some module of the project of ``filename`` names torch_xla: the engine asks it
+    before it lets a module whose text never mentions torch off its fast path (such a
+    module is XLA code only where the project's XLA code reaches it).
+
+    Answered once per root and process by a bytes search over the project's files (none
+    when it has more than :data:`~.files.MAX_FILES`); the root is found once per folder.
+    ``False`` when project mode is off, ``filename`` is empty or no file, or nothing can be
+    read. Never raises.
+    """
+    if settings.project != "on" or not filename:
+        return False
+    try:
+        folder = os.path.dirname(os.path.abspath(filename))  # string work: no system call per file
+        root = _ROOTS.get(folder)
+        if root is None:
+            root = _ROOTS[folder] = find_root(Path(folder).resolve() / "x.py")
+        found = _XLA_ROOTS.get(root)
+        if found is None:
+            found = _XLA_ROOTS[root] = any(_names_xla(p) for p in _project(root).files())
+        return found
+    except (Exception, RecursionError):  # a tree that cannot be listed: the fast path stays
+        return False
+
+
+def _names_xla(path: Path) -> bool:
+    """The file's bytes contain ``torch_xla`` (``os.open``/``os.read``: a third cheaper than
+    ``open().read()`` over thousands of files)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        return b"torch_xla" in os.read(fd, os.fstat(fd).st_size + 1)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..model.scopes import Ctx
 from ..settings import Settings
+from .callers import CallFacts, describe_calls
 from .files import ProjectFiles, read_text
 
 #: a reference to a function or class of a project module: (file, "f" / "Cls" / "Cls.m")
@@ -83,6 +84,8 @@ class ModuleSummary:
             ``(name, file, qual)``.
         launched_multi: quals of its functions a multi-process launch of the module runs.
         launched_single: quals a single-process launch runs (and not a multi-process one).
+        calls_into: its calls of (and non-call references to) functions of other project
+            modules, with what each argument is (:class:`~.callers.CallFacts`).
     """
 
     path: str
@@ -92,6 +95,7 @@ class ModuleSummary:
     exports: tuple[tuple[str, str, str], ...]
     launched_multi: tuple[str, ...]
     launched_single: tuple[str, ...]
+    calls_into: tuple[CallFacts, ...] = ()
 
     def function(self, qual: str) -> FunctionFacts | None:
         return self._index()[0].get(qual)
@@ -187,6 +191,7 @@ def _summary(path: Path, model, files: ProjectFiles) -> ModuleSummary:
         exports=tuple(exports),
         launched_multi=tuple(quals[id(f)] for f in model.functions if id(f) in multi),
         launched_single=tuple(quals[id(f)] for f in model.functions if id(f) in launched and id(f) not in multi),
+        calls_into=describe_calls(model, ref, bindings),
     )
 
 

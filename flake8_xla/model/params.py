@@ -1,0 +1,222 @@
+"""Parameters: what flows into a parameter is the union of what every call passes.
+
+Within the module, :meth:`~flake8_xla.model.values.Values.passed_arguments` gives every call
+site's argument; in project mode, :meth:`Params.project_arguments` adds what the calls in
+other project modules pass (:func:`flake8_xla.project.callers_lookup`). On top of both:
+
+- a parameter bound to an import at every call site resolves like that import
+  (``train_fn(loader, model, xm)`` makes ``xm.optimizer_step`` inside
+  ``torch_xla.core.xla_model.optimizer_step``): :meth:`Params.param_alias`.
+
+Union semantics: a question about a parameter holds only when it holds for what every
+call passes. A parameter with no visible call, a call that passes none (the default) or
+hides it in a splat, a function handed on as a value (its callers are unseen), and a
+caller that cannot be read all make the parameter unknown, and unknown never fires.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .names import canonical
+from .scopes import UNKNOWN, FunctionInfo
+
+#: rounds of passing a parameter on (``train_fn(xm)`` calls ``step(xm)``) followed in-module
+_ALIAS_ROUNDS = 4
+
+
+class Params:
+    """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
+
+    def project_arguments(self, func: FunctionInfo, name: str) -> list | None:
+        """What the calls in other project modules pass for parameter ``name`` of module-level
+        function ``func``: one :class:`~flake8_xla.project.callers.ArgFacts` per call.
+
+        Returns ``[]`` when no other module calls it (or outside project mode, or for a
+        method or a nested def, whose callers other modules cannot name); ``None`` when what
+        some caller passes is unknown: it passes none (the default), a splat may supply it,
+        the function is handed on as a value there, or the caller cannot be read.
+        Memoised per (function, parameter)."""
+        lookup = self.project_callers
+        if lookup is None or func.cls is not None or func.ctx is None or func.ctx.func is not None:
+            return []
+        key = ("project_args", id(func), name)
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        qual = self.function_quals()[id(func)]
+        qkey = ("project_calls", qual)
+        if qkey not in cache:
+            try:
+                cache[qkey] = lookup(qual)
+            except (Exception, RecursionError):  # a project that cannot be read: unknown
+                cache[qkey] = None
+        calls = cache[qkey]
+        if calls is None:
+            cache[key] = None
+            return None
+        index = func.params.index(name) if name in func.params else None
+        out = []
+        for cf in calls:
+            arg = cf.argument(index, name)
+            if arg is None:
+                cache[key] = None
+                return None
+            out.append(arg)
+        cache[key] = out
+        return out
+
+    def param_alias(self, func: FunctionInfo, name: str) -> str | None:
+        """The canonical dotted name parameter ``name`` of ``func`` holds when every call, in
+        the module and (project mode) in other project modules, passes a name bound to the
+        same import (``xm`` -> ``torch_xla.core.xla_model``); ``None`` otherwise (see the
+        module docstring: no call, a default, a splat, an escape, disagreeing callers).
+        Plain functions only (not methods). Settled once, right after the walk."""
+        return self._param_aliases.get((id(func), name))
+
+    def param_tensor_kind(self, func: FunctionInfo, name: str, depth: int = 0) -> str | None:
+        """``"device"`` when every call of plain function ``func`` in the module passes a
+        device tensor for parameter ``name`` (:meth:`~.values.Values.param_arguments`) and no
+        other project module calls it; else ``None`` (unknown: no call, a default, a splat,
+        a host or unknown argument at some call, callers in other modules). Memoised per
+        (function, parameter)."""
+        key = ("param_tk", id(func), name)
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = None  # a cycle of calls: unknown
+        args = self.param_arguments(func, name)
+        found = None
+        if args and self.project_arguments(func, name) == [] \
+                and all(self.tensor_kind(a, c, depth) == "device" for a, c in args):
+            found = "device"
+        cache[key] = found
+        return found
+
+    def xla_param_aliases(self) -> bool:
+        """Some parameter is bound to a torch_xla name at every call (:meth:`param_alias`):
+        the module reads torch_xla names without importing it (``train_fn(..., xm)``)."""
+        return any(q.split(".", 1)[0] == "torch_xla" for q in self._param_aliases.values())
+
+    def _settle_param_aliases(self) -> None:
+        """Fill :attr:`_param_aliases` and add the parameters it binds to :attr:`resolvable`.
+
+        Runs before any query, with its own resolution (never :meth:`qualname`, whose
+        answers are cached and would miss the aliases being settled): one pass over the
+        calls whose callee is a name bound to one plain function of the module, and a few
+        rounds for parameters passed on. Linear in the module's calls."""
+        funcs = [f for f in self.functions if f.cls is None and _all_params(f)]
+        if not funcs:
+            return
+        by_id = {id(f): f for f in funcs}
+        sites: dict[int, list] = {}
+        direct: dict[int, int] = {}
+        for call, ctx in self.calls:
+            f = call.func
+            if type(f) is not ast.Name:
+                continue
+            bindings = self.lookup(f.id, ctx, getattr(f, "lineno", None))
+            if not bindings or len(bindings) != 1 or bindings[0][1] != "def" or id(bindings[0][2]) not in by_id:
+                continue
+            target = bindings[0][2]
+            direct[id(target)] = direct.get(id(target), 0) + 1
+            sites.setdefault(id(target), []).append((call, ctx))
+        candidates = []
+        for f in funcs:
+            calls = sites.get(id(f), [])
+            project = self.project_callers is not None and f.ctx is not None and f.ctx.func is None
+            if calls or project:
+                candidates.append((f, calls))
+        table = self._settle_rounds(candidates, set())
+        if table:
+            # a function also read as a value (handed on, stored) has callers nobody sees: its
+            # parameters are unknown. Counted exactly with one walk of the tree, needed only
+            # in a module where some alias was found.
+            reads = _name_reads(self.tree, {f.name for f, _ in candidates})
+            escaped = {id(f) for f, _ in candidates if reads.get(f.name, 0) > direct.get(id(f), 0)}
+            if escaped:
+                table = self._settle_rounds(candidates, escaped)
+        self._param_aliases = table
+        for _, p in table:
+            self.resolvable.add(p)
+
+    def _settle_rounds(self, candidates, escaped) -> dict:
+        table: dict[tuple[int, str], str] = {}
+        for _ in range(_ALIAS_ROUNDS):
+            changed = False
+            for f, calls in candidates:
+                if id(f) in escaped:
+                    continue
+                for p in _all_params(f):
+                    if (id(f), p) in table:
+                        continue
+                    q = self._agreed_alias(f, p, calls, table)
+                    if q is not None:
+                        table[(id(f), p)] = q
+                        changed = True
+            if not changed:
+                break
+        return table
+
+    def _agreed_alias(self, func, param, calls, table) -> str | None:
+        found = None
+        for call, ctx in calls:
+            arg = self.argument_for(call, ctx, func, param)
+            if not isinstance(arg, ast.AST) or arg is UNKNOWN:
+                return None
+            q = self._arg_alias(arg, ctx, table)
+            if q is None or (found is not None and q != found):
+                return None
+            found = q
+        others = self.project_arguments(func, param)
+        if others is None:
+            return None
+        for a in others:
+            if a.kind != "name" or (found is not None and a.name != found):
+                return None
+            found = a.name
+        return found
+
+    def _arg_alias(self, expr: ast.AST, ctx, table, depth: int = 0) -> str | None:
+        """The dotted name a name or attribute chain argument is bound to: an import, a
+        plain alias of one, or a parameter already settled in ``table``."""
+        parts = []
+        node = expr
+        while type(node) is ast.Attribute:
+            parts.append(node.attr)
+            node = node.value
+        if type(node) is not ast.Name or depth > 8:
+            return None
+        bindings = self.lookup(node.id, ctx, getattr(node, "lineno", None))
+        if not bindings:
+            return None
+        base = None
+        for _, kind, target, b_ctx in bindings:
+            if kind == "import":
+                q = target
+            elif kind == "param" and isinstance(target, FunctionInfo):
+                q = table.get((id(target), node.id))
+            elif kind == "value" and type(target) in (ast.Name, ast.Attribute) and b_ctx is not None:
+                q = self._arg_alias(target, b_ctx, table, depth + 1)
+            else:
+                return None
+            if q is None or (base is not None and q != base):
+                return None
+            base = q
+        if parts:
+            base = base + "." + ".".join(reversed(parts))
+        return canonical(base)
+
+
+def _name_reads(tree: ast.AST, names: set[str]) -> dict[str, int]:
+    """How many times each of ``names`` is read in the module (every scope)."""
+    out: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if type(node) is ast.Name and node.id in names and type(node.ctx) is ast.Load:
+            out[node.id] = out.get(node.id, 0) + 1
+    return out
+
+
+def _all_params(func: FunctionInfo) -> list[str]:
+    args = func.node.args
+    return func.params + [a.arg for a in args.kwonlyargs]

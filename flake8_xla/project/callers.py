@@ -1,0 +1,155 @@
+"""What the calls of one project module pass to the functions of other project modules.
+
+A module's summary (:class:`~.summary.ModuleSummary`) keeps, for each call whose callee its
+imports bind to a function of another project module, a small immutable description of
+every argument (:class:`CallFacts`, :class:`ArgFacts`), copied out of that module's own
+model; and every reference to such a function that is not a call (a function handed on as a
+value: its callers are then unseen). :func:`flake8_xla.project.callers_lookup` turns these
+into a reverse index: "what do the callers in the project pass to parameter P of my function
+F?".
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+
+#: a reference to a function or class of a project module: (file, "f" / "Cls" / "Cls.m")
+Ref = tuple[str, str]
+
+#: argument kinds: a name bound to an import (``xm``, ``torch.float32``: ``name`` holds its
+#: canonical dotted name), a device loader (``MpDeviceLoader``, ``per_device_loader``), a
+#: plain ``DataLoader``, or anything else
+NAME, DEVICE_LOADER, PLAIN_LOADER, UNKNOWN = "name", "device_loader", "plain_loader", "unknown"
+
+
+@dataclasses.dataclass(frozen=True)
+class ArgFacts:
+    """One argument a call passes: ``kind`` (:data:`NAME`, :data:`DEVICE_LOADER`,
+    :data:`PLAIN_LOADER` or :data:`UNKNOWN`) and, for :data:`NAME`, the canonical dotted
+    name (``torch_xla.core.xla_model``)."""
+
+    kind: str
+    name: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class CallFacts:
+    """One call of a function of another project module, or one reference to it.
+
+    Attributes:
+        target: the callee, as the caller's imports name it (``(file, "train_fn")``; a
+            package ``__init__.py`` re-export is followed by the index).
+        line: the call's line in the caller (for messages).
+        args: the positional arguments, in order (a ``*args`` splat ends them).
+        kwargs: ``(name, ArgFacts)`` of the keyword arguments.
+        splat: a ``*args`` / ``**kwargs`` splat may supply further parameters.
+        escape: not a call but a reference (``xmp.spawn(train_fn)``, ``callbacks=[f]``):
+            the function's callers are unseen, so what its parameters hold is unknown.
+    """
+
+    target: Ref
+    line: int
+    args: tuple[ArgFacts, ...] = ()
+    kwargs: tuple[tuple[str, ArgFacts], ...] = ()
+    splat: bool = False
+    escape: bool = False
+
+    def argument(self, index: int | None, name: str) -> ArgFacts | None:
+        """What this call passes for parameter ``name`` at position ``index`` (``None`` for
+        a keyword-only parameter); ``None`` when it passes none (the default), a splat may
+        supply it, or the call is an escape."""
+        if self.escape:
+            return None
+        for key, value in self.kwargs:
+            if key == name:
+                return value
+        if index is not None and index < len(self.args):
+            return self.args[index]
+        return None
+
+
+_UNKNOWN_ARG = ArgFacts(UNKNOWN)
+
+
+def describe_calls(model, ref, bindings: dict) -> tuple[CallFacts, ...]:
+    """The calls and references of the module of ``model`` into other project modules.
+
+    Args:
+        model: the module's :class:`~flake8_xla.model.Model` (walked; not kept).
+        ref: ``chain node -> Ref | None``: the project function or class a name or
+            attribute chain names through the module's imports.
+        bindings: the names the module's imports bind to project modules.
+
+    Returns:
+        One :class:`CallFacts` per call (in walk order) and per non-call reference. Linear
+        in the module: one pass over its calls and, only when its imports bind project
+        names, one walk of its tree for references.
+    """
+    if not bindings:
+        return ()
+    out: list[CallFacts] = []
+    call_funcs: set[int] = set()
+    for call, ctx in model.calls:
+        f = call.func
+        call_funcs.add(id(f))
+        root = f
+        while type(root) is ast.Attribute:
+            root = root.value
+        if type(root) is not ast.Name or root.id not in bindings:
+            continue
+        target = ref(f)
+        if target is None:
+            continue
+        args: list[ArgFacts] = []
+        splat = False
+        for a in call.args:
+            if type(a) is ast.Starred:
+                splat = True
+                break
+            args.append(_describe(model, a, ctx))
+        kwargs = []
+        for kw in call.keywords:
+            if kw.arg is None:
+                splat = True
+            else:
+                kwargs.append((kw.arg, _describe(model, kw.value, ctx)))
+        out.append(CallFacts(target, call.lineno, tuple(args), tuple(kwargs), splat))
+    inner: set[int] = set()
+    chains = []
+    for node in ast.walk(model.tree):
+        t = type(node)
+        if t is ast.Attribute:
+            inner.add(id(node.value))
+            chains.append(node)
+        elif t is ast.Name and type(node.ctx) is ast.Load and node.id in bindings:
+            chains.append(node)
+    for node in chains:
+        if id(node) in inner or id(node) in call_funcs:
+            continue
+        root = node
+        while type(root) is ast.Attribute:
+            root = root.value
+        if type(root) is not ast.Name or root.id not in bindings or type(root.ctx) is not ast.Load:
+            continue
+        target = ref(node)
+        if target is not None:
+            out.append(CallFacts(target, node.lineno, escape=True))
+    return tuple(out)
+
+
+def _describe(model, expr: ast.AST, ctx) -> ArgFacts:
+    """One argument, from the caller's model: an import-bound name, a loader kind, or unknown."""
+    try:
+        if type(expr) in (ast.Name, ast.Attribute):
+            q = model.qualname(expr, ctx)
+            if q is not None:
+                return ArgFacts(NAME, q)
+        kind = model.loader_kind(expr, ctx)
+        if kind == "device":
+            return ArgFacts(DEVICE_LOADER)
+        if kind == "plain":
+            return ArgFacts(PLAIN_LOADER)
+    except RecursionError:
+        pass
+    return _UNKNOWN_ARG
