@@ -14,7 +14,6 @@ block with them, stopped at the step already in these shapes.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ pytest.importorskip("libcst")
 
 from flake8_xla.fix import fixer  # noqa: E402
 from flake8_xla.settings import build  # noqa: E402
+from work_counter import LineCounter  # noqa: E402
 
 FIX_PACKAGE = str(Path(fixer.__file__).resolve().parent)
 ALWAYS = build("always", None)
@@ -66,25 +66,10 @@ SIZES = {"launched_steps": 12, "loaders_passed": 16}  # the first N (default N),
 def fix_work(source: str) -> tuple[int, int]:
     """(lines of flake8_xla/fix executed, findings fixed) for one ``fix_source`` with the
     unsafe fixes."""
-    count = 0
-
-    def local(frame, event, arg):
-        nonlocal count
-        if event == "line":
-            count += 1
-        return local
-
-    def global_(frame, event, arg):
-        return local if frame.f_code.co_filename.startswith(FIX_PACKAGE) else None
-
-    old = sys.gettrace()
-    sys.settrace(global_)
-    try:
+    with LineCounter(FIX_PACKAGE) as counter:
         result = fixer.fix_source(source, ALWAYS, unsafe=True)
-    finally:
-        sys.settrace(old)
     assert result.reverted is None, result.reverted
-    return count, result.fixed
+    return counter.count, result.fixed
 
 
 @pytest.mark.parametrize("name", sorted(SHAPES))

@@ -17,27 +17,37 @@ from flake8_xla.settings import build
 PACKAGE = str(Path(engine.__file__).resolve().parent)
 
 
+class LineCounter:
+    """``with LineCounter(prefix) as c:`` counts in ``c.count`` the lines executed in files
+    whose path starts with ``prefix`` (default: the flake8_xla package)."""
+
+    def __init__(self, prefix: str = PACKAGE):
+        self.prefix = prefix
+        self.count = 0
+
+    def _local(self, frame, event, arg):
+        if event == "line":
+            self.count += 1
+        return self._local
+
+    def _global(self, frame, event, arg):
+        return self._local if frame.f_code.co_filename.startswith(self.prefix) else None
+
+    def __enter__(self) -> "LineCounter":
+        self._old = sys.gettrace()
+        sys.settrace(self._global)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        sys.settrace(self._old)
+
+
 def engine_work(source: str, scope: str | None = None) -> tuple[int, list]:
     """(lines of flake8_xla executed, findings) for one engine run over ``source``."""
     tree = ast.parse(source)
-    count = 0
-
-    def local(frame, event, arg):
-        nonlocal count
-        if event == "line":
-            count += 1
-        return local
-
-    def global_(frame, event, arg):
-        return local if frame.f_code.co_filename.startswith(PACKAGE) else None
-
-    old = sys.gettrace()
-    sys.settrace(global_)
-    try:
+    with LineCounter() as counter:
         found = engine.run(tree, build(scope), source)
-    finally:
-        sys.settrace(old)
-    return count, found
+    return counter.count, found
 
 
 def project_work(paths: list[Path], scope: str | None = None) -> tuple[int, list]:
@@ -48,24 +58,11 @@ def project_work(paths: list[Path], scope: str | None = None) -> tuple[int, list
     project.clear_cache()
     sources = [(p, p.read_text(encoding="utf-8")) for p in paths]
     trees = [ast.parse(text) for _, text in sources]
-    count = 0
-
-    def local(frame, event, arg):
-        nonlocal count
-        if event == "line":
-            count += 1
-        return local
-
-    def global_(frame, event, arg):
-        return local if frame.f_code.co_filename.startswith(PACKAGE) else None
-
     found = []
-    old = sys.gettrace()
-    sys.settrace(global_)
     try:
-        for (path, text), tree in zip(sources, trees):
-            found.extend((path.name, f) for f in engine.run(tree, build(scope), text, filename=str(path)))
+        with LineCounter() as counter:
+            for (path, text), tree in zip(sources, trees):
+                found.extend((path.name, f) for f in engine.run(tree, build(scope), text, filename=str(path)))
     finally:
-        sys.settrace(old)
         project.clear_cache()
-    return count, found
+    return counter.count, found

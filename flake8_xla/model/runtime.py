@@ -45,17 +45,23 @@ _INERT_PREFIXES = ("torch_xla.distributed.spmd.", "torch_xla.experimental.xla_sh
 _READS = frozenset({"item", "tolist", "numpy", "cpu"})
 
 
-def dotted(expr) -> str | None:
-    """``model``, ``self.fc``, ``a.b.c`` for a name or attribute chain; else None."""
+def chain_parts(chain) -> tuple[str, ...] | None:
+    """``a.b.c`` -> ``("a", "b", "c")``; ``None`` when the chain is not rooted in a name."""
     parts = []
-    node = expr
+    node = chain
     while type(node) is ast.Attribute:
         parts.append(node.attr)
         node = node.value
     if type(node) is not ast.Name:
         return None
     parts.append(node.id)
-    return ".".join(reversed(parts))
+    return tuple(reversed(parts))
+
+
+def dotted(expr) -> str | None:
+    """``model``, ``self.fc``, ``a.b.c`` for a name or attribute chain; else None."""
+    parts = chain_parts(expr)
+    return ".".join(parts) if parts is not None else None
 
 
 class Runtime:

@@ -209,6 +209,18 @@ def with_launchers(settings: Settings, names: tuple[str, ...]) -> Settings:
     return dataclasses.replace(settings, launchers=settings.launchers + extra) if extra else settings
 
 
+def _module_file(filename: str | None, settings: Settings) -> tuple[Path, ProjectFiles] | None:
+    """(resolved path, its project's files) of the linted file ``filename``; None when
+    project mode is off or ``filename`` is no existing file (stdin, a name a host made up)."""
+    if settings.project != "on" or not filename:
+        return None
+    path = Path(filename)
+    if not path.is_file():
+        return None
+    path = path.resolve()
+    return path, _project(find_root(path))
+
+
 def facts_for(filename: str, settings: Settings) -> ProjectFacts:
     """The project's facts about the module in file ``filename``.
 
@@ -221,13 +233,10 @@ def facts_for(filename: str, settings: Settings) -> ProjectFacts:
         :class:`ProjectFacts`; :data:`EMPTY` when project mode is off, or nothing reaches
         the module and it imports no launch wrapper. Never raises for a file it cannot read or parse: that module is unknown.
     """
-    if settings.project != "on" or not filename:
+    found = _module_file(filename, settings) if filename and Path(filename).suffix in (".py", ".pyi") else None
+    if found is None:
         return EMPTY
-    path = Path(filename)
-    if not path.is_file() or path.suffix not in (".py", ".pyi"):
-        return EMPTY
-    path = path.resolve()
-    files = _project(find_root(path))
+    path, files = found
     reached: dict[str, bool] = {}
     callers: dict[str, str] = {}
     if files.importers(path):  # a module nothing imports (an entry script) is reached by no other
@@ -438,13 +447,10 @@ def helper_lookup(filename: str, tree, settings: Settings):
     ``tree``: ``("iterate_batches",)`` or ``("utils", "train_fn")`` or
     ``("CheckpointSaver", "save")``, a dotted chain rooted in a name its imports bind to a
     project module. ``None`` when project mode is off or the file is unknown."""
-    if settings.project != "on" or not filename:
+    found = _module_file(filename, settings)
+    if found is None:
         return None
-    path = Path(filename)
-    if not path.is_file():
-        return None
-    path = path.resolve()
-    files = _project(find_root(path))
+    path, files = found
     bindings = None
 
     def lookup(parts: tuple[str, ...]) -> HelperFacts | None:
@@ -483,13 +489,10 @@ def callers_lookup(filename: str | None, settings: Settings):
     ``__init__.py`` files that import it, :data:`MAX_REEXPORT_DEPTH` levels) are read once
     per module and process; each importer's summary is built once per process.
     """
-    if settings.project != "on" or not filename:
+    found = _module_file(filename, settings)
+    if found is None:
         return None
-    path = Path(filename)
-    if not path.is_file():
-        return None
-    path = path.resolve()
-    files = _project(find_root(path))
+    path, files = found
     found: _Callers | None = None
 
     def lookup(qual: str):

@@ -13,6 +13,7 @@ import warnings
 from pathlib import Path
 
 from ..model.scopes import Ctx
+from ..model.runtime import chain_parts
 from ..settings import Settings
 from .callers import CallFacts, describe_calls
 from .files import ProjectFiles, read_text
@@ -236,19 +237,6 @@ def _own_nodes(node: ast.AST):
         for child in ast.iter_child_nodes(n):
             if type(child) not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef):
                 todo.append(child)
-
-
-def chain_parts(chain: ast.AST) -> tuple[str, ...] | None:
-    """``a.b.c`` -> ``("a", "b", "c")``; ``None`` when the chain is not rooted in a name."""
-    parts = []
-    node = chain
-    while type(node) is ast.Attribute:
-        parts.append(node.attr)
-        node = node.value
-    if type(node) is not ast.Name:
-        return None
-    parts.append(node.id)
-    return tuple(reversed(parts))
 
 
 def resolve_chain(parts: tuple[str, ...] | None, bindings: dict, files: ProjectFiles) -> Ref | None:
