@@ -331,7 +331,8 @@ def held_modules(n: int) -> str:
             + "\n\ndef main(index):\n    Trainer(None).fit()\n\n\ntorch_xla.launch(main)\n")
 
 
-GENERATORS = {f.__name__: f for f in (self_state_hierarchy, held_modules, generator_loops, early_returns, elif_chain, superseding_findings, call_chain, step_loops, elif_imports,
+GENERATORS = {f.__name__: f for f in (self_state_hierarchy, held_modules, generator_loops,
+                                      early_returns, elif_chain, superseding_findings, call_chain, step_loops, elif_imports,
                                       exit_imports, many_timers, launches, spmd_launches, guarded_saves, runtime_odds,
                                       rank_devices, env_reads_after_returns, syncs_after_continues, double_steps,
                                       same_optimizer_steps, wide_unpacking, wide_loop_targets,

@@ -226,8 +226,8 @@ def test_a_pipe_or_device_is_not_read_by_the_fixer(tmp_path, capsys):
     finally:
         os.close(reader)
     assert _cli(["--isolated", "--fix", os.devnull], capsys) == (
-        2, [], [f"{os.devnull}: not fixed: not a regular file", "flake8-xla: fixed 0 findings, 0 remaining, "
-                                                                 "1 file not written"])
+        2, [], [f"{os.devnull}: not fixed: not a regular file",
+                "flake8-xla: fixed 0 findings, 0 remaining, 1 file not written"])
 
 
 # -- 2. changed while it was being fixed -----------------------------------------------------------

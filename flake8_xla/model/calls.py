@@ -484,4 +484,3 @@ class Calls:
                     if bound < len(free):
                         index.add((id(t), free[bound]))
         return (id(func), name) in index
-
