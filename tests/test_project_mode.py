@@ -611,3 +611,28 @@ def test_callers_lookup_describes_each_argument(tmp_path):
     assert [(c.line, c.escape) for c in lookup("handed_fn")] == [(21, True)]  # read as a value, not called
     assert lookup("default_fn")[0].args == ()
     assert lookup("nobody") == ()
+
+
+SAVE_HELPER = 'import torch\n\n\ndef save_state(model, path):\n    torch.save(model.state_dict(), path)\n'
+
+
+def _saving_launcher(arguments: str) -> str:
+    return ("import torch\nimport torch_xla\n\nfrom helpers import save_state\n\n\ndef _mp_fn(index):\n"
+            "    model = torch.nn.Linear(4, 2).to(torch_xla.device())\n"
+            f"{arguments}\n\n\nif __name__ == '__main__':\n    torch_xla.launch(_mp_fn)\n")
+
+
+@pytest.mark.parametrize("arguments, want", [
+    ('    save_state(model, "m.pt")', {("helpers.py", 5, "XLA601")}),  # the XLA model itself
+    ('    save_state(model.cpu(), "m.pt")', set()),  # a host copy: silent (it fired before)
+    ('    host = model.to("cpu")\n    save_state(host, "m.pt")', set()),
+    ('    save_state(model.cpu(), "a.pt")\n    save_state(model, "b.pt")', {("helpers.py", 5, "XLA601")}),
+])
+def test_a_host_copy_from_every_caller_is_not_xla_state(tmp_path, arguments, want):
+    """XLA601 in a helper that another module's launched code runs follows what its callers
+    pass: every caller handing it a host copy (``model.cpu()``, or a name bound to one) makes
+    the saved state CPU tensors, as the same code in one file already was."""
+    write(tmp_path, {"pyproject.toml": "", "helpers.py": SAVE_HELPER, "train.py": _saving_launcher(arguments)})
+    assert lint(tmp_path, "helpers.py") == want
+    project.clear_cache()
+    assert {f for f in lint_all(tmp_path) if f[0] == "helpers.py"} == want

@@ -19,14 +19,15 @@ Ref = tuple[str, str]
 
 #: argument kinds: a name bound to an import (``xm``, ``torch.float32``: ``name`` holds its
 #: canonical dotted name), a device loader (``MpDeviceLoader``, ``per_device_loader``), a
-#: plain ``DataLoader``, or anything else
-NAME, DEVICE_LOADER, PLAIN_LOADER, UNKNOWN = "name", "device_loader", "plain_loader", "unknown"
+#: plain ``DataLoader``, a copy visibly on the host (``model.cpu()``, ``x.to("cpu")``, or a
+#: name every value of which is one), or anything else
+NAME, DEVICE_LOADER, PLAIN_LOADER, HOST_COPY, UNKNOWN = "name", "device_loader", "plain_loader", "host_copy", "unknown"
 
 
 @dataclasses.dataclass(frozen=True)
 class ArgFacts:
     """One argument a call passes: ``kind`` (:data:`NAME`, :data:`DEVICE_LOADER`,
-    :data:`PLAIN_LOADER` or :data:`UNKNOWN`) and, for :data:`NAME`, the canonical dotted
+    :data:`PLAIN_LOADER`, :data:`HOST_COPY` or :data:`UNKNOWN`) and, for :data:`NAME`, the canonical dotted
     name (``torch_xla.core.xla_model``)."""
 
     kind: str
@@ -145,6 +146,8 @@ def _describe(model, expr: ast.AST, ctx) -> ArgFacts:
             q = model.qualname(expr, ctx)
             if q is not None:
                 return ArgFacts(NAME, q)
+        if _host_copy(model, expr, ctx):
+            return ArgFacts(HOST_COPY)
         kind = model.loader_kind(expr, ctx)
         if kind == "device":
             return ArgFacts(DEVICE_LOADER)
@@ -153,3 +156,29 @@ def _describe(model, expr: ast.AST, ctx) -> ArgFacts:
     except RecursionError:
         pass
     return _UNKNOWN_ARG
+
+
+def _to_host(call) -> bool:
+    """``x.cpu()`` or ``x.to("cpu")`` / ``x.to(torch.device("cpu"))`` (a literal CPU device)."""
+    f = call.func
+    if type(f) is not ast.Attribute:
+        return False
+    if f.attr == "cpu" and not call.args:
+        return True
+    if f.attr != "to" or len(call.args) != 1:
+        return False
+    a = call.args[0]
+    if type(a) is ast.Call and type(a.func) is ast.Attribute and a.func.attr == "device" and len(a.args) == 1:
+        a = a.args[0]
+    return type(a) is ast.Constant and a.value == "cpu"
+
+
+def _host_copy(model, expr: ast.AST, ctx) -> bool:
+    """The argument is visibly a copy on the host: a ``.cpu()`` / ``.to("cpu")`` call, or a
+    name or attribute every value of which is one."""
+    if type(expr) is ast.Call:
+        return _to_host(expr)
+    if type(expr) not in (ast.Name, ast.Attribute):
+        return False
+    values = model.resolve_values(expr, ctx)
+    return bool(values) and all(type(v) is ast.Call and _to_host(v) for v, _ in values)

@@ -10,6 +10,7 @@ import re
 from .. import api_table
 from ..model import UNKNOWN
 from ..model.scopes import expr_key
+from ..project.callers import HOST_COPY
 from ..registry import Rule, rule
 from ._common import XLA_DEVICE_CALLS, at_least, source_text, str_value
 
@@ -204,6 +205,9 @@ def _device_holder(model, recv, ctx, line, depth) -> bool:
             if args:
                 return any(_device_holder(model, a, actx, a.lineno, depth + 1) for a, actx in args
                            if type(a) in (ast.Name, ast.Attribute, ast.Call))
+            elsewhere = model.project_arguments(bindings[0][2], recv.id)
+            if elsewhere and all(a.kind == HOST_COPY for a in elsewhere):
+                return False  # every caller in another project module passes a host copy
     return bool(ident) and bool(_TENSOR_STATE.search(ident))
 
 
