@@ -101,7 +101,7 @@ def run(
             project = bool(filename and settings.project == "on")
             lookup = helper_lookup(filename, tree, settings) if project else None
             model = Model(tree, settings, facts.reached, facts.launchers, lookup,
-                          callers_lookup(filename, settings) if project else None)
+                          callers_lookup(filename, settings) if project else None, facts.setup)
         except Exception as exc:  # never crash the host's run
             return [internal_error("the semantic model", exc)]
         try:

@@ -636,3 +636,189 @@ def test_a_host_copy_from_every_caller_is_not_xla_state(tmp_path, arguments, wan
     assert lint(tmp_path, "helpers.py") == want
     project.clear_cache()
     assert {f for f in lint_all(tmp_path) if f[0] == "helpers.py"} == want
+
+
+# --- what the launching module sets up holds for the code it reaches -----------------------
+
+ENGINE = """\
+def train_epoch(model, optimizer, loader):
+    for x in loader:
+        optimizer.zero_grad()
+        model(x).sum().backward()
+        optimizer.step()
+"""
+
+DDP_TRAIN = """\
+import torch
+import torch.distributed as dist
+import torch_xla
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from engine import train_epoch
+
+
+def _mp_fn(index, loader):
+    dist.init_process_group("xla", init_method="xla://")
+    model = DDP(torch.nn.Linear(4, 1).to(torch_xla.device()), gradient_as_bucket_view=True)
+    train_epoch(model, torch.optim.SGD(model.parameters(), lr=0.1), loader)
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, args=([],))
+"""
+
+FSDP_TRAIN = """\
+import torch
+import torch_xla
+from torch_xla.distributed.fsdp import XlaFullyShardedDataParallel as FSDP
+
+from engine import train_epoch
+
+
+def _mp_fn(index, loader):
+    model = FSDP(torch.nn.Linear(4, 1))
+    train_epoch(model, torch.optim.SGD(model.parameters(), lr=0.1), loader)
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, args=([],))
+"""
+
+UNWRAPPED_TRAIN = """\
+import torch
+import torch_xla
+
+from engine import train_epoch
+
+
+def _mp_fn(index, loader):
+    model = torch.nn.Linear(4, 1).to(torch_xla.device())
+    train_epoch(model, torch.optim.SGD(model.parameters(), lr=0.1), loader)
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, args=([],))
+"""
+
+
+@pytest.mark.parametrize("train, want", [
+    (DDP_TRAIN, set()),  # DDP reduces the gradients: xm.optimizer_step would reduce them twice
+    (FSDP_TRAIN, set()),  # XLA FSDP reduces (and shards) them
+    (UNWRAPPED_TRAIN, {("engine.py", 5, "XLA201")}),  # nothing reduces them: the step diverges
+    (DDP_TRAIN.replace("DDP(", "(").replace(", gradient_as_bucket_view=True", ""), {("engine.py", 5, "XLA201")}),
+], ids=["ddp", "fsdp", "unwrapped", "ddp-removed"])
+def test_gradient_reduction_of_the_launching_module(tmp_path, train, want):
+    """XLA201 in ``engine.train_epoch``, reached from ``train.py``'s launched ``_mp_fn``, asks
+    whether the launching module reduces the gradients (DDP, XLA FSDP), not only engine.py."""
+    write(tmp_path, {"pyproject.toml": "", "engine.py": ENGINE, "train.py": train})
+    assert lint_all(tmp_path) == want
+
+
+CALLBACK_ENGINE = """\
+def train_epoch(model, optimizer, loader, after_backward):
+    for x in loader:
+        optimizer.zero_grad()
+        model(x).sum().backward()
+        after_backward(optimizer)
+        optimizer.step()
+"""
+
+REDUCING_TRAIN = """\
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+from engine import train_epoch
+
+
+def sync_grads(opt):
+    xm.reduce_gradients(opt)
+
+
+def _mp_fn(index, loader):
+    model = torch.nn.Linear(4, 1).to(torch_xla.device())
+    train_epoch(model, torch.optim.SGD(model.parameters(), lr=0.1), loader, sync_grads)
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, args=([],))
+"""
+
+
+@pytest.mark.parametrize("reduce, want", [
+    (True, set()),
+    (False, {("engine.py", 6, "XLA201")}),
+], ids=["reduce_gradients", "no-reduction"])
+def test_explicit_reduction_of_the_launching_module(tmp_path, reduce, want):
+    """The launching module's launched code reduces the gradients itself
+    (``xm.reduce_gradients(opt)`` in the callback it hands to ``train_epoch``)."""
+    train = REDUCING_TRAIN if reduce else REDUCING_TRAIN.replace("    xm.reduce_gradients(opt)\n", "    print(opt)\n")
+    write(tmp_path, {"pyproject.toml": "", "engine.py": CALLBACK_ENGINE, "train.py": train})
+    assert lint_all(tmp_path) == want
+
+
+def test_any_launching_module_that_reduces_keeps_it_silent(tmp_path):
+    """Two launching modules reach ``train_epoch``, one wraps in DDP: precision first, silent
+    (like one module with DDP on one of its paths); each alone keeps its own answer."""
+    write(tmp_path, {"pyproject.toml": "", "engine.py": ENGINE, "train.py": DDP_TRAIN,
+                     "plain.py": UNWRAPPED_TRAIN})
+    assert lint(tmp_path, "engine.py") == set()
+    (tmp_path / "train.py").unlink()
+    project.clear_cache()
+    assert lint(tmp_path, "engine.py") == {("engine.py", 5, "XLA201")}
+
+
+DATA = """\
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
+
+
+def make_loader():
+    ds = TensorDataset(torch.randn(64, 4))
+    return DataLoader(ds, batch_size=8, sampler=DistributedSampler(ds), drop_last=True)
+"""
+
+PG_TRAIN = """\
+import torch
+import torch.distributed as dist
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+
+from data import make_loader
+
+
+def _mp_fn(index):
+    dist.init_process_group("xla", init_method="xla://")
+    device = torch_xla.device()
+    model = torch.nn.Linear(4, 1).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for (x,) in pl.MpDeviceLoader(make_loader(), device):
+        opt.zero_grad()
+        model(x).sum().backward()
+        xm.optimizer_step(opt)
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn)
+"""
+
+
+@pytest.mark.parametrize("init, want", [
+    (True, set()),  # the sampler takes rank and world size from the process group
+    (False, {("data.py", 8, "XLA303")}),  # no process group: DistributedSampler raises ValueError
+], ids=["process-group", "no-process-group"])
+def test_process_group_of_the_launching_module(tmp_path, init, want):
+    train = PG_TRAIN if init else PG_TRAIN.replace('    dist.init_process_group("xla", init_method="xla://")\n', "")
+    write(tmp_path, {"pyproject.toml": "", "data.py": DATA, "train.py": train})
+    assert lint_all(tmp_path) == want
+
+
+def test_launch_setup_in_the_facts(tmp_path):
+    """``facts_for`` carries the combined :class:`~flake8_xla.project.LaunchSetup` of the
+    launching modules; a module nothing reaches has none."""
+    write(tmp_path, {"pyproject.toml": "", "engine.py": ENGINE, "train.py": DDP_TRAIN, "data.py": DATA})
+    facts = project.facts_for(str(tmp_path / "engine.py"), Settings())
+    assert facts.setup == project.LaunchSetup(reduces=True, process_group=True, spmd=False, framework=False)
+    assert project.facts_for(str(tmp_path / "data.py"), Settings()).setup is None

@@ -85,13 +85,18 @@ class Model(
         project_callers: project mode's ``qual -> tuple[CallFacts] | None``: what the calls
             in other project modules pass to this module's functions
             (:func:`flake8_xla.project.callers_lookup`), asked by :meth:`project_arguments`.
+        project_setup: project mode's :class:`flake8_xla.project.LaunchSetup` of the modules
+            whose launched code reaches this one's functions (their gradient reduction,
+            process group, SPMD, framework), or ``None``: :meth:`reduces_gradients_elsewhere`,
+            :meth:`process_group_possible`, :meth:`uses_spmd` and :meth:`uses_framework` add it.
 
     Every query is memoised in ``self._cache`` once the walk is done, so a rule may ask
     the same question per node without re-walking.
     """
 
     def __init__(self, tree: ast.AST, settings: Settings | None = None, project_reached=None,
-                 project_launchers: tuple[str, ...] = (), project_lookup=None, project_callers=None):
+                 project_launchers: tuple[str, ...] = (), project_lookup=None, project_callers=None,
+                 project_setup=None):
         self.tree = tree
         self.settings = settings or Settings()
         # project mode: {qual: multi} of the functions launched XLA code of other modules reaches
@@ -102,6 +107,8 @@ class Model(
         self.project_lookup = project_lookup
         # project mode: qual -> what other project modules' calls pass to that function
         self.project_callers = project_callers
+        # project mode: what the launching modules that reach this one set up (LaunchSetup)
+        self.project_setup = project_setup
         self._param_aliases: dict[tuple[int, str], str] = {}
         self.module_scope = Scope("module", tree, None)
         self.scopes: list[Scope] = [self.module_scope]  # every scope, in walk order

@@ -216,9 +216,11 @@ class Data:
     def process_group_possible(self) -> bool:
         """True when something may set up the default process group for launched code: an
         ``init_process_group`` call in XLA-on code, or a helper imported from another module
-        whose name says it sets up distribution (``distributed_init(cfg)``)."""
+        whose name says it sets up distribution (``distributed_init(cfg)``); in project mode,
+        also when a module whose launched code reaches this one may (:attr:`project_setup`)."""
         if "pg_possible" not in self._cache:
-            found = any(not self.is_xla_off(ctx) for _, ctx in self.calls_to(
+            setup = self.project_setup
+            found = bool(setup is not None and setup.process_group) or any(not self.is_xla_off(ctx) for _, ctx in self.calls_to(
                 "torch.distributed.init_process_group", "torch.distributed.distributed_c10d.init_process_group"))
             if not found:
                 launched = self.launched(multi_only=True)

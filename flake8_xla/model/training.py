@@ -346,7 +346,8 @@ class Training:
                 found = any(
                     (self.qualname(base, cls.ctx) or "").startswith(self._FRAMEWORKS)
                     for cls in self.classes for base in cls.node.bases)
-            self._cache["framework"] = found
+            setup = self.project_setup  # project mode: a launching module's framework runs this code
+            self._cache["framework"] = found or bool(setup is not None and setup.framework)
         return self._cache["framework"]
 
     def reduces_gradients_elsewhere(self) -> bool:
@@ -358,11 +359,14 @@ class Training:
         a Lightning ``Trainer`` or ``LightningModule``, the HF ``Trainer``); a
         model re-bound by a helper imported from another module (``model = wrap(model)``:
         it may wrap it, unknown); or a call in XLA-on code to one of the user's in-house
-        reducers (``xla-reducing-calls``).
+        reducers (``xla-reducing-calls``). In project mode also when a module whose launched
+        code reaches this one's functions reduces them (:attr:`project_setup`).
         """
         if "reduces" not in self._cache:
+            setup = self.project_setup
             self._cache["reduces"] = (
-                self.uses_spmd()
+                bool(setup is not None and setup.reduces)
+                or self.uses_spmd()
                 or any(q.startswith(self._REDUCING_IMPORTS) for q in self.used_names())
                 or self.uses_framework()
                 or self.names_in_xla_code(self.REDUCING_WRAPPERS)
@@ -459,7 +463,8 @@ class Training:
             self._cache["spmd"] = any(
                 q == "torch_xla.runtime.use_spmd" or q.startswith(("torch_xla.distributed.spmd",
                                                                    "torch_xla.experimental.xla_sharding"))
-                for q in self.used_names()) or any(key == "XLA_USE_SPMD" for key, _, _, _ in self.env_writes())
+                for q in self.used_names()) or any(key == "XLA_USE_SPMD" for key, _, _, _ in self.env_writes()) \
+                or bool(self.project_setup is not None and self.project_setup.spmd)  # project mode: the launcher's
         return self._cache["spmd"]
 
     # -- loaders: what a step loop iterates -------------------------------------------------

@@ -24,10 +24,10 @@ from pathlib import Path
 from ..settings import Settings
 from .callers import CallFacts
 from .files import ProjectFiles, find_root, read_text
-from .summary import ModuleSummary, Ref, import_bindings, launch_wrappers, parse_module, \
+from .summary import LaunchSetup, ModuleSummary, Ref, import_bindings, launch_wrappers, parse_module, \
     resolve_chain, summarise
 
-__all__ = ["EMPTY", "HelperFacts", "ProjectFacts", "callers_lookup", "clear_cache", "facts_for", "helper_lookup",
+__all__ = ["EMPTY", "HelperFacts", "LaunchSetup", "ProjectFacts", "callers_lookup", "clear_cache", "facts_for", "helper_lookup",
            "launchers_for", "project_uses_xla",
            "summary_of", "with_launchers"]
 
@@ -41,6 +41,7 @@ _SUMMARIES: dict[tuple, ModuleSummary | None] = {}
 _REACHED: dict[tuple, dict[Ref, bool]] = {}
 _WRAPPERS: dict[tuple, tuple[str, ...]] = {}
 _INDEX: dict[tuple, dict[str, dict[str, tuple[bool, str]]]] = {}
+_SETUPS: dict[tuple, dict[str, LaunchSetup]] = {}
 _LAUNCHERS: dict[tuple, tuple[str, ...]] = {}
 _HELPERS: dict[tuple, HelperFacts | None] = {}
 _NODES: dict[tuple, object] = {}
@@ -62,11 +63,15 @@ class ProjectFacts:
         launchers: names of launch wrappers of the project modules this one imports (a
             function or method that hands its parameter to ``torch_xla.launch`` /
             ``xmp.spawn``): a call of one in this module launches its first argument.
+        setup: what the launching modules that reach this one set up for their launched
+            code (:class:`LaunchSetup`: a gradient-reducing wrapper, a process group, SPMD,
+            a framework), combined over them (any one's counts); ``None`` when nothing reaches it.
     """
 
     reached: dict[str, bool] = dataclasses.field(default_factory=dict)
     callers: dict[str, str] = dataclasses.field(default_factory=dict)
     launchers: tuple[str, ...] = ()
+    setup: LaunchSetup | None = None
 
 
 EMPTY = ProjectFacts()
@@ -113,6 +118,7 @@ def clear_cache() -> None:
     _REACHED.clear()
     _WRAPPERS.clear()
     _INDEX.clear()
+    _SETUPS.clear()
     _LAUNCHERS.clear()
     _HELPERS.clear()
     _NODES.clear()
@@ -239,14 +245,16 @@ def facts_for(filename: str, settings: Settings) -> ProjectFacts:
     path, files = found
     reached: dict[str, bool] = {}
     callers: dict[str, str] = {}
+    setup = None
     if files.importers(path):  # a module nothing imports (an entry script) is reached by no other
         for qual, (multi, caller) in _reach_index(files, settings).get(str(path), {}).items():
             reached[qual] = multi
             callers[qual] = caller
+        setup = _SETUPS.get((files.root, settings), {}).get(str(path)) if reached else None
     launchers = launchers_for(path, files)
     if not reached and not launchers:
         return EMPTY
-    return ProjectFacts(reached, callers, launchers)
+    return ProjectFacts(reached, callers, launchers, setup)
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -268,7 +276,9 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
         return found
     words = tuple(f"{n.rsplit('.', 1)[-1]}(" for n in settings.launchers)
     index: dict[str, dict[str, tuple[bool, str]]] = {}
+    setups: dict[str, LaunchSetup] = {}
     _INDEX[key] = index  # asked again while building (it is not): nothing reached yet
+    _SETUPS[key] = setups  # each reached module: what its launching modules set up, combined
     for path in files.files():
         text = read_text(path)
         if text is None or "torch" not in text:
@@ -280,9 +290,12 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
         if s is None or not (s.launched_multi or s.launched_single):
             continue
         caller = _relative(path, files.root)
+        setup = s.setup or LaunchSetup()
         for (file, qual), multi in _reached_from(path, files, settings).items():
             if file == str(path):
                 continue  # the module's own launches are its own model's
+            old_setup = setups.get(file)
+            setups[file] = setup if old_setup is None else old_setup.union(setup)
             entry = index.setdefault(file, {})
             old = entry.get(qual)
             entry[qual] = (multi or (old is not None and old[0]), old[1] if old is not None else caller)

@@ -73,6 +73,34 @@ class ClassFacts:
 
 
 @dataclasses.dataclass(frozen=True)
+class LaunchSetup:
+    """What a launching module sets up for all the code its launch runs (program-wide facts
+    that keep some rules silent in one file); in project mode, a module whose functions
+    that launch reaches is linted with them (:attr:`flake8_xla.project.ProjectFacts.setup`).
+
+    Attributes:
+        reduces: something reduces the gradients: DDP, XLA FSDP / FSDPv2, ZeRO-1, SPMD, a
+            training framework, an unseen wrapper (the model's ``reduces_gradients_elsewhere``),
+            or a gradient reduction (``xm.reduce_gradients``, an all-reduce of grads) in its
+            launched code.
+        process_group: it may initialise the default process group
+            (``dist.init_process_group``; the model's ``process_group_possible``).
+        spmd: it uses SPMD (the model's ``uses_spmd``).
+        framework: it uses a training framework (the model's ``uses_framework``).
+    """
+
+    reduces: bool = False
+    process_group: bool = False
+    spmd: bool = False
+    framework: bool = False
+
+    def union(self, other: "LaunchSetup") -> "LaunchSetup":
+        """Either's facts (any launching module that sets something up keeps the rules silent)."""
+        return LaunchSetup(self.reduces or other.reduces, self.process_group or other.process_group,
+                           self.spmd or other.spmd, self.framework or other.framework)
+
+
+@dataclasses.dataclass(frozen=True)
 class ModuleSummary:
     """What other modules of the project may ask about one module.
 
@@ -87,6 +115,8 @@ class ModuleSummary:
         launched_single: quals a single-process launch runs (and not a multi-process one).
         calls_into: its calls of (and non-call references to) functions of other project
             modules, with what each argument is (:class:`~.callers.CallFacts`).
+        setup: what it sets up for the code it launches (:class:`LaunchSetup`); ``None``
+            when it launches nothing.
     """
 
     path: str
@@ -97,6 +127,7 @@ class ModuleSummary:
     launched_multi: tuple[str, ...]
     launched_single: tuple[str, ...]
     calls_into: tuple[CallFacts, ...] = ()
+    setup: LaunchSetup | None = None
 
     def function(self, qual: str) -> FunctionFacts | None:
         return self._index()[0].get(qual)
@@ -193,7 +224,18 @@ def _summary(path: Path, model, files: ProjectFiles) -> ModuleSummary:
         launched_multi=tuple(quals[id(f)] for f in model.functions if id(f) in multi),
         launched_single=tuple(quals[id(f)] for f in model.functions if id(f) in launched and id(f) not in multi),
         calls_into=describe_calls(model, ref, bindings),
+        setup=_setup(model) if launched else None,
     )
+
+
+def _setup(model) -> LaunchSetup:
+    """The launching module's :class:`LaunchSetup`, from its own model."""
+    from ..rules.step import OPTIMIZER_STEP, _reduces_directly  # what XLA201 counts as a reduction
+
+    reduces = model.reduces_gradients_elsewhere() or any(
+        model.in_xla_code(ctx) and model.is_launched(ctx) and model.call_name(call, ctx) != OPTIMIZER_STEP
+        and _reduces_directly(model, call, ctx) for call, ctx in model.calls)
+    return LaunchSetup(reduces, model.process_group_possible(), model.uses_spmd(), model.uses_framework())
 
 
 def _does(model, func, ref) -> tuple:
