@@ -59,6 +59,21 @@ class Attributes:
         cache[key] = found
         return found
 
+    def self_attr_bindings(self, cls: ClassInfo, attr: str) -> list[tuple[ast.AST, Ctx]] | None:
+        """Every ``self.<attr> = value`` of ``cls``'s hierarchy in the module, as ``(value,
+        ctx)`` in walk order, whether or not they agree (:meth:`self_attr_values` answers
+        unknown when they do not); ``None`` when nothing binds it, some binding cannot be
+        seen, or more than ``_MAX_BINDERS`` classes bind it. For a rule asking whether any
+        binding places the attribute elsewhere (a CPU copy made in another method)."""
+        comp = self._class_component(cls)
+        binders = [k for k in self._attr_binders().get(attr, ()) if self._class_component(k) == comp]
+        if not binders or len(binders) > _MAX_BINDERS:
+            return None
+        assigned = [rec for k in binders for rec in k.attrs[attr]]
+        if any(v is None or c is None for v, c in assigned):
+            return None
+        return assigned
+
     def _agreeing_bindings(self, binders: list[ClassInfo], attr: str):
         assigned = [rec for k in binders for rec in k.attrs[attr]]
         if not assigned or any(v is None or c is None for v, c in assigned):
@@ -352,6 +367,35 @@ class Attributes:
                 kind = self.loader_kind(arg, ctx, depth + 1) if isinstance(arg, ast.AST) else None
             kinds.append(kind)
         return self._agree(kinds)
+
+    def generator_syncs_per_item(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> bool:
+        """``expr`` (a loop's iterable) calls a generator function of the module, directly or
+        through ``enumerate`` / ``zip`` / ``tqdm`` / ``islice``, whose every ``yield`` lies in
+        a loop that cuts the graph each iteration (:meth:`~.training.Training.loop_syncs`:
+        ``yield x.to(dev); torch_xla.sync()``): each item the consumer draws runs one sync,
+        so a loop over it is synced per step. Memoised per generator function."""
+        if type(expr) is not ast.Call or _depth > 4:
+            return False
+        q = self.call_name(expr, ctx)
+        inner = self._wrapped_iterables(expr, ctx, q)
+        if inner is not None:
+            return any(self.generator_syncs_per_item(e, ctx, _depth + 1) for e in inner)
+        if q is not None or type(expr.func) is not ast.Name:
+            return False
+        funcs = self.function_of(expr.func, ctx)
+        if len(funcs) != 1:
+            return False
+        func = funcs[0]
+        key = ("gen_syncs", id(func))
+        found = self._cache.get(key)
+        if found is None:
+            self._cache[key] = False  # (a generator drawing from itself)
+            yields = self.generator_yields(func)
+            loops = self.generator_loops(func) if yields else ()
+            found = bool(loops) and all(self.loop_syncs(lp) for lp in loops) \
+                and all(any(_within(v, lp.node) for lp in loops) for v, _ in yields)
+            self._cache[key] = found
+        return found
 
     def generator_items_on_device(self, call: ast.Call, ctx: Ctx) -> bool:
         """``call`` calls a generator function of the module whose every ``yield`` yields a

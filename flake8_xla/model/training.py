@@ -255,7 +255,8 @@ class Training:
 
     def loop_syncs(self, loop: LoopInfo) -> bool:
         """True when the loop body cuts the graph each iteration (sync, mark_step, barrier=True,
-        step(), a compiled step), directly or in a helper it calls at any (bounded) depth."""
+        step(), a compiled step), directly or in a helper it calls at any (bounded) depth, or
+        the loop draws from a generator of the module that syncs per item (attributes.py)."""
         key = ("loopsyncs", id(loop))
         if key in self._cache:
             return self._cache[key]
@@ -264,7 +265,8 @@ class Training:
             or self.loop_any(loop, "loop_calls_sync", lambda call, ctx: any(
                 self.func_syncs(f) for f in self.function_of(call.func, ctx))) \
             or (self.project_lookup is not None
-                and self.loop_any(loop, "loop_project_syncs", self._project_syncs))
+                and self.loop_any(loop, "loop_project_syncs", self._project_syncs)) \
+            or any(self.generator_syncs_per_item(e, loop.ctx) for e in self.loop_iterables(loop))
         self._cache[key] = result
         return result
 

@@ -194,6 +194,8 @@ def _device_holder(model, recv, ctx, line, depth) -> bool:
             device = model.kwarg(v, "device") if type(v) is ast.Call else None
             if isinstance(device, ast.AST) and _cpu_device(model, device, vctx):
                 return False  # ModelEmaV2(model, device="cpu"): a copy kept on the CPU
+    if values is None and _self_attr_cpu_binding(model, recv, ctx):
+        return False  # self.model = self.model.cpu() in another method: mixed, unknown
     if model.is_optimizer(recv, ctx):
         return not _optimizer_of_cpu_module(model, values, line)
     if t in (ast.Name, ast.Attribute) and model.is_model(recv, ctx):
@@ -209,6 +211,28 @@ def _device_holder(model, recv, ctx, line, depth) -> bool:
             if elsewhere and all(a.kind == HOST_COPY for a in elsewhere):
                 return False  # every caller in another project module passes a host copy
     return bool(ident) and bool(_TENSOR_STATE.search(ident))
+
+
+def _self_attr_cpu_binding(model, recv, ctx) -> bool:
+    """``recv`` is ``self.<attr>`` in a method and some binding of the attribute in the
+    class hierarchy is visibly a CPU copy (``self.model = self.model.cpu()``,
+    ``.to("cpu")``, ``device="cpu"``): where the bindings differ, which one a read sees
+    is unknown, and unknown never fires."""
+    func = ctx.func
+    if type(recv) is not ast.Attribute or type(recv.value) is not ast.Name or func is None or func.cls is None \
+            or not func.params or recv.value.id != func.params[0]:
+        return False
+    for v, vctx in model.self_attr_bindings(func.cls, recv.attr) or ():
+        if type(v) is not ast.Call:
+            continue
+        f = v.func
+        if model.call_name(v, vctx) == TO_CPU or (type(f) is ast.Attribute and (
+                f.attr == "cpu" or (f.attr == "to" and _to_cpu(model, v, vctx)))):
+            return True
+        device = model.kwarg(v, "device")
+        if isinstance(device, ast.AST) and _cpu_device(model, device, vctx):
+            return True
+    return False
 
 
 def _own_state_dict(model, recv, ctx) -> list | None:
@@ -389,7 +413,8 @@ class TorchSaveXlaState(Rule):
     Not reported for CPU copies (`{k: v.cpu() for k, v in sd.items()}`, `model.cpu()` or
     `model.to("cpu")` first, `xm._maybe_convert_to_cpu(...)`, `sd[k] = sd[k].cpu()` in a
     loop over the dict), what the `state_dict()` of a class of the module returns when it
-    is on the CPU (an EMA copy made with `.cpu()`), Python data (a metrics
+    is on the CPU (an EMA copy made with `.cpu()`), a `self.` attribute some method rebinds
+    to a CPU copy (`self.model = self.model.cpu()`: which binding a read sees is unknown), Python data (a metrics
     list), the state of schedulers, scalers, samplers and loaders (Python values), a module
     built in the same function and never moved, or in an XLA-off (CUDA) branch. Only in a
     module that visibly puts work on the XLA device (`torch_xla.device()`,

@@ -571,7 +571,8 @@ class LoaderWithoutMpDeviceLoader(Rule):
     parameter or helper result that cannot be seen, nor for loops that sync every step
     (`with torch_xla.step():`, `torch_xla.sync()`, `xm.mark_step()`,
     `xm.optimizer_step(..., barrier=True)`, a `torch_xla.compile`d step), directly or in a
-    helper the loop calls (followed 32 levels): the torch_xla README (2.5-2.9) itself
+    helper the loop calls (followed 32 levels), or in the loop of a generator of the module
+    the loop draws from (`yield b.to(dev); torch_xla.sync()`: one sync per item): the torch_xla README (2.5-2.9) itself
     iterates a plain DataLoader that way; the loader then only misses prefetching. Nor in
     a module that turns on eager mode (`torch_xla.experimental.eager_mode(True)`, 2.4+):
     there no graph grows.
@@ -672,7 +673,8 @@ class MissingStepSync(Rule):
     pass or an optimizer step) in XLA code that never cuts the lazy graph per iteration:
     no `torch_xla.sync()`, `xm.mark_step()`, `xm.optimizer_step(..., barrier=True)`,
     `with torch_xla.step():`, `xp.StepTrace`, `torch_xla.compile`d step (in the body or in
-    a helper it calls), and no `MpDeviceLoader` to iterate. Reported at the header of the
+    a helper it calls, or per item in a generator of the module it iterates), and no
+    `MpDeviceLoader` to iterate. Reported at the header of the
     innermost loop that runs the step.
 
     ## Why is this bad?
