@@ -822,3 +822,18 @@ def test_launch_setup_in_the_facts(tmp_path):
     facts = project.facts_for(str(tmp_path / "engine.py"), Settings())
     assert facts.setup == project.LaunchSetup(reduces=True, process_group=True, spmd=False, framework=False)
     assert project.facts_for(str(tmp_path / "data.py"), Settings()).setup is None
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+@pytest.mark.parametrize("torch_text", [True, False])
+def test_a_named_pipe_in_the_project_is_not_read(tmp_path, torch_text):
+    """A named pipe called ``*.py`` in the project (a test left it, a tool's socket) is no
+    module: reading it blocked the run until a writer came (the torch_xla search for a file
+    without torch, and the reverse-import index for a file with it)."""
+    body = "import torch\nimport torch_xla\n\n\ndef f(x):\n    return x.cuda()\n" if torch_text else "x = 1\n"
+    write(tmp_path, {"pyproject.toml": "", "a.py": body, "b.py": "import torch_xla\nfrom a import f\n"})
+    os.mkfifo(tmp_path / "pipe.py")
+    proc = subprocess.run([sys.executable, "-m", "flake8", "--select=XLA", "a.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.stderr == ""
+    assert proc.stdout == ("a.py:6:12: XLA401 .cuda() in XLA code; use .to(torch_xla.device())\n" if torch_text else "")

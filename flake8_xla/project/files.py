@@ -9,6 +9,7 @@ whose candidates :mod:`.summary` confirms on the parsed module.
 from __future__ import annotations
 
 import os
+import stat
 import re
 from pathlib import Path
 
@@ -61,7 +62,8 @@ class ProjectFiles:
             found: list[Path] = []
             for folder, dirs, names in os.walk(self.root):
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
-                found.extend(Path(folder, n) for n in sorted(names) if n.endswith(".py"))
+                found.extend(Path(folder, n) for n in sorted(names)
+                             if n.endswith(".py") and os.path.isfile(os.path.join(folder, n)))
                 if len(found) > MAX_FILES:
                     found = []
                     break
@@ -171,9 +173,31 @@ def _find(base: Path, parts: list[str]) -> Path | None:
     return stem if stem.is_dir() else None
 
 
-def read_text(path: Path) -> str | None:
-    """The file's text (UTF-8, undecodable bytes replaced), ``None`` when it cannot be read."""
+def read_bytes(path: Path) -> bytes | None:
+    """The bytes of the regular file ``path``; ``None`` when it cannot be read or is no
+    regular file (a named pipe would block the run until a writer came, a device never ends).
+    Opened without blocking and checked with ``fstat`` before a byte is read."""
     try:
-        return path.read_bytes().decode("utf-8", errors="replace")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except (OSError, ValueError):
         return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        chunks = []
+        while True:  # os.read may return less than asked
+            chunk = os.read(fd, max(info.st_size + 1, 1 << 16))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def read_text(path: Path) -> str | None:
+    """The file's text (UTF-8, undecodable bytes replaced), ``None`` when it cannot be read."""
+    data = read_bytes(path)
+    return data.decode("utf-8", errors="replace") if data is not None else None
