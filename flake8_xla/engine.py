@@ -72,20 +72,21 @@ def run(
     if source is not None and not isinstance(source, str):
         source = "".join(source)
     facts = EMPTY
+    project = bool(filename and settings.project == "on")
     if not needs_walk(source, settings):
         # a module without torch_xla may still be XLA code where the project's XLA code
         # reaches it (even one that never mentions torch: a callbacks module the trainer
         # calls), or launch through a project's wrapper; one that never mentions torch is
         # looked at only when some module of its project names torch_xla (one bytes search
         # per root and process), so plain projects stay on the fast path
-        if not (filename and settings.project == "on" and source is not None):
+        if not project or source is None:
             return []
         if "torch" not in source and not _project_uses_xla(filename, settings):
             return []
         facts = _project_facts(filename, settings)
         if facts is EMPTY:
             return []
-    elif filename and settings.project == "on":
+    elif project:
         facts = _project_facts(filename, settings)
     if facts.launchers:
         settings = with_launchers(settings, facts.launchers)
@@ -98,7 +99,6 @@ def run(
         gc.disable()
     try:
         try:
-            project = bool(filename and settings.project == "on")
             lookup = helper_lookup(filename, tree, settings) if project else None
             model = Model(tree, settings, facts.reached, facts.launchers, lookup,
                           callers_lookup(filename, settings) if project else None, facts.setup)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ..cli.files import STDIN
+from ..project.files import read_regular, root_from
 
 SAFE, UNSAFE, NONE = "safe", "unsafe", "none"
 APPLICABILITIES = (SAFE, UNSAFE, NONE)
@@ -198,8 +199,6 @@ def _project_root(cwd: Path | None = None) -> Path:
     (:func:`flake8_xla.project.files.root_from`: the nearest folder up holding
     ``pyproject.toml``, ``setup.cfg``, ``setup.py`` or ``.git``, else that folder).
     ``--fix`` rewrites a link's target only inside it."""
-    from ..project.files import root_from
-
     return root_from(Path.cwd() if cwd is None else cwd)
 
 
@@ -257,19 +256,11 @@ def _read(path) -> _Read:
     and a pipe read here would be empty for the report after the fixes), and opening does
     not wait for a pipe's writer."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        try:
-            st = os.fstat(fd)
-        except OSError:
-            os.close(fd)
-            raise
-        if not stat.S_ISREG(st.st_mode):
-            os.close(fd)
-            raise NotFixed(NOT_REGULAR)
-        with open(fd, "rb") as fh:
-            data = fh.read()
+        data, st = read_regular(path)
     except OSError as exc:
         raise NotFixed(f"cannot read it: {exc.strerror or exc}") from None
+    if data is None:
+        raise NotFixed(NOT_REGULAR)
     return _Read(data, st)
 
 

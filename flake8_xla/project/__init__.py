@@ -1,7 +1,7 @@
 """Project mode: what the other modules of the linted file's project say about it.
 
 Beside the per-module model, not inside it. :func:`facts_for` finds the linted file's
-project root (:func:`~.files.find_root`); for a module some project module imports (the
+project root (:func:`~.files.root_from`); for a module some project module imports (the
 reverse-import index, built once per root from the text of import statements), it looks
 the module up in the reach index, built once per root: the modules whose text names torch
 and a launch are summarised (:mod:`.summary`: parse only, never import or run), and from
@@ -19,11 +19,12 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import stat
 from pathlib import Path
 
 from ..settings import Settings
 from .callers import CallFacts
-from .files import ProjectFiles, find_root, read_bytes, read_text
+from .files import ProjectFiles, read_bytes, read_text, root_from
 from .summary import LaunchSetup, ModuleSummary, Ref, import_bindings, launch_wrappers, parse_module, \
     resolve_chain, summarise
 
@@ -127,6 +128,15 @@ def clear_cache() -> None:
     _XLA_ROOTS.clear()
 
 
+def _root_of(folder: str) -> Path:
+    """The project root of the linted files in ``folder`` (:func:`~.files.root_from`), found
+    once per folder and process: every file of a folder asks the same system calls."""
+    root = _ROOTS.get(folder)
+    if root is None:
+        root = _ROOTS[folder] = root_from(Path(folder).resolve())
+    return root
+
+
 def _project(root: Path) -> ProjectFiles:
     found = _PROJECTS.get(root)
     if found is None:
@@ -155,7 +165,7 @@ def _state(path: Path) -> tuple | None:
         st = os.stat(path)
     except OSError:
         return None
-    if not path.is_file():
+    if not stat.S_ISREG(st.st_mode):
         return None
     return str(path), st.st_size, st.st_mtime_ns
 
@@ -224,7 +234,7 @@ def _module_file(filename: str | None, settings: Settings) -> tuple[Path, Projec
     if not path.is_file():
         return None
     path = path.resolve()
-    return path, _project(find_root(path))
+    return path, _project(_root_of(str(path.parent)))
 
 
 def facts_for(filename: str, settings: Settings) -> ProjectFacts:
@@ -590,9 +600,7 @@ def project_uses_xla(filename: str | None, settings: Settings) -> bool:
         return False
     try:
         folder = os.path.dirname(os.path.abspath(filename))  # string work: no system call per file
-        root = _ROOTS.get(folder)
-        if root is None:
-            root = _ROOTS[folder] = find_root(Path(folder).resolve() / "x.py")
+        root = _root_of(folder)
         found = _XLA_ROOTS.get(root)
         if found is None:
             found = _XLA_ROOTS[root] = any(_names_xla(p) for p in _project(root).files())

@@ -173,28 +173,33 @@ def _find(base: Path, parts: list[str]) -> Path | None:
     return stem if stem.is_dir() else None
 
 
-def read_bytes(path: Path) -> bytes | None:
-    """The bytes of the regular file ``path``; ``None`` when it cannot be read or is no
-    regular file (a named pipe would block the run until a writer came, a device never ends).
-    Opened without blocking and checked with ``fstat`` before a byte is read."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except (OSError, ValueError):
-        return None
+def read_regular(path) -> tuple[bytes | None, os.stat_result]:
+    """(bytes, stat at the time they were read) of the file at ``path``; the bytes are
+    ``None`` when it is no regular file (a named pipe would block until a writer came, a
+    device never ends): it is opened without blocking and checked with ``fstat`` before a
+    byte is read. Raises ``OSError`` when it cannot be opened or read."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            return None
+            return None, info
         chunks = []
         while True:  # os.read may return less than asked
             chunk = os.read(fd, max(info.st_size + 1, 1 << 16))
             if not chunk:
-                return b"".join(chunks)
+                return b"".join(chunks), info
             chunks.append(chunk)
-    except OSError:
-        return None
     finally:
         os.close(fd)
+
+
+def read_bytes(path: Path) -> bytes | None:
+    """The bytes of the regular file ``path`` (:func:`read_regular`); ``None`` when it cannot
+    be read or is no regular file."""
+    try:
+        return read_regular(path)[0]
+    except (OSError, ValueError):
+        return None
 
 
 def read_text(path: Path) -> str | None:
