@@ -397,18 +397,10 @@ class Calls:
         lookup = self.project_lookup
         if lookup is None:
             return None
-        node = func_expr
-        parts = [method] if method else []
-        while type(node) is ast.Attribute:
-            parts.append(node.attr)
-            node = node.value
-        if type(node) is not ast.Name:
-            return None
-        bindings = self.lookup(node.id, ctx, None)
-        if not bindings or any(kind not in ("import", "unknown") or b_ctx is None or b_ctx.scope is not self.module_scope
-                               for _, kind, _, b_ctx in bindings):
+        chain = self._import_chain(func_expr, ctx)
+        if chain is None:
             return None  # bound by a local, a parameter, or not by a module-level import
-        parts.append(node.id)
+        parts = list(reversed(chain + ((method,) if method else ())))
         key = ("project_helper", tuple(parts))
         cache = self._cache
         if key not in cache:
@@ -417,6 +409,42 @@ class Calls:
             except (Exception, RecursionError):  # the project cannot be read: unknown
                 cache[key] = None
         return cache[key]
+
+    def project_module_class(self, func_expr: ast.AST, ctx: Ctx) -> bool:
+        """``func_expr`` names, through the module's imports, a class of another project
+        module that subclasses ``torch.nn.Module`` (:attr:`project_classes`). False outside
+        project mode, for a name a local binding shadows, or when unknown."""
+        lookup = self.project_classes
+        if lookup is None:
+            return False
+        parts = self._import_chain(func_expr, ctx)
+        if parts is None:
+            return False
+        key = ("project_class", parts)
+        cache = self._cache
+        if key not in cache:
+            try:
+                cache[key] = bool(lookup(parts))
+            except (Exception, RecursionError):  # the project cannot be read: unknown
+                cache[key] = False
+        return cache[key]
+
+    def _import_chain(self, func_expr: ast.AST, ctx: Ctx) -> tuple[str, ...] | None:
+        """``("utils", "train_fn")`` for ``utils.train_fn`` when its root name is bound by a
+        module-level import only; else None."""
+        parts = []
+        node = func_expr
+        while type(node) is ast.Attribute:
+            parts.append(node.attr)
+            node = node.value
+        if type(node) is not ast.Name:
+            return None
+        bindings = self.lookup(node.id, ctx, None)
+        if not bindings or any(kind not in ("import", "unknown") or b_ctx is None or b_ctx.scope is not self.module_scope
+                               for _, kind, _, b_ctx in bindings):
+            return None
+        parts.append(node.id)
+        return tuple(reversed(parts))
 
     def in_project(self) -> bool:
         """Project mode found XLA code in this module: functions launched XLA code of another

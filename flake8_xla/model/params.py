@@ -93,6 +93,35 @@ class Params:
         cache[key] = found
         return found
 
+    def every_caller_passes(self, func: FunctionInfo, name: str, local, project_kind: str) -> bool:
+        """Every call of module-level function ``func`` passes, for parameter ``name``,
+        what ``local(expr, ctx, call)`` accepts (calls in the module) or an argument of
+        ``project_kind`` (:class:`~flake8_xla.project.callers.ArgFacts` of calls in other
+        project modules), and there is at least one call. False (unknown) for a method or a
+        nested def, a call that passes none (the default) or hides it in a splat, a function
+        also read as a value in the module (its callers are unseen), and callers in other
+        modules that cannot be read. Not memoised: ``local`` differs per question."""
+        if func.cls is not None or func.ctx is None or func.ctx.func is not None:
+            return False
+        passed = self.passed_arguments(func, name)
+        if self._escaped(func, len(passed)):
+            return False
+        project = self.project_arguments(func, name)
+        if project is None or not (passed or project):
+            return False
+        if any(a.kind != project_kind for a in project):
+            return False
+        return all(isinstance(arg, ast.AST) and arg is not UNKNOWN and local(arg, cctx, call)
+                   for arg, call, cctx in passed)
+
+    def _escaped(self, func: FunctionInfo, calls: int) -> bool:
+        """``func`` is read more often than the module calls it: handed on as a value."""
+        reads = self._cache.get("name_reads")
+        if reads is None:
+            names = {f.name for f in self.functions if f.cls is None}
+            reads = self._cache["name_reads"] = _name_reads(self.tree, names)
+        return reads.get(func.name, 0) > calls
+
     def xla_param_aliases(self) -> bool:
         """Some parameter is bound to a torch_xla name at every call (:meth:`param_alias`):
         the module reads torch_xla names without importing it (``train_fn(..., xm)``)."""

@@ -369,6 +369,8 @@ class Runtime:
         bindings = self.lookup(name, ctx, line)
         if not bindings:
             return None
+        if len(bindings) == 1 and bindings[0][1] == "param" and bindings[0][2] is ctx.func:
+            return self._host_module_param(name, ctx, line)
         lines = []
         for b_line, kind, target, b_ctx in bindings:
             if kind != "value" or b_ctx is None or b_ctx.scope is not ctx.scope:
@@ -380,6 +382,27 @@ class Runtime:
         if self.moved_between(name, ctx, bound, line) or self.passed_between(name, ctx, bound, line):
             return None
         return bound
+
+    def _host_module_param(self, name: str, ctx: Ctx, line: int) -> int | None:
+        """Parameter ``name`` of ``ctx.func`` holds a module built on the host at ``line``:
+        every caller, in the module and (project mode) in other project modules, passes one
+        it had not moved or handed on (:meth:`~.params.Params.every_caller_passes`), and
+        nothing in the function moves or hands it on before ``line``. The def's line, or None."""
+        func = ctx.func
+        start = func.node.lineno
+        if self.moved_between(name, ctx, start, line) or self.passed_between(name, ctx, start, line):
+            return None
+
+        def local(arg, actx, call):
+            return type(arg) is ast.Name and self.host_module(arg.id, actx, call.lineno - 1) is not None \
+                and not self.moved_between(arg.id, actx, call.lineno - 1, call.lineno)
+
+        key = ("host_param", id(func), name)
+        found = self._cache.get(key)
+        if found is None:
+            self._cache[key] = False  # a cycle of calls: unknown
+            found = self._cache[key] = self.every_caller_passes(func, name, local, "host_module")
+        return start if found else None
 
     def module_alias_root(self, name: str, ctx: Ctx, line: int, _depth: int = 0) -> str | None:
         """The module a plain name is a part of at ``line``: ``model`` for ``blk`` bound by

@@ -24,9 +24,10 @@ from __future__ import annotations
 import ast
 import re
 
-from .scopes import Ctx, FunctionInfo, _child_fields
+from .scopes import UNKNOWN, Ctx, FunctionInfo, _child_fields
 
 DEVICE, HOST = "device", "host"
+OPTIMIZER_STEP_NAME = "torch_xla.core.xla_model.optimizer_step"
 
 #: tensor methods that hand the value to the host (the reads XLA501 reports)
 READ_METHODS = frozenset({"item", "tolist", "numpy", "cpu"})
@@ -398,6 +399,8 @@ class Tensors:
             f = v.func
             q = self.call_name(v, c)
             if q is not None:
+                if self.project_classes is not None and self.project_module_class(f, c):
+                    return True  # a module class of another project module
                 if q.startswith("torch.nn.") and not q.startswith(("torch.nn.functional", "torch.nn.parallel",
                                                                    "torch.nn.utils", "torch.nn.init")):
                     return not q.endswith("Loss")
@@ -422,7 +425,8 @@ class Tensors:
                 continue
             if type(f) is ast.Name:
                 cls = self.class_named(f.id, c)
-                return cls is not None and self.is_module_class(cls)
+                if cls is not None:
+                    return self.is_module_class(cls)
             return False
         return False
 
@@ -655,6 +659,8 @@ class Tensors:
             return cached
         out: list = []
         self._cache["stepsites"] = out
+        self._step_callers: dict[int, list] = {}  # id(function) -> the step's calls of it
+        self._cache["stepcallers"] = self._step_callers
         if self.eager_mode():
             return out
         # regions: (statements, base ctx, gated, where); helpers found on the way
@@ -784,6 +790,7 @@ class Tensors:
                 sites.setdefault(id(n), []).append((n, cctx, gated, where))
                 for f in self.function_of(n.func, cctx):
                     pending.append((f, gated, depth + 1))
+                    self._step_callers.setdefault(id(f), []).append((n, cctx))
             elif t in _SITE_NODES:
                 sites.setdefault(id(n), []).append((n, ctx, gated, where))
             for field in _child_fields(t):  # the model walk's: fields that can hold a node
@@ -817,7 +824,9 @@ class Tensors:
         if type(value) is not ast.Call:
             return False
         cctx = self.call_ctx(value) or ctx
-        if self.is_sync_call(value, cctx) or self.call_name(value, cctx) in WAITS:
+        if self.is_sync_call(value, cctx):
+            return not self.redundant_barrier(value, cctx)
+        if self.call_name(value, cctx) in WAITS:
             return True
         funcs = self.function_of(value.func, cctx)
         if funcs and all(self._compiled(f) for f in funcs):
@@ -827,6 +836,48 @@ class Tensors:
             if vals and all(type(v) is ast.Call and self.call_name(v, c) in self.COMPILERS for v, c in vals):
                 return True
         return False
+
+    def step_param_device(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> bool:
+        """``expr`` is a parameter of the function at ``ctx`` (every binding its read sees)
+        and some call of that function in the step code (:meth:`step_sites`) passes a device
+        tensor for it, directly or through a parameter of its own caller (a few levels):
+        ``meter.update(loss.detach())`` in the step loop makes ``val`` of ``def update(self,
+        val)`` a device tensor there. "Some call", not every call: for the host reads of the
+        step (XLA501 / XLA507) one call from the step that passes a device tensor is a sync
+        each step, whatever other callers pass."""
+        func = ctx.func
+        if type(expr) is not ast.Name or func is None or _depth > 3:
+            return False
+        self.step_sites()
+        calls = self._cache["stepcallers"].get(id(func))
+        if not calls:
+            return False
+        bindings = self._bindings_before(expr, ctx)
+        if not bindings or any(kind != "param" or target is not func for _, kind, target, _ in bindings):
+            return False
+        key = ("stepparam", id(func), expr.id)
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = False  # a cycle of calls: no
+        found = False
+        for call, cctx in calls:
+            arg = self.argument_for(call, cctx, func, expr.id)
+            if not isinstance(arg, ast.AST) or arg is UNKNOWN:
+                continue
+            if self.tensor_kind(arg, cctx) == DEVICE or self.step_param_device(arg, cctx, _depth + 1):
+                found = True
+                break
+        cache[key] = found
+        return found
+
+    def redundant_barrier(self, call: ast.Call, ctx: Ctx) -> bool:
+        """``xm.optimizer_step(opt, barrier=True)`` directly in a loop over a device loader,
+        which syncs every batch itself: XLA204 reports the barrier and its fix drops it, so the
+        step's code after it is judged as if it were gone (a read there will sync)."""
+        return self.call_name(call, ctx) == OPTIMIZER_STEP_NAME and bool(ctx.loops) \
+            and self.const(self.kwarg(call, "barrier", 1), ctx) is True \
+            and self.kwarg(call, "optimizer", 0) is not None and self.iterates_device_loader(ctx.loops[-1])
 
     def _is_gate(self, test, ctx=None) -> bool:
         """``if step % N == 0:``: the body runs every N steps (see :meth:`_gate_polarity`)."""

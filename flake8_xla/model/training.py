@@ -1091,36 +1091,50 @@ class Training:
         attributes, ``enumerate`` / ``zip`` / ``iter`` / ``islice`` / ``tqdm``, module
         helpers' returns, tuple items and a function's parameter (the arguments its callers
         in the module pass). What cannot be seen adds nothing. Memoised, 8 levels."""
-        key = ("lsrc", id(expr))
+        return self._sources(expr, ctx, _depth, False)
+
+    def loader_origins(self, expr: ast.AST, ctx: Ctx) -> list[tuple[ast.Call, Ctx]]:
+        """The calls whose value an iterated expression draws from that the module cannot see
+        into, followed as :meth:`loader_sources` follows names, wrappers and helpers: a call of
+        another module's function (``build_dataloader(ds, 32)``, imported from a project
+        module) or of a name nothing in the module binds to a function. Project mode asks it
+        of the step loops (:meth:`step_loader_origins`) to tell another module that the loader
+        its function returns is trained on."""
+        return self._sources(expr, ctx, 0, True)
+
+    def _sources(self, expr, ctx, depth: int, opaque: bool) -> list:
+        key = ("lsrc", id(expr), opaque)
         cache = self._cache
         if key in cache:
             return cache[key]
         cache[key] = []  # cycles add nothing
-        result = self._loader_sources(expr, ctx, _depth) if _depth <= 8 else []
+        result = self._loader_sources(expr, ctx, depth, opaque) if depth <= 8 else []
         cache[key] = result
         return result
 
-    def _loader_sources(self, expr, ctx, depth):
+    def _loader_sources(self, expr, ctx, depth, opaque):
         t = type(expr)
         out: list = []
         if t is ast.Call:
             q = self.call_name(expr, ctx)
             f = expr.func
             if q == self.DATALOADER:
-                return [(expr, ctx)]
+                return [] if opaque else [(expr, ctx)]
             if q in (self.DEVICE_LOADERS[0], self.PARALLEL_LOADER):
                 inner = self.kwarg(expr, "loader", 0)
-                return self.loader_sources(inner, ctx, depth + 1) if isinstance(inner, ast.AST) else []
+                return self._sources(inner, ctx, depth + 1, opaque) if isinstance(inner, ast.AST) else []
             if type(f) is ast.Attribute and f.attr == "per_device_loader":
-                return self.loader_sources(f.value, ctx, depth + 1)
+                return self._sources(f.value, ctx, depth + 1, opaque)
             inner = self._wrapped_iterables(expr, ctx, q)
             if inner is not None:
                 for e in inner:
-                    out.extend(self.loader_sources(e, ctx, depth + 1))
+                    out.extend(self._sources(e, ctx, depth + 1, opaque))
                 return out
             if q is not None:
-                return []
+                return [(expr, ctx)] if opaque else []
             funcs = self.function_of(f, ctx)
+            if not funcs and opaque:
+                return [(expr, ctx)]
             for func in funcs:
                 for value, vctx in func.returns:
                     if type(value) is ast.Name:
@@ -1128,35 +1142,35 @@ class Training:
                         if bindings and any(kind == "param" and target is func for _, kind, target, _ in bindings):
                             arg = self.argument_for(expr, ctx, func, value.id)
                             if isinstance(arg, ast.AST):
-                                out.extend(self.loader_sources(arg, ctx, depth + 1))
+                                out.extend(self._sources(arg, ctx, depth + 1, opaque))
                             continue
-                    out.extend(self.loader_sources(value, vctx, depth + 1))
+                    out.extend(self._sources(value, vctx, depth + 1, opaque))
             return out
         if t is ast.Name:
             bindings = self.read_bindings(expr, ctx) or ()
             if len(bindings) == 1 and bindings[0][1] == "param" and bindings[0][2] is not None \
                     and ctx.func is bindings[0][2]:  # the shared answer (step_loaders skips one seen)
-                return self._param_loader_sources(ctx.func, expr.id, depth)
+                return self._param_loader_sources(ctx.func, expr.id, depth, opaque)
             for _, kind, target, b_ctx in bindings:
                 if kind == "value" and b_ctx is not None:
-                    out.extend(self.loader_sources(target, b_ctx, depth + 1))
+                    out.extend(self._sources(target, b_ctx, depth + 1, opaque))
                 elif kind == "item" and b_ctx is not None:
                     item = self._tuple_item(target[0], target[1], b_ctx, depth)
                     if item:
-                        out.extend(self.loader_sources(item[0], item[1], depth + 1))
+                        out.extend(self._sources(item[0], item[1], depth + 1, opaque))
                 elif kind == "param" and target is not None and ctx.func is target:
-                    out.extend(self._param_loader_sources(target, expr.id, depth))
+                    out.extend(self._param_loader_sources(target, expr.id, depth, opaque))
             return out
         if t is ast.Attribute:
             for v, c in self.values(expr, ctx) or ():
                 if v is not None and c is not None:
-                    out.extend(self.loader_sources(v, c, depth + 1))
+                    out.extend(self._sources(v, c, depth + 1, opaque))
         return out
 
-    def _param_loader_sources(self, func: FunctionInfo, name: str, depth: int) -> list:
+    def _param_loader_sources(self, func: FunctionInfo, name: str, depth: int, opaque: bool = False) -> list:
         """:meth:`loader_sources` of what every call of ``func`` passes for ``name``, once per
         (function, parameter, depth) however many loops iterate the parameter."""
-        key = ("lsrc_param", id(func), name, depth)
+        key = ("lsrc_param", id(func), name, depth, opaque)
         cache = self._cache
         found = cache.get(key)
         if found is None:
@@ -1164,8 +1178,20 @@ class Training:
             found = []
             for arg, _, cctx in self.passed_arguments(func, name):
                 if isinstance(arg, ast.AST):
-                    found.extend(self.loader_sources(arg, cctx, depth + 1))
+                    found.extend(self._sources(arg, cctx, depth + 1, opaque))
             cache[key] = found
+        return found
+
+    def step_loader_origins(self) -> set[int]:
+        """ids of the calls (:meth:`loader_origins`) that the step loops of XLA code draw
+        their batches from and the module cannot see into (once per module)."""
+        found = self._cache.get("step_origins")
+        if found is None:
+            found = self._cache["step_origins"] = set()
+            for loop in self.loops if self.may_step() else ():
+                if self.in_xla_code(loop.ctx) and self.is_step_loop(loop):
+                    for e in self.loop_iterables(loop):
+                        found.update(id(c) for c, _ in self.loader_origins(e, loop.ctx))
         return found
 
     def step_loaders(self) -> list[tuple[ast.Call, Ctx]]:
@@ -1185,8 +1211,35 @@ class Training:
                 followed.add(id(sources))
                 for call, c in sources:
                     seen.setdefault(id(call), (call, c))
+        for call, c in self._project_step_loaders():
+            seen.setdefault(id(call), (call, c))
         out = sorted(seen.values(), key=lambda p: (p[0].lineno, p[0].col_offset))
         self._cache["step_loaders"] = out
+        return out
+
+    def _project_step_loaders(self) -> list:
+        """Project mode: the ``DataLoader(...)`` calls a module-level function returns when a
+        call of it in another project module feeds a training step loop there
+        (:attr:`~flake8_xla.project.callers.CallFacts.feeds_step`)."""
+        lookup = self.project_callers
+        if lookup is None:
+            return []
+        out = []
+        quals = None
+        for func in self.functions:
+            if func.cls is not None or func.ctx is None or func.ctx.func is not None or not func.returns:
+                continue
+            loaders = [pair for value, vctx in func.returns if vctx is not None
+                       for pair in self.loader_sources(value, vctx)]
+            if not loaders:
+                continue
+            quals = quals or self.function_quals()
+            try:
+                calls = lookup(quals[id(func)], partial=True)  # one caller that trains on it is enough
+            except (Exception, RecursionError):  # a project that cannot be read: unknown
+                calls = None
+            if calls and any(cf.feeds_step for cf in calls):
+                out.extend(loaders)
         return out
 
     CUTS = ("torch_xla.sync", "torch_xla.core.xla_model.mark_step", "torch_xla._XLAC._xla_step_marker")

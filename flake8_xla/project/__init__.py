@@ -24,11 +24,13 @@ from pathlib import Path
 
 from ..settings import Settings
 from .callers import CallFacts
+from . import classes
+from .classes import module_class
 from .files import ProjectFiles, read_bytes, read_text, root_from
 from .summary import LaunchSetup, ModuleSummary, Ref, import_bindings, launch_wrappers, parse_module, \
     resolve_chain, summarise
 
-__all__ = ["EMPTY", "HelperFacts", "LaunchSetup", "ProjectFacts", "callers_lookup", "clear_cache", "facts_for", "helper_lookup",
+__all__ = ["EMPTY", "HelperFacts", "LaunchSetup", "ProjectFacts", "callers_lookup", "class_lookup", "clear_cache", "facts_for", "helper_lookup",
            "launchers_for", "project_uses_xla",
            "summary_of", "with_launchers"]
 
@@ -97,6 +99,7 @@ class HelperFacts:
             module (``xm.optimizer_step(opt, barrier=True)`` on a parameter ``xm``).
         local_master: it returns the local-master test (``return xm.is_master_ordinal()``).
         plain_dataset: a class (not a function): a map-style ``Dataset`` that does not shard.
+        module_class: a class that subclasses ``torch.nn.Module`` (through project bases too).
     """
 
     module: str
@@ -110,6 +113,7 @@ class HelperFacts:
     plain_dataset: bool = False
     param_syncs: tuple[tuple[int, str], ...] = ()
     local_master: bool = False
+    module_class: bool = False
 
 
 def clear_cache() -> None:
@@ -125,6 +129,7 @@ def clear_cache() -> None:
     _NODES.clear()
     _CALLERS.clear()
     _ROOTS.clear()
+    classes.clear_cache()
     _XLA_ROOTS.clear()
 
 
@@ -154,7 +159,7 @@ def summary_of(path: Path, files: ProjectFiles, settings: Settings) -> ModuleSum
     if key not in _SUMMARIES:
         _SUMMARIES[key] = None  # an import cycle asking again while this one is built: unknown
         try:
-            _SUMMARIES[key] = summarise(path, files, settings)
+            _SUMMARIES[key] = summarise(path, files, settings, lambda ref: module_class(ref, files))
         except (Exception, RecursionError):  # a module the model cannot read is unknown, for good
             _SUMMARIES[key] = None
     return _SUMMARIES[key]
@@ -407,7 +412,8 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
     cls = s.cls(qual) if s is not None and "." not in qual else None
     if cls is not None:  # a class: what it is, and nothing it does (its methods are asked by name)
         found = HelperFacts(_relative(Path(file), files.root), qual, frozenset(), True, False,
-                            plain_dataset=cls.plain_dataset and not cls.bases_out)
+                            plain_dataset=cls.plain_dataset and not cls.bases_out,
+                            module_class=module_class((file, qual), files))
         _HELPERS[key] = found
         return found
     targets = _functions_of(ref, files, settings)
@@ -465,6 +471,27 @@ def _node_facts(start: Ref, files: ProjectFiles, settings: Settings):
     return None if found is _BUSY else found
 
 
+def class_lookup(filename: str, tree, settings: Settings):
+    """A function ``parts -> bool`` for the module in ``filename`` whose tree is ``tree``:
+    the project class a dotted chain rooted in a name its imports bind names is a
+    ``torch.nn.Module`` subclass (:func:`.classes.module_class`). ``None`` when project mode
+    is off or the file is unknown."""
+    found = _module_file(filename, settings)
+    if found is None:
+        return None
+    path, files = found
+    bindings = None
+
+    def lookup(parts: tuple[str, ...]) -> bool:
+        nonlocal bindings
+        if bindings is None:
+            bindings = import_bindings(path, tree, files)
+        ref = resolve_chain(parts, bindings, files)
+        return ref is not None and module_class(ref, files)
+
+    return lookup
+
+
 def helper_lookup(filename: str, tree, settings: Settings):
     """A function ``parts -> HelperFacts | None`` for the module in ``filename`` whose tree is
     ``tree``: ``("iterate_batches",)`` or ``("utils", "train_fn")`` or
@@ -500,12 +527,13 @@ class _Callers:
 
 
 def callers_lookup(filename: str | None, settings: Settings):
-    """A function ``qual -> tuple[CallFacts, ...] | None`` for the module in ``filename``:
-    every call (and non-call reference) other project modules make of its function ``qual``
-    (``train_fn``), with what each passes (:class:`~.callers.CallFacts`); ``()`` when none
-    does; ``None`` when some may and cannot be read (an importer that does not parse, or one
-    whose text does not name torch_xla -- it is not summarised, so a function it names has
-    unknown callers). ``None`` instead of a function when project mode is off or the file is
+    """A function ``(qual, partial=False) -> tuple[CallFacts, ...] | None`` for the module in
+    ``filename``: every call (and non-call reference) other project modules make of its
+    function ``qual`` (``train_fn``), with what each passes (:class:`~.callers.CallFacts`);
+    ``()`` when none does; ``None`` when some may and cannot be read (an importer that does
+    not parse, or one whose text does not name torch_xla -- it is not summarised, so a
+    function it names has unknown callers). With ``partial``, the calls of the importers
+    that could be read, never ``None`` (for "some caller does X" questions). ``None`` instead of a function when project mode is off or the file is
     unknown.
 
     The module's importers (its text's import statements, and those of the package
@@ -518,11 +546,11 @@ def callers_lookup(filename: str | None, settings: Settings):
     path, files = found
     found: _Callers | None = None
 
-    def lookup(qual: str):
+    def lookup(qual: str, partial: bool = False):
         nonlocal found
         if found is None:
             found = _callers_of(path, files, settings)
-        if found.unknown or qual.rsplit(".", 1)[-1] in found.unread:
+        if not partial and (found.unknown or qual.rsplit(".", 1)[-1] in found.unread):
             return None
         return tuple(found.calls.get(qual, ()))
 

@@ -20,14 +20,17 @@ Ref = tuple[str, str]
 #: argument kinds: a name bound to an import (``xm``, ``torch.float32``: ``name`` holds its
 #: canonical dotted name), a device loader (``MpDeviceLoader``, ``per_device_loader``), a
 #: plain ``DataLoader``, a copy visibly on the host (``model.cpu()``, ``x.to("cpu")``, or a
-#: name every value of which is one), or anything else
-NAME, DEVICE_LOADER, PLAIN_LOADER, HOST_COPY, UNKNOWN = "name", "device_loader", "plain_loader", "host_copy", "unknown"
+#: name every value of which is one), a module built on the host and not moved or handed on
+#: before the call (``model = TinyLlama(cfg)``; :meth:`~flake8_xla.model.runtime.Runtime.host_module`),
+#: or anything else
+NAME, DEVICE_LOADER, PLAIN_LOADER, HOST_COPY, HOST_MODULE, UNKNOWN = (
+    "name", "device_loader", "plain_loader", "host_copy", "host_module", "unknown")
 
 
 @dataclasses.dataclass(frozen=True)
 class ArgFacts:
     """One argument a call passes: ``kind`` (:data:`NAME`, :data:`DEVICE_LOADER`,
-    :data:`PLAIN_LOADER`, :data:`HOST_COPY` or :data:`UNKNOWN`) and, for :data:`NAME`, the canonical dotted
+    :data:`PLAIN_LOADER`, :data:`HOST_COPY`, :data:`HOST_MODULE` or :data:`UNKNOWN`) and, for :data:`NAME`, the canonical dotted
     name (``torch_xla.core.xla_model``)."""
 
     kind: str
@@ -47,6 +50,9 @@ class CallFacts:
         splat: a ``*args`` / ``**kwargs`` splat may supply further parameters.
         escape: not a call but a reference (``xmp.spawn(train_fn)``, ``callbacks=[f]``):
             the function's callers are unseen, so what its parameters hold is unknown.
+        feeds_step: what the call returns is what a training step loop of XLA code in the
+            caller draws its batches from (``loader = build_dataloader(ds, 32)`` ...
+            ``for batch in pl.MpDeviceLoader(loader, dev):``).
     """
 
     target: Ref
@@ -55,6 +61,7 @@ class CallFacts:
     kwargs: tuple[tuple[str, ArgFacts], ...] = ()
     splat: bool = False
     escape: bool = False
+    feeds_step: bool = False
 
     def argument(self, index: int | None, name: str) -> ArgFacts | None:
         """What this call passes for parameter ``name`` at position ``index`` (``None`` for
@@ -108,14 +115,15 @@ def describe_calls(model, ref, bindings: dict) -> tuple[CallFacts, ...]:
             if type(a) is ast.Starred:
                 splat = True
                 break
-            args.append(_describe(model, a, ctx))
+            args.append(_describe(model, a, ctx, call.lineno))
         kwargs = []
         for kw in call.keywords:
             if kw.arg is None:
                 splat = True
             else:
-                kwargs.append((kw.arg, _describe(model, kw.value, ctx)))
-        out.append(CallFacts(target, call.lineno, tuple(args), tuple(kwargs), splat))
+                kwargs.append((kw.arg, _describe(model, kw.value, ctx, call.lineno)))
+        out.append(CallFacts(target, call.lineno, tuple(args), tuple(kwargs), splat,
+                             feeds_step=id(call) in model.step_loader_origins()))
     inner: set[int] = set()
     chains = []
     for node in ast.walk(model.tree):
@@ -139,8 +147,9 @@ def describe_calls(model, ref, bindings: dict) -> tuple[CallFacts, ...]:
     return tuple(out)
 
 
-def _describe(model, expr: ast.AST, ctx) -> ArgFacts:
-    """One argument, from the caller's model: an import-bound name, a loader kind, or unknown."""
+def _describe(model, expr: ast.AST, ctx, line: int) -> ArgFacts:
+    """One argument of a call on ``line``, from the caller's model: an import-bound name, a
+    host copy, a module built on the host, a loader kind, or unknown."""
     try:
         if type(expr) in (ast.Name, ast.Attribute):
             q = model.qualname(expr, ctx)
@@ -148,6 +157,8 @@ def _describe(model, expr: ast.AST, ctx) -> ArgFacts:
                 return ArgFacts(NAME, q)
         if _host_copy(model, expr, ctx):
             return ArgFacts(HOST_COPY)
+        if type(expr) is ast.Name and model.in_xla_code(ctx) and _host_module_arg(model, expr, ctx, line):
+            return ArgFacts(HOST_MODULE)
         kind = model.loader_kind(expr, ctx)
         if kind == "device":
             return ArgFacts(DEVICE_LOADER)
@@ -156,6 +167,12 @@ def _describe(model, expr: ast.AST, ctx) -> ArgFacts:
     except RecursionError:
         pass
     return _UNKNOWN_ARG
+
+
+def _host_module_arg(model, expr: ast.Name, ctx, line: int) -> bool:
+    """``expr`` is bound to a module built on the host that nothing moved or handed on before
+    this call (the call itself is the first hand-over)."""
+    return model.host_module(expr.id, ctx, line - 1) is not None and not model.moved_between(expr.id, ctx, line - 1, line)
 
 
 def _to_host(call) -> bool:

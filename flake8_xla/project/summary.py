@@ -160,14 +160,24 @@ def parse_module(path: Path) -> ast.Module | None:
         return None
 
 
-def summarise(path: Path, files: ProjectFiles, settings: Settings) -> ModuleSummary | None:
-    """Build the summary of the module at ``path``; ``None`` when it does not parse."""
+def summarise(path: Path, files: ProjectFiles, settings: Settings, module_class=None) -> ModuleSummary | None:
+    """Build the summary of the module at ``path``; ``None`` when it does not parse.
+    ``module_class``: ``Ref -> bool``, whether a project class is an ``nn.Module`` subclass
+    (:func:`.classes.module_class`), so that ``TinyLlama(cfg)`` of another module is a model."""
     from ..model import Model  # the model does not import the project layer
 
     tree = parse_module(path)
     if tree is None:
         return None
-    model = Model(tree, settings)
+    classes = None
+    if module_class is not None:
+        bindings = _import_bindings(path, tree, files)
+
+        def classes(parts):
+            r = resolve_chain(parts, bindings, files)
+            return r is not None and module_class(r)
+
+    model = Model(tree, settings, project_classes=classes)
     try:
         return _summary(path, model, files)
     finally:

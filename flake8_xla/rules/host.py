@@ -34,6 +34,12 @@ def _short(node) -> str | None:
     return text
 
 
+def _device(model, expr, ctx) -> bool:
+    """A device tensor where the step reads it: visibly one (``tensor_kind``), or a parameter
+    of a helper that some call of the step passes one (``step_param_device``)."""
+    return model.tensor_kind(expr, ctx) == DEVICE or model.step_param_device(expr, ctx)
+
+
 def _formats_device(model, expr, ctx) -> bool:
     """``expr`` turns a device tensor into text: the tensor itself, an f-string, ``%`` or
     ``.format`` / ``str()`` of one."""
@@ -49,8 +55,8 @@ def _formats_device(model, expr, ctx) -> bool:
         if type(f) is ast.Attribute and f.attr == "format" and type(f.value) is ast.Constant:
             return any(model.tensor_kind(a, ctx) == DEVICE for a in list(expr.args) + [k.value for k in expr.keywords])
         if _builtin(model, f, ctx, ("str", "repr")) and expr.args:
-            return model.tensor_kind(expr.args[0], ctx) == DEVICE
-    return model.tensor_kind(expr, ctx) == DEVICE
+            return _device(model, expr.args[0], ctx)
+    return _device(model, expr, ctx)
 
 
 def _is_logging(model, call, ctx) -> bool:
@@ -96,10 +102,10 @@ def host_reads(model):
         text = None
         if type(f) is ast.Attribute and (f.attr in READ_METHODS or f.attr == "to") and not node.keywords \
                 and (f.attr != "to" or model._to_cpu(node, ctx)) \
-                and (f.attr == "to" or not node.args) and model.tensor_kind(f.value, ctx) == DEVICE:
+                and (f.attr == "to" or not node.args) and _device(model, f.value, ctx):
             text = _short(node) or f"tensor.{f.attr}()"
         elif _builtin(model, f, ctx, _CAST_BUILTINS) and len(node.args) == 1 and not node.keywords \
-                and model.tensor_kind(node.args[0], ctx) == DEVICE:
+                and _device(model, node.args[0], ctx):
             text = _short(node) or f"{f.id}(tensor)"
         elif model.call_name(node, ctx) in ("numpy.array", "numpy.asarray") and node.args \
                 and model.tensor_kind(node.args[0], ctx) == DEVICE:
@@ -158,8 +164,9 @@ class HostSyncInStep(Rule):
     (`torch.randn(...)` without `device=`, `.cpu()`): a CPU reference run. A value read
     before its assignment in the loop body (the previous iteration's) is unknown too. Not reported inside `xm.add_step_closure(...)` (lambdas
     and functions passed there), after the loop, after `torch_xla.sync()`,
-    `xm.mark_step()`, `xm.wait_device_ops()`, `xm.optimizer_step(..., barrier=True)`, a
-    compiled step call, a `with torch_xla.step():` or `with xp.StepTrace(...):` block in
+    `xm.mark_step()`, `xm.wait_device_ops()`, `xm.optimizer_step(..., barrier=True)` (but
+    not after a barrier XLA204 reports as redundant in a loop over a device loader: its fix
+    drops it, and the read then syncs), a compiled step call, a `with torch_xla.step():` or `with xp.StepTrace(...):` block in
     the same iteration (still a transfer, but no extra execution),
     and not under eager mode. Other sinks (`wandb.log`, `writer.add_scalar`,
     `pbar.set_postfix`) are reported only when the tensor is read by one of the
