@@ -12,7 +12,7 @@ import gc
 from typing import Iterable, Sequence
 
 from .model import Model
-from .project import EMPTY, ProjectFacts, callers_lookup, class_lookup, facts_for, helper_lookup, project_uses_xla, \
+from .project import EMPTY, ProjectFacts, callers_lookup, defs_lookup, facts_for, helper_lookup, project_uses_xla, \
     with_launchers
 from .registry import ANYWHERE, ENV, ENV_PREFIXES, ENV_SETTERS, Finding, Rule, all_rules
 from .settings import Settings
@@ -102,7 +102,7 @@ def run(
             lookup = helper_lookup(filename, tree, settings) if project else None
             model = Model(tree, settings, facts.reached, facts.launchers, lookup,
                           callers_lookup(filename, settings) if project else None, facts.setup,
-                          class_lookup(filename, tree, settings) if project else None)
+                          defs_lookup(filename, tree, settings) if project else None)
         except Exception as exc:  # never crash the host's run
             return [internal_error("the semantic model", exc)]
         try:

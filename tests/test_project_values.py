@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from flake8_xla import project
-from flake8_xla.project.classes import module_class
+from flake8_xla.project.defs import module_class, returns_param
 from flake8_xla.project.files import ProjectFiles
 from flake8_xla.settings import Settings
 from test_project_mode import lint, write
@@ -214,3 +214,93 @@ def test_returned_loader_silent(tmp_path, data, train):
 def test_returned_loader_needs_project_mode(tmp_path):
     write(tmp_path, {"pyproject.toml": "", "data.py": DATA, "train.py": TRAIN_LOADER})
     assert lint(tmp_path, "data.py", Settings(project="off")) == set()
+
+
+# --- forward of a module class of another module, called with device tensors ---------------
+
+NET = """\
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x, targets=None):
+        h = self.fc(x)
+        if targets is None:
+            return h
+        if torch.isnan(x).any():
+            x = torch.nan_to_num(x)
+        keep = targets != -100
+        return F.cross_entropy(h[keep], targets[keep])
+"""
+
+LAUNCH_NET = """\
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+from helpers import prep
+from model import Net
+
+
+def _mp(index, loader):
+    device = torch_xla.device()
+    model = Net().to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x, y in loader:
+        x = prep(x.to(device), 4)
+        loss = model(x, y.to(device))
+        loss.backward()
+        xm.optimizer_step(opt)
+        torch_xla.sync()
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp, args=(None,))
+"""
+
+HELPERS = "def prep(t, n):\n    if n:\n        return t\n    return t\n"
+
+#: the device branch, and both boolean masks of Net.forward
+FORWARD_MARKS = {("model.py", 15, "XLA502"), ("model.py", 18, "XLA503")}
+
+
+def test_forward_of_another_module_runs_on_device_tensors(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "model.py": NET, "train.py": LAUNCH_NET, "helpers.py": HELPERS})
+    assert lint(tmp_path, "model.py") == FORWARD_MARKS
+    assert lint(tmp_path, "model.py", Settings(project="off")) == set()
+
+
+@pytest.mark.parametrize("helpers", [
+    "def prep(t, n):\n    return t.cpu()\n",  # hands back another value
+    "def prep(t, n):\n    t = t.cpu()\n    return t\n",  # rebinds its parameter
+    "def prep(t, n):\n    yield t\n",  # a generator
+    "def prep(t, n):\n    if n:\n        return n\n    return t\n",  # returns one of two parameters
+])
+def test_forward_x_unknown_when_the_helper_returns_something_else(tmp_path, helpers):
+    write(tmp_path, {"pyproject.toml": "", "model.py": NET, "train.py": LAUNCH_NET, "helpers.py": helpers})
+    assert lint(tmp_path, "model.py") == {("model.py", 18, "XLA503")}  # targets is still y.to(device)
+
+
+def test_forward_silent_when_called_with_host_tensors(tmp_path):
+    train = LAUNCH_NET.replace("x = prep(x.to(device), 4)", "x = prep(x, 4)").replace("y.to(device)", "y")
+    write(tmp_path, {"pyproject.toml": "", "model.py": NET, "train.py": train, "helpers.py": HELPERS})
+    assert lint(tmp_path, "model.py") == set()
+
+
+def test_returns_param_index(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "h.py": (
+        "def same(a, b):\n    return b\n\n\n"
+        "def nested(a):\n    def inner(z):\n        return z\n    return a\n\n\n"
+        "def other(a):\n    return a + 1\n\n\n"
+        "def rebound(a):\n    for a in range(3):\n        pass\n    return a\n\n\n"
+        "def walrus(a):\n    if (a := 2):\n        return a\n    return a\n\n\n"
+        "def none(a):\n    return\n")})
+    files = ProjectFiles(tmp_path.resolve())
+    h = str((tmp_path / "h.py").resolve())
+    assert [returns_param((h, n), files) for n in ("same", "nested", "other", "rebound", "walrus", "none", "missing")] \
+        == [1, 0, -1, -1, -1, -1, -1]

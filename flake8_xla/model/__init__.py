@@ -89,9 +89,10 @@ class Model(
             whose launched code reaches this one's functions (their gradient reduction,
             process group, SPMD, framework), or ``None``: :meth:`reduces_gradients_elsewhere`,
             :meth:`process_group_possible`, :meth:`uses_spmd` and :meth:`uses_framework` add it.
-        project_classes: project mode's ``parts -> bool``: the imported project class a dotted
-            chain names is a ``torch.nn.Module`` subclass (``TinyLlama`` from ``model.py``),
-            asked by :meth:`is_model` through :meth:`project_module_class`.
+        project_defs: project mode's ``parts -> DefFacts | None`` (:mod:`flake8_xla.project.defs`):
+            the imported project class a dotted chain names is a ``torch.nn.Module`` subclass
+            (``TinyLlama`` from ``model.py``; :meth:`project_module_class`), or the function
+            returns its argument (:meth:`project_returns_param`).
 
     Every query is memoised in ``self._cache`` once the walk is done, so a rule may ask
     the same question per node without re-walking.
@@ -99,7 +100,7 @@ class Model(
 
     def __init__(self, tree: ast.AST, settings: Settings | None = None, project_reached=None,
                  project_launchers: tuple[str, ...] = (), project_lookup=None, project_callers=None,
-                 project_setup=None, project_classes=None):
+                 project_setup=None, project_defs=None):
         self.tree = tree
         self.settings = settings or Settings()
         # project mode: {qual: multi} of the functions launched XLA code of other modules reaches
@@ -112,8 +113,8 @@ class Model(
         self.project_callers = project_callers
         # project mode: what the launching modules that reach this one set up (LaunchSetup)
         self.project_setup = project_setup
-        # project mode: dotted chain -> is that project class an nn.Module subclass
-        self.project_classes = project_classes
+        # project mode: dotted chain -> what the light index says of that project class or function
+        self.project_defs = project_defs
         self._param_aliases: dict[tuple[int, str], str] = {}
         self.module_scope = Scope("module", tree, None)
         self.scopes: list[Scope] = [self.module_scope]  # every scope, in walk order

@@ -412,21 +412,32 @@ class Calls:
 
     def project_module_class(self, func_expr: ast.AST, ctx: Ctx) -> bool:
         """``func_expr`` names, through the module's imports, a class of another project
-        module that subclasses ``torch.nn.Module`` (:attr:`project_classes`). False outside
+        module that subclasses ``torch.nn.Module`` (:attr:`project_defs`). False outside
         project mode, for a name a local binding shadows, or when unknown."""
-        lookup = self.project_classes
+        facts = self._project_def(func_expr, ctx)
+        return facts is not None and facts.module_class
+
+    def project_returns_param(self, func_expr: ast.AST, ctx: Ctx) -> int:
+        """The index of the parameter the function of another project module that
+        ``func_expr`` names returns unchanged (``shard_batch(t, mesh)`` returns ``t``); -1
+        outside project mode, for a name a local binding shadows, or when none/unknown."""
+        facts = self._project_def(func_expr, ctx)
+        return facts.returns_param if facts is not None else -1
+
+    def _project_def(self, func_expr: ast.AST, ctx: Ctx):
+        lookup = self.project_defs
         if lookup is None:
-            return False
+            return None
         parts = self._import_chain(func_expr, ctx)
         if parts is None:
-            return False
-        key = ("project_class", parts)
+            return None
+        key = ("project_def", parts)
         cache = self._cache
         if key not in cache:
             try:
-                cache[key] = bool(lookup(parts))
+                cache[key] = lookup(parts)
             except (Exception, RecursionError):  # the project cannot be read: unknown
-                cache[key] = False
+                cache[key] = None
         return cache[key]
 
     def _import_chain(self, func_expr: ast.AST, ctx: Ctx) -> tuple[str, ...] | None:

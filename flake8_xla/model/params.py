@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 
 from .names import canonical
-from .scopes import UNKNOWN, FunctionInfo
+from .scopes import UNKNOWN, Ctx, FunctionInfo
 
 #: rounds of passing a parameter on (``train_fn(xm)`` calls ``step(xm)``) followed in-module
 _ALIAS_ROUNDS = 4
@@ -114,6 +114,120 @@ class Params:
         return all(isinstance(arg, ast.AST) and arg is not UNKNOWN and local(arg, cctx, call)
                    for arg, call, cctx in passed)
 
+    #: methods that return the module they are called on (``model.to(dev)(x)`` runs its forward)
+    _SAME_MODULE = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "half", "bfloat16", "double",
+                              "requires_grad_", "to_empty"})
+    #: wrappers whose call runs the wrapped module's forward with the same arguments
+    _FORWARDING_WRAPPERS = ("torch.nn.parallel.DistributedDataParallel", "torch.nn.DataParallel",
+                            "torch_xla.distributed.fsdp.", "torch_xla.distributed.spmd.", "torch.distributed.fsdp.",
+                            "torch.compile")
+
+    def instance_class(self, expr: ast.AST, ctx: Ctx, _depth: int = 0):
+        """The class whose instance ``expr`` holds, when every value it may hold is one
+        constructor call of the same class (through names, ``self.`` attributes set in
+        ``__init__``, ``.to(dev)`` / ``.train()`` and the like, DDP / FSDP / ``torch.compile``
+        wrappers): ``("local", ClassInfo)`` for a class of this module, ``("import", parts,
+        ctx)`` for a class named through the module's imports (``("model", "TinyLlama")``);
+        ``None`` when unknown or mixed. Memoised per expression."""
+        key = ("instcls", id(expr))
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = None  # cycles: unknown
+        found = self._instance_class(expr, ctx, _depth) if _depth <= 8 else None
+        cache[key] = found
+        return found
+
+    def _instance_class(self, expr, ctx, depth):
+        t = type(expr)
+        if t in (ast.Name, ast.Attribute):
+            if self.qualname(expr, ctx) is not None:
+                return None
+            values = self.values(expr, ctx)
+            if not values or any(v is None or c is None for v, c in values):
+                return None
+            found = None
+            for v, c in values:
+                got = self.instance_class(v, c, depth + 1)
+                if got is None or (found is not None and got[:2] != found[:2]):
+                    return None
+                found = got
+            return found
+        if t is not ast.Call:
+            return None
+        f = expr.func
+        q = self.call_name(expr, ctx)
+        if q is None and type(f) is ast.Attribute and f.attr in self._SAME_MODULE:
+            return self.instance_class(f.value, ctx, depth + 1)
+        if q is not None and q.startswith(self._FORWARDING_WRAPPERS):
+            inner = expr.args[0] if expr.args else self.kwarg(expr, "module")
+            return self.instance_class(inner, ctx, depth + 1) if isinstance(inner, ast.AST) else None
+        if type(f) is ast.Name:
+            cls = self.class_named(f.id, ctx)
+            if cls is not None:
+                return ("local", cls)
+        if q is not None:
+            parts = self._import_chain(f, ctx)
+            if parts is not None:
+                return ("import", parts, ctx)
+        return None
+
+    def forward_calls(self) -> dict[int, list[tuple[ast.Call, Ctx]]]:
+        """``id(forward) -> [(call, ctx)]``: the calls of the module that call an instance of
+        a module class of this module (``model(x)``, ``self.block(h)``), by the ``forward``
+        that class's MRO runs. Built once."""
+        found = self._cache.get("fwdcalls")
+        if found is None:
+            found = self._cache["fwdcalls"] = {}
+            classes = [c for c in self.classes if "forward" in c.methods or c.node.bases]
+            if classes:
+                for call, ctx in self.calls:
+                    f = call.func
+                    if type(f) not in (ast.Name, ast.Attribute) or self.qualname(f, ctx) is not None:
+                        continue
+                    got = self.instance_class(f, ctx)
+                    if got is None or got[0] != "local":
+                        continue
+                    methods = self._mro_methods(got[1], "forward")
+                    if methods:
+                        found.setdefault(id(methods[0]), []).append((call, ctx))
+        return found
+
+    def forward_param_device(self, func: FunctionInfo, name: str, depth: int = 0) -> bool:
+        """Parameter ``name`` of ``forward`` method ``func`` of a module class receives a
+        device tensor from some call of an instance: in this module (``model(x)`` with ``x``
+        on the device, :meth:`forward_calls`) or, in project mode, in another project module
+        (argument kind ``device_tensor`` of a call of ``Cls.forward``). "Some call": a module
+        on the XLA device is called with device tensors (a CPU tensor there is an error), so
+        the code of its ``forward`` runs on device tensors wherever it runs on the device.
+        Memoised per (function, parameter)."""
+        if func.cls is None or func.name != "forward" or name not in func.params or func.params.index(name) == 0:
+            return False
+        key = ("fwdparam", id(func), name)
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = False  # a cycle (a forward calling its own class): no
+        index = func.params.index(name) - 1
+        found = False
+        for call, cctx in self.forward_calls().get(id(func), ()):
+            arg = _forward_argument(call, index, name)
+            if arg is not None and self.tensor_kind(arg, cctx, depth) == "device":
+                found = True
+                break
+        if not found and self.project_callers is not None and func.ctx is not None and func.ctx.func is None:
+            try:
+                calls = self.project_callers(f"{func.cls.name}.forward", partial=True)
+            except (Exception, RecursionError):  # a project that cannot be read: unknown
+                calls = None
+            for cf in calls or ():
+                arg = cf.argument(index, name)
+                if arg is not None and arg.kind == "device_tensor":
+                    found = True
+                    break
+        cache[key] = found
+        return found
+
     def _escaped(self, func: FunctionInfo, calls: int) -> bool:
         """``func`` is read more often than the module calls it: handed on as a value."""
         reads = self._cache.get("name_reads")
@@ -153,7 +267,12 @@ class Params:
         candidates = []
         for f in funcs:
             calls = sites.get(id(f), [])
-            project = self.project_callers is not None and f.ctx is not None and f.ctx.func is None
+            # callers in other modules pass a module alias (`train_fn(..., xm)`) into a helper
+            # module that does not import torch_xla itself; a module that does uses its own
+            # imports, and asking every importer of a torch_xla module would summarise most
+            # of a project that is torch_xla code (pytorch/xla's tree: 1.37x -> 1.1x)
+            project = self.project_callers is not None and not self.uses_torch_xla \
+                and f.ctx is not None and f.ctx.func is None
             if calls or project:
                 candidates.append((f, calls))
         table = self._settle_rounds(candidates, set())
@@ -235,6 +354,20 @@ class Params:
         if parts:
             base = base + "." + ".".join(reversed(parts))
         return canonical(base)
+
+
+def _forward_argument(call: ast.Call, index: int, name: str) -> ast.AST | None:
+    """What ``model(...)`` passes for ``forward``'s parameter ``name`` at ``index`` (after
+    ``self``); None when absent or hidden behind a splat."""
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw.value
+    for i, arg in enumerate(call.args):
+        if type(arg) is ast.Starred:
+            return None
+        if i == index:
+            return arg
+    return None
 
 
 def _name_reads(tree: ast.AST, names: set[str]) -> dict[str, int]:

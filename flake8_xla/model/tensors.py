@@ -230,6 +230,9 @@ class Tensors:
                     k = DEVICE
                 if k is None and kind == "param" and isinstance(target, FunctionInfo) and target.cls is None:
                     k = self.param_tensor_kind(target, e.id, d)  # every call passes a device tensor (params.py)
+                elif k is None and kind == "param" and isinstance(target, FunctionInfo) and target.name == "forward" \
+                        and self.forward_param_device(target, e.id, d):
+                    k = DEVICE  # some call of an instance passes a device tensor (params.py)
                 kinds.append(k)
             else:
                 return None
@@ -273,6 +276,10 @@ class Tensors:
                 return HOST
             if _torch_op(q):
                 return DEVICE if self._any_device_arg(call, ctx, d) else None
+            if self.project_defs is not None:
+                index = self.project_returns_param(f, ctx)  # a helper of another module that returns its argument
+                if 0 <= index < len(call.args) and not any(type(a) is ast.Starred for a in call.args[:index + 1]):
+                    return self.tensor_kind(call.args[index], ctx, d)
             return None
         if type(f) is ast.Attribute:
             m = f.attr
@@ -280,6 +287,8 @@ class Tensors:
                 return HOST
             if m == "to" and self._to_cpu(call, ctx):
                 return HOST
+            if m == "to" and self._to_xla(call, ctx) and not self.is_model(f.value, ctx):
+                return DEVICE  # batch.to(torch_xla.device())
             if m == "format" and type(f.value) is ast.Constant:
                 return HOST
             if m not in _NOT_TENSOR_METHODS and self.tensor_kind(f.value, ctx, d) == DEVICE:
@@ -368,6 +377,11 @@ class Tensors:
                 return True
         return False
 
+    def _to_xla(self, call, ctx) -> bool:
+        """``x.to(dev)`` (or ``device=dev``) where every value ``dev`` may have is the XLA device."""
+        arg = self.kwarg(call, "device", 0)
+        return isinstance(arg, ast.AST) and self.device_place(arg, ctx) == "xla"
+
     def _to_cpu(self, call, ctx) -> bool:
         arg = self.kwarg(call, "device", 0)
         if not isinstance(arg, ast.AST):
@@ -399,7 +413,7 @@ class Tensors:
             f = v.func
             q = self.call_name(v, c)
             if q is not None:
-                if self.project_classes is not None and self.project_module_class(f, c):
+                if self.project_defs is not None and self.project_module_class(f, c):
                     return True  # a module class of another project module
                 if q.startswith("torch.nn.") and not q.startswith(("torch.nn.functional", "torch.nn.parallel",
                                                                    "torch.nn.utils", "torch.nn.init")):
@@ -676,7 +690,8 @@ class Tensors:
         funcs_by_id = {id(f): f for f in self.functions}
         compiled = self._compiled_ids()
         for f in self.functions:
-            if f.name == "forward" and f.cls is not None and self.is_module_class(f.cls) and self.in_xla_code(f.ctx):
+            if f.name == "forward" and f.cls is not None and self.is_module_class(f.cls) \
+                    and f.scope is not None and self.in_xla_code(Ctx(f.scope, f, (), ())):  # (project reach is per function)
                 func_state[id(f)] = False
             elif id(f) in compiled:
                 func_state[id(f)] = False

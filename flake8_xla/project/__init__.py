@@ -24,13 +24,13 @@ from pathlib import Path
 
 from ..settings import Settings
 from .callers import CallFacts
-from . import classes
-from .classes import module_class
+from . import defs
+from .defs import NOTHING, DefFacts, def_facts, module_class
 from .files import ProjectFiles, read_bytes, read_text, root_from
 from .summary import LaunchSetup, ModuleSummary, Ref, import_bindings, launch_wrappers, parse_module, \
     resolve_chain, summarise
 
-__all__ = ["EMPTY", "HelperFacts", "LaunchSetup", "ProjectFacts", "callers_lookup", "class_lookup", "clear_cache", "facts_for", "helper_lookup",
+__all__ = ["EMPTY", "HelperFacts", "LaunchSetup", "ProjectFacts", "callers_lookup", "defs_lookup", "clear_cache", "facts_for", "helper_lookup",
            "launchers_for", "project_uses_xla",
            "summary_of", "with_launchers"]
 
@@ -129,7 +129,7 @@ def clear_cache() -> None:
     _NODES.clear()
     _CALLERS.clear()
     _ROOTS.clear()
-    classes.clear_cache()
+    defs.clear_cache()
     _XLA_ROOTS.clear()
 
 
@@ -159,7 +159,7 @@ def summary_of(path: Path, files: ProjectFiles, settings: Settings) -> ModuleSum
     if key not in _SUMMARIES:
         _SUMMARIES[key] = None  # an import cycle asking again while this one is built: unknown
         try:
-            _SUMMARIES[key] = summarise(path, files, settings, lambda ref: module_class(ref, files))
+            _SUMMARIES[key] = summarise(path, files, settings, lambda ref: def_facts(ref, files))
         except (Exception, RecursionError):  # a module the model cannot read is unknown, for good
             _SUMMARIES[key] = None
     return _SUMMARIES[key]
@@ -471,23 +471,24 @@ def _node_facts(start: Ref, files: ProjectFiles, settings: Settings):
     return None if found is _BUSY else found
 
 
-def class_lookup(filename: str, tree, settings: Settings):
-    """A function ``parts -> bool`` for the module in ``filename`` whose tree is ``tree``:
-    the project class a dotted chain rooted in a name its imports bind names is a
-    ``torch.nn.Module`` subclass (:func:`.classes.module_class`). ``None`` when project mode
-    is off or the file is unknown."""
+def defs_lookup(filename: str, tree, settings: Settings):
+    """A function ``parts -> DefFacts`` for the module in ``filename`` whose tree is
+    ``tree``: what the light index (:mod:`.defs`) says of the project class or function a
+    dotted chain rooted in a name its imports bind names (an ``nn.Module`` subclass, a
+    function that returns its argument). ``None`` when project mode is off or the file is
+    unknown."""
     found = _module_file(filename, settings)
     if found is None:
         return None
     path, files = found
     bindings = None
 
-    def lookup(parts: tuple[str, ...]) -> bool:
+    def lookup(parts: tuple[str, ...]) -> DefFacts:
         nonlocal bindings
         if bindings is None:
             bindings = import_bindings(path, tree, files)
         ref = resolve_chain(parts, bindings, files)
-        return ref is not None and module_class(ref, files)
+        return def_facts(ref, files) if ref is not None else NOTHING
 
     return lookup
 

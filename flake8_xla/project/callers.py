@@ -22,15 +22,16 @@ Ref = tuple[str, str]
 #: plain ``DataLoader``, a copy visibly on the host (``model.cpu()``, ``x.to("cpu")``, or a
 #: name every value of which is one), a module built on the host and not moved or handed on
 #: before the call (``model = TinyLlama(cfg)``; :meth:`~flake8_xla.model.runtime.Runtime.host_module`),
-#: or anything else
-NAME, DEVICE_LOADER, PLAIN_LOADER, HOST_COPY, HOST_MODULE, UNKNOWN = (
-    "name", "device_loader", "plain_loader", "host_copy", "host_module", "unknown")
+#: a tensor on the XLA device (the model's ``tensor_kind``), or anything else
+NAME, DEVICE_LOADER, PLAIN_LOADER, HOST_COPY, HOST_MODULE, DEVICE_TENSOR, UNKNOWN = (
+    "name", "device_loader", "plain_loader", "host_copy", "host_module", "device_tensor", "unknown")
 
 
 @dataclasses.dataclass(frozen=True)
 class ArgFacts:
     """One argument a call passes: ``kind`` (:data:`NAME`, :data:`DEVICE_LOADER`,
-    :data:`PLAIN_LOADER`, :data:`HOST_COPY`, :data:`HOST_MODULE` or :data:`UNKNOWN`) and, for :data:`NAME`, the canonical dotted
+    :data:`PLAIN_LOADER`, :data:`HOST_COPY`, :data:`HOST_MODULE`, :data:`DEVICE_TENSOR` or
+    :data:`UNKNOWN`) and, for :data:`NAME`, the canonical dotted
     name (``torch_xla.core.xla_model``)."""
 
     kind: str
@@ -104,9 +105,14 @@ def describe_calls(model, ref, bindings: dict) -> tuple[CallFacts, ...]:
         root = f
         while type(root) is ast.Attribute:
             root = root.value
-        if type(root) is not ast.Name or root.id not in bindings:
+        if type(root) is not ast.Name:
             continue
-        target = ref(f)
+        if root.id in bindings:
+            target = ref(f)
+        elif f is root or type(f.value) is ast.Name:
+            target = _instance_forward(model, f, ctx, ref)  # model(x): the forward of its class
+        else:
+            continue
         if target is None:
             continue
         args: list[ArgFacts] = []
@@ -147,6 +153,20 @@ def describe_calls(model, ref, bindings: dict) -> tuple[CallFacts, ...]:
     return tuple(out)
 
 
+def _instance_forward(model, func: ast.AST, ctx, ref) -> Ref | None:
+    """``(file, "Cls.forward")`` when ``func`` (``model`` in ``model(x)``) holds an instance
+    of class ``Cls`` of another project module (the model's ``instance_class``)."""
+    got = model.instance_class(func, ctx)
+    if got is None or got[0] != "import":
+        return None
+    parts = got[1]
+    chain: ast.AST = ast.Name(id=parts[0], ctx=ast.Load())
+    for p in parts[1:]:
+        chain = ast.Attribute(value=chain, attr=p, ctx=ast.Load())
+    target = ref(chain)
+    return (target[0], target[1] + ".forward") if target is not None and "." not in target[1] else None
+
+
 def _describe(model, expr: ast.AST, ctx, line: int) -> ArgFacts:
     """One argument of a call on ``line``, from the caller's model: an import-bound name, a
     host copy, a module built on the host, a loader kind, or unknown."""
@@ -159,6 +179,8 @@ def _describe(model, expr: ast.AST, ctx, line: int) -> ArgFacts:
             return ArgFacts(HOST_COPY)
         if type(expr) is ast.Name and model.in_xla_code(ctx) and _host_module_arg(model, expr, ctx, line):
             return ArgFacts(HOST_MODULE)
+        if model.tensor_kind(expr, ctx) == "device":
+            return ArgFacts(DEVICE_TENSOR)
         kind = model.loader_kind(expr, ctx)
         if kind == "device":
             return ArgFacts(DEVICE_LOADER)

@@ -160,33 +160,32 @@ def parse_module(path: Path) -> ast.Module | None:
         return None
 
 
-def summarise(path: Path, files: ProjectFiles, settings: Settings, module_class=None) -> ModuleSummary | None:
+def summarise(path: Path, files: ProjectFiles, settings: Settings, def_facts=None) -> ModuleSummary | None:
     """Build the summary of the module at ``path``; ``None`` when it does not parse.
-    ``module_class``: ``Ref -> bool``, whether a project class is an ``nn.Module`` subclass
-    (:func:`.classes.module_class`), so that ``TinyLlama(cfg)`` of another module is a model."""
+    ``def_facts``: ``Ref -> DefFacts`` (:func:`.defs.def_facts`), what the light index says
+    of a project class or function, so that ``TinyLlama(cfg)`` of another module is a model."""
     from ..model import Model  # the model does not import the project layer
 
     tree = parse_module(path)
     if tree is None:
         return None
-    classes = None
-    if module_class is not None:
-        bindings = _import_bindings(path, tree, files)
+    bindings = _import_bindings(path, tree, files)
+    lookup = None
+    if def_facts is not None and bindings:
 
-        def classes(parts):
+        def lookup(parts):
             r = resolve_chain(parts, bindings, files)
-            return r is not None and module_class(r)
+            return def_facts(r) if r is not None else None
 
-    model = Model(tree, settings, project_classes=classes)
+    model = Model(tree, settings, project_defs=lookup)
     try:
-        return _summary(path, model, files)
+        return _summary(path, model, files, bindings)
     finally:
         model.release()
 
 
-def _summary(path: Path, model, files: ProjectFiles) -> ModuleSummary:
+def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSummary:
     quals = model.function_quals()
-    bindings = _import_bindings(path, model.tree, files)
 
     def ref(chain: ast.AST) -> Ref | None:
         return resolve_chain(chain_parts(chain), bindings, files)

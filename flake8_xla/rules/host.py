@@ -327,7 +327,9 @@ class TensorValueControlFlow(Rule):
     ## Known problems
     Conditions on Python values, shapes (`x.size(0)`, `x.shape`), config, `is None`
     and `in` tests are never reported, nor are tests whose value cannot be seen (a
-    parameter of `forward` or of a helper: whether it is on the device is unknown).
+    parameter of a helper or of `forward` that no visible call passes a device tensor:
+    `model(x)` with `x` on the device, in the module or, in project mode, in another
+    module, makes `forward`'s `x` one).
     Tests under a step gate (`if step % N == 0:`), in step closures, after a sync in the
     same iteration, or under eager mode are not reported. A test that reads the value
     itself (`if loss.item() > best:`) is XLA501 at the read.

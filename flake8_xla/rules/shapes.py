@@ -34,7 +34,8 @@ class DynamicShapeOp(Rule):
 
     ## Known problems
     Only device tensors count: a value the model cannot place (a parameter of a helper, a
-    value from an unseen call) is unknown and not reported, nor are CPU tensors
+    value from an unseen call) is unknown and not reported (a parameter of `forward` is a
+    device tensor where some call of an instance passes one: `model(x.to(device))`), nor are CPU tensors
     (pre-processing, collate functions), code outside the step, evaluation loops, reads
     gated by `if step % N == 0:`, or the experimental bounded dynamic shape mode
     (`XLA_EXPERIMENTAL="nonzero:masked_select"`). A mask bound to a name is followed
