@@ -14,7 +14,8 @@ One module per question it answers:
 - :mod:`.context`: XLA-on and XLA-off code, backend dispatch, version-adaptive code;
 - :mod:`.calls`: the call graph, launches and launched code;
 - :mod:`.env`: environment reads and writes, torchrun hints;
-- :mod:`.training`: optimizers, step loops, per-step syncs, gradient reduction;
+- :mod:`.training`: optimizers, step loops, per-step syncs, gradient reduction by wrappers;
+- :mod:`.reductions`: the calls that reduce gradients (by what they reduce);
 - :mod:`.tensors`: device and host values, the code that runs once per step;
 - :mod:`.options`: the calls the user's options name (in-house reducers and launchers).
 - :mod:`.data`: loaders of launched code, their datasets and samplers (sharding);
