@@ -28,7 +28,7 @@ pytest.importorskip("libcst")
 from flake8_xla import __main__ as cli  # noqa: E402
 from flake8_xla import fix  # noqa: E402
 from flake8_xla.fix import fixer  # noqa: E402
-from flake8_xla.fix.rules import FIXES  # noqa: E402
+from flake8_xla.fix.registry import FIXES  # noqa: E402
 from flake8_xla.registry import all_rules  # noqa: E402
 from flake8_xla.settings import Settings  # noqa: E402
 

@@ -555,7 +555,7 @@ def fix_source(source: str, settings: Settings, path: str = "<fix>", unsafe: boo
 
 def _fix_source(source: str, settings: Settings, path: str, unsafe: bool,
                 is_selected: Callable[[str], bool], filename: str | None) -> FixResult:
-    from .rules import FIXES
+    from .registry import FIXES
 
     before = lint(source, settings, path, is_selected, filename)
     if before is None:  # the CLI's lint reports it as E999

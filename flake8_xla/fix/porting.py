@@ -1,5 +1,5 @@
 """The fixes that port a script's structure (all unsafe): the process group (XLA103), ranks
-from the runtime (XLA109), reduce-then-clip (XLA203), the device loader (XLA301), the
+from the runtime (XLA109), the optimizer step and reduce-then-clip (XLA201, XLA203), the device loader (XLA301), the
 distributed sampler (XLA303), the model on the device (XLA404) and the optimizer after
 the move (XLA405).
 
@@ -11,15 +11,16 @@ finding to a human.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 
 import libcst as cst
 
 from ..model.data import DISTRIBUTED_SAMPLERS
 from . import UNSAFE
+from .common import drop_statement, fixes, safe_edit, xla_init_method
 from .edits import (append_arg, arg_index, dotted, expr, keyword_index, kwarg, positional_indices, quote_of,
                     set_value, string, string_value)
-from .rules import _drop_statement, _safe_edit, _xla_init_method, fixes
 
 OPTIMIZER_STEP = "torch_xla.core.xla_model.optimizer_step"
 CLIPS = ("torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_value_",
@@ -166,7 +167,7 @@ def _xla_process_group(b, node):
     if i is None or string_value(node.args[i].value) not in ("gloo", "nccl", "mpi"):
         return False  # a backend held in a variable: a human
     literal = string("xla", quote_of(node.args[i].value))
-    if not _xla_init_method(b, node):  # init_method="xla://", rank/world_size dropped
+    if not xla_init_method(b, node):  # init_method="xla://", rank/world_size dropped
         return False
     version = b.ctx.settings.target_version
     if (2, 1) <= version < (2, 5) and not any(
@@ -176,13 +177,13 @@ def _xla_process_group(b, node):
     def backend(c):
         j = arg_index(c, "backend", 0)
         return None if j is None else set_value(c, j, literal)
-    b.edit(node, _safe_edit(backend), "backend")
+    b.edit(node, safe_edit(backend), "backend")
     return True
 
 
 def _drop_env_write(b, node) -> bool:
     if isinstance(node, cst.Call):
-        return _drop_statement(b, node)
+        return drop_statement(b, node)
     target = b.ctx.parent(node)
     assign = b.ctx.parent(target)
     if not isinstance(node, cst.Subscript) or not isinstance(target, cst.AssignTarget) \
@@ -603,3 +604,45 @@ def _move_receiver_root(anchor, line, b) -> str | None:
 def _uses_chain(stmt, text: str) -> bool:
     """``self.opt`` (a dotted chain) appears in the statement."""
     return any(isinstance(n, cst.Attribute) and dotted(n) == text for n in _walk(stmt))
+
+
+# -- XLA201: the optimizer step ------------------------------------------------------------
+
+_CLIPS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm"})
+
+
+def _clipped_before(b, node) -> bool:
+    """A gradient clip earlier in the function (or module) that holds ``node``."""
+    scope = node
+    while scope is not None and not isinstance(scope, (cst.FunctionDef, cst.Module)):
+        scope = b.ctx.parent(scope)
+    if scope is None:
+        return False
+    where = b.ctx.positions[node].start
+    first = b.ctx.positions[scope].start if isinstance(scope, cst.FunctionDef) else None
+    # a clip call starting in [the function's start (or the module's), the node's start)
+    starts = b.ctx.call_starts(_CLIPS)
+    low = (first.line, first.column) if first is not None else (0, 0)
+    return bisect.bisect_left(starts, (where.line, where.column)) > bisect.bisect_left(starts, low)
+
+
+@fixes("XLA201")
+def _xm_optimizer_step(b, node):
+    """``optimizer.step()`` -> ``xm.optimizer_step(optimizer)`` (all-reduces the gradients, then steps)."""
+    if not isinstance(node, cst.Call) or node.args or not isinstance(node.func, cst.Attribute) \
+            or node.func.attr.value != "step":
+        return False
+    b.applicability = UNSAFE  # the replicas now average their gradients: the update changes
+    clipped = reduce_before_clip(b, node)  # reduce, clip, step: xm.optimizer_step would clip local gradients
+    if clipped is not None:
+        return clipped
+    if _clipped_before(b, node):
+        # a clip elsewhere before the step (not in its block): xm.optimizer_step would clip
+        # local gradients (XLA203), and where to reduce needs a human
+        return False
+    step = b.ref("torch_xla.core.xla_model", "optimizer_step")
+    if step is None:
+        return False
+    b.edit(node, lambda c: cst.Call(func=expr(step), args=[cst.Arg(c.func.value)])
+           if isinstance(c.func, cst.Attribute) else c, "optimizer step")
+    return True

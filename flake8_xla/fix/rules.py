@@ -1,4 +1,5 @@
-"""The fix of each rule: ``FIXES[code](builder, node) -> bool``.
+"""The fix of each rule: ``FIXES[code](builder, node) -> bool`` (``FIXES`` is in ``fix/common.py``;
+``fix/registry.py`` imports this module and ``fix/porting.py`` to fill it).
 
 A fix gets the finding's LibCST node and registers edits on the builder; it returns False
 when this spelling has no mechanical fix (the finding then stays for a human). Edits find
@@ -8,25 +9,14 @@ on nodes inside it compose in one pass.
 
 from __future__ import annotations
 
-import bisect
-
 import libcst as cst
 
 from .. import api_table
 from . import UNSAFE
+from .common import drop_statement, fixes, safe_edit, xla_init_method
 from .edits import (append_arg, arg_index, dotted, drop_param, expr, insert_arg, keyword_index, kwarg,
                     positional_indices, quote_of, remove_arg, set_param, set_value, string, string_value)
 from .imports import noqa_suppresses
-
-FIXES = {}
-
-
-def fixes(*codes):
-    def register(fn):
-        for code in codes:
-            FIXES[code] = fn
-        return fn
-    return register
 
 
 def _parent_call(b, node):
@@ -38,15 +28,6 @@ def _parent_call(b, node):
 
 def _is_none(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
-
-
-def _safe_edit(fn):
-    """An edit that leaves the node as it is when the updated node no longer has the shape
-    it expects (another fix changed it)."""
-    def wrapped(node):
-        out = fn(node)
-        return node if out is None else out
-    return wrapped
 
 
 # -- XLA0 / XLA1: launch, process group, DDP ---------------------------------------------
@@ -73,7 +54,7 @@ def _drop_nprocs(b, node):
     if not isinstance(node, cst.Integer) and not any(c in b.finding.message for c in certain):
         b.applicability = UNSAFE
     position = None if arg.keyword is not None else 2
-    b.edit(call, _safe_edit(lambda c: drop_param(c, "nprocs", position)), "drop nprocs")
+    b.edit(call, safe_edit(lambda c: drop_param(c, "nprocs", position)), "drop nprocs")
     return True
 
 
@@ -100,32 +81,8 @@ def _drop_device_ids(b, node):
     return True
 
 
-@fixes("XLA104")
-def _xla_init_method(b, node):
-    if not isinstance(node, cst.Call) or len(positional_indices(node)) > 2:
-        return False  # world_size/rank given positionally: leave it to a human
-    current = arg_index(node, "init_method", 1)
-    if current is not None and string_value(node.args[current].value) is None:
-        return False  # not a literal: what it holds is the user's
-    method = "xla://" if b.ctx.settings.target_version >= (2, 1) else "pjrt://"
-    if method == "pjrt://" and "torch_xla.experimental.pjrt_backend" not in b.ctx.imports.existing:
-        b.needs.append(("torch_xla.experimental.pjrt_backend", "!import torch_xla.experimental.pjrt_backend"))
-    literal = string(method, quote_of(node))
-
-    def fn(c):
-        for name in ("world_size", "rank"):  # the xla:// rendezvous takes both from the runtime
-            i = keyword_index(c, name)
-            if i is not None:
-                c = remove_arg(c, i)
-        i = arg_index(c, "init_method", 1)
-        if i is not None:
-            return set_value(c, i, literal)
-        positional = positional_indices(c)
-        backend = keyword_index(c, "backend")
-        where = 1 if positional else backend + 1 if backend is not None else len(c.args)
-        return insert_arg(c, where, kwarg("init_method", literal))
-    b.edit(node, fn, "init method")
-    return True
+# XLA104: init_method="xla://", rank / world_size dropped (XLA103 adds it too)
+fixes("XLA104")(xla_init_method)
 
 
 @fixes("XLA106")
@@ -140,7 +97,7 @@ def _pjrt_init_method(b, node):
     def fn(c):
         j = arg_index(c, "init_method", 1)
         return None if j is None else set_value(c, j, literal)
-    b.edit(node, _safe_edit(fn), "init method")
+    b.edit(node, safe_edit(fn), "init method")
     return True
 
 
@@ -191,48 +148,6 @@ def has_star_or_splat(call) -> bool:
 
 
 # -- XLA2 --------------------------------------------------------------------------------
-
-_CLIPS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm"})
-
-
-def _clipped_before(b, node) -> bool:
-    """A gradient clip earlier in the function (or module) that holds ``node``."""
-    scope = node
-    while scope is not None and not isinstance(scope, (cst.FunctionDef, cst.Module)):
-        scope = b.ctx.parent(scope)
-    if scope is None:
-        return False
-    where = b.ctx.positions[node].start
-    first = b.ctx.positions[scope].start if isinstance(scope, cst.FunctionDef) else None
-    # a clip call starting in [the function's start (or the module's), the node's start)
-    starts = b.ctx.call_starts(_CLIPS)
-    low = (first.line, first.column) if first is not None else (0, 0)
-    return bisect.bisect_left(starts, (where.line, where.column)) > bisect.bisect_left(starts, low)
-
-
-@fixes("XLA201")
-def _xm_optimizer_step(b, node):
-    """``optimizer.step()`` -> ``xm.optimizer_step(optimizer)`` (all-reduces the gradients, then steps)."""
-    if not isinstance(node, cst.Call) or node.args or not isinstance(node.func, cst.Attribute) \
-            or node.func.attr.value != "step":
-        return False
-    b.applicability = UNSAFE  # the replicas now average their gradients: the update changes
-    from .porting import reduce_before_clip
-
-    clipped = reduce_before_clip(b, node)  # reduce, clip, step: xm.optimizer_step would clip local gradients
-    if clipped is not None:
-        return clipped
-    if _clipped_before(b, node):
-        # a clip elsewhere before the step (not in its block): xm.optimizer_step would clip
-        # local gradients (XLA203), and where to reduce needs a human
-        return False
-    step = b.ref("torch_xla.core.xla_model", "optimizer_step")
-    if step is None:
-        return False
-    b.edit(node, lambda c: cst.Call(func=expr(step), args=[cst.Arg(c.func.value)])
-           if isinstance(c.func, cst.Attribute) else c, "optimizer step")
-    return True
-
 
 # -- XLA3 --------------------------------------------------------------------------------
 
@@ -329,15 +244,6 @@ def _first_arg_to_device(b, call) -> bool:
     return True
 
 
-def _drop_statement(b, call) -> bool:
-    stmt = b.ctx.parent(call)
-    line = b.ctx.parent(stmt)
-    if not isinstance(stmt, cst.Expr) or not isinstance(line, cst.SimpleStatementLine):
-        return False
-    b.edit(stmt, lambda _: cst.RemovalSentinel.REMOVE, "drop")
-    return True
-
-
 @fixes("XLA401")
 def _cuda(b, node):
     message = b.finding.message
@@ -373,7 +279,7 @@ def _cuda(b, node):
             return _replace_with(b, node, lambda: (lambda f: f and f"{f}(wait=True)")(b.ref("torch_xla", "sync")))
         return _replace_with(b, node, lambda: (lambda f: f and f"{f}()")(b.ref("torch_xla.core.xla_model", "wait_device_ops")))
     if message.startswith(("torch.cuda.set_device()", "torch.cuda.empty_cache()")) and isinstance(node, cst.Call):
-        return _drop_statement(b, node)
+        return drop_statement(b, node)
     return False  # map_location, set_default_device, current_device, `with torch.cuda.device()`: a human
 
 
@@ -477,7 +383,7 @@ def _rename_use(b, node, rename) -> bool:
         new = b.ref(module, attr)
         if new is None:
             return False
-        b.edit(parent, _safe_edit(lambda c: policy(c.with_changes(func=expr(new)))), "rename call")
+        b.edit(parent, safe_edit(lambda c: policy(c.with_changes(func=expr(new)))), "rename call")
         return True
     if policy is _no_args and isinstance(parent, cst.Call):
         return False
@@ -609,6 +515,3 @@ def _sharding_module(b, node):
         for attr_node, _ in uses:
             b.edit(attr_node, lambda a: a.with_changes(value=expr(SPMD)), "chain")
     return True
-
-
-from . import porting  # noqa: E402,F401  (registers the porting fixes)

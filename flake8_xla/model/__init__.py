@@ -14,7 +14,15 @@ One module per question it answers:
 - :mod:`.context`: XLA-on and XLA-off code, backend dispatch, version-adaptive code;
 - :mod:`.calls`: the call graph, launches and launched code;
 - :mod:`.env`: environment reads and writes, torchrun hints;
-- :mod:`.training`: optimizers, step loops, per-step syncs, gradient reduction;
+- :mod:`.training`: optimizers, backward passes and optimizer steps, step loops, the call
+  graph they are found through;
+- :mod:`.syncs`: per-step graph cuts (found through helpers), unsynced step loops, syncs
+  that split a step, eager mode;
+- :mod:`.reductions`: what reduces gradients (the calls, by what they reduce; wrappers,
+  SPMD, frameworks);
+- :mod:`.loaders`: what a step loop draws its batches from, the loaders feeding step loops,
+  whether a loop's data can be seen;
+- :mod:`.branches`: which places run in the same pass (``if`` / ``match`` / ``try`` arms);
 - :mod:`.tensors`: device and host values, the code that runs once per step;
 - :mod:`.options`: the calls the user's options name (in-house reducers and launchers).
 - :mod:`.data`: loaders of launched code, their datasets and samplers (sharding);
@@ -41,18 +49,22 @@ import ast
 from ..api_table import star_names
 from ..settings import Settings
 from .attributes import Attributes
+from .branches import Branches
 from .calls import Calls
 from .context import XlaContext
 from .data import Data
 from .env import Environment
+from .loaders import Loaders
 from .names import CANONICAL, Names, canonical
 from .options import UserNames
 from .params import Params
 from .parent import ParentCode
 from .optimizers import Optimizers
 from .placement import Placement
+from .reductions import Reductions
 from .replicas import Replicas
 from .runtime import Runtime
+from .syncs import Syncs
 from .tensors import Tensors
 from .scopes import _GUARDED, UNKNOWN, ClassInfo, Ctx, FunctionInfo, LoopInfo, Scope, Unknown
 from .training import Training
@@ -66,7 +78,8 @@ __all__ = [
 
 
 class Model(
-    Walker, Names, Values, XlaContext, Calls, Environment, Training, Tensors, Data,
+    Walker, Names, Values, XlaContext, Calls, Environment, Training, Syncs, Reductions, Loaders, Branches,
+    Tensors, Data,
     ParentCode, Replicas, UserNames, Runtime, Optimizers, Placement, Attributes, Params,
 ):
     """Facts about one module. Build with ``Model(tree, settings)``.

@@ -345,7 +345,7 @@ class Attributes:
         return found
 
     def generator_loader_kind(self, call: ast.Call, ctx: Ctx, func: FunctionInfo, depth: int):
-        """:meth:`~.training.Training.loader_kind` of ``call``, a call of generator function
+        """:meth:`~.loaders.Loaders.loader_kind` of ``call``, a call of generator function
         ``func``: what every loop of ``func`` that yields iterates (a parameter it iterates
         maps back to the call's argument), when they all agree; ``None`` when ``func``
         yields outside such a loop or cannot be seen. ``False`` when ``func`` is no
@@ -371,7 +371,7 @@ class Attributes:
     def generator_syncs_per_item(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> bool:
         """``expr`` (a loop's iterable) calls a generator function of the module, directly or
         through ``enumerate`` / ``zip`` / ``tqdm`` / ``islice``, whose every ``yield`` lies in
-        a loop that cuts the graph each iteration (:meth:`~.training.Training.loop_syncs`:
+        a loop that cuts the graph each iteration (:meth:`~.syncs.Syncs.loop_syncs`:
         ``yield x.to(dev); torch_xla.sync()``): each item the consumer draws runs one sync,
         so a loop over it is synced per step. Memoised per generator function."""
         if type(expr) is not ast.Call or _depth > 4:

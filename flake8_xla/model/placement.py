@@ -31,7 +31,8 @@ import bisect
 
 from .scopes import Ctx, FunctionInfo
 from .optimizers import OPTIMIZER_PREFIXES
-from .runtime import dotted
+from .replicas import is_rank_value
+from .runtime import dotted, is_cuda_string
 
 #: calls that read a module without moving it or keeping it (a module passed to anything
 #: else may be moved there: unknown)
@@ -373,9 +374,7 @@ class Placement:
             return True
         if target is not None:
             return False
-        from ..rules._common import is_cuda_string, is_rank_value  # the spellings XLA401 / XLA402 fix
-
-        dev = self.kwarg(call, "device", 0)
+        dev = self.kwarg(call, "device", 0)  # the spellings XLA401 / XLA402 fix
         return isinstance(dev, ast.AST) and (is_cuda_string(self, dev, ctx) or is_rank_value(self, dev, ctx))
 
     def _on_host_at(self, receiver: str, ctx: Ctx, line: int) -> bool:

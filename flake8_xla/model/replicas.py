@@ -26,15 +26,21 @@ Queries: :meth:`Replicas.replica_kind` / :meth:`~Replicas.replica_dependent` of 
 function, early ``return`` / ``continue`` included), :meth:`~Replicas.replica_guarded_sites`
 (where code is reached only under such a branch: the place itself, or the guarded calls of
 the module helper it sits in), :meth:`~Replicas.local_master_test` and
-:meth:`~Replicas.test_statement`.
+:meth:`~Replicas.test_statement`; functions of the model: :func:`is_rank_value` (an
+expression holding a rank: ``.to(rank)`` names a replica's device) and
+:func:`single_replica_branch` (code a world-size test keeps to one replica).
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from typing import TYPE_CHECKING
 
 from .scopes import UNKNOWN, Ctx, FunctionInfo
+
+if TYPE_CHECKING:  # the facade is built from this mixin: annotations only
+    from . import Model
 
 MASTER_TEST = "torch_xla.core.xla_model.is_master_ordinal"
 #: calls returning this process's rank (or its host's index: it differs between processes)
@@ -681,3 +687,100 @@ def _names(target) -> list[str]:
     if type(target) is ast.Starred:
         return _names(target.value)
     return []
+
+
+#: rank APIs whose value names a replica's device index (``process_index`` names a host)
+_RANK_VALUE_APIS = RANK_APIS - {"torch_xla.runtime.process_index"}
+
+
+def is_rank_value(model: Model, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> bool:
+    """True when ``expr`` holds a process rank/ordinal (an integer naming a replica).
+
+    The first parameter of a launched target (the launcher passes the global ordinal), a
+    name conventionally holding a rank (``rank``, ``local_rank``, ...), or a value
+    assigned from a rank API (``xr.global_ordinal()``, ``dist.get_rank()``,
+    ``int(os.environ["LOCAL_RANK"])``).
+    """
+    if _depth > 8:
+        return False
+    node = expr
+    if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "int" and node.args:
+        node = node.args[0]
+    t = type(node)
+    if t is ast.Name:
+        bindings = model.lookup(node.id, ctx, getattr(node, "lineno", None))
+        if bindings and all(kind == "param" for _, kind, _, _ in bindings):
+            target = bindings[0][2]
+            if target is not None and model.is_launch_index(target, node.id):
+                return True
+        if node.id.lower() in RANK_NAMES:
+            return True
+    elif t is ast.Attribute and node.attr.lower() in RANK_NAMES:
+        return True
+    if t is ast.Call:
+        if model.call_name(node, ctx) in _RANK_VALUE_APIS:
+            return True
+        if model.call_name(node, ctx) in ("os.environ.get", "os.getenv"):
+            key = model.const(node.args[0], ctx) if node.args else UNKNOWN
+            return key in ("RANK", "LOCAL_RANK")
+    if t is ast.Subscript and model.qualname(node.value, ctx) == "os.environ":
+        return model.const(node.slice, ctx) in ("RANK", "LOCAL_RANK")
+    if t in (ast.Name, ast.Attribute):
+        values = model.values(node, ctx)
+        if values and len(values) == 1:
+            value, vctx = values[0]
+            if value is not expr and type(value) in (ast.Call, ast.Subscript):
+                return is_rank_value(model, value, vctx, _depth + 1)
+    return False
+
+
+WORLD_SIZE_APIS = ("torch_xla.runtime.world_size", "torch_xla.core.xla_model.xrt_world_size",
+                   "torch.distributed.get_world_size")
+_WORLD_SIZE_NAMES = ("world_size", "num_replicas", "n_replicas", "num_devices", "n_devices", "nprocs")
+
+
+def _is_world_size(model, expr, ctx) -> bool:
+    """``xr.world_size()`` / ``xm.xrt_world_size()`` / ``dist.get_world_size()``, or a name
+    bound from one (a name that says it is the world size and cannot be seen counts too:
+    the branch is then the author's single-replica path)."""
+    if type(expr) is ast.Call:
+        return model.call_name(expr, ctx) in WORLD_SIZE_APIS
+    if type(expr) in (ast.Name, ast.Attribute):
+        values = model.values(expr, ctx)
+        if values:
+            return all(type(v) is ast.Call and model.call_name(v, c) in WORLD_SIZE_APIS for v, c in values)
+        ident = expr.id if type(expr) is ast.Name else expr.attr
+        return ident.lower() in _WORLD_SIZE_NAMES
+    return False
+
+
+_FLIP = {ast.Gt: ast.Lt, ast.Lt: ast.Gt, ast.GtE: ast.LtE, ast.LtE: ast.GtE, ast.Eq: ast.Eq, ast.NotEq: ast.NotEq}
+
+
+def single_replica_branch(model: Model, ctx: Ctx) -> bool:
+    """Code that runs only with one replica: the ``else`` of ``if xr.world_size() > 1:``,
+    the body of ``if world_size == 1:`` (and after ``if world_size > 1: ...; continue``)."""
+    for frame in ctx.frames:
+        if not isinstance(frame, tuple):
+            continue
+        test, polarity = frame
+        while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+            test, polarity = test.operand, not polarity
+        tests = test.values if polarity and type(test) is ast.BoolOp and type(test.op) is ast.And else [test]
+        for t in tests:
+            if type(t) is not ast.Compare or len(t.ops) != 1 or type(t.ops[0]) not in _FLIP:
+                continue
+            left, op, right = t.left, type(t.ops[0]), t.comparators[0]
+            if _is_world_size(model, right, ctx) and not _is_world_size(model, left, ctx):
+                left, right, op = right, left, _FLIP[op]
+            if not _is_world_size(model, left, ctx):
+                continue
+            n = model.const(right, ctx)
+            if type(n) is not int:
+                continue
+            # the set of world sizes (>= 1) for which the branch taken runs
+            holds = {ast.Gt: lambda w: w > n, ast.Lt: lambda w: w < n, ast.GtE: lambda w: w >= n,
+                     ast.LtE: lambda w: w <= n, ast.Eq: lambda w: w == n, ast.NotEq: lambda w: w != n}[op]
+            if not any(holds(w) == polarity for w in range(2, max(n, 2) + 2)):
+                return True  # no multi-replica world size takes this branch
+    return False

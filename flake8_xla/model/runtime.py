@@ -15,6 +15,9 @@ to the device, weight ties, and the code that runs XLA computations.
   keyword counterpart of ``method_calls``).
 - :meth:`Runtime.computes_before`: a call, loop or helper before a line of a function that
   runs an XLA computation (a sync, a training loop, a host read of a device value).
+- Device strings, as functions of the model (the rules and :class:`Placement` ask them):
+  :func:`str_value` (a string constant or an f-string's literal head), :func:`device_leaves`
+  (what a device expression may be), :func:`is_xla_device`, :func:`is_cuda_string`.
 
 Every answer is memoised in ``self._cache``; indexes are built once per module.
 """
@@ -23,8 +26,12 @@ from __future__ import annotations
 
 import ast
 import bisect
+from typing import TYPE_CHECKING
 
 from .scopes import UNKNOWN, Ctx, _expr_key, _is_main_guard
+
+if TYPE_CHECKING:  # the facade is built from this mixin: annotations only
+    from . import Model
 
 XLA_DEVICE_CALLS = ("torch_xla.device", "torch_xla.core.xla_model.xla_device", "torch_xla.runtime.xla_device")
 #: the packages of the SPMD sharding API (the old experimental spelling until 2.4)
@@ -62,6 +69,71 @@ def dotted(expr) -> str | None:
     """``model``, ``self.fc``, ``a.b.c`` for a name or attribute chain; else None."""
     parts = chain_parts(expr)
     return ".".join(parts) if parts is not None else None
+
+
+def str_value(model: Model, expr, ctx: Ctx):
+    """A string constant (following simple names), or the literal head of an f-string; else None."""
+    if expr is None or expr is UNKNOWN:
+        return None
+    if type(expr) is ast.JoinedStr:
+        head = expr.values[0] if expr.values else None
+        if type(head) is ast.Constant and isinstance(head.value, str):
+            return head.value
+        return None
+    value = model.const(expr, ctx)
+    return value if isinstance(value, str) else None
+
+
+def device_leaves(model: Model, expr, ctx: Ctx) -> list | None:
+    """What a device expression may be: both arms of a conditional, every assignment of a
+    name or ``self.`` attribute; None if unknown."""
+    out = []
+    todo = [(expr, ctx, 0)]
+    while todo:
+        e, c, depth = todo.pop()
+        if e is None or e is UNKNOWN or depth > 8 or len(out) > 16:
+            return None
+        if type(e) is ast.IfExp:
+            todo.append((e.body, c, depth + 1))
+            todo.append((e.orelse, c, depth + 1))
+            continue
+        if type(e) in (ast.Name, ast.Attribute) and model.qualname(e, c) is None:
+            vals = model.values(e, c)
+            if not vals:
+                return None
+            todo.extend((v, vc, depth + 1) for v, vc in vals)
+            continue
+        out.append((e, c))
+    return out
+
+
+def is_xla_device(model: Model, expr, ctx: Ctx) -> bool:
+    """``torch_xla.device()`` (``xm.xla_device()``, ``xr.xla_device()``), ``torch.device("xla...")``
+    or a string naming an XLA device (``"xla"``, ``f"xla:{i}"``)."""
+    if type(expr) is ast.Call:
+        q = model.call_name(expr, ctx)
+        if q in XLA_DEVICE_CALLS:
+            return True
+        if q == "torch.device" and expr.args:
+            text = str_value(model, expr.args[0], ctx)
+            return text is not None and text.startswith("xla")
+        return False
+    text = str_value(model, expr, ctx)
+    return text is not None and text.startswith("xla")
+
+
+def is_cuda_string(model: Model, expr, ctx: Ctx) -> bool:
+    """``"cuda"``, ``"cuda:0"``, ``f"cuda:{rank}"``, ``"cuda" if ... else "cpu"``, or a name
+    bound to such values; False when any possible value is an XLA device (the code picks
+    XLA when it runs under XLA) or a value cannot be seen."""
+    leaves = device_leaves(model, expr, ctx)
+    if not leaves or any(is_xla_device(model, e, c) for e, c in leaves):
+        return False
+    for e, c in leaves:
+        text = str_value(model, e, c)
+        if text is not None and (text == "cuda" or text.startswith("cuda:")):
+            return True
+    return False
 
 
 class Runtime:

@@ -24,10 +24,10 @@ from __future__ import annotations
 import ast
 import re
 
+from .reductions import OPTIMIZER_STEP
 from .scopes import UNKNOWN, Ctx, FunctionInfo, _child_fields
 
 DEVICE, HOST = "device", "host"
-OPTIMIZER_STEP_NAME = "torch_xla.core.xla_model.optimizer_step"
 
 #: tensor methods that hand the value to the host (the reads XLA501 reports)
 READ_METHODS = frozenset({"item", "tolist", "numpy", "cpu"})
@@ -890,7 +890,7 @@ class Tensors:
         """``xm.optimizer_step(opt, barrier=True)`` directly in a loop over a device loader,
         which syncs every batch itself: XLA204 reports the barrier and its fix drops it, so the
         step's code after it is judged as if it were gone (a read there will sync)."""
-        return self.call_name(call, ctx) == OPTIMIZER_STEP_NAME and bool(ctx.loops) \
+        return self.call_name(call, ctx) == OPTIMIZER_STEP and bool(ctx.loops) \
             and self.const(self.kwarg(call, "barrier", 1), ctx) is True \
             and self.kwarg(call, "optimizer", 0) is not None and self.iterates_device_loader(ctx.loops[-1])
 

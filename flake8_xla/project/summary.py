@@ -12,8 +12,9 @@ import dataclasses
 import warnings
 from pathlib import Path
 
-from ..model.scopes import Ctx
+from ..model.reductions import OPTIMIZER_STEP, reduces_directly  # what XLA201 counts as a reduction
 from ..model.runtime import chain_parts
+from ..model.scopes import Ctx
 from ..settings import Settings
 from .callers import CallFacts, describe_calls
 from .files import ProjectFiles, read_text
@@ -239,11 +240,9 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
 
 def _setup(model) -> LaunchSetup:
     """The launching module's :class:`LaunchSetup`, from its own model."""
-    from ..rules.step import OPTIMIZER_STEP, _reduces_directly  # what XLA201 counts as a reduction
-
     reduces = model.reduces_gradients_elsewhere() or any(
         model.in_xla_code(ctx) and model.is_launched(ctx) and model.call_name(call, ctx) != OPTIMIZER_STEP
-        and _reduces_directly(model, call, ctx) for call, ctx in model.calls)
+        and reduces_directly(model, call, ctx) for call, ctx in model.calls)
     return LaunchSetup(reduces, model.process_group_possible(), model.uses_spmd(), model.uses_framework())
 
 

@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import ast
 
-from ..model import UNKNOWN, Ctx, Model
+from .. import api_table
+from ..model import UNKNOWN, Model
 from ..settings import Settings
-
-RANK_NAMES = frozenset({"rank", "local_rank", "global_rank", "ordinal", "local_ordinal", "global_ordinal"})
-RANK_APIS = frozenset({
-    "torch_xla.runtime.global_ordinal", "torch_xla.runtime.local_ordinal",
-    "torch_xla.core.xla_model.get_ordinal", "torch_xla.core.xla_model.get_local_ordinal",
-    "torch.distributed.get_rank", "torch.distributed.get_node_local_rank",
-})
 
 SHORT_MODULES = (
     ("torch_xla.core.xla_model.", "xm."),
@@ -91,108 +85,39 @@ def source_text(expr, limit: int = 30) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
 
 
-def is_rank_value(model: Model, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> bool:
-    """True when ``expr`` holds a process rank/ordinal (an integer naming a replica).
-
-    The first parameter of a launched target (the launcher passes the global ordinal), a
-    name conventionally holding a rank (``rank``, ``local_rank``, ...), or a value
-    assigned from a rank API (``xr.global_ordinal()``, ``dist.get_rank()``,
-    ``int(os.environ["LOCAL_RANK"])``).
-    """
-    if _depth > 8:
-        return False
-    node = expr
-    if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "int" and node.args:
-        node = node.args[0]
-    t = type(node)
-    if t is ast.Name:
-        bindings = model.lookup(node.id, ctx, getattr(node, "lineno", None))
-        if bindings and all(kind == "param" for _, kind, _, _ in bindings):
-            target = bindings[0][2]
-            if target is not None and model.is_launch_index(target, node.id):
-                return True
-        if node.id.lower() in RANK_NAMES:
-            return True
-    elif t is ast.Attribute and node.attr.lower() in RANK_NAMES:
-        return True
-    if t is ast.Call:
-        if model.call_name(node, ctx) in RANK_APIS:
-            return True
-        if model.call_name(node, ctx) in ("os.environ.get", "os.getenv"):
-            key = model.const(node.args[0], ctx) if node.args else UNKNOWN
-            return key in ("RANK", "LOCAL_RANK")
-    if t is ast.Subscript and model.qualname(node.value, ctx) == "os.environ":
-        return model.const(node.slice, ctx) in ("RANK", "LOCAL_RANK")
-    if t in (ast.Name, ast.Attribute):
-        values = model.values(node, ctx)
-        if values and len(values) == 1:
-            value, vctx = values[0]
-            if value is not expr and type(value) in (ast.Call, ast.Subscript):
-                return is_rank_value(model, value, vctx, _depth + 1)
-    return False
+_v = api_table.vtuple
 
 
-def str_value(model: Model, expr, ctx: Ctx):
-    """A string constant (following simple names), or the literal head of an f-string; else None."""
-    if expr is None or expr is UNKNOWN:
-        return None
-    if type(expr) is ast.JoinedStr:
-        head = expr.values[0] if expr.values else None
-        if type(head) is ast.Constant and isinstance(head.value, str):
-            return head.value
-        return None
-    value = model.const(expr, ctx)
-    return value if isinstance(value, str) else None
+def env_writes(model: Model):
+    """``(key, node, ctx)`` of every literal environment variable write that may configure
+    torch_xla: anywhere in the module, whatever it imports (a launcher sets the variables
+    before torch_xla is imported; an Accelerate script never imports it), except in
+    branches XLA never takes (the CUDA branch of ``if torch.cuda.is_available():``, the
+    ``else`` of ``if use_tpu:``) and functions only they call."""
+    for key, node, _, ctx in model.env_writes():
+        if not model.is_xla_off(ctx):
+            yield key, node, ctx
 
 
-XLA_DEVICE_CALLS = frozenset({"torch_xla.device", "torch_xla.core.xla_model.xla_device", "torch_xla.runtime.xla_device"})
+def env_finding(rule_obj, model: Model, codes):
+    """``rule_obj``'s findings for writes of the environment variables of ``api_table.env_vars``
+    whose entry has one of ``codes``, deprecated or without effect in the target release.
 
-
-def device_leaves(model: Model, expr, ctx: Ctx) -> list | None:
-    """What a device expression may be: both arms of a conditional, every assignment of a
-    name or ``self.`` attribute; None if unknown."""
-    out = []
-    todo = [(expr, ctx, 0)]
-    while todo:
-        e, c, depth = todo.pop()
-        if e is None or e is UNKNOWN or depth > 8 or len(out) > 16:
-            return None
-        if type(e) is ast.IfExp:
-            todo.append((e.body, c, depth + 1))
-            todo.append((e.orelse, c, depth + 1))
+    A pattern entry (``XRT_*``) covers every name under it in XLA code; in a module that
+    is not XLA code only the names some torch_xla release reads count (``XRT_TPU_CONFIG``,
+    not a reporting service's ``XRT_ENDPOINT``)."""
+    target = rule_obj.settings.target_version
+    xla_module = model.uses_torch_xla or rule_obj.settings.scope == "always"
+    for key, node, ctx in env_writes(model):
+        found = api_table.env_var(key)
+        if found is None or not (xla_module or key in api_table.read_env_vars()):
             continue
-        if type(e) in (ast.Name, ast.Attribute) and model.qualname(e, c) is None:
-            vals = model.values(e, c)
-            if not vals:
-                return None
-            todo.extend((v, vc, depth + 1) for v, vc in vals)
+        _, entry = found
+        if entry["code"] not in codes or target < _v(entry["deprecated"]):
             continue
-        out.append((e, c))
-    return out
-
-
-def _is_xla_device(model: Model, expr, ctx: Ctx) -> bool:
-    if type(expr) is ast.Call:
-        q = model.call_name(expr, ctx)
-        if q in XLA_DEVICE_CALLS:
-            return True
-        if q == "torch.device" and expr.args:
-            text = str_value(model, expr.args[0], ctx)
-            return text is not None and text.startswith("xla")
-        return False
-    text = str_value(model, expr, ctx)
-    return text is not None and text.startswith("xla")
-
-
-def is_cuda_string(model: Model, expr, ctx: Ctx) -> bool:
-    """``"cuda"``, ``"cuda:0"``, ``f"cuda:{rank}"``, ``"cuda" if ... else "cpu"``, or a name
-    bound to such values; False when any possible value is an XLA device (the code picks
-    XLA when it runs under XLA) or a value cannot be seen."""
-    leaves = device_leaves(model, expr, ctx)
-    if not leaves or any(_is_xla_device(model, e, c) for e, c in leaves):
-        return False
-    for e, c in leaves:
-        text = str_value(model, e, c)
-        if text is not None and (text == "cuda" or text.startswith("cuda:")):
-            return True
-    return False
+        until = entry.get("no_effect_until")
+        if entry["no_effect"] is not None and target >= _v(entry["no_effect"]) and (until is None or target <= _v(until)):
+            problem = f"{key} has no effect since torch_xla {entry['no_effect']}"
+        else:
+            problem = f"{key} is deprecated since torch_xla {entry['deprecated']}"
+        yield rule_obj.finding(node, problem, entry["fix"])

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 
 from .. import api_table
+from ..model.runtime import str_value
 from ..registry import ENV, Rule, rule
-from ._common import str_value
-from .api import _env_finding
+from ._common import env_finding
 
 CUDA_AUTOCAST = ("torch.cuda.amp.autocast", "torch.cuda.amp.autocast_mode.autocast")
 GENERIC_AUTOCAST = ("torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast")
@@ -261,7 +261,7 @@ class DeprecatedPrecisionEnv(Rule):
             "import os\nimport torch\nif torch.cuda.is_available():\n    os.environ['XLA_USE_BF16'] = '1'\n"]
 
     def check(self, model):
-        yield from _env_finding(self, model, ("XLA705",))
+        yield from env_finding(self, model, ("XLA705",))
 
 
 XLA_GRAD_SCALERS = ("torch_xla.amp.GradScaler", "torch_xla.amp.grad_scaler.GradScaler")

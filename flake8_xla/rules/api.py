@@ -9,7 +9,7 @@ import functools
 from .. import api_table
 from ..registry import ANYWHERE, ENV, ENV_PREFIXES, Rule, rule
 from ..settings import Settings, version_str
-from ._common import short_name
+from ._common import env_finding, env_writes, short_name
 
 
 _v = api_table.vtuple
@@ -558,40 +558,6 @@ class RemovedExperimentalCompile(ApiChangeRule):
     good = ["import torch_xla\nf = torch_xla.compile(lambda x: x)\n"]
 
 
-def env_writes(model):
-    """``(key, node, ctx)`` of every literal environment variable write that may configure
-    torch_xla: anywhere in the module, whatever it imports (a launcher sets the variables
-    before torch_xla is imported; an Accelerate script never imports it), except in
-    branches XLA never takes (the CUDA branch of ``if torch.cuda.is_available():``, the
-    ``else`` of ``if use_tpu:``) and functions only they call."""
-    for key, node, _, ctx in model.env_writes():
-        if not model.is_xla_off(ctx):
-            yield key, node, ctx
-
-
-def _env_finding(rule_obj, model, codes):
-    """Findings for writes of the environment variables of ``api_table.env_vars`` with ``codes``.
-
-    A pattern entry (``XRT_*``) covers every name under it in XLA code; in a module that
-    is not XLA code only the names some torch_xla release reads count (``XRT_TPU_CONFIG``,
-    not a reporting service's ``XRT_ENDPOINT``)."""
-    target = rule_obj.settings.target_version
-    xla_module = model.uses_torch_xla or rule_obj.settings.scope == "always"
-    for key, node, ctx in env_writes(model):
-        found = api_table.env_var(key)
-        if found is None or not (xla_module or key in api_table.read_env_vars()):
-            continue
-        _, entry = found
-        if entry["code"] not in codes or target < _v(entry["deprecated"]):
-            continue
-        until = entry.get("no_effect_until")
-        if entry["no_effect"] is not None and target >= _v(entry["no_effect"]) and (until is None or target <= _v(until)):
-            problem = f"{key} has no effect since torch_xla {entry['no_effect']}"
-        else:
-            problem = f"{key} is deprecated since torch_xla {entry['deprecated']}"
-        yield rule_obj.finding(node, problem, entry["fix"])
-
-
 @rule
 class XrtConfiguration(ApiChangeRule):
     """## What it does
@@ -649,7 +615,7 @@ class XrtConfiguration(ApiChangeRule):
     def check(self, model):
         if model.uses_torch_xla:  # xla_dist: a torch_xla name, bound only by a torch_xla import
             yield from super().check(model)
-        yield from _env_finding(self, model, ("XLA810",))
+        yield from env_finding(self, model, ("XLA810",))
 
 
 @rule
@@ -698,7 +664,7 @@ class XlaUseSpmdEnv(Rule):
     good = ["import torch_xla.runtime as xr\nxr.use_spmd()\n"]
 
     def check(self, model):
-        yield from _env_finding(self, model, ("XLA811",))
+        yield from env_finding(self, model, ("XLA811",))
 
 
 #: set by other software under the same prefixes: XLA's own flags, JAX's client options

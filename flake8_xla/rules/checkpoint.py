@@ -9,10 +9,11 @@ import re
 
 from .. import api_table
 from ..model import UNKNOWN
+from ..model.runtime import XLA_DEVICE_CALLS, str_value
 from ..model.scopes import expr_key
 from ..project.callers import HOST_COPY
 from ..registry import Rule, rule
-from ._common import XLA_DEVICE_CALLS, at_least, source_text, str_value
+from ._common import at_least, source_text
 
 TORCH_SAVE = "torch.save"
 XM_SAVE = "torch_xla.core.xla_model.save"

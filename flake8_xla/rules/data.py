@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 
 from ..model import UNKNOWN
+from ..model.replicas import single_replica_branch
 from ..registry import Rule, rule
 from ._common import at_least
-from .step import _single_replica_branch
 
 #: a world size or rank other rules report (XLA109 literal, XLA801 / XLA802 removed APIs)
 _REPORTED_ELSEWHERE = ("torch_xla.core.xla_model.xrt_world_size", "torch_xla.core.xla_model.get_ordinal")
@@ -135,7 +135,7 @@ class DistributedSamplerMissingOrUnbound(Rule):
             return
         shard = _shard_args(self.settings)
         for call, ctx in loaders:
-            if not model.in_xla_code(ctx) or _single_replica_branch(model, ctx):
+            if not model.in_xla_code(ctx) or single_replica_branch(model, ctx):
                 continue  # the else of `if xr.world_size() > 1:` runs with one replica only
             kind = model.sampler_kind(call, ctx)
             if kind not in ("none", "whole"):

@@ -5,8 +5,10 @@ from __future__ import annotations
 import ast
 
 from ..model import UNKNOWN
+from ..model.replicas import is_rank_value
+from ..model.runtime import device_leaves, is_cuda_string, str_value
 from ..registry import Rule, rule
-from ._common import at_least, device_call, device_leaves, is_cuda_string, is_rank_value, source_text, str_value
+from ._common import at_least, device_call, source_text
 
 CUDA_CALLS = {
     "torch.cuda.set_device": "drop it",

@@ -5,8 +5,9 @@ from __future__ import annotations
 import ast
 
 from ..model import UNKNOWN, Ctx
+from ..model.runtime import device_leaves, is_xla_device, str_value
 from ..registry import Rule, rule
-from ._common import _is_xla_device, at_least, device_leaves, launch_call, short_name, source_text, str_value
+from ._common import at_least, launch_call, short_name, source_text
 
 
 @rule
@@ -285,7 +286,7 @@ def _places_on_xla(model, call, ctx) -> bool:
         devices += [a for a in call.args[:1] if type(a) is not ast.Starred]
     for d in devices:
         leaves = device_leaves(model, d, ctx)
-        if leaves and any(_is_xla_device(model, e, c) for e, c in leaves):
+        if leaves and any(is_xla_device(model, e, c) for e, c in leaves):
             return True
     return False
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import ast
 
 from .. import api_table
+from ..model.reductions import OPTIMIZER_STEP, reduces_gradients
+from ..model.replicas import is_rank_value, single_replica_branch
 from ..registry import Rule, rule
-from ._common import is_rank_value, render, source_text
-from .step import OPTIMIZER_STEP, _reduces_gradients, _single_replica_branch
+from ._common import render, source_text
 
 REDUCE_GRADIENTS = "torch_xla.core.xla_model.reduce_gradients"
 CLIPS = (
@@ -296,7 +297,7 @@ class ClipBeforeGradientReduction(Rule):
             return
         for clip, cctx in model.calls_to(*CLIPS):
             if not model.in_xla_code(cctx) or not model.is_launched(cctx, multi_only=True) \
-                    or _single_replica_branch(model, cctx):
+                    or single_replica_branch(model, cctx):
                 continue
             loop = cctx.loops[-1] if cctx.loops else None
             pos = (clip.lineno, clip.col_offset)
@@ -339,7 +340,7 @@ class ClipBeforeGradientReduction(Rule):
         ``xm.optimizer_step`` (another optimizer's) is no reduction before this clip."""
         before = model.calls_before(
             cctx.func, "grad_reductions",
-            lambda c, x: model.call_name(c, x) != OPTIMIZER_STEP and _reduces_gradients(model, c, x),
+            lambda c, x: model.call_name(c, x) != OPTIMIZER_STEP and reduces_gradients(model, c, x),
             (clip.lineno, clip.col_offset))
         return any((loop is None or loop in x.loops) and not model.exclusive((c, x), (clip, cctx)) for c, x in before)
 

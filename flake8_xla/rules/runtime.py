@@ -9,9 +9,10 @@ import re
 
 from .. import api_table
 from ..model import UNKNOWN
+from ..model.replicas import is_rank_value
 from ..model.runtime import SPMD_PACKAGES, dotted, frames_within
 from ..registry import Rule, rule
-from ._common import at_least, device_call, is_rank_value, short_name
+from ._common import at_least, device_call, short_name
 
 INITIALIZE_CACHE = "torch_xla.runtime.initialize_cache"
 

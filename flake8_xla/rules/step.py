@@ -5,15 +5,11 @@ from __future__ import annotations
 import ast
 
 from ..model import UNKNOWN
+from ..model.reductions import OPTIMIZER_STEP, reduces_gradients
+from ..model.replicas import single_replica_branch
 from ..model.scopes import _expr_key, expr_key
 from ..registry import Rule, rule
 from ._common import render
-
-GRADIENT_REDUCERS = (
-    "torch_xla.core.xla_model.reduce_gradients",
-    "torch_xla.core.xla_model.all_reduce_bucketized_gradients",
-)
-OPTIMIZER_STEP = "torch_xla.core.xla_model.optimizer_step"
 
 
 @rule
@@ -110,7 +106,7 @@ class UnreducedOptimizerStep(Rule):
             ctx = loop.ctx
             if not (model.is_step_loop(loop) and model.is_launched(ctx, multi_only=True) and model.in_xla_code(ctx)):
                 continue
-            reductions = [(c, x) for c, x in loop.calls if _reduces_gradients(model, c, x)]
+            reductions = [(c, x) for c, x in loop.calls if reduces_gradients(model, c, x)]
             for call, cctx in loop.calls:
                 if cctx.loops[-1] is loop and self._unreduced(model, call, cctx, reductions):
                     seen.add(id(call))
@@ -123,7 +119,7 @@ class UnreducedOptimizerStep(Rule):
             helpers_done |= new
             for fid in sorted(new, key=position.__getitem__):  # each helper once, in module order
                 func = model.functions[position[fid]]
-                helper_reductions = [(c, x) for c, x in func.calls if _reduces_gradients(model, c, x)]
+                helper_reductions = [(c, x) for c, x in func.calls if reduces_gradients(model, c, x)]
                 for call, cctx in func.calls:
                     if not cctx.loops and id(call) not in seen and self._unreduced(model, call, cctx, helper_reductions):
                         seen.add(id(call))
@@ -135,7 +131,7 @@ class UnreducedOptimizerStep(Rule):
                 and not any(r.lineno <= call.lineno and _covers_optimizer(model, r, rctx, call, ctx)
                             for r, rctx in reductions)
                 and not _overridden(model, ctx.func)
-                and not _single_replica_branch(model, ctx)
+                and not single_replica_branch(model, ctx)
                 and not _alternative_to_reduction(model, call, ctx))
 
 
@@ -306,60 +302,8 @@ def _alternative_to_reduction(model, call, ctx) -> bool:
     reducing = model._cache.get(key)
     if reducing is None:
         siblings = ctx.func.calls if ctx.func is not None else [(c, x) for c, x in model.calls if x.func is None]
-        reducing = model._cache[key] = [(c, x) for c, x in siblings if _reduces_gradients(model, c, x)]
+        reducing = model._cache[key] = [(c, x) for c, x in siblings if reduces_gradients(model, c, x)]
     return any(other is not call and model.exclusive((call, ctx), (other, octx)) for other, octx in reducing)
-
-
-WORLD_SIZE_APIS = ("torch_xla.runtime.world_size", "torch_xla.core.xla_model.xrt_world_size",
-                   "torch.distributed.get_world_size")
-_WORLD_SIZE_NAMES = ("world_size", "num_replicas", "n_replicas", "num_devices", "n_devices", "nprocs")
-
-
-def _is_world_size(model, expr, ctx) -> bool:
-    """``xr.world_size()`` / ``xm.xrt_world_size()`` / ``dist.get_world_size()``, or a name
-    bound from one (a name that says it is the world size and cannot be seen counts too:
-    the branch is then the author's single-replica path)."""
-    if type(expr) is ast.Call:
-        return model.call_name(expr, ctx) in WORLD_SIZE_APIS
-    if type(expr) in (ast.Name, ast.Attribute):
-        values = model.values(expr, ctx)
-        if values:
-            return all(type(v) is ast.Call and model.call_name(v, c) in WORLD_SIZE_APIS for v, c in values)
-        ident = expr.id if type(expr) is ast.Name else expr.attr
-        return ident.lower() in _WORLD_SIZE_NAMES
-    return False
-
-
-_FLIP = {ast.Gt: ast.Lt, ast.Lt: ast.Gt, ast.GtE: ast.LtE, ast.LtE: ast.GtE, ast.Eq: ast.Eq, ast.NotEq: ast.NotEq}
-
-
-def _single_replica_branch(model, ctx) -> bool:
-    """Code that runs only with one replica: the ``else`` of ``if xr.world_size() > 1:``,
-    the body of ``if world_size == 1:`` (and after ``if world_size > 1: ...; continue``)."""
-    for frame in ctx.frames:
-        if not isinstance(frame, tuple):
-            continue
-        test, polarity = frame
-        while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
-            test, polarity = test.operand, not polarity
-        tests = test.values if polarity and type(test) is ast.BoolOp and type(test.op) is ast.And else [test]
-        for t in tests:
-            if type(t) is not ast.Compare or len(t.ops) != 1 or type(t.ops[0]) not in _FLIP:
-                continue
-            left, op, right = t.left, type(t.ops[0]), t.comparators[0]
-            if _is_world_size(model, right, ctx) and not _is_world_size(model, left, ctx):
-                left, right, op = right, left, _FLIP[op]
-            if not _is_world_size(model, left, ctx):
-                continue
-            n = model.const(right, ctx)
-            if type(n) is not int:
-                continue
-            # the set of world sizes (>= 1) for which the branch taken runs
-            holds = {ast.Gt: lambda w: w > n, ast.Lt: lambda w: w < n, ast.GtE: lambda w: w >= n,
-                     ast.LtE: lambda w: w <= n, ast.Eq: lambda w: w == n, ast.NotEq: lambda w: w != n}[op]
-            if not any(holds(w) == polarity for w in range(2, max(n, 2) + 2)):
-                return True  # no multi-replica world size takes this branch
-    return False
 
 
 def _covers_optimizer(model, reduction, rctx, step, sctx) -> bool:
@@ -425,124 +369,6 @@ def _overridden(model, func) -> bool:
             if func.name in cls.methods:
                 below.update(model.mro(cls)[1:])  # (in C: a chain of N overrides costs N steps)
     return func.cls in below
-
-
-_MAYBE_REDUCER = ("reduce", "all_reduce", "allreduce", "sync_grad", "average_grad", "grad_sync")
-#: collectives and the argument (keyword, position) holding what they reduce
-REDUCED_ARG = {
-    "torch_xla.core.xla_model.all_reduce": ("inputs", 1),
-    "torch_xla.core.xla_model.reduce_scatter": ("input", 1),
-    "torch.distributed.all_reduce": ("tensor", 0),
-    "torch.distributed.reduce_scatter": ("input_list", 1),
-}
-
-
-def _reduces_gradients(model, call, ctx) -> bool:
-    """``xm.reduce_gradients(opt)`` / ``xm.optimizer_step(opt)``, a collective over
-    gradients (``p.grad``, a list of them, a tensor built from them; what cannot be seen
-    counts too), a module helper that does one of those at any (bounded) depth, or an
-    imported non-torch helper whose name says it reduces (``allreduce_gradients(model)``:
-    unknown, so not a finding). What is reduced decides, never a variable's name: an
-    all-reduced grad norm reduces nothing."""
-    if _reduces_directly(model, call, ctx):
-        return True
-    if model.call_name(call, ctx) is not None:
-        return False
-    table = model._cache.get("reducing_funcs")
-    if table is None:
-        direct = {id(f): any(_reduces_directly(model, c, x) for c, x in f.calls) for f in model.functions}
-        table = model.closure_over_callers("reducing_funcs", direct)
-    return any(table.get(id(f)) for f in model.function_of(call.func, ctx))
-
-
-def _reduces_directly(model, call, ctx) -> bool:
-    q = model.call_name(call, ctx)
-    if q is None:
-        return False
-    if q in GRADIENT_REDUCERS or q == OPTIMIZER_STEP:  # optimizer_step reduces, then steps
-        return True
-    if q in REDUCED_ARG:
-        arg = model.kwarg(call, *REDUCED_ARG[q])
-        return arg is UNKNOWN or (arg is not None and _gradients(model, arg, ctx) is not False)
-    return not q.startswith(("torch.", "torch_xla.")) and any(w in q.rsplit(".", 1)[-1].lower() for w in _MAYBE_REDUCER)
-
-
-def _gradients(model, expr, ctx):
-    """Whether ``expr`` holds gradients: True (``p.grad``, ``[p.grad for p in ...]``,
-    ``torch.cat([p.grad.view(-1) ...])``, through names and module helpers' returns), False
-    (visibly something else: a loss, a norm from ``clip_grad_norm_``, a constant), None
-    (cannot be seen: a parameter, a loop variable, an unknown callable's result)."""
-    key = ("grads", id(expr))
-    if key in model._cache:
-        return model._cache[key]
-    model._cache[key] = None  # cycles: unknown
-    result = _gradients_uncached(model, expr, ctx)
-    model._cache[key] = result
-    return result
-
-
-def _combine(results):
-    results = list(results)
-    if True in results:
-        return True
-    return None if None in results else False
-
-
-def _gradients_uncached(model, expr, ctx, limit=64):
-    nodes = 0
-    for node in ast.walk(expr):
-        nodes += 1
-        if nodes > limit:
-            return None
-        if type(node) is ast.Attribute and node.attr == "grad":
-            return True
-    t = type(expr)
-    if t is ast.Constant:
-        return False
-    if t is ast.Name:
-        bindings = model.lookup(expr.id, ctx, getattr(expr, "lineno", None))
-        if not bindings or any(kind != "value" or b_ctx is None for _, kind, _, b_ctx in bindings):
-            return None
-        return _combine(_gradients(model, target, b_ctx) for _, _, target, b_ctx in bindings)
-    if t is ast.Attribute:
-        values = model.values(expr, ctx)
-        if values:
-            return _combine(_gradients(model, v, c) if v is not None and c is not None else None for v, c in values)
-        return _gradients(model, expr.value, ctx)  # outputs.loss: what the receiver holds
-    if t in (ast.List, ast.Tuple, ast.Set):
-        return _combine(_gradients(model, e, ctx) for e in expr.elts) if expr.elts else False
-    if t is ast.Starred:
-        return _gradients(model, expr.value, ctx)
-    if t is ast.BinOp:
-        return _combine([_gradients(model, expr.left, ctx), _gradients(model, expr.right, ctx)])
-    if t is ast.UnaryOp:
-        return _gradients(model, expr.operand, ctx)
-    if t is ast.Subscript:
-        return _gradients(model, expr.value, ctx)
-    if t is ast.Call:
-        args = [a for a in expr.args] + [k.value for k in expr.keywords]
-        inputs = [_gradients(model, a, ctx) for a in args]
-        if True in inputs:
-            return True
-        q = model.call_name(expr, ctx)
-        if q == "torch.autograd.grad":
-            return True
-        if q is not None:
-            return False if q.startswith(("torch.", "torch_xla.")) else None
-        funcs = model.function_of(expr.func, ctx)
-        if len(funcs) == 1 and funcs[0].returns:
-            return _combine(_gradients(model, v, c) for v, c in funcs[0].returns)
-        if funcs:
-            return None
-        f = expr.func
-        if type(f) is ast.Attribute:
-            return _gradients(model, f.value, ctx)  # loss.detach(): derived from the receiver
-        if type(f) is ast.Name:
-            bindings = model.lookup(f.id, ctx, None)
-            if bindings and all(kind in ("param", "value") for _, kind, _, _ in bindings):
-                return False  # model(x), criterion(out, y): a forward pass, given no gradients
-        return None
-    return None
 
 
 @rule

@@ -1,0 +1,465 @@
+"""Loaders: what a step loop draws its batches from (a plain DataLoader, a device loader,
+a parameter a caller fills), the ``DataLoader(...)`` calls that feed a step loop, the
+parameters unsynced step loops iterate unwrapped, and whether a loop's data can be seen at
+all (``range(n)``, tensors, ``xu.SampleGenerator``).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .scopes import Ctx, FunctionInfo, LoopInfo
+
+
+class Loaders:
+    """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
+
+    DATALOADER = "torch.utils.data.DataLoader"
+
+    DEVICE_LOADERS = ("torch_xla.distributed.parallel_loader.MpDeviceLoader",
+                      "torch_xla.distributed.parallel_loader.ParallelLoader.per_device_loader")
+
+    _BUILTIN_WRAPPERS = ("enumerate", "iter", "reversed")  # the loader is their first argument
+
+    def loader_kind(self, expr: ast.AST, ctx: Ctx, _depth: int = 0):
+        """What an iterated expression draws its batches from.
+
+        ``"plain"``: a ``torch.utils.data.DataLoader(...)``; ``"device"``: an XLA device
+        loader (``pl.MpDeviceLoader``, ``ParallelLoader(...).per_device_loader``), which
+        syncs per batch; ``("param", func, name)``: a parameter of a module function;
+        ``None``: anything else, or what cannot be seen.
+
+        Followed through names and ``self.`` attributes (every assignment must agree),
+        ``enumerate`` / ``iter`` / ``zip`` / ``itertools.islice`` / ``tqdm`` (a device loader
+        anywhere in a ``zip`` wins), module functions and methods returning a loader (a
+        parameter they return maps back to the call's argument), and tuple items
+        (``loader, sampler = make()``). Bounded to 8 levels; memoised per node.
+        """
+        key = ("lk", id(expr))
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = None  # a cycle resolves to unknown
+        result = self._loader_kind(expr, ctx, _depth) if _depth <= 8 else None
+        cache[key] = result
+        return result
+
+    @staticmethod
+    def _agree(kinds: list):
+        if not kinds or any(k is None for k in kinds):
+            return None
+        first = kinds[0]
+        return first if all(k == first for k in kinds) else None
+
+    def _loader_kind(self, expr, ctx, depth):
+        t = type(expr)
+        if t is ast.Call:
+            q = self.call_name(expr, ctx)
+            if q == self.DATALOADER:
+                return "plain"
+            f = expr.func
+            if q in self.DEVICE_LOADERS or (type(f) is ast.Attribute and f.attr == "per_device_loader"):
+                return "device"
+            inner = self._wrapped_iterables(expr, ctx, q)
+            if inner is not None:
+                kinds = [self.loader_kind(e, ctx, depth + 1) for e in inner]
+                if "device" in kinds:
+                    return "device"
+                if len(inner) > 1:  # zip(a, b): one plain loader is enough, unless a device loader syncs
+                    return "plain" if "plain" in kinds else None
+                return kinds[0] if kinds else None
+            if q is not None:
+                return None
+            funcs = self.function_of(f, ctx)
+            if len(funcs) == 1 and type(f) is ast.Name:  # a generator: what its loops draw (attributes.py)
+                kind = self.generator_loader_kind(expr, ctx, funcs[0], depth)
+                if kind is not False:
+                    return kind
+            if len(funcs) != 1 or not funcs[0].returns:
+                return None
+            func = funcs[0]
+            kinds = []
+            for value, vctx in func.returns:
+                kind = self.loader_kind(value, vctx, depth + 1)
+                if type(kind) is tuple and kind[1] is func:  # returns its parameter: the call's argument
+                    arg = self.argument_for(expr, ctx, func, kind[2])
+                    kind = self.loader_kind(arg, ctx, depth + 1) if isinstance(arg, ast.AST) else None
+                kinds.append(kind)
+            return self._agree(kinds)
+        if t is ast.Name:
+            bindings = self.read_bindings(expr, ctx)
+            if not bindings:
+                return None
+            kinds = []
+            for _, kind, target, b_ctx in bindings:
+                if kind == "param" and target is not None and ctx.func is target:
+                    kinds.append(("param", target, expr.id))
+                elif kind == "value" and b_ctx is not None:
+                    kinds.append(self.loader_kind(target, b_ctx, depth + 1))
+                elif kind == "item" and b_ctx is not None:
+                    item = self._tuple_item(target[0], target[1], b_ctx, depth)
+                    kinds.append(self.loader_kind(item[0], item[1], depth + 1) if item else None)
+                else:
+                    return None
+            return self._agree(kinds)
+        if t is ast.Attribute:
+            values = self.values(expr, ctx)
+            if values and all(v is not None and c is not None for v, c in values):
+                return self._agree([self.loader_kind(v, c, depth + 1) for v, c in values])
+        return None
+
+    def _wrapped_iterables(self, call: ast.Call, ctx: Ctx, q: str | None):
+        """The iterables a pass-through wrapper iterates (``enumerate(x)`` -> ``[x]``), or None."""
+        f = call.func
+        ident = f.id if type(f) is ast.Name else f.attr if type(f) is ast.Attribute else None
+        if ident is None:
+            return None
+        builtin = q is None and type(f) is ast.Name and self.lookup(ident, ctx, None) is None
+        if builtin and ident == "zip":
+            return [a for a in call.args if type(a) is not ast.Starred] or None
+        first = call.args[0] if call.args and type(call.args[0]) is not ast.Starred else None
+        if builtin and ident in self._BUILTIN_WRAPPERS \
+                or q in ("itertools.islice", "itertools.cycle") \
+                or (q is not None and q.split(".", 1)[0] == "tqdm" and q.rsplit(".", 1)[1] in ("tqdm", "tqdm_notebook")):
+            if first is None and ident == "tqdm":
+                first = self.kwarg(call, "iterable")
+            return [first] if isinstance(first, ast.AST) else None
+        return None
+
+    def _tuple_item(self, value: ast.AST, index: int, ctx: Ctx, depth: int):
+        """Item ``index`` of what ``value`` evaluates to: a tuple literal, directly, through a
+        name, or returned by a module function (every return must be a literal tuple)."""
+        todo = [(value, ctx)]
+        out = []
+        seen = 0
+        while todo:
+            e, c = todo.pop()
+            seen += 1
+            if seen > 16:
+                return None
+            if type(e) in (ast.Tuple, ast.List):
+                if index >= len(e.elts) or any(type(x) is ast.Starred for x in e.elts):
+                    return None
+                out.append((e.elts[index], c))
+            elif type(e) is ast.Name:
+                vals = self.values(e, c)
+                if not vals:
+                    return None
+                todo.extend(vals)
+            elif type(e) is ast.Call and self.call_name(e, c) is None:
+                funcs = self.function_of(e.func, c)
+                if len(funcs) != 1 or not funcs[0].returns:
+                    return None
+                todo.extend(funcs[0].returns)
+            else:
+                return None
+        return out[0] if len(out) == 1 else None
+
+    def loop_iterables(self, loop: LoopInfo) -> list[ast.AST]:
+        """What the loop draws batches from: the ``for`` iterable, and the iterators that
+        builtin ``next(it)`` / ``next(it, None)`` advances directly in its body or header
+        (``while (b := next(it, None)) is not None:``)."""
+        key = ("loopiters", id(loop))
+        if key in self._cache:
+            return self._cache[key]
+        out = []
+        node = loop.node
+        if type(node) in (ast.For, ast.AsyncFor):
+            out.append(node.iter)
+        for call, ctx in loop.own:  # directly in its body (or header), not in a nested loop
+            f = call.func
+            if type(f) is ast.Name and f.id == "next" and call.args \
+                    and type(call.args[0]) is not ast.Starred and self.lookup("next", ctx, None) is None:
+                out.append(call.args[0])
+        self._cache[key] = out
+        return out
+
+    def unsynced_loader_loops(self) -> list[tuple[LoopInfo, object]]:
+        """Step loops in XLA code with no per-step sync that draw batches from a plain
+        DataLoader (``(loop, "plain")``) or from a parameter of their function that no
+        device loader wraps (``(loop, ("param", func, name))``); evaluation loops and loops
+        over a device loader are left out."""
+        if "unsynced_loops" in self._cache:
+            return self._cache["unsynced_loops"]
+        out = []
+        for loop in self.loops if self.may_step() else ():
+            iterables = self.loop_iterables(loop)
+            if not iterables or not self.in_xla_code(loop.ctx):
+                continue
+            kinds = [self.loader_kind(e, loop.ctx) for e in iterables]
+            if "device" in kinds or not any(k == "plain" or type(k) is tuple for k in kinds):
+                continue
+            if not self.is_step_loop(loop) or self.loop_syncs(loop):
+                continue
+            found = "plain" if "plain" in kinds else next(k for k in kinds if type(k) is tuple)
+            out.append((loop, found))
+        self._cache["unsynced_loops"] = out
+        return out
+
+    def loader_params(self) -> dict[tuple[int, str], LoopInfo]:
+        """``(id(func), param) -> loop``: a parameter whose value some unsynced step loop
+        iterates unwrapped, in ``func`` itself or in a module function it passes the
+        parameter on to (followed :attr:`HELPER_DEPTH` levels up the callers)."""
+        if "loader_params" in self._cache:
+            return self._cache["loader_params"]
+        table: dict[tuple[int, str], LoopInfo] = {}
+        frontier = []
+        for loop, kind in self.unsynced_loader_loops():
+            if type(kind) is tuple and (id(kind[1]), kind[2]) not in table:
+                table[(id(kind[1]), kind[2])] = loop
+                frontier.append((kind[1], kind[2]))
+        level = 0
+        while frontier and level < self.HELPER_DEPTH:
+            level += 1
+            nxt = []
+            for callee, param in frontier:
+                for call, ctx in self.calls_of(callee):
+                    caller = ctx.func
+                    arg = self.argument_for(call, ctx, callee, param)
+                    if caller is None or not isinstance(arg, ast.AST):
+                        continue
+                    kind = self.loader_kind(arg, ctx)
+                    if type(kind) is tuple and (id(kind[1]), kind[2]) not in table:
+                        table[(id(kind[1]), kind[2])] = table[(id(callee), param)]
+                        nxt.append((kind[1], kind[2]))
+            frontier = nxt
+        self._cache["loader_params"] = table
+        return table
+
+    SAMPLE_GENERATORS = ("torch_xla.utils.utils.SampleGenerator",)
+
+    _KNOWN_BUILTINS = ("enumerate", "zip", "reversed", "iter", "sorted", "list", "tuple")
+
+    def iterable_seen(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> bool:
+        """True when ``expr`` visibly yields no device loader and no torch DataLoader:
+        ``range(n)``, literals, comprehensions over such, tensors from ``torch.*`` calls,
+        ``xu.SampleGenerator``, through names, ``self.`` attributes, builtin and
+        ``itertools`` / ``tqdm`` wrappers and module helpers' returns. A parameter, an
+        imported helper's result, a loop target or anything unseen is False (it may be an
+        ``MpDeviceLoader``). Memoised per node, bounded to 8 levels."""
+        key = ("seen_iter", id(expr))
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = False  # a cycle is unknown
+        result = _depth <= 8 and self._iterable_seen(expr, ctx, _depth)
+        cache[key] = result
+        return result
+
+    def _iterable_seen(self, expr, ctx, depth):
+        t = type(expr)
+        if t is ast.Constant:
+            return True
+        if t in (ast.List, ast.Tuple, ast.Set):
+            return all(self.iterable_seen(e, ctx, depth + 1) for e in expr.elts)
+        if t in (ast.ListComp, ast.GeneratorExp, ast.SetComp):
+            return all(self.iterable_seen(g.iter, ctx, depth + 1) for g in expr.generators)
+        if t is ast.Subscript:
+            return self.iterable_seen(expr.value, ctx, depth + 1)
+        if t is ast.Name:
+            bindings = self.read_bindings(expr, ctx)
+            if not bindings:
+                return False
+            return all(kind == "value" and b_ctx is not None and self.iterable_seen(target, b_ctx, depth + 1)
+                       for _, kind, target, b_ctx in bindings)
+        if t is ast.Attribute:
+            values = self.values(expr, ctx)
+            return bool(values) and all(v is not None and c is not None and self.iterable_seen(v, c, depth + 1)
+                                        for v, c in values)
+        if t is not ast.Call:
+            return False
+        args = [a.value if type(a) is ast.Starred else a for a in expr.args]
+        q = self.call_name(expr, ctx)
+        f = expr.func
+        if q is None and type(f) is ast.Name and self.lookup(f.id, ctx, None) is None:
+            if f.id in ("range", "len"):
+                return True
+            if f.id in ("enumerate", "iter", "reversed", "sorted", "list", "tuple"):
+                args = args[:1]
+            return f.id in self._KNOWN_BUILTINS and bool(args) and all(
+                self.iterable_seen(a, ctx, depth + 1) for a in args)
+        if q is not None:
+            if q in self.SAMPLE_GENERATORS:
+                return True
+            if q == self.DATALOADER or q.startswith(("torch_xla.", "torch.utils.data")):
+                return False  # a loader (plain or device), or an XLA utility
+            if q.startswith("torch.") or q.startswith("math."):
+                return True  # a tensor (torch.randn, torch.split, ...)
+            if q == "itertools.count":
+                return True
+            if q.startswith("itertools.") or q.split(".", 1)[0] == "tqdm":
+                if q in ("itertools.islice", "itertools.cycle") or q.split(".", 1)[0] == "tqdm":
+                    args = args[:1]
+                return bool(args) and all(self.iterable_seen(a, ctx, depth + 1) for a in args)
+        helper = self.project_helper(f, ctx)  # a generator of host tensors in another module
+        if helper is not None:
+            return helper.yields_seen
+        if q is not None:
+            return False
+        funcs = self.function_of(f, ctx)
+        if funcs:
+            return len(funcs) == 1 and bool(funcs[0].returns) and all(
+                self.iterable_seen(v, c, depth + 1) for v, c in funcs[0].returns)
+        if type(f) is ast.Attribute:  # x.split(4), t.chunk(2): what the receiver holds
+            return self.iterable_seen(f.value, ctx, depth + 1)
+        return False
+
+    PARALLEL_LOADER = "torch_xla.distributed.parallel_loader.ParallelLoader"
+
+    def loader_sources(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> list[tuple[ast.Call, Ctx]]:
+        """The ``DataLoader(...)`` calls an iterated expression draws its batches from, also
+        through a device loader wrapping one (``pl.MpDeviceLoader(loader, dev)``,
+        ``ParallelLoader(loader, [dev]).per_device_loader(dev)``), names, ``self.``
+        attributes, ``enumerate`` / ``zip`` / ``iter`` / ``islice`` / ``tqdm``, module
+        helpers' returns, tuple items and a function's parameter (the arguments its callers
+        in the module pass). What cannot be seen adds nothing. Memoised, 8 levels."""
+        return self._sources(expr, ctx, _depth, False)
+
+    def loader_origins(self, expr: ast.AST, ctx: Ctx) -> list[tuple[ast.Call, Ctx]]:
+        """The calls whose value an iterated expression draws from that the module cannot see
+        into, followed as :meth:`loader_sources` follows names, wrappers and helpers: a call of
+        another module's function (``build_dataloader(ds, 32)``, imported from a project
+        module) or of a name nothing in the module binds to a function. Project mode asks it
+        of the step loops (:meth:`step_loader_origins`) to tell another module that the loader
+        its function returns is trained on."""
+        return self._sources(expr, ctx, 0, True)
+
+    def _sources(self, expr, ctx, depth: int, opaque: bool) -> list:
+        key = ("lsrc", id(expr), opaque)
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = []  # cycles add nothing
+        result = self._loader_sources(expr, ctx, depth, opaque) if depth <= 8 else []
+        cache[key] = result
+        return result
+
+    def _loader_sources(self, expr, ctx, depth, opaque):
+        t = type(expr)
+        out: list = []
+        if t is ast.Call:
+            q = self.call_name(expr, ctx)
+            f = expr.func
+            if q == self.DATALOADER:
+                return [] if opaque else [(expr, ctx)]
+            if q in (self.DEVICE_LOADERS[0], self.PARALLEL_LOADER):
+                inner = self.kwarg(expr, "loader", 0)
+                return self._sources(inner, ctx, depth + 1, opaque) if isinstance(inner, ast.AST) else []
+            if type(f) is ast.Attribute and f.attr == "per_device_loader":
+                return self._sources(f.value, ctx, depth + 1, opaque)
+            inner = self._wrapped_iterables(expr, ctx, q)
+            if inner is not None:
+                for e in inner:
+                    out.extend(self._sources(e, ctx, depth + 1, opaque))
+                return out
+            if q is not None:
+                return [(expr, ctx)] if opaque else []
+            funcs = self.function_of(f, ctx)
+            if not funcs and opaque:
+                return [(expr, ctx)]
+            for func in funcs:
+                for value, vctx in func.returns:
+                    if type(value) is ast.Name:
+                        bindings = self.read_bindings(value, vctx)
+                        if bindings and any(kind == "param" and target is func for _, kind, target, _ in bindings):
+                            arg = self.argument_for(expr, ctx, func, value.id)
+                            if isinstance(arg, ast.AST):
+                                out.extend(self._sources(arg, ctx, depth + 1, opaque))
+                            continue
+                    out.extend(self._sources(value, vctx, depth + 1, opaque))
+            return out
+        if t is ast.Name:
+            bindings = self.read_bindings(expr, ctx) or ()
+            if len(bindings) == 1 and bindings[0][1] == "param" and bindings[0][2] is not None \
+                    and ctx.func is bindings[0][2]:  # the shared answer (step_loaders skips one seen)
+                return self._param_loader_sources(ctx.func, expr.id, depth, opaque)
+            for _, kind, target, b_ctx in bindings:
+                if kind == "value" and b_ctx is not None:
+                    out.extend(self._sources(target, b_ctx, depth + 1, opaque))
+                elif kind == "item" and b_ctx is not None:
+                    item = self._tuple_item(target[0], target[1], b_ctx, depth)
+                    if item:
+                        out.extend(self._sources(item[0], item[1], depth + 1, opaque))
+                elif kind == "param" and target is not None and ctx.func is target:
+                    out.extend(self._param_loader_sources(target, expr.id, depth, opaque))
+            return out
+        if t is ast.Attribute:
+            for v, c in self.values(expr, ctx) or ():
+                if v is not None and c is not None:
+                    out.extend(self._sources(v, c, depth + 1, opaque))
+        return out
+
+    def _param_loader_sources(self, func: FunctionInfo, name: str, depth: int, opaque: bool = False) -> list:
+        """:meth:`loader_sources` of what every call of ``func`` passes for ``name``, once per
+        (function, parameter, depth) however many loops iterate the parameter."""
+        key = ("lsrc_param", id(func), name, depth, opaque)
+        cache = self._cache
+        found = cache.get(key)
+        if found is None:
+            cache[key] = []  # cycles add nothing
+            found = []
+            for arg, _, cctx in self.passed_arguments(func, name):
+                if isinstance(arg, ast.AST):
+                    found.extend(self._sources(arg, cctx, depth + 1, opaque))
+            cache[key] = found
+        return found
+
+    def step_loader_origins(self) -> set[int]:
+        """ids of the calls (:meth:`loader_origins`) that the step loops of XLA code draw
+        their batches from and the module cannot see into (once per module)."""
+        found = self._cache.get("step_origins")
+        if found is None:
+            found = self._cache["step_origins"] = set()
+            for loop in self.loops if self.may_step() else ():
+                if self.in_xla_code(loop.ctx) and self.is_step_loop(loop):
+                    for e in self.loop_iterables(loop):
+                        found.update(id(c) for c, _ in self.loader_origins(e, loop.ctx))
+        return found
+
+    def step_loaders(self) -> list[tuple[ast.Call, Ctx]]:
+        """``DataLoader(...)`` calls (in source order, each once) feeding a training step
+        loop in XLA code."""
+        if "step_loaders" in self._cache:
+            return self._cache["step_loaders"]
+        seen: dict[int, tuple] = {}
+        followed: set[int] = set()  # ids of loader_sources answers (cached: alive, so ids stay unique)
+        for loop in self.loops if self.may_step() else ():
+            if not self.in_xla_code(loop.ctx) or not self.is_step_loop(loop):
+                continue
+            for e in self.loop_iterables(loop):
+                sources = self.loader_sources(e, loop.ctx)
+                if id(sources) in followed:
+                    continue  # another loop over the same parameter: the same list
+                followed.add(id(sources))
+                for call, c in sources:
+                    seen.setdefault(id(call), (call, c))
+        for call, c in self._project_step_loaders():
+            seen.setdefault(id(call), (call, c))
+        out = sorted(seen.values(), key=lambda p: (p[0].lineno, p[0].col_offset))
+        self._cache["step_loaders"] = out
+        return out
+
+    def _project_step_loaders(self) -> list:
+        """Project mode: the ``DataLoader(...)`` calls a module-level function returns when a
+        call of it in another project module feeds a training step loop there
+        (:attr:`~flake8_xla.project.callers.CallFacts.feeds_step`)."""
+        lookup = self.project_callers
+        if lookup is None:
+            return []
+        out = []
+        quals = None
+        for func in self.functions:
+            if func.cls is not None or func.ctx is None or func.ctx.func is not None or not func.returns:
+                continue
+            loaders = [pair for value, vctx in func.returns if vctx is not None
+                       for pair in self.loader_sources(value, vctx)]
+            if not loaders:
+                continue
+            quals = quals or self.function_quals()
+            try:
+                calls = lookup(quals[id(func)], partial=True)  # one caller that trains on it is enough
+            except (Exception, RecursionError):  # a project that cannot be read: unknown
+                calls = None
+            if calls and any(cf.feeds_step for cf in calls):
+                out.extend(loaders)
+        return out
