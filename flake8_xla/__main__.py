@@ -182,10 +182,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _option_value(args: argparse.Namespace, config: cfg.Config, name: str):
-    """The raw value of an engine option; ``xla-baseline`` set in a config file is a path
-    relative to that file's folder."""
+    """The raw value of an engine option. ``xla-baseline`` set in a config file is a path
+    relative to that file's folder: always in ``[tool.flake8-xla]``, and in ``[flake8]`` when
+    it has a ``/`` (flake8's ``normalize_path``, as the plugin reads it there). With
+    ``--write-baseline`` it is not read (the file may not exist yet)."""
     value, base = _pick(args, config, name)
-    if name == "xla-baseline" and isinstance(value, str) and value.strip() and getattr(args, "xla_baseline") is None:
+    if name != "xla-baseline":
+        return value
+    if args.write_baseline is not None:
+        return None
+    if isinstance(value, str) and value.strip() and args.xla_baseline is None:
+        if "[flake8]" in config.label(name):
+            from flake8.utils import normalize_path
+
+            return normalize_path(value.strip(), str(base))
         return str(base / value.strip())
     return value
 
@@ -236,8 +246,8 @@ def _main(argv: list[str] | None) -> int:
         )
         respect_gitignore = _pick(args, config, "respect-gitignore")[0]
         exit_zero = bool(_pick(args, config, "exit-zero")[0])
-        # --write-baseline records every finding, whatever baseline is configured
-        baseline = baseline_load(settings.baseline) if settings.baseline and args.write_baseline is None else None
+        # (none with --write-baseline: it records every finding, whatever baseline is configured)
+        baseline = baseline_load(settings.baseline) if settings.baseline else None
     except SettingsError as exc:
         parser.exit(2, f"flake8-xla: error: {exc}\n")
     paths = args.paths or ([STDIN] if args.stdin_filename else ["."])

@@ -97,7 +97,8 @@ def test_write_baseline_then_only_new_findings_are_reported(project, run):
     # the baseline from the configuration (relative to the file that sets it)
     (project / "pyproject.toml").write_text('[tool.flake8-xla]\nxla-baseline = "bl.json"\n')
     assert run(["train.py"], project / "pkg") == (1, f"train.py:11:12: {MSG101}\n", "")
-    # writing again records today's findings, whatever baseline is configured
+    # writing again records today's findings, whatever baseline is configured (even a missing one)
+    (project / "bl.json").unlink()
     assert run(["--write-baseline", "bl.json", "pkg"], project)[0] == 0
     assert '"count": 3' in (project / "bl.json").read_text()
     assert run(["pkg"], project) == (0, "", "")
@@ -143,6 +144,7 @@ def test_flake8_and_pylint_honour_the_baseline(project, run):
     proc = subprocess.run([sys.executable, "-m", "flake8", "--select=XLA", "train.py"], capture_output=True,
                           text=True, cwd=project / "pkg", timeout=120)
     assert (proc.returncode, proc.stdout, proc.stderr) == (1, f"train.py:10:12: {MSG101}\n", "")
+    assert run(["train.py"], project / "pkg") == (1, f"train.py:10:12: {MSG101}\n", "")  # the CLI reads it so too
     pylint = [sys.executable, "-m", "pylint", "--load-plugins=flake8_xla.pylint_plugin", "--disable=all",
               "--enable=xla", "--persistent=n", "--score=n", "--msg-template={line} {msg_id} {msg}",
               "--xla-baseline=bl.json", "pkg/train.py"]

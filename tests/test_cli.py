@@ -45,6 +45,7 @@ def write(base: Path, files: dict[str, str]) -> None:
         path.write_text(text)
 
 
+@pytest.mark.slow  # whole repository through both tools (~10 s): keeps the default run under its budget
 def test_repository_root_same_as_flake8():
     """In this repository's root the CLI reads the project's [flake8] exclusions: the same
     findings as flake8 (the rule fixtures and handed cases are excluded there)."""
