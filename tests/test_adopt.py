@@ -233,6 +233,10 @@ def test_add_noqa_text_in_a_multiline_call():
     text = "f(a,\n  b)\nx = 1 + \\\n  2\n"
     assert add_noqa_text(text, [(1, "XLA101"), (3, "XLA805")]) == (
         "f(a,  # noqa: XLA101\n  b)\nx = 1 + \\\n  2  # noqa: XLA805\n", 2)
+    # a `# noqa` flake8 reads inside a string: the string is never edited, the line left alone
+    text = 's = DDP(m, "# noqa: E501")\nt = DDP(m, "#")  # noqa: E501\n'
+    assert add_noqa_text(text, [(1, "XLA101"), (2, "XLA101")]) == (
+        's = DDP(m, "# noqa: E501")\nt = DDP(m, "#")  # noqa: E501, XLA101\n', 1)
 
 
 # --- --statistics and --show-fixes ------------------------------------------------------

@@ -27,23 +27,27 @@ from ..registry import all_rules
 from .files import Result
 
 
-def comment_lines(text: str) -> dict[int, int]:
-    """For each line of ``text`` (1-based) that tokens cover, the line whose end can hold the
-    comment flake8 reads for it: the last line of the span between two ``NEWLINE`` / ``NL``
-    tokens (flake8's ``FileProcessor._noqa_line_mapping``). Raises :class:`SyntaxError` or
+def comment_lines(text: str) -> tuple[dict[int, int], dict[int, int]]:
+    """(``mapping``, ``comments``) of ``text``: for each line (1-based) that tokens cover, the
+    line whose end can hold the comment flake8 reads for it -- the last line of the span
+    between two ``NEWLINE`` / ``NL`` tokens (flake8's ``FileProcessor._noqa_line_mapping``) --
+    and the column where each line's comment starts. Raises :class:`SyntaxError` or
     :class:`tokenize.TokenError` when the text does not tokenize."""
     lines = universal_lines(text)
     mapping: dict[int, int] = {}
+    comments: dict[int, int] = {}
     low, high = len(lines) + 2, -1
     for tok in tokenize.generate_tokens(io.StringIO("".join(lines)).readline):
         if tok.type in (tokenize.ENDMARKER, tokenize.DEDENT):
             continue
+        if tok.type == tokenize.COMMENT:
+            comments[tok.start[0]] = tok.start[1]
         low, high = min(low, tok.start[0]), max(high, tok.end[0])
         if tok.type in (tokenize.NL, tokenize.NEWLINE):
             for n in range(low, high + 1):
                 mapping[n] = high
             low, high = len(lines) + 2, -1
-    return mapping
+    return mapping, comments
 
 
 def _ending(line: str) -> tuple[str, str]:
@@ -53,14 +57,23 @@ def _ending(line: str) -> tuple[str, str]:
     return line, ""
 
 
-def add_to_line(line: str, codes: list[str]) -> str | None:
+#: ``add_to_line(comment=ANY)``: the line's comment is not known (a match anywhere counts)
+ANY = -1
+
+
+def add_to_line(line: str, codes: list[str], comment: int | None = ANY) -> str | None:
     """``line`` (with its line end) with ``codes`` in its ``# noqa`` comment: appended as
     ``  # noqa: A, B``, or merged into an existing ``# noqa: X`` (codes it already names are
-    not repeated). ``None`` when nothing changes: a bare ``# noqa`` is there, or every code is."""
+    not repeated). ``comment``: the column where the line's comment starts (``None``: the line
+    has none; :data:`ANY`: not known). ``None`` when nothing changes: a bare ``# noqa`` is
+    there, every code is, or flake8 would read a ``# noqa`` before the comment (inside a
+    string: the line is left alone rather than the string edited)."""
     from flake8.defaults import NOQA_INLINE_REGEXP
 
     body, end = _ending(line)
     match = NOQA_INLINE_REGEXP.search(body)
+    if match is not None and comment != ANY and (comment is None or match.start() < comment):
+        return None  # `s = "# noqa: E501"`: flake8 reads the string; never edit a string
     if match is None:
         return body.rstrip(" \t") + "  # noqa: " + ", ".join(codes) + end
     if match.group("codes") is None:
@@ -80,7 +93,7 @@ def add_noqa_text(text: str, findings: list[tuple[int, str]]) -> tuple[str, int]
     """``text`` with ``# noqa`` codes added for ``findings`` ((line, code), 1-based lines), and
     how many lines changed. Raises :class:`SyntaxError` / :class:`tokenize.TokenError` when
     the text does not tokenize."""
-    where = comment_lines(text)
+    where, comments = comment_lines(text)
     wanted: dict[int, list[str]] = {}
     for line, code in findings:
         target = where.get(line, line)
@@ -92,7 +105,7 @@ def add_noqa_text(text: str, findings: list[tuple[int, str]]) -> tuple[str, int]
     for target in sorted(wanted):
         if not 1 <= target <= len(lines):
             continue
-        new = add_to_line(lines[target - 1], sorted(wanted[target]))
+        new = add_to_line(lines[target - 1], sorted(wanted[target]), comments.get(target))
         if new is not None:
             lines[target - 1] = new
             changed += 1
