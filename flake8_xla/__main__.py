@@ -11,9 +11,17 @@ to lint it), as Ruff does.
 
 ``flake8-xla rule XLA101`` prints a rule's page; ``flake8-xla --list-rules`` lists them.
 
-Exit status: 0 no findings (or ``--exit-zero``), 1 findings (a file that does not parse
-counts, as ``E999``), 2 usage error (bad option or config value, missing path) or a file
-``--fix`` could not write (after the report of what remains).
+Adopting it on existing code: ``--write-baseline FILE`` records today's findings and
+``--baseline FILE`` (option ``xla-baseline``, also in the config files and the plugins)
+reports only new ones (:mod:`flake8_xla.baseline`); ``--add-noqa`` marks each finding's line
+with ``# noqa: XLAnnn`` instead (:mod:`flake8_xla.cli.noqa`). ``--statistics`` counts the
+findings per code after the report, as flake8's.
+
+Exit status: 0 no findings (or ``--exit-zero``; ``--write-baseline`` and ``--add-noqa`` exit 0
+when they wrote what they had to), 1 findings (a file that does not parse counts, as
+``E999``), 2 usage error (bad option or config value, missing path) or a file ``--fix`` or
+``--add-noqa`` could not write (after the report of what remains), or a baseline that could
+not be written.
 """
 
 from __future__ import annotations
@@ -25,6 +33,9 @@ import sys
 from pathlib import Path
 
 from . import __version__, fix
+from .baseline import dumps as baseline_bytes
+from .baseline import entries as baseline_entries
+from .baseline import load as baseline_load
 from .cli import config as cfg
 from .cli.files import DEFAULT_EXCLUDE, STDIN, Walker, lint, read_stdin
 from .cli.output import FORMATS, WRITERS, level, rule_page, rule_url
@@ -60,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "against exclude and per-file-ignores")
     group = parser.add_argument_group("the rules")
     for opt in OPTIONS:
-        group.add_argument(f"--{opt.name}", dest=opt.name.replace("-", "_"), metavar=opt.metavar, help=opt.help)
+        flags = [f"--{opt.name}"] + (["--baseline"] if opt.name == "xla-baseline" else [])
+        group.add_argument(*flags, dest=opt.name.replace("-", "_"), metavar=opt.metavar, help=opt.help)
     group = parser.add_argument_group("output and configuration")
     group.add_argument("--format", choices=FORMATS, help="output format (default: default)")
     group.add_argument("--exit-zero", action="store_true", default=None, help="exit 0 even when there are findings")
@@ -68,6 +80,16 @@ def build_parser() -> argparse.ArgumentParser:
                        help="read only this file: a .toml file's [tool.flake8-xla], any other file's [flake8]")
     group.add_argument("--isolated", action="store_true", help="read no configuration file")
     group.add_argument("--list-rules", action="store_true", help="list every rule and exit")
+    group.add_argument("--statistics", action="store_true",
+                       help="after the findings, count them per code (as flake8's; on stderr with "
+                            "--format=json or sarif)")
+    group = parser.add_argument_group("adopting it on existing code")
+    group.add_argument("--write-baseline", type=Path, metavar="FILE",
+                       help="record today's findings in FILE (JSON) and exit 0; then --baseline FILE "
+                            "reports only new ones")
+    group.add_argument("--add-noqa", action="store_true",
+                       help="append `# noqa: XLAnnn` to each finding's line (merged into an existing "
+                            "`# noqa: ...`) and exit 0")
     parser.add_argument("--version", action="version", version=f"flake8-xla {__version__}")
     fix.add_arguments(parser)
     return parser
@@ -97,12 +119,14 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def list_rules(fmt: str, out) -> int:
+def list_rules(fmt: str, out, settings=None) -> int:
+    """Every rule, one line each (``json``: a list of objects; ``url`` is null unless
+    ``xla-docs-url`` is configured). Returns 0."""
     rules = all_rules()
     if fmt == "json":
         json.dump([{"code": code, "name": cls.name, "severity": level(code), "message": cls.message,
                     "fix": cls.fix, "versions": cls.versions, "hint": bool(getattr(cls, "hint", False)),
-                    "url": rule_url(code)} for code, cls in sorted(rules.items())], out, indent=2)
+                    "url": rule_url(code, settings)} for code, cls in sorted(rules.items())], out, indent=2)
         out.write("\n")
         return 0
     width = max(len(cls.name) for cls in rules.values())
@@ -112,11 +136,23 @@ def list_rules(fmt: str, out) -> int:
 
 
 def rule_main(argv: list[str]) -> int:
-    """``flake8-xla rule CODE...``: each rule's page (markdown, as ``docs/rules/CODE.md``)."""
+    """``flake8-xla rule CODE...``: each rule's page (markdown, as ``docs/rules/CODE.md``),
+    followed by ``Docs: URL`` when ``xla-docs-url`` is configured (option or config file).
+    Exit 0, or 2 for an unknown rule or a configuration that cannot be used."""
     parser = _Parser(prog="flake8-xla rule", description="Print the page of a rule (as `ruff rule`).")
     parser.add_argument("codes", nargs="*", metavar="CODE", help="a code (XLA101) or a rule name")
     parser.add_argument("--all", action="store_true", help="every rule's page")
+    parser.add_argument("--xla-docs-url", dest="xla_docs_url", metavar="URL",
+                        help="the rule pages' URL template ({code}, {name}): print the page's URL too")
+    parser.add_argument("--config", type=Path, metavar="FILE", help="read only this configuration file")
+    parser.add_argument("--isolated", action="store_true", help="read no configuration file")
     args = parser.parse_args(argv)
+    try:
+        config = cfg.load(args.config, isolated=args.isolated)
+        settings = from_options({"xla-docs-url": _pick(args, config, "xla-docs-url")[0]},
+                                {"xla-docs-url": _label(args, config, "xla-docs-url")})
+    except SettingsError as exc:
+        parser.exit(2, f"flake8-xla rule: error: {exc}\n")
     rules = all_rules()
     by_name = {cls.name: code for code, cls in rules.items()}
     codes = sorted(rules) if args.all else []
@@ -127,7 +163,10 @@ def rule_main(argv: list[str]) -> int:
         codes.append(code)
     if not codes:
         parser.exit(2, "flake8-xla rule: error: name a rule (XLA101) or pass --all\n")
-    pages = [rule_page(code).rstrip("\n") + f"\n\nDocs: {rule_url(code)}\n" for code in codes]
+    pages = []
+    for code in codes:
+        url = rule_url(code, settings)
+        pages.append(rule_page(code).rstrip("\n") + (f"\n\nDocs: {url}" if url else "") + "\n")
     sys.stdout.write("\n".join(pages))
     return 0
 
@@ -142,22 +181,58 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def _option_value(args: argparse.Namespace, config: cfg.Config, name: str):
+    """The raw value of an engine option. ``xla-baseline`` set in a config file is a path
+    relative to that file's folder: always in ``[tool.flake8-xla]``, and in ``[flake8]`` when
+    it has a ``/`` (flake8's ``normalize_path``, as the plugin reads it there). With
+    ``--write-baseline`` it is not read (the file may not exist yet)."""
+    value, base = _pick(args, config, name)
+    if name != "xla-baseline":
+        return value
+    if args.write_baseline is not None:
+        return None
+    if isinstance(value, str) and value.strip() and args.xla_baseline is None:
+        if "[flake8]" in config.label(name):
+            from flake8.utils import normalize_path
+
+            return normalize_path(value.strip(), str(base))
+        return str(base / value.strip())
+    return value
+
+
+def statistics(results: list, out) -> None:
+    """flake8's ``--statistics``: per code (sorted), the count and the message of its first
+    finding (files in name order), as ``COUNT CODE MESSAGE`` with the count padded to 5."""
+    first: dict[str, tuple] = {}
+    counts: dict[str, int] = {}
+    for r in sorted(results, key=lambda r: (r.path, r.line, r.col)):
+        counts[r.code] = counts.get(r.code, 0) + 1
+        first.setdefault(r.code, r.message)
+    for code in sorted(counts):
+        out.write(f"{counts[code]:<5} {code} {first[code]}\n")
+
+
 def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["rule"]:
         return rule_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
+    for flag, given in (("--add-noqa", args.add_noqa), ("--write-baseline", args.write_baseline is not None)):
+        if given and fix.requested(args):
+            parser.exit(2, f"flake8-xla: error: {flag} cannot be combined with --fix or --diff\n")
+    if args.add_noqa and args.write_baseline is not None:
+        parser.exit(2, "flake8-xla: error: choose one of --add-noqa and --write-baseline\n")
     try:
         config = cfg.load(args.config, isolated=args.isolated)
-        settings = from_options({opt.name: _pick(args, config, opt.name)[0] for opt in OPTIONS},
+        settings = from_options({opt.name: _option_value(args, config, opt.name) for opt in OPTIONS},
                                 {opt.name: _label(args, config, opt.name) for opt in OPTIONS})
         fmt = _pick(args, config, "format")[0] or "default"
         if fmt not in FORMATS:
             raise SettingsError(f"{_label(args, config, 'format')}: invalid value {fmt!r} "
                                 f"(choose from {', '.join(map(repr, FORMATS))})")
         if args.list_rules:
-            return list_rules(fmt, sys.stdout)
+            return list_rules(fmt, sys.stdout, settings)
         exclude_value, exclude_base = _pick(args, config, "exclude")
         exclude = cfg.as_patterns(exclude_value, exclude_base) if exclude_value is not None else list(DEFAULT_EXCLUDE)
         exclude += cfg.as_patterns(*_pick(args, config, "extend-exclude"))
@@ -171,13 +246,22 @@ def _main(argv: list[str] | None) -> int:
         )
         respect_gitignore = _pick(args, config, "respect-gitignore")[0]
         exit_zero = bool(_pick(args, config, "exit-zero")[0])
+        # (none with --write-baseline: it records every finding, whatever baseline is configured)
+        baseline = baseline_load(settings.baseline) if settings.baseline else None
     except SettingsError as exc:
         parser.exit(2, f"flake8-xla: error: {exc}\n")
     paths = args.paths or ([STDIN] if args.stdin_filename else ["."])
     missing = [p for p in paths if p != STDIN and not Path(p).exists()]
     if missing:
         parser.exit(2, f"flake8-xla: error: no such file or folder: {', '.join(missing)}\n")
+    if args.add_noqa and STDIN in paths:
+        parser.exit(2, "flake8-xla: error: --add-noqa edits files: it cannot read standard input (-)\n")
     walker = Walker(exclude, respect_gitignore=respect_gitignore is not False)
+
+    def reported(display: str, found: list) -> list:
+        kept = [r for r in found if selector.reported(display, r.code)]
+        return baseline.new(display, kept, lambda r: r.text) if baseline is not None else kept
+
     not_written = 0
     if fix.requested(args):  # --fix rewrites the files, then the lint below reports what remains
         if args.fix and STDIN in paths and len(paths) > 1:
@@ -194,9 +278,10 @@ def _main(argv: list[str] | None) -> int:
             return outcome.status
         if outcome.stdin_text is not None:  # stdout holds the fixed text: what remains goes to stderr
             display = args.stdin_filename or "stdin"
-            found = lint(display, settings, universal_lines(outcome.stdin_text))
-            results = [r for r in found if selector.reported(display, r.code)]
+            results = reported(display, lint(display, settings, universal_lines(outcome.stdin_text)))
             WRITERS[fmt](results, sys.stderr, settings)
+            if args.statistics:
+                statistics(results, sys.stderr)
             return 1 if results and not exit_zero else 0
         not_written = outcome.not_written
     results = []
@@ -207,15 +292,46 @@ def _main(argv: list[str] | None) -> int:
         else:
             display = path
             found = lint(path, settings)
-        results.extend(r for r in found if selector.reported(display, r.code))
+        results.extend(reported(display, found))
+    if args.write_baseline is not None:
+        return _write_baseline(args.write_baseline, results)
+    if args.add_noqa:
+        from .cli.noqa import add_noqa
+
+        lines_changed, files, failed = add_noqa(results, sys.stderr)
+        sys.stderr.write(f"flake8-xla: added noqa codes to {_count(lines_changed, 'line')} in "
+                         f"{_count(files, 'file')}" + (f", {_count(failed, 'file')} not written" if failed else "")
+                         + "\n")
+        return 2 if failed else 0
     try:
         WRITERS[fmt](results, sys.stdout, settings)
+        if args.statistics:
+            statistics(results, sys.stdout if fmt in ("default", "github") else sys.stderr)
         sys.stdout.flush()
     except BrokenPipeError:  # `flake8-xla | head`: the reader left; no traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     if not_written:  # --fix could not write a file (its line is on stderr)
         return 2
     return 1 if results and not exit_zero else 0
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _write_baseline(file: Path, results: list) -> int:
+    """``--write-baseline FILE``: record ``results`` there (:mod:`flake8_xla.baseline`); 0, or
+    2 with one line on stderr when the file cannot be written."""
+    document = baseline_entries(file, ((r.path, r.code, r.text) for r in results))
+    try:
+        fix.write_file(file, baseline_bytes(document))
+    except (fix.NotFixed, OSError) as exc:
+        why = str(exc) if isinstance(exc, fix.NotFixed) else (exc.strerror or str(exc))
+        sys.stderr.write(f"flake8-xla: error: cannot write the baseline {file}: {why}\n")
+        return 2
+    recorded = sum(entry["count"] for entry in document["findings"])
+    sys.stderr.write(f"flake8-xla: recorded {_count(recorded, 'finding')} in {file}\n")
+    return 0
 
 
 if __name__ == "__main__":

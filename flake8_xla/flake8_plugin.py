@@ -4,8 +4,11 @@ flake8 parses each file once and hands the tree to this plugin; the plugin runs 
 engine and yields ``(line, col0, "XLA### message", type)``. noqa, select and ignore are
 flake8's job; the hint-level rules are in flake8's default-ignore list (as bugbear's B9),
 so they report only once XLA is selected explicitly. Options ``--xla-scope``,
-``--xla-version``, ``--xla-reducing-calls``, ``--xla-launchers`` and ``--xla-project`` are also read from
-``setup.cfg`` / ``tox.ini`` / ``.flake8`` (``xla-scope = always``).
+``--xla-version``, ``--xla-reducing-calls``, ``--xla-launchers``, ``--xla-project`` and ``--xla-baseline``
+are also read from ``setup.cfg`` / ``tox.ini`` / ``.flake8`` (``xla-scope = always``). With
+``--xla-baseline FILE`` (written by ``flake8-xla --write-baseline FILE``) the findings the
+baseline records are not reported (:mod:`flake8_xla.baseline`); a path with a ``/`` in a
+config file is relative to that file, as flake8 resolves ``exclude``.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import sys
 from typing import Iterator, Sequence
 
 from . import __version__
+from .baseline import filter_lines
 from .engine import run
 from .registry import hint_codes
 from .settings import OPTIONS, SCOPES, Settings, SettingsError, from_options
@@ -40,6 +44,7 @@ class Plugin:
                 default=opt.default,
                 parse_from_config=True,
                 comma_separated_list=opt.multiple,
+                normalize_paths=opt.name == "xla-baseline",
                 metavar=opt.metavar,
                 help=opt.help,
             )
@@ -59,7 +64,14 @@ class Plugin:
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         # flake8 names stdin "stdin" (or --stdin-display-name): no file there, so no project
-        for f in run(self.tree, self.settings, self.lines, filename=self.filename):
+        found = run(self.tree, self.settings, self.lines, filename=self.filename)
+        if self.settings.baseline:
+            try:
+                found = filter_lines(self.settings, self.filename, found, self.lines)
+            except SettingsError as exc:  # the file changed or went away since the run began
+                sys.stderr.write(f"flake8: error: {exc}\n")
+                raise SystemExit(2) from None
+        for f in found:
             yield f.line, f.col, f.text, type(self)
 
 

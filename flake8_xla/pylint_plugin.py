@@ -9,8 +9,9 @@ greppable in both tools. A rule whose severity follows ``--xla-version``
 and ``C7602`` ``xm-save-under-rank-guard-convention``, the one for the target release used.
 ``XLA000`` (a rule failed on the file) is ``F7000``.
 
-Options ``xla-scope``, ``xla-version``, ``xla-reducing-calls`` and ``xla-launchers``
-(command line, pylintrc, or ``[tool.pylint.xla]`` in pyproject.toml). Hint-level rules
+Options ``xla-scope``, ``xla-version``, ``xla-reducing-calls``, ``xla-launchers``, ``xla-docs-url``,
+``xla-project`` and ``xla-baseline`` (command line, pylintrc, or ``[tool.pylint.xla]`` in
+pyproject.toml); with ``xla-baseline`` the findings the baseline file records are not reported. Hint-level rules
 are disabled by default (``default_enabled=False``) and come on with ``--enable=xla``
 (the checker) or their own name, as flake8 turns them on when XLA is selected. The module's source is parsed with ``ast`` and
 run through the same engine as the flake8 plugin; astroid inference is not used.
@@ -25,8 +26,10 @@ import warnings
 from pylint.checkers import BaseRawFileChecker
 from pylint.constants import WarningScope
 
+from .baseline import filter_lines
 from .engine import run
-from .registry import all_rules, doc_url
+from .lines import universal_lines
+from .registry import all_rules
 from .settings import OPTIONS, Settings, SettingsError, from_options
 
 INTERNAL_ERROR_ID = "F7000"
@@ -56,7 +59,7 @@ def _messages(family: str) -> dict[str, tuple]:
                 msgs[message_id(code, letter)] = (
                     f"{code} %s",
                     cls.name if letter == cls.severity else f"{cls.name}-{_LETTER_WORDS[letter]}",
-                    f"{cls.message}; {cls.fix}. See {doc_url(code)}",
+                    f"{cls.message}; {cls.fix}. `flake8-xla rule {code}` explains it.",
                     {**_LINE, "default_enabled": False} if cls.hint else _LINE,
                 )
     return msgs
@@ -95,7 +98,14 @@ def _module_findings(linter, node) -> list:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         findings = []  # pylint reports the syntax error itself
     else:
-        findings = run(tree, _settings(linter.config), source, filename=node.file or None)
+        settings = _settings(linter.config)
+        findings = run(tree, settings, source, filename=node.file or None)
+        if settings.baseline and node.file:
+            try:
+                findings = filter_lines(settings, node.file, findings, universal_lines(source))
+            except SettingsError as exc:  # the file changed or went away since the run began
+                sys.stderr.write(f"pylint: error: {exc}\n")
+                raise SystemExit(USAGE_ERROR) from None
     linter._flake8_xla_findings = (node, findings)
     return findings
 

@@ -131,12 +131,14 @@ def hint_codes() -> list[str]:
     return sorted(code for code, cls in all_rules().items() if cls.hint)
 
 
-def doc_url(code: str, settings: Settings | None = None) -> str:
-    """The stable URL of a rule's page: ``settings.docs_url`` with ``{code}`` (``XLA101``)
-    and ``{name}`` (``ddp-without-gradient-as-bucket-view``) filled in. A fork sets
-    ``docs_url`` to where it hosts the pages; ``XLA000`` and unknown codes get the index
-    (``{code}`` = ``index``)."""
+def doc_url(code: str, settings: Settings | None = None) -> str | None:
+    """The URL of a rule's page: ``settings.docs_url`` (``xla-docs-url``, where the user hosts
+    the pages) with ``{code}`` (``XLA101``) and ``{name}`` (``ddp-without-gradient-as-bucket-view``)
+    filled in; ``XLA000`` and unknown codes get the index (``{code}`` = ``index``). ``None``
+    when no template is configured (the default: the project has no public home to link to)."""
     template = (settings or Settings()).docs_url
+    if template is None:
+        return None
     cls = all_rules().get(code)
     return fill_docs_url(template, code if cls else "index", cls.name if cls else "index")
 

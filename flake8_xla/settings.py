@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import string
+import sys
 from typing import Callable, Mapping
 
 #: torch_xla releases the rules know, oldest first. The last one is the default target.
@@ -17,10 +18,10 @@ KNOWN_VERSIONS: tuple[tuple[int, int], ...] = tuple((2, minor) for minor in rang
 NEWEST_VERSION = KNOWN_VERSIONS[-1]
 SCOPES = ("auto", "always")
 PROJECT_MODES = ("on", "off")
-#: where this repository is hosted (one place: the docs URL, and the docs, follow it)
-PROJECT_URL = "https://github.com/OWNER/flake8-xla"
-#: the rule pages' URL template: ``{code}`` is ``XLA101``, ``{name}`` the rule's name
-DEFAULT_DOCS_URL = PROJECT_URL + "/blob/main/docs/rules/{code}.md"
+#: the rule pages' URL template when none is configured: none. Until the project has a public
+#: home, no URL is made up: a rule's page is ``flake8-xla rule XLA101`` (and SARIF's help text),
+#: and the URLs appear only where the user sets ``xla-docs-url``
+DEFAULT_DOCS_URL: str | None = None
 #: the fields a docs URL template may name
 DOCS_URL_FIELDS = ("code", "name")
 
@@ -42,10 +43,12 @@ class Settings:
         launchers: in-house launch wrappers whose first argument (or ``fn=``) is the
             launched function (``xla-launchers``), like ``torch_xla.launch``.
         docs_url: the rule pages' URL template (``{code}``, ``{name}``), see
-            :func:`flake8_xla.registry.doc_url`; one :func:`parse_docs_url` refuses raises
-            :class:`SettingsError`.
+            :func:`flake8_xla.registry.doc_url`, or ``None`` (the default: no URLs); one
+            :func:`parse_docs_url` refuses raises :class:`SettingsError`.
         project: ``"on"`` (project mode: read the source of the linted file's project
             modules, parse only) or ``"off"`` (each file alone), option ``xla-project``.
+        baseline: the baseline file (option ``xla-baseline``, see :mod:`flake8_xla.baseline`)
+            whose findings the hosts do not report, or ``None``; the engine does not read it.
 
     ``reducing_calls`` and ``launchers`` hold dotted names: ``mylib.dist.sync_grads``
     matches a call whose name resolves (through imports) to it; a name without a dot,
@@ -57,12 +60,13 @@ class Settings:
     target_version: tuple[int, int] = NEWEST_VERSION
     reducing_calls: tuple[str, ...] = ()
     launchers: tuple[str, ...] = ()
-    docs_url: str = DEFAULT_DOCS_URL
+    docs_url: str | None = DEFAULT_DOCS_URL
     project: str = "on"
+    baseline: str | None = None
 
     def __post_init__(self) -> None:
         # a template the rule URLs cannot be made from fails here, not at the first finding
-        if self.docs_url != DEFAULT_DOCS_URL:
+        if self.docs_url is not None:
             parse_docs_url(self.docs_url, "docs_url")
 
     @property
@@ -103,18 +107,34 @@ def parse_project(value: object, option: str = "--xla-project") -> str:
     return _choice(value, option, PROJECT_MODES)
 
 
+#: the newer-than-known releases already warned about in this process (each is said once)
+_WARNED_NEWER: set[str] = set()
+
+
 def parse_version(value: object, option: str = "--xla-version") -> tuple[int, int]:
     """Parse ``"X.Y"`` (also ``2.9.1``, ``v2.9``) into a known torch_xla release; raise
-    :class:`SettingsError` otherwise. A TOML float is refused: ``2.10`` would read as 2.1."""
+    :class:`SettingsError` otherwise. A TOML float is refused: ``2.10`` would read as 2.1.
+
+    A release newer than the tables (``2.10`` on the day it ships) is not an error: one
+    warning on stderr per value and process (``warning: option --xla-version: torch_xla 2.10 is newer
+    than the rules know (2.0 to 2.9); linting for 2.9``), and the newest known release is
+    returned. One older than the oldest known stays an error."""
     if isinstance(value, float):
         raise SettingsError(f"{_label(option)}: invalid value {value!r} (write the release as a string, e.g. \"2.7\")")
     text = _text(value)
     match = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?", text)
     version = (int(match.group(1)), int(match.group(2))) if match else None
+    if version is not None and version > NEWEST_VERSION:
+        if text not in _WARNED_NEWER:
+            _WARNED_NEWER.add(text)
+            sys.stderr.write(f"warning: {_label(option)}: torch_xla {text} is newer than the rules know "
+                             f"({version_str(KNOWN_VERSIONS[0])} to {version_str(NEWEST_VERSION)}); "
+                             f"linting for {version_str(NEWEST_VERSION)}\n")
+        return NEWEST_VERSION
     if version not in KNOWN_VERSIONS:
         raise SettingsError(
-            f"{_label(option)}: invalid value {text!r} (choose a torch_xla release from "
-            f"{version_str(KNOWN_VERSIONS[0])} to {version_str(NEWEST_VERSION)}, e.g. 2.7)"
+            f"{_label(option)}: invalid value {text!r} (choose a torch_xla release, "
+            f"{version_str(KNOWN_VERSIONS[0])} or newer, e.g. 2.7)"
         )
     return version
 
@@ -144,20 +164,30 @@ OPTIONS: tuple[Option, ...] = (
            "auto (default): XLA-context rules only in modules that import torch_xla; "
            "always: treat every module as XLA code (porting a CUDA script)."),
     Option("xla-version", "target_version", parse_version, version_str(NEWEST_VERSION), "X.Y",
-           f"torch_xla release to target, {version_str(KNOWN_VERSIONS[0])} to {version_str(NEWEST_VERSION)} "
-           f"(default {version_str(NEWEST_VERSION)}, the newest the rules know)."),
+           f"torch_xla release to target, {version_str(KNOWN_VERSIONS[0])} or newer "
+           f"(default {version_str(NEWEST_VERSION)}, the newest the rules know; a newer one warns and "
+           f"means {version_str(NEWEST_VERSION)})."),
     Option("xla-reducing-calls", "reducing_calls", lambda items, option: parse_names(items, option), "", "NAMES",
            "in-house helpers that all-reduce gradients (mylib.dist.sync_grads, or a bare name): "
            "a call to one counts as gradient reduction (XLA201).", multiple=True),
     Option("xla-launchers", "launchers", lambda items, option: parse_names(items, option), "", "NAMES",
            "in-house launch wrappers whose first argument (or fn=) is the launched function, "
            "like torch_xla.launch.", multiple=True),
-    Option("xla-docs-url", "docs_url", lambda value, option: parse_docs_url(value, option), DEFAULT_DOCS_URL, "URL",
-           "the rule pages' URL template, with {code} (XLA101) and/or {name}; for a fork hosting the docs."),
+    Option("xla-docs-url", "docs_url", lambda value, option: parse_docs_url(value, option), "", "URL",
+           "the rule pages' URL template, with {code} (XLA101) and/or {name}, where you host the docs "
+           "(default: none; JSON, SARIF and `flake8-xla rule` show a URL only when it is set)."),
     Option("xla-project", "project", parse_project, "on", "{on,off}",
            "on (default): read the source of the linted file's project modules (parse only, never "
            "import) to follow calls across them; off: lint each file alone."),
+    Option("xla-baseline", "baseline", lambda value, option: _parse_baseline(value, option), "", "FILE",
+           "report only findings not in this baseline file (flake8-xla --write-baseline FILE writes one)."),
 )
+
+
+def _parse_baseline(value: object, option: str) -> str:
+    from .baseline import parse_option
+
+    return parse_option(value, option)
 
 
 def parse_docs_url(value: object, option: str = "--xla-docs-url") -> str:

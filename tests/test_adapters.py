@@ -105,8 +105,8 @@ def test_pylint_options_from_pyproject_and_disable_pragma(tmp_path):
 
 def test_pylint_bad_option_value(tmp_path):
     (tmp_path / "t.py").write_text("import torch_xla\n")
-    _, proc = _pylint(["t.py"], ["--xla-version=3.0"], cwd=tmp_path)
-    assert proc.returncode == 32 and "pylint: error: option --xla-version: invalid value '3.0'" in proc.stderr
+    _, proc = _pylint(["t.py"], ["--xla-version=1.9"], cwd=tmp_path)
+    assert proc.returncode == 32 and "pylint: error: option --xla-version: invalid value '1.9'" in proc.stderr
 
 
 BAD = "import torch_xla.core.xla_model as xm\nxm.mark_step()\nn = xm.xrt_world_size()\n"

@@ -115,6 +115,7 @@ def test_local_copies_equal_shared():
         assert local.read_bytes() == shared.read_bytes(), f"tests/cases/{shared.name} differs from shared"
 
 
+@pytest.mark.slow  # every case through flake8 twice (~5 s): keeps the default run under its budget
 def test_jobs_2_same_as_jobs_1():
     """flake8 -j2 (multiprocessing) gives the same output as -j1 on the handed cases."""
     paths = [c.path for c in CASES if _runnable(c)]

@@ -45,6 +45,7 @@ def write(base: Path, files: dict[str, str]) -> None:
         path.write_text(text)
 
 
+@pytest.mark.slow  # whole repository through both tools (~10 s): keeps the default run under its budget
 def test_repository_root_same_as_flake8():
     """In this repository's root the CLI reads the project's [flake8] exclusions: the same
     findings as flake8 (the rule fixtures and handed cases are excluded there)."""
@@ -184,9 +185,8 @@ def test_json_fields(tmp_path):
         "path": "t.py", "line": 2, "col": 1, "end_line": 2, "end_col": 13, "code": "XLA805",
         "name": "deprecated-mark-step", "severity": "warning",
         "message": "xm.mark_step is deprecated since torch_xla 2.8; use torch_xla.sync()",
-        "url": data[0]["url"], "fix": "safe",
+        "url": None, "fix": "safe",  # no xla-docs-url configured: no made-up link
     }
-    assert data[0]["url"].startswith("https://") and data[0]["url"].endswith("XLA805.md")
     assert data[1]["code"] == "XLA801" and data[1]["severity"] == "error"
     assert data[2] == {"path": "broken.py", "line": 1, "col": 8, "end_line": None, "end_col": None, "code": "E999",
                        "name": "syntax-error", "severity": "error", "message": "SyntaxError: invalid syntax",
@@ -218,7 +218,7 @@ def test_sarif_validates_against_the_schema(tmp_path):
     for rule in rules:
         assert rule["name"] and rule["shortDescription"]["text"] and rule["help"]["text"]
         if rule["id"] in all_rules():
-            assert rule["helpUri"].endswith(f"{rule['id']}.md") and rule["help"]["markdown"].startswith(f"# {rule['id']}")
+            assert "helpUri" not in rule and rule["help"]["markdown"].startswith(f"# {rule['id']}")
     results = {(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]): r for r in run["results"]}
     assert set(results) == {("XLA805", "src/train%20%C3%A9.py"), ("XLA801", "src/train%20%C3%A9.py"),
                             ("E999", "broken.py"), ("XLA101", "ddp.py")}
@@ -238,15 +238,15 @@ def test_rule_and_list_rules(tmp_path):
     proc = cli(["rule", "XLA101"], tmp_path)
     assert proc.returncode == 0
     page = (ROOT / "docs" / "rules" / "XLA101.md").read_text(encoding="utf-8")
-    assert proc.stdout.startswith(page.rstrip("\n")) and proc.stdout.rstrip().endswith("XLA101.md")
+    assert proc.stdout == page  # no xla-docs-url configured: the page alone, no link
     assert cli(["rule", "ddp-without-gradient-as-bucket-view"], tmp_path).stdout == proc.stdout
-    assert cli(["rule", "--all"], tmp_path).stdout.count("\nDocs: ") == len(all_rules())
+    assert cli(["rule", "--all"], tmp_path).stdout.count("\nDocs: ") == 0
     bad = cli(["rule", "XLA999"], tmp_path)
     assert bad.returncode == 2 and "unknown rule 'XLA999'" in bad.stderr
     listed = cli(["--list-rules"], tmp_path).stdout.splitlines()
     assert [line.split()[0] for line in listed] == sorted(all_rules())
     data = json.loads(cli(["--list-rules", "--format=json"], tmp_path).stdout)
-    assert {d["code"] for d in data} == set(all_rules()) and all(d["url"] for d in data)
+    assert {d["code"] for d in data} == set(all_rules()) and all(d["url"] is None for d in data)
 
 
 def test_selection_is_flake8s(monkeypatch):
@@ -275,7 +275,7 @@ def test_selection_is_flake8s(monkeypatch):
 
 ACCEPTED = [("--xla-version=2.9.1", True), ("--xla-version=v2.8", True), ("--xla-version=", True),
             ("--xla-scope=ALWAYS", True), ("--xla-scope=", True), ("--xla-version=2.7", False)]
-REFUSED = [("--xla-version=3.0", "option --xla-version: invalid value '3.0' (choose a torch_xla release from"),
+REFUSED = [("--xla-version=1.9", "option --xla-version: invalid value '1.9' (choose a torch_xla release, 2.0 or newer"),
            ("--xla-scope=sometimes", "option --xla-scope: invalid value 'sometimes' (choose from 'auto', 'always')")]
 
 

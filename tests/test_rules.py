@@ -43,6 +43,7 @@ def test_fixture_exact_findings(path):
     assert len(got) == len(fixture.expected), sorted(got)
 
 
+@pytest.mark.slow  # every fixture through flake8 (~6 s): keeps the default run under its budget
 def test_fixtures_silenced_by_noqa_through_flake8(tmp_path):
     groups: dict[tuple, list[Path]] = {}
     for path in FIXTURE_FILES:

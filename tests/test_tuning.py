@@ -194,11 +194,11 @@ def test_parse_names():
 
 # -- the documentation URL of each rule ----------------------------------------------------
 
-def test_doc_url_default_points_at_the_rule_page():
+def test_doc_url_default_is_none():
+    """No public home yet: no URL is made up unless xla-docs-url is configured (each rule's
+    page is still in docs/rules and behind `flake8-xla rule`)."""
     for code in RULES:
-        url = doc_url(code)
-        assert url == settings_mod.DEFAULT_DOCS_URL.replace("{code}", code)
-        assert url.startswith(settings_mod.PROJECT_URL) and url.endswith(f"docs/rules/{code}.md")
+        assert doc_url(code) is None and settings_mod.DEFAULT_DOCS_URL is None
         assert (ROOT / "docs" / "rules" / f"{code}.md").is_file()
 
 

@@ -5,10 +5,12 @@ Layers, lowest first; a key set in a higher layer replaces the same key below it
 1. ``[flake8]`` of the flake8 config file flake8 itself would read (``setup.cfg``,
    ``tox.ini`` or ``.flake8``, searched from the current folder up, as flake8 searches):
    only the keys that decide *which* XLA findings a flake8 run reports -- ``exclude``,
-   ``extend-exclude``, ``per-file-ignores``, ``ignore``, ``extend-ignore`` -- and the
+   ``extend-exclude``, ``per-file-ignores``, ``ignore``, ``extend-ignore``,
+   ``extend-select`` (``extend-select = XLA`` turns the hints on, as under flake8) -- and the
    plugin's own options (``xla-scope``, ``xla-version``, ...). So in a project that already
    configures flake8, ``flake8-xla`` reports what ``flake8 --select=XLA`` reports.
-   ``select`` / ``extend-select`` there choose among all of flake8's checks and are not read.
+   ``select`` there chooses among all of flake8's checks (``select = E,W,F`` would turn the
+   XLA rules off) and is not read.
 2. ``[tool.flake8-xla]`` of the nearest ``pyproject.toml`` (from the current folder up to the
    project root, the nearest folder with ``.git`` or ``.hg``) that has that table: every key of
    the command line, each type-checked (:data:`TOML_TYPES`).
@@ -42,7 +44,7 @@ from ..settings import OPTIONS, SettingsError
 CLI_KEYS = ("select", "extend-select", "ignore", "extend-ignore", "exclude", "extend-exclude",
             "per-file-ignores", "respect-gitignore", "exit-zero", "format")
 #: keys the CLI takes from flake8's [flake8] section
-FLAKE8_KEYS = ("exclude", "extend-exclude", "per-file-ignores", "ignore", "extend-ignore")
+FLAKE8_KEYS = ("exclude", "extend-exclude", "per-file-ignores", "ignore", "extend-ignore", "extend-select")
 LIST_KEYS = ("select", "extend-select", "ignore", "extend-ignore", "exclude", "extend-exclude")
 BOOL_KEYS = ("respect-gitignore", "exit-zero")
 

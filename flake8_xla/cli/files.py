@@ -175,7 +175,8 @@ class _ProcessorOptions:
 class Result:
     """One reported finding. ``col`` / ``end_col`` are 1-based as flake8 prints them (UTF-8
     bytes from the line start, +1; ``end_col`` is exclusive); ``char_col`` / ``char_end_col``
-    count characters (for SARIF)."""
+    count characters (for SARIF); ``text`` is the finding's line (for baselines), ``""`` when
+    the file could not be read or parsed."""
 
     path: str
     line: int
@@ -186,6 +187,7 @@ class Result:
     end_col: int | None = None
     char_col: int | None = None
     char_end_col: int | None = None
+    text: str = ""
 
 
 def read_stdin() -> list[str]:
@@ -265,7 +267,8 @@ def lint(display: str, settings, lines: list[str] | None = None, filename: str |
         out.append(Result(display, f.line, f.col + 1, f.code, f.message, end_line,
                           end_col0 + 1 if end_col0 is not None else None,
                           _char_col(src_lines, f.line, f.col),
-                          _char_col(src_lines, end_line, end_col0) if end_line else None))
+                          _char_col(src_lines, end_line, end_col0) if end_line else None,
+                          src_lines[f.line - 1] if 1 <= f.line <= len(src_lines) else ""))
     return out
 
 

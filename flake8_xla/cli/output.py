@@ -18,7 +18,6 @@ from urllib.parse import quote
 from .. import __version__
 from ..fix import applicability
 from ..registry import all_rules, doc_url
-from ..settings import PROJECT_URL
 from .files import Result
 
 FORMATS = ("default", "json", "github", "sarif")
@@ -51,6 +50,8 @@ def rule_name(code: str) -> str:
 
 
 def rule_url(code: str, settings=None) -> str | None:
+    """The URL of a rule's page from ``xla-docs-url``; ``None`` for a non-rule code or when
+    no URL template is configured."""
     return doc_url(code, settings) if code in all_rules() else None
 
 
@@ -110,10 +111,12 @@ def _descriptor(code: str, settings) -> dict:
         "shortDescription": {"text": f"{cls.message}; {cls.fix}"},
         "fullDescription": {"text": _plain(what)},
         "help": {"text": _plain(page), "markdown": page},
-        "helpUri": doc_url(code, settings),
         "defaultConfiguration": {"level": level(code)},
         "properties": {"tags": ["flake8-xla", f"XLA{code[3]}"], "torch_xla-versions": cls.versions},
     }
+    url = doc_url(code, settings)
+    if url is not None:  # only where the user configured xla-docs-url: no made-up link
+        descriptor["helpUri"] = url
     if getattr(cls, "hint", False):
         descriptor["properties"]["tags"].append("hint")
     return descriptor
@@ -150,7 +153,6 @@ def sarif_log(results: list[Result], settings=None) -> dict:
         "runs": [{
             "tool": {"driver": {
                 "name": "flake8-xla", "version": __version__, "semanticVersion": __version__,
-                "informationUri": PROJECT_URL,
                 "rules": [_descriptor(code, settings) for code in codes],
             }},
             "originalUriBaseIds": {"%SRCROOT%": {"uri": Path(os.getcwd()).as_uri().rstrip("/") + "/"}},

@@ -138,6 +138,8 @@ def add_arguments(parser) -> None:
                        help="print the fixes as a unified diff and change nothing (exit 1 when there is a diff)")
     group.add_argument("--unsafe-fixes", action="store_true",
                        help="with --fix/--diff, also apply the fixes that may change behaviour")
+    group.add_argument("--show-fixes", action="store_true",
+                       help="with --fix/--diff, list what was fixed, per file and code (on stderr)")
 
 
 def requested(args) -> bool:
@@ -318,6 +320,31 @@ def write_atomic(real: Path, data: bytes, read: _Read) -> None:
             os.close(folder)
 
 
+def write_file(path, data: bytes) -> None:
+    """Write ``data`` to the file at ``path`` atomically: an existing file (through a link:
+    its target) is replaced with :func:`write_atomic`; a new one is made the same way (a
+    temporary file in the folder, fsynced, renamed into place) with the mode the umask
+    gives. Raises :class:`NotFixed` or ``OSError`` as :func:`write_atomic` does."""
+    real = Path(os.path.realpath(path))
+    if os.path.lexists(real):
+        write_atomic(real, data, _read(real))
+        return
+    umask = os.umask(0)
+    os.umask(umask)
+    fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}."[:_NAME_IN_TMP], suffix=".flake8-xla")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, real)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
 def _emit(out, data: bytes, text: str) -> None:
     """Write a module's bytes to ``out`` (its binary buffer when it has one)."""
     buffer = getattr(out, "buffer", None)
@@ -331,6 +358,31 @@ def _emit(out, data: bytes, text: str) -> None:
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def show_fixes(files: list[tuple[str, dict[str, int]]], would: bool = False) -> str:
+    """``--show-fixes``: what the fixes changed, per file and code, as Ruff prints it::
+
+        Fixed 3 findings:
+        - train.py:
+            2 x XLA101 (ddp-without-gradient-as-bucket-view)
+            1 x XLA805 (deprecated-mark-step)
+
+    ``files``: (file, {code: findings fixed}) in the order fixed; ``would`` for ``--diff``
+    (``Would fix``). No findings fixed: ``No findings fixed.`` (``No findings would be fixed.``)."""
+    from ..registry import all_rules
+
+    total = sum(n for _, codes in files for n in codes.values())
+    if not total:
+        return "No findings would be fixed.\n" if would else "No findings fixed.\n"
+    rules = all_rules()
+    out = [f"{'Would fix' if would else 'Fixed'} {_plural(total, 'finding')}:\n"]
+    for display, codes in files:
+        out.append(f"- {display}:\n")
+        for code in sorted(codes):
+            cls = rules.get(code)
+            out.append(f"    {codes[code]} x {code}" + (f" ({cls.name})" if cls else "") + "\n")
+    return "".join(out)
 
 
 def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool] = lambda path, code: True,
@@ -362,7 +414,10 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
     except ImportError:
         err.write(f"flake8-xla: error: --fix and --diff need LibCST: {PIP_COMMAND}\n")
         return Outcome(2)
-    fixed = remaining = skipped = 0
+    from .cuda import cuda_signs
+
+    fixed = remaining = skipped = cuda = 0
+    shown: list[tuple[str, dict[str, int]]] = []  # --show-fixes: (file, {code: fixed})
     changed = False
     stdin_text = stdin_out = None  # --fix -: the fixed text, and what goes to ``out``
     seen: set[Path] = set()
@@ -424,15 +479,26 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
         fixed += result.fixed
         remaining += result.remaining
         changed = changed or result.source != text
+        if result.fixed_codes:
+            shown.append((display, result.fixed_codes))
+        if settings.scope == "auto" and not (result.fixed or result.remaining or result.reverted):
+            signs = cuda_signs(text)
+            if signs:  # the rules skipped a CUDA script: not "fixed 0 findings" alone
+                err.write(f"{display}: skipped: it does not import torch_xla but looks like CUDA training "
+                          f"({', '.join(signs)}); to port it, run with --xla-scope=always\n")
+                cuda += 1
     noun = "finding" if fixed == 1 else "findings"
+    cuda_note = f", {_plural(cuda, 'CUDA file')} skipped (--xla-scope=always ports it)" if cuda else ""
+    if getattr(args, "show_fixes", False):
+        err.write(show_fixes(shown, would=bool(args.diff)))
     if args.diff:
         err.write(f"flake8-xla: would fix {fixed} {noun}, {remaining} would remain"
-                  + (f", {_plural(skipped, 'file')} skipped" if skipped else "") + "\n")
+                  + (f", {_plural(skipped, 'file')} skipped" if skipped else "") + cuda_note + "\n")
         return Outcome(2 if skipped else 1 if changed else 0)
     if stdin_out is not None:
         _emit(out, *stdin_out)
     err.write(f"flake8-xla: fixed {fixed} {noun}, {remaining} remaining"
-              + (f", {_plural(skipped, 'file')} not written" if skipped else "") + "\n")
+              + (f", {_plural(skipped, 'file')} not written" if skipped else "") + cuda_note + "\n")
     if stdin_out is not None and stdin_text is None:  # --fix - that failed: its line is on stderr
         return Outcome(2)
     return Outcome(None, skipped, stdin_text)

@@ -44,6 +44,8 @@ class FixResult:
     #: node's, the line of the statement a new one goes before or after, a moved statement's
     #: and the line it goes after; imports added or removed are not listed
     touched: tuple = ()
+    #: the findings fixed, by code (``{"XLA101": 2}``), for ``--show-fixes``
+    fixed_codes: dict = dataclasses.field(default_factory=dict)
 
 
 class _Options(argparse.Namespace):
@@ -634,7 +636,7 @@ def _fix_source(source: str, settings: Settings, path: str, unsafe: bool,
                                       new and "new finding after the fixes: " + ", ".join(new)]))
         return FixResult(source, 0, len(before), why, before)
     return FixResult(new_source, len(before) - len(after), len(after), findings=after,
-                     touched=_touched(ctx))
+                     touched=_touched(ctx), fixed_codes=dict(sorted((was - now).items())))
 
 
 def _touched(ctx: Context) -> tuple:

@@ -1,0 +1,408 @@
+"""Adopting flake8-xla on an existing codebase, end to end through the CLI (and the plugins
+where they share the option): ``--write-baseline`` / ``--baseline`` (``xla-baseline``),
+``--add-noqa``, ``--statistics``, ``--show-fixes``; and the paper cuts a new user met: no
+placeholder URL anywhere, ``[flake8] extend-select`` read by the CLI, a torch_xla release
+newer than the tables, a CUDA script ``--fix`` skipped.
+
+The CLI runs in this process (``main``) where it can, to keep the default run fast; the
+flake8 and pylint hosts run as subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from flake8_xla import settings as settings_mod
+from flake8_xla.__main__ import main
+from flake8_xla.cli.output import _plain, rule_page
+from flake8_xla.registry import all_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+MSG101 = "XLA101 DDP on XLA without gradient_as_bucket_view=True; pass gradient_as_bucket_view=True"
+MSG805 = "XLA805 xm.mark_step is deprecated since torch_xla 2.8; use torch_xla.sync()"
+TRAIN = ("import torch_xla\n"
+         "import torch_xla.core.xla_model as xm\n"
+         "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+         "def f(model):\n"
+         "    return DDP(model)\n"
+         "def g(model):\n"
+         "    return DDP(model)\n"
+         "xm.mark_step()\n")
+
+
+@pytest.fixture()
+def run(monkeypatch, capsys):
+    """``run(args, cwd)`` -> (exit status, stdout, stderr) of the CLI run in ``cwd``."""
+
+    def call(args, cwd):
+        monkeypatch.chdir(cwd)
+        try:
+            status = main([str(a) for a in args])
+        except SystemExit as exc:
+            status = exc.code
+        out, err = capsys.readouterr()
+        return status, out, err
+
+    return call
+
+
+@pytest.fixture()
+def project(tmp_path):
+    """A project root (it has .git) with pkg/train.py."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "train.py").write_text(TRAIN)
+    return tmp_path
+
+
+BASELINE = """{
+  "version": 1,
+  "tool": "flake8-xla",
+  "findings": [
+    {
+      "path": "pkg/train.py",
+      "code": "XLA101",
+      "line": "return DDP(model)",
+      "count": 2
+    },
+    {
+      "path": "pkg/train.py",
+      "code": "XLA805",
+      "line": "xm.mark_step()",
+      "count": 1
+    }
+  ]
+}
+"""
+
+
+# --- baseline ---------------------------------------------------------------------------
+
+def test_write_baseline_then_only_new_findings_are_reported(project, run):
+    assert run(["--write-baseline", "bl.json", "pkg"], project) == (
+        0, "", "flake8-xla: recorded 3 findings in bl.json\n")
+    # keyed by path from the project root, code and the stripped line; two equal lines counted
+    assert (project / "bl.json").read_text() == BASELINE
+    assert run(["--baseline", "bl.json", "pkg"], project) == (0, "", "")
+    # lines moved by an unrelated edit stay accepted; a third equal finding is new
+    (project / "pkg" / "train.py").write_text("# a header\n" + TRAIN + "def h(model):\n    return DDP(model)\n")
+    assert run(["--baseline", "bl.json", "pkg"], project) == (1, f"pkg/train.py:11:12: {MSG101}\n", "")
+    # the same keys from a subfolder (paths relative to the root, not the current folder)
+    assert run(["--baseline", "../bl.json", "."], project / "pkg") == (1, f"./train.py:11:12: {MSG101}\n", "")
+    # the baseline from the configuration (relative to the file that sets it)
+    (project / "pyproject.toml").write_text('[tool.flake8-xla]\nxla-baseline = "bl.json"\n')
+    assert run(["train.py"], project / "pkg") == (1, f"train.py:11:12: {MSG101}\n", "")
+    # writing again records today's findings, whatever baseline is configured (even a missing one)
+    (project / "bl.json").unlink()
+    assert run(["--write-baseline", "bl.json", "pkg"], project)[0] == 0
+    assert '"count": 3' in (project / "bl.json").read_text()
+    assert run(["pkg"], project) == (0, "", "")
+
+
+def test_baseline_never_hides_a_file_that_was_not_linted(project, run):
+    (project / "pkg" / "broken.py").write_text("def f(:\n")
+    assert run(["--write-baseline", "bl.json", "pkg"], project)[0] == 0
+    assert "broken.py" not in (project / "bl.json").read_text()
+    assert run(["--baseline", "bl.json", "pkg"], project) == (
+        1, "pkg/broken.py:1:8: E999 SyntaxError: invalid syntax\n", "")
+
+
+@pytest.mark.parametrize("text,why", [
+    ("{", "option --xla-baseline: bl.json is not JSON (Expecting property name enclosed in double quotes: "
+          "line 1 column 2 (char 1))"),
+    ('{"findings": []}', "option --xla-baseline: bl.json is not a flake8-xla baseline (write one with --write-baseline)"),
+    ('{"tool": "flake8-xla", "version": 2, "findings": []}',
+     "option --xla-baseline: bl.json has baseline version 2; this flake8-xla reads version 1 "
+     "(write it again with --write-baseline)"),
+    ('{"tool": "flake8-xla", "version": 1, "findings": [{"path": "a.py"}]}',
+     "option --xla-baseline: bl.json: findings[0] needs path, code and line (strings) and count (a positive integer)"),
+])
+def test_a_bad_baseline_is_one_line_and_exit_2(project, run, text, why):
+    (project / "bl.json").write_text(text)
+    assert run(["--baseline", "bl.json", "pkg"], project) == (2, "", f"flake8-xla: error: {why}\n")
+
+
+def test_missing_baseline_is_a_usage_error(project, run):
+    assert run(["--baseline", "no.json", "pkg"], project) == (
+        2, "", "flake8-xla: error: option --xla-baseline: cannot read no.json: No such file or directory\n")
+
+
+def test_flake8_and_pylint_honour_the_baseline(project, run):
+    assert run(["--write-baseline", "bl.json", "pkg"], project)[0] == 0
+    (project / "pkg" / "train.py").write_text(TRAIN + "def h(model):\n    return DDP(model)\n")
+    flake8 = [sys.executable, "-m", "flake8", "--isolated", "--select=XLA"]
+    proc = subprocess.run([*flake8, "--xla-baseline=bl.json", "pkg"], capture_output=True, text=True,
+                          cwd=project, timeout=120)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (1, f"pkg/train.py:10:12: {MSG101}\n", "")
+    # in [flake8]: a path with a / is relative to the config file, as flake8's exclude
+    (project / "setup.cfg").write_text("[flake8]\nxla-baseline = ./bl.json\n")
+    proc = subprocess.run([sys.executable, "-m", "flake8", "--select=XLA", "train.py"], capture_output=True,
+                          text=True, cwd=project / "pkg", timeout=120)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (1, f"train.py:10:12: {MSG101}\n", "")
+    assert run(["train.py"], project / "pkg") == (1, f"train.py:10:12: {MSG101}\n", "")  # the CLI reads it so too
+    pylint = [sys.executable, "-m", "pylint", "--load-plugins=flake8_xla.pylint_plugin", "--disable=all",
+              "--enable=xla", "--persistent=n", "--score=n", "--msg-template={line} {msg_id} {msg}",
+              "--xla-baseline=bl.json", "pkg/train.py"]
+    proc = subprocess.run(pylint, capture_output=True, text=True, cwd=project, timeout=120)
+    assert [line for line in proc.stdout.splitlines() if not line.startswith("*")] == [
+        f"10 E7101 {MSG101}"], proc.stdout + proc.stderr
+
+
+# --- --add-noqa -------------------------------------------------------------------------
+
+NOQA_BEFORE = (b"import torch_xla\r\n"
+               b"import torch_xla.core.xla_model as xm\r\n"
+               b"from torch.nn.parallel import DistributedDataParallel as DDP\r\n"
+               b"def f(model):\r\n"
+               b"    return DDP(model)   \r\n"
+               b"def g(model):\r\n"
+               b"    return DDP(model)  # noqa: E501 (long)\r\n"
+               b"x = xm.mark_step(doc='''a\r\n"
+               b"b''')\r\n"
+               b"y = xm.mark_step() + DDP(m)  # noqa\r\n"
+               b"z = xm.mark_step() + DDP(m)")
+NOQA_AFTER = (b"import torch_xla\r\n"
+              b"import torch_xla.core.xla_model as xm\r\n"
+              b"from torch.nn.parallel import DistributedDataParallel as DDP\r\n"
+              b"def f(model):\r\n"
+              b"    return DDP(model)  # noqa: XLA101\r\n"
+              b"def g(model):\r\n"
+              b"    return DDP(model)  # noqa: E501, XLA101 (long)\r\n"
+              b"x = xm.mark_step(doc='''a\r\n"
+              b"b''')  # noqa: XLA805\r\n"
+              b"y = xm.mark_step() + DDP(m)  # noqa\r\n"
+              b"z = xm.mark_step() + DDP(m)  # noqa: XLA101, XLA805")
+
+
+def test_add_noqa_end_to_end(project, run):
+    path = project / "pkg" / "train.py"
+    path.write_bytes(NOQA_BEFORE)
+    assert run(["--add-noqa", "pkg"], project) == (0, "", "flake8-xla: added noqa codes to 4 lines in 1 file\n")
+    # CRLF and the missing final newline kept; the multi-line string's comment on its last line;
+    # merged into `# noqa: E501`; a bare `# noqa` left alone
+    assert path.read_bytes() == NOQA_AFTER
+    assert run(["pkg"], project) == (0, "", "")
+    # idempotent
+    assert run(["--add-noqa", "pkg"], project) == (0, "", "flake8-xla: added noqa codes to 0 lines in 0 files\n")
+    assert path.read_bytes() == NOQA_AFTER
+    proc = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select=XLA", "pkg"], capture_output=True,
+                          text=True, cwd=project, timeout=120)
+    assert (proc.returncode, proc.stdout) == (0, "")
+
+
+def test_add_noqa_writes_through_the_fix_writer(project, run):
+    """A file with two hard links is not replaced (the writer of --fix refuses it), and the run says so."""
+    path = project / "pkg" / "train.py"
+    os.link(path, project / "other.py")
+    assert run(["--add-noqa", "pkg"], project) == (
+        2, "", "pkg/train.py: not written: it has 2 hard links; replacing it would split them\n"
+               "flake8-xla: added noqa codes to 0 lines in 0 files, 1 file not written\n")
+    assert path.read_text() == TRAIN
+
+
+def test_add_noqa_refuses_stdin_and_fix(project, run):
+    assert run(["--add-noqa", "-"], project) == (
+        2, "", "flake8-xla: error: --add-noqa edits files: it cannot read standard input (-)\n")
+    assert run(["--add-noqa", "--fix", "pkg"], project) == (
+        2, "", "flake8-xla: error: --add-noqa cannot be combined with --fix or --diff\n")
+
+
+@pytest.mark.parametrize("line,codes,want", [
+    ("x = 1\n", ["XLA101"], "x = 1  # noqa: XLA101\n"),
+    ("x = 1  # noqa:E501,W291\n", ["XLA101"], "x = 1  # noqa:E501,W291,XLA101\n"),
+    ("x = 1  # NOQA: XLA101\n", ["XLA101"], None),
+    ("x = 1  # noqa\n", ["XLA101"], None),
+    ("x = 1  # keep this\r", ["XLA805", "XLA101"], "x = 1  # keep this  # noqa: XLA805, XLA101\r"),
+])
+def test_add_to_line(line, codes, want):
+    from flake8_xla.cli.noqa import add_to_line
+
+    assert add_to_line(line, codes) == want
+
+
+def test_add_noqa_text_in_a_multiline_call():
+    """Inside brackets each physical line ends with a token (NL): the comment goes on the
+    finding's own line; a backslash continuation joins lines, so its last line gets it."""
+    from flake8_xla.cli.noqa import add_noqa_text
+
+    text = "f(a,\n  b)\nx = 1 + \\\n  2\n"
+    assert add_noqa_text(text, [(1, "XLA101"), (3, "XLA805")]) == (
+        "f(a,  # noqa: XLA101\n  b)\nx = 1 + \\\n  2  # noqa: XLA805\n", 2)
+    # a `# noqa` flake8 reads inside a string: the string is never edited, the line left alone
+    text = 's = DDP(m, "# noqa: E501")\nt = DDP(m, "#")  # noqa: E501\n'
+    assert add_noqa_text(text, [(1, "XLA101"), (2, "XLA101")]) == (
+        's = DDP(m, "# noqa: E501")\nt = DDP(m, "#")  # noqa: E501, XLA101\n', 1)
+
+
+# --- --statistics and --show-fixes ------------------------------------------------------
+
+def test_statistics(project, run):
+    (project / "pkg" / "a.py").write_text("import torch_xla.core.xla_model as xm\nxm.mark_step()\n")
+    status, out, err = run(["--statistics", "pkg"], project)
+    assert (status, err) == (1, "")
+    assert out == (f"pkg/a.py:2:1: {MSG805}\n"
+                   f"pkg/train.py:5:12: {MSG101}\n"
+                   f"pkg/train.py:7:12: {MSG101}\n"
+                   f"pkg/train.py:8:1: {MSG805}\n"
+                   f"2     {MSG101}\n"
+                   f"2     {MSG805}\n")
+    status, out, err = run(["--statistics", "--format=json", "pkg"], project)
+    assert len(json.loads(out)) == 4 and err == f"2     {MSG101}\n2     {MSG805}\n"
+
+
+def test_show_fixes(project, run):
+    pytest.importorskip("libcst")
+    (project / "pkg" / "a.py").write_text("import torch_xla.core.xla_model as xm\nxm.mark_step()\n")
+    show = ("Fixed 4 findings:\n"
+            "- pkg/a.py:\n"
+            "    1 x XLA805 (deprecated-mark-step)\n"
+            "- pkg/train.py:\n"
+            "    2 x XLA101 (ddp-without-gradient-as-bucket-view)\n"
+            "    1 x XLA805 (deprecated-mark-step)\n")
+    status, out, err = run(["--diff", "--show-fixes", "pkg"], project)
+    assert status == 1 and err == show.replace("Fixed", "Would fix") + \
+        "flake8-xla: would fix 4 findings, 0 would remain\n"
+    assert run(["--fix", "--show-fixes", "pkg"], project) == (0, "", show + "flake8-xla: fixed 4 findings, 0 remaining\n")
+    assert run(["--fix", "--show-fixes", "pkg"], project) == (
+        0, "", "No findings fixed.\nflake8-xla: fixed 0 findings, 0 remaining\n")
+
+
+# --- paper cuts -------------------------------------------------------------------------
+
+def _shipped_files():
+    for folder, pattern in (("flake8_xla", "**/*"), ("docs", "**/*.md")):
+        yield from (p for p in (ROOT / folder).glob(pattern) if p.is_file() and "__pycache__" not in p.parts)
+    for name in ("README.md", "CHANGELOG.md", "setup.cfg", "pyproject.toml", ".pre-commit-hooks.yaml"):
+        yield ROOT / name
+
+
+def test_no_placeholder_url_anywhere(project, run):
+    assert not [p for p in _shipped_files() if "OWNER" in p.read_text(encoding="utf-8", errors="replace")]
+    assert not hasattr(settings_mod, "PROJECT_URL")
+    outputs = [run(args, project)[1] for args in (["--format=json", "pkg"], ["--format=sarif", "pkg"],
+                                                  ["rule", "--all"], ["--list-rules", "--format=json"])]
+    assert not [o for o in outputs if "OWNER" in o or "github.com" in o]
+    assert {d["url"] for d in json.loads(outputs[0])} == {None}
+    driver = json.loads(outputs[1])["runs"][0]["tool"]["driver"]
+    assert "informationUri" not in driver
+    rules = {r["id"]: r for r in driver["rules"]}
+    for code in all_rules():  # each rule's full page as help, no link
+        page = rule_page(code)
+        assert rules[code]["help"] == {"text": _plain(page), "markdown": page} and "helpUri" not in rules[code]
+    assert run(["rule", "XLA101"], project)[1] == (ROOT / "docs" / "rules" / "XLA101.md").read_text()
+
+
+def test_urls_where_the_user_configured_them(project, run):
+    (project / "pyproject.toml").write_text('[tool.flake8-xla]\nxla-docs-url = "https://docs.example/{code}.html"\n')
+    data = json.loads(run(["--format=json", "pkg"], project)[1])
+    assert [d["url"] for d in data] == ["https://docs.example/XLA101.html"] * 2 + ["https://docs.example/XLA805.html"]
+    sarif = json.loads(run(["--format=sarif", "pkg"], project)[1])
+    rules = {r["id"]: r for r in sarif["runs"][0]["tool"]["driver"]["rules"]}
+    assert rules["XLA101"]["helpUri"] == "https://docs.example/XLA101.html" and "helpUri" not in rules["E999"]
+    assert run(["rule", "XLA101"], project)[1].endswith("\n\nDocs: https://docs.example/XLA101.html\n")
+    assert run(["rule", "--isolated", "XLA101"], project)[1] == (ROOT / "docs" / "rules" / "XLA101.md").read_text()
+
+
+HINTED = """import torch_xla
+import torch_xla.core.xla_model as xm
+from torch.utils.data import DataLoader
+def train(model, loss_fn, opt):
+    loader = DataLoader(range(8), batch_size=2)
+    for step, (x, y) in enumerate(loader):
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        if step % 100 == 0:
+            print(step, loss.item())
+"""
+
+
+def test_extend_select_in_flake8_config_turns_the_hints_on(tmp_path, run):
+    (tmp_path / "t.py").write_text(HINTED)
+    status, out, _ = run(["--format=json", "t.py"], tmp_path)
+    assert "XLA304" not in out
+    (tmp_path / "setup.cfg").write_text("[flake8]\nextend-select = XLA\n")
+    codes = [d["code"] for d in json.loads(run(["--format=json", "t.py"], tmp_path)[1])]
+    proc = subprocess.run([sys.executable, "-m", "flake8", "--format=%(code)s", "t.py"], capture_output=True,
+                          text=True, cwd=tmp_path, timeout=120)
+    assert "XLA304" in codes and codes == [c for c in proc.stdout.split() if c.startswith("XLA")]
+
+
+def test_a_release_newer_than_the_tables_warns_once(project, run, monkeypatch):
+    monkeypatch.setattr(settings_mod, "_WARNED_NEWER", set())
+    (project / "pkg" / "b.py").write_text(TRAIN)
+    newest = run(["--xla-version=2.9", "pkg"], project)
+    warning = ("warning: option --xla-version: torch_xla 2.10 is newer than the rules know (2.0 to 2.9); "
+               "linting for 2.9\n")
+    assert run(["--xla-version=2.10", "pkg"], project) == (newest[0], newest[1], warning)
+    monkeypatch.setattr(settings_mod, "_WARNED_NEWER", set())
+    (project / "setup.cfg").write_text("[flake8]\nxla-version = 2.10\n")
+    proc = subprocess.run([sys.executable, "-m", "flake8", "--select=XLA", "pkg"], capture_output=True, text=True,
+                          cwd=project, timeout=120)
+    assert (proc.stdout, proc.stderr) == (newest[1], warning.replace("option --xla-version",
+                                                                     "option --xla-version"))
+    assert run(["pkg"], project)[2] == warning.replace("option --xla-version", "setup.cfg: [flake8] xla-version")
+    assert run(["--xla-version=1.9", "pkg"], project) == (
+        2, "", "flake8-xla: error: option --xla-version: invalid value '1.9' "
+               "(choose a torch_xla release, 2.0 or newer, e.g. 2.7)\n")
+
+
+CUDA = ("import torch\nimport torch.multiprocessing as mp\nimport torch.distributed as dist\n"
+        "def main(rank):\n    dist.init_process_group(backend='nccl')\n    Net().cuda()\n"
+        "if __name__ == '__main__':\n    mp.spawn(main, nprocs=8)\n")
+
+
+def test_fix_says_a_cuda_script_was_skipped(tmp_path, run):
+    pytest.importorskip("libcst")
+    (tmp_path / "cuda.py").write_text(CUDA)
+    (tmp_path / "plain.py").write_text("import torch\nx = torch.ones(2)\n")
+    assert run(["--fix", "--unsafe-fixes", "cuda.py", "plain.py"], tmp_path) == (0, "", (
+        "cuda.py: skipped: it does not import torch_xla but looks like CUDA training "
+        '(torch.multiprocessing.spawn, init_process_group("nccl"), .cuda()); to port it, run with '
+        "--xla-scope=always\n"
+        "flake8-xla: fixed 0 findings, 0 remaining, 1 CUDA file skipped (--xla-scope=always ports it)\n"))
+    assert (tmp_path / "cuda.py").read_text() == CUDA
+    status, _, err = run(["--fix", "--unsafe-fixes", "--xla-scope=always", "cuda.py"], tmp_path)
+    assert "skipped" not in err and (tmp_path / "cuda.py").read_text() != CUDA
+
+
+# --- the README and CI --------------------------------------------------------------------
+
+def test_ci_workflow_runs_ci_run_on_python_3_11():
+    yaml = pytest.importorskip("yaml")
+    jsonschema = pytest.importorskip("jsonschema")
+    pytest.importorskip("check_jsonschema")
+    from importlib import resources
+
+    schema_file = resources.files("check_jsonschema.builtin_schemas.vendor") / "github-workflows.json"
+    schema = json.loads(schema_file.read_text(encoding="utf-8"))
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "ci.yml").read_text(encoding="utf-8"))
+    workflow["on"] = workflow.pop(True)  # YAML 1.1 reads the key `on` as True
+    jsonschema.validators.validator_for(schema)(schema).validate(workflow)
+    assert set(workflow["on"]) == {"push", "pull_request"}
+    (job,) = workflow["jobs"].values()
+    assert job["runs-on"] == "ubuntu-latest"
+    setup = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python@"))
+    assert setup["with"]["python-version"] == "3.11"
+    assert [s["run"] for s in job["steps"] if "run" in s] == [".ci/run"]
+    assert os.access(ROOT / ".ci" / "run", os.X_OK)
+
+
+def test_readme_keeps_the_users_path_first():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    headings = [line for line in text.splitlines() if line.startswith("#")]
+    assert headings[:4] == ["# flake8-xla", "## Install", "## Quick start", "## Running the tests"]
+    for heading in ("### flake8", "### pylint", "### Standalone CLI (for Ruff users and CI)", "### pre-commit",
+                    "### Editors", "### Notebooks", "## Adopting it on existing code"):
+        assert heading in headings, heading
+    # internals, speed figures and design notes live in docs/
+    for moved, where in (("**Names through imports**", "internals.md"), ("| corpus | files / lines |", "benchmarks.md"),
+                         ("Releasing: the version lives", "internals.md"), ("Writing is safe:", "fixing.md")):
+        assert moved not in text and moved in (ROOT / "docs" / where).read_text(encoding="utf-8")
+    assert "about 2.5 minutes on 2 cores" in text and "about 5\nminutes" in text
+    assert len(text.splitlines()) < 250
