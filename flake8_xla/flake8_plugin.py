@@ -6,6 +6,9 @@ flake8's job; the hint-level rules are in flake8's default-ignore list (as bugbe
 so they report only once XLA is selected explicitly. Options ``--xla-scope``,
 ``--xla-version``, ``--xla-reducing-calls``, ``--xla-launchers`` and ``--xla-project`` are also read from
 ``setup.cfg`` / ``tox.ini`` / ``.flake8`` (``xla-scope = always``).
+
+flake8 reads a notebook named on its command line as Python (its JSON parses as an
+expression): the plugin reports one ``XLA099`` on line 1 that says to run ``flake8-xla`` on it.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Iterator, Sequence
 
 from . import __version__
 from .engine import run
-from .registry import hint_codes
+from .registry import hint_codes, notebook_finding
 from .settings import OPTIONS, SCOPES, Settings, SettingsError, from_options
 
 
@@ -58,6 +61,10 @@ class Plugin:
             raise SystemExit(2) from None
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
+        notebook = notebook_finding(self.filename, "flake8")
+        if notebook is not None:  # its JSON parsed as Python: say to lint it with flake8-xla instead
+            yield notebook.line, notebook.col, notebook.text, type(self)
+            return
         # flake8 names stdin "stdin" (or --stdin-display-name): no file there, so no project
         for f in run(self.tree, self.settings, self.lines, filename=self.filename):
             yield f.line, f.col, f.text, type(self)

@@ -27,6 +27,31 @@ ENV_SETTERS = ("environ", "putenv")
 #: Every registered rule class, by code, in registration order.
 RULES: dict[str, type["Rule"]] = {}
 
+#: the code of the one finding the flake8 and pylint plugins report on a notebook (``.ipynb``)
+#: named to them: they read it as Python (its JSON parses as an expression) and would pass it
+NOTEBOOK_CODE = "XLA099"
+#: Codes that are not rules (no page, never from the engine's rules): code -> (name, what
+#: it means). The rule index (docs/index.md) lists them.
+NOT_RULES = {
+    "XLA000": ("internal-error", "a rule failed on this file (please report it); the other rules still ran"),
+    NOTEBOOK_CODE: ("notebook-not-linted", "flake8 or pylint was given a notebook (`.ipynb`), which it reads as "
+                    "Python: the notebook's cells were not linted. Run `flake8-xla nb.ipynb` (cells, magics, "
+                    "`--fix`) or `nbqa flake8_xla nb.ipynb` instead; reported once, on line 1"),
+}
+
+
+def notebook_finding(filename: str | None, tool: str) -> "Finding | None":
+    """The one finding for a notebook given to ``tool`` (``flake8``, ``pylint``), or None
+    when ``filename`` is no ``.ipynb`` file."""
+    from .notebook import is_notebook
+
+    if not is_notebook(filename):
+        return None
+    name = re.split(r"[\\/]", str(filename))[-1]
+    name = name if len(name) <= 40 and re.fullmatch(r"[\w.+-]+", name) else "NOTEBOOK.ipynb"
+    return Finding(1, 0, NOTEBOOK_CODE, f"{tool} does not lint notebooks; run flake8-xla {name} "
+                                        f"(or nbqa flake8_xla {name})")
+
 
 @dataclasses.dataclass(frozen=True, order=True)
 class Finding:
