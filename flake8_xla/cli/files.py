@@ -262,6 +262,12 @@ def lint_notebook(display: str, settings, text: str | None = None) -> list[Resul
         nb = parse(text)
     except NotebookError as exc:
         return [Result(display, 1, 1, "E902", f"not a notebook: {exc}")]
+    return lint_cells(display, settings, nb)
+
+
+def lint_cells(display: str, settings, nb) -> list[Result]:
+    """Findings for the code cells of ``nb`` (a :class:`flake8_xla.notebook.Notebook`), as
+    :func:`lint_notebook` reports them (``cell`` is each cell's ``index``)."""
     module = nb.module_lines()
     if not module:
         return []
@@ -329,4 +335,4 @@ def _lint_module(display: str, settings, lines: list[str] | None = None, filenam
     return out
 
 
-__all__ = ["DEFAULT_EXCLUDE", "STDIN", "Result", "Walker", "lint", "lint_notebook", "read_stdin"]
+__all__ = ["DEFAULT_EXCLUDE", "STDIN", "Result", "Walker", "lint", "lint_cells", "lint_notebook", "read_stdin"]
