@@ -33,6 +33,7 @@ import dataclasses
 import difflib
 import json
 import re
+import warnings
 
 from .lines import split_lines
 
@@ -313,7 +314,9 @@ def _load(text: str) -> tuple[list[dict], dict]:
         nbformat = None
     if nbformat is not None:
         try:
-            nb = nbformat.reads(text, as_version=4, capture_validation_error={})
+            with warnings.catch_warnings():  # a cell without an id (nbformat 4.5) is read all the same
+                warnings.simplefilter("ignore")
+                nb = nbformat.reads(text, as_version=4, capture_validation_error={})
         except Exception as exc:  # nbformat raises many kinds (JSON, version, schema)
             raise NotebookError(_one_line(exc)) from None
         return list(nb.get("cells", [])), dict(nb.get("metadata", {}))
@@ -434,7 +437,6 @@ def _fallback(lines: list[str], magic: set[int]) -> list[str]:
     becomes ``...`` (after an assignment's target, ``x = ...``) padded to its length; a
     cell that parses as it is has none."""
     import ast
-    import warnings
 
     text = "".join(lines)
     try:
