@@ -32,6 +32,7 @@ import bisect
 import dataclasses
 import difflib
 import json
+import logging
 import re
 import warnings
 
@@ -94,6 +95,7 @@ class Notebook:
             self.starts.append(line)
             line += len(cell.python)
         self._line_starts = None
+        self._maps: dict[int, _CellMap] = {}
 
     def module_lines(self) -> list[str]:
         """The module's lines (each ends in ``\\n``)."""
@@ -111,21 +113,14 @@ class Notebook:
     def raw_position(self, cell: Cell, line: int, char_col: int) -> tuple[int, int] | None:
         """(1-based line, 1-based column in characters) in the JSON text of the character at
         1-based ``line`` and ``char_col`` of ``cell``'s source (a column past the line's end
-        is its end). None when the source's place in the text is unknown."""
+        is its end). None when the source's place in the text is unknown. The cell's maps
+        are built once, so each call costs a few bisections."""
         if not cell.items:
             return None
-        lines = split_lines(cell.source)
-        if not 1 <= line <= max(len(lines), 1):
-            return None
-        offset = sum(len(t) for t in lines[:line - 1])
-        offset += min(max(char_col - 1, 0), len(lines[line - 1].rstrip("\r\n")) if lines else 0)
-        decoder = json.JSONDecoder()
-        for start, end in cell.items:
-            value = decoder.decode(self.text[start:end])
-            if offset < len(value) or (start, end) == cell.items[-1]:
-                return self._line_col(_raw_offset(self.text, start, min(offset, len(value))))
-            offset -= len(value)
-        return None
+        maps = self._maps.get(cell.index)
+        if maps is None:
+            maps = self._maps[cell.index] = _CellMap(self.text, cell)
+        return self._line_col(maps.raw_offset(line, char_col)) if 1 <= line <= len(maps.line_starts) else None
 
     def _line_col(self, offset: int) -> tuple[int, int]:
         if self._line_starts is None:
@@ -193,6 +188,8 @@ class Notebook:
         ascii_only = not any(ord(c) > 127 for c in self.text) and bool(re.search(r"\\u[0-9a-fA-F]{4}", self.text))
         text = self.text
         for cell, source in sorted(changes, key=lambda c: c[0].span or (0, 0), reverse=True):
+            if source == cell.source:
+                continue
             if cell.span is None or cell.items is None:
                 raise NotebookError(f"the source of cell {cell.index} was not found in the file's text")
             start, end = cell.span
@@ -215,18 +212,42 @@ def _source_json(text: str, cell: Cell, source: str, ascii_only: bool) -> str:
     return "[\n" + ",\n".join(indent + item for item in items) + "\n" + close + "]"
 
 
-def _raw_offset(text: str, start: int, n: int) -> int:
-    """The offset in ``text`` of the ``n``-th decoded character of the JSON string at ``start``."""
-    i = start + 1
-    for _ in range(n):
+class _CellMap:
+    """Where each character of a cell's source is in the JSON text: the source's line starts,
+    and per string of the ``source`` value the offset in the text of each decoded character
+    (escapes take several)."""
+
+    def __init__(self, text: str, cell: Cell) -> None:
+        lines = split_lines(cell.source) or [""]
+        self.line_starts = [0]
+        for line in lines[:-1]:
+            self.line_starts.append(self.line_starts[-1] + len(line))
+        self.line_ends = [start + len(line.rstrip("\r\n")) for start, line in zip(self.line_starts, lines)]
+        self.raw: list[int] = []  # the text offset of each decoded character, and one past the end
+        for start, end in cell.items:
+            self.raw += _offsets(text, start, end)
+        self.raw.append(cell.items[-1][1] - 1)  # the closing quote of the last string
+
+    def raw_offset(self, line: int, char_col: int) -> int:
+        offset = min(self.line_starts[line - 1] + max(char_col - 1, 0), self.line_ends[line - 1])
+        return self.raw[min(offset, len(self.raw) - 1)]
+
+
+def _offsets(text: str, start: int, end: int) -> list[int]:
+    """The offset in ``text`` of each decoded character of the JSON string at ``start``."""
+    out = []
+    i, stop = start + 1, end - 1
+    while i < stop:
+        out.append(i)
         if text[i] != "\\":
             i += 1
         elif text[i + 1] == "u":
-            high = int(text[i + 2:i + 6], 16)
-            i += 12 if 0xD800 <= high < 0xDC00 and text[i + 6:i + 8] == "\\u" else 6
+            high, low = int(text[i + 2:i + 6], 16), text[i + 8:i + 12] if text[i + 6:i + 8] == "\\u" else ""
+            pair = 0xD800 <= high < 0xDC00 and len(low) == 4 and 0xDC00 <= int(low, 16) < 0xE000
+            i += 12 if pair else 6  # json decodes a surrogate pair as one character
         else:
             i += 2
-    return i
+    return out
 
 
 # ---- the JSON text's structure: where each cell's source lies ----
@@ -313,12 +334,20 @@ def _load(text: str) -> tuple[list[dict], dict]:
     except ImportError:
         nbformat = None
     if nbformat is not None:
+        log = logging.getLogger("traitlets")  # nbformat logs what it finds invalid while converting
+        disabled, log.disabled = log.disabled, True
         try:
             with warnings.catch_warnings():  # a cell without an id (nbformat 4.5) is read all the same
                 warnings.simplefilter("ignore")
                 nb = nbformat.reads(text, as_version=4, capture_validation_error={})
         except Exception as exc:  # nbformat raises many kinds (JSON, version, schema)
             raise NotebookError(_one_line(exc)) from None
+        finally:
+            log.disabled = disabled
+        if not isinstance(nb.get("metadata", {}), dict):
+            raise NotebookError("its metadata is not an object")
+        if not isinstance(nb.get("cells", []), list):
+            raise NotebookError("no list of cells")
         return list(nb.get("cells", [])), dict(nb.get("metadata", {}))
     try:
         nb = json.loads(text)

@@ -462,3 +462,50 @@ def test_ipython_extension_in_a_real_shell(tmp_path):
         "runs",
     ]
     assert "shell escape" in out
+
+
+# ---- robustness: any notebook-shaped JSON lints without an exception ----
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+FRAGMENTS = ["import torch_xla.core.xla_model as xm", "xm.mark_step()", "%pip install x", "!ls", "x = !ls", "%%time",
+             "%%bash", "    !echo \\", "def f(:", "obj?", "  indented = 1", ">>> a = 1", "é = '\\ud83d'", "# noqa",
+             "'''", "\\", "\r", "\t", "", "In [1]: y = 2", "%%", "%", "?", "😀 = 1"]
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+                     max_leaves=6)
+_SOURCE = st.lists(st.sampled_from(FRAGMENTS), max_size=6).map("\n".join)
+_CELL = st.fixed_dictionaries({"cell_type": st.sampled_from(["code", "markdown", "raw", "other"])}, optional={
+    "source": _SOURCE | st.lists(_SOURCE, max_size=3) | _JSON, "metadata": _JSON, "outputs": _JSON, "id": _JSON})
+_NOTEBOOK = st.fixed_dictionaries({"cells": st.lists(_CELL, max_size=4)}, optional={
+    "nbformat": st.sampled_from([4, 3, 5, "4"]), "nbformat_minor": st.integers(0, 5), "metadata": _JSON,
+    "worksheets": _JSON}) | _JSON
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(nb=_NOTEBOOK, indent=st.sampled_from([None, 1, 2]), ascii_only=st.booleans(), nbformat_present=st.booleans())
+def test_any_notebook_shaped_json_lints_and_round_trips(nb, indent, ascii_only, nbformat_present):
+    from flake8_xla.cli.files import lint_notebook
+    from flake8_xla.settings import Settings
+
+    text = json.dumps(nb, indent=indent, ensure_ascii=ascii_only)
+    saved = sys.modules.get("nbformat")
+    if not nbformat_present:
+        sys.modules["nbformat"] = None
+    try:
+        results = lint_notebook("nb.ipynb", Settings(), text)
+        try:
+            parsed = fix_pkg._NotebookFix(text)
+        except fix_pkg.NotFixed:
+            parsed = None
+    finally:
+        sys.modules["nbformat"] = saved
+    for r in results:
+        assert r.line >= 1 and r.col >= 1
+        if r.cell is not None and r.raw is not None:
+            assert 1 <= r.raw[0] <= text.count("\n") + 1
+    if parsed is not None:  # nothing fixed: not a byte changes
+        assert parsed.apply(parsed.module, "nb.ipynb") == (text, "")
+        assert parsed.nb.with_sources([]) == text
+        assert parsed.nb.with_sources([(c, c.source) for c in parsed.nb.cells if c.span]) == text
