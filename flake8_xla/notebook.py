@@ -148,13 +148,10 @@ class Notebook:
                 cells = {owner[i1 - 1] if i1 else 0}
             if any(self._is_magic(k, owner) for k in range(i1, i2)):
                 raise NotebookError("a fix would change a line that holds a magic")
-            if len(cells) > 1:
-                if tag == "replace" and i2 - i1 == j2 - j1:  # line for line: each to its own cell
-                    for k in range(i2 - i1):
-                        out[owner[i1 + k]].append(new[j1 + k])
-                    continue
-                if tag != "delete":
-                    raise NotebookError("a fix would change lines of several cells at once")
+            if len(cells) > 1 and tag == "replace":  # each new line to the cell of the old line it rewrites
+                for k, line in zip(_align(old[i1:i2], new[j1:j2]), new[j1:j2]):
+                    out[owner[i1 + k]].append(line)
+                continue
             for line in new[j1:j2]:
                 out[min(cells)].append(line)
         changed = []
@@ -195,6 +192,38 @@ class Notebook:
             start, end = cell.span
             text = text[:start] + _source_json(text, cell, source, ascii_only) + text[end:]
         return text
+
+
+def _align(old: list[str], new: list[str]) -> list[int]:
+    """For each line of ``new``, the index of the line of ``old`` it most likely rewrites:
+    indexes in order (a later new line never goes to an earlier old line), the sum of
+    similarities greatest (the earliest on ties). Line for line when the counts are equal.
+    For a changed block that spans cells (a fix's hunk is a few lines: quadratic is fine)."""
+    if len(old) == len(new):
+        return list(range(len(old)))
+    strict = len(new) < len(old)  # fewer new lines: each old line takes one at most
+    sim = [[difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() for a in old] for b in new]
+    # best[j][i]: the best sum for new[:j + 1] with new[j] on old[i]; back[j][i]: where new[j - 1] went
+    best = [sim[0][:]]
+    back = [[0] * len(old)]
+    impossible = -float(len(new) + 1)
+    for j in range(1, len(new)):
+        row, links, top, top_i = [], [], impossible, 0
+        for i in range(len(old)):
+            if not strict and best[j - 1][i] > top:
+                top, top_i = best[j - 1][i], i
+            row.append(top + sim[j][i])
+            links.append(top_i)
+            if strict and best[j - 1][i] > top:
+                top, top_i = best[j - 1][i], i
+        best.append(row)
+        back.append(links)
+    i = max(range(len(old)), key=lambda k: (best[-1][k], -k))
+    out = [i]
+    for j in range(len(new) - 1, 0, -1):
+        i = back[j][i]
+        out.append(i)
+    return out[::-1]
 
 
 def _source_json(text: str, cell: Cell, source: str, ascii_only: bool) -> str:

@@ -374,6 +374,19 @@ def test_apply_refuses_a_change_to_a_magic_line():
     assert nb.apply("get_ipython().system('ls')\nx = 2\n")[1][0][1] == "!ls\nx = 2"
 
 
+def test_apply_splits_a_change_that_spans_cells():
+    """A fix's changed block over two cells with fewer lines after it: each new line goes to
+    the cell of the old line it rewrites (the most similar, in order)."""
+    nb = notebook.parse(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "id": "a", "metadata": {}, "outputs": [], "execution_count": None,
+         "source": ["import torch_xla.core.xla_model as xm"]},
+        {"cell_type": "code", "id": "b", "metadata": {}, "outputs": [], "execution_count": None,
+         "source": ["xm.mark_step()\n", "import torch_xla.core.xla_model as xm"]}]}))
+    text, changed = nb.apply("import torch_xla\ntorch_xla.sync()\n")
+    assert [(cell.index, source) for cell, source in changed] == [(1, "import torch_xla"), (2, "torch_xla.sync()")]
+    assert [c["source"] for c in json.loads(text)["cells"]] == [["import torch_xla"], ["torch_xla.sync()"]]
+
+
 # ---- the flake8 and pylint plugins ----
 
 def test_flake8_names_flake8_xla_on_a_notebook(tmp_path):
@@ -509,3 +522,41 @@ def test_any_notebook_shaped_json_lints_and_round_trips(nb, indent, ascii_only, 
         assert parsed.apply(parsed.module, "nb.ipynb") == (text, "")
         assert parsed.nb.with_sources([]) == text
         assert parsed.nb.with_sources([(c, c.source) for c in parsed.nb.cells if c.span]) == text
+
+
+_FIXABLE = ["import torch_xla.core.xla_model as xm", "xm.mark_step()", "n = xm.xrt_world_size()", "%pip install x",
+            "!ls", "x = !ls", "%%time", "if n:", "    xm.mark_step()", "    !echo", "", "é = 1  # noqa"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cells=st.lists(st.tuples(st.sampled_from(["code", "code", "markdown"]),
+                                st.lists(st.sampled_from(_FIXABLE), max_size=5).map("\n".join)), min_size=1, max_size=4),
+       indent=st.sampled_from([1, 2]))
+def test_fixed_notebooks_keep_everything_but_code_cells(tmp_path_factory, cells, indent):
+    """Fixing any mix of cells changes only code cells' sources: the rest of the JSON is
+    equal, markdown untouched, magics kept, and the fixed notebook still parses."""
+    from flake8_xla.fix import fixer
+    from flake8_xla.settings import Settings
+
+    cells = [("code", "import torch_xla.core.xla_model as xm")] + cells
+    path = build(cells, tmp_path_factory.mktemp("nb") / "nb.ipynb", indent=indent)
+    text = path.read_text(encoding="utf-8")
+    try:
+        parsed = fix_pkg._NotebookFix(text)
+        result = fixer.fix_source(parsed.module, Settings(), path="nb.ipynb")
+        new_text, _ = parsed.apply(result.source, "nb.ipynb")
+    except fix_pkg.NotFixed:
+        return
+    old, new = json.loads(text), json.loads(new_text)
+    for a, b in zip(old["cells"], new["cells"]):
+        if a["cell_type"] != "code":
+            assert a == b
+        else:
+            assert {k: v for k, v in a.items() if k != "source"} == {k: v for k, v in b.items() if k != "source"}
+            magics = [line for line in "".join(a["source"]).splitlines() if line.lstrip().startswith(("%", "!"))
+                      or "= !" in line]
+            kept = "".join(b["source"]).splitlines()
+            assert all(line in kept for line in magics)
+    assert {k: v for k, v in old.items() if k != "cells"} == {k: v for k, v in new.items() if k != "cells"}
+    assert len(old["cells"]) == len(new["cells"])
+    notebook.parse(new_text)
