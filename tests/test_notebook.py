@@ -409,6 +409,36 @@ def test_pylint_names_flake8_xla_on_a_notebook(tmp_path):
     assert proc.returncode & 1  # pylint's "fatal message issued" bit
 
 
+def test_pre_commit_hook_passes_notebooks():
+    import yaml
+
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert hook["types_or"] == ["python", "jupyter"] and "types" not in hook
+
+
+@pytest.mark.slow
+def test_pre_commit_try_repo_lints_a_staged_notebook(tmp_path):
+    """Real `pre-commit try-repo` passes a staged notebook to the hook, which reports the
+    finding in its cell."""
+    import os
+    import shutil
+
+    if shutil.which("git") is None:
+        pytest.skip("git needed")
+    repo = tmp_path / "user"
+    repo.mkdir()
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "GIT_AUTHOR_NAME": "t",
+           "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True, env=env)
+    ddp_notebook(repo / "ddp.ipynb")
+    subprocess.run(["git", "add", "ddp.ipynb"], cwd=repo, check=True, env=env)
+    proc = subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), "flake8-xla", "--all-files"],
+                          cwd=repo, capture_output=True, text=True, timeout=900, env=env)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    assert DDP_DEFAULT[0] in out, out
+
+
 # ---- the IPython extension ----
 
 SESSION = r'''
