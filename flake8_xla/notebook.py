@@ -138,7 +138,7 @@ class Notebook:
         new = split_lines(fixed_module)
         owner = [i for i, cell in enumerate(self.cells) for _ in cell.python]
         out: list[list[str | int]] = [[] for _ in self.cells]  # per cell: new lines, or an old index
-        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        for tag, i1, i2, j1, j2 in _opcodes(old, new):
             if tag == "equal":
                 for k in range(i2 - i1):
                     out[owner[i1 + k]].append(i1 + k)
@@ -182,16 +182,73 @@ class Notebook:
         cell's ``source`` value (the same style: a list of lines, its indentation, or one
         string; non-ASCII characters escaped only when the file escapes them). Raises
         :class:`NotebookError` when a cell's place in the text is unknown."""
-        ascii_only = not any(ord(c) > 127 for c in self.text) and bool(re.search(r"\\u[0-9a-fA-F]{4}", self.text))
-        text = self.text
-        for cell, source in sorted(changes, key=lambda c: c[0].span or (0, 0), reverse=True):
+        ascii_only = self.text.isascii() and bool(re.search(r"\\u[0-9a-fA-F]{4}", self.text))
+        pieces, done = [], 0
+        for cell, source in sorted(changes, key=lambda c: c[0].span or (0, 0)):
             if source == cell.source:
                 continue
             if cell.span is None or cell.items is None:
                 raise NotebookError(f"the source of cell {cell.index} was not found in the file's text")
             start, end = cell.span
-            text = text[:start] + _source_json(text, cell, source, ascii_only) + text[end:]
-        return text
+            pieces += [self.text[done:start], _source_json(self.text, cell, source, ascii_only)]
+            done = end
+        return "".join(pieces) + self.text[done:]
+
+
+def _opcodes(old: list[str], new: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """difflib's opcodes from ``old`` to ``new``, in about linear time for what fixes do
+    (a few changed lines in a long module): lines that occur once in each are anchors (the
+    longest run of them in the same order, as patience diff takes them), and only the gaps
+    between anchors are compared by difflib (which is quadratic in a gap of repeated lines,
+    such as one ``!pip install`` per cell)."""
+    counts_old: dict[str, int] = {}
+    counts_new: dict[str, int] = {}
+    for line in old:
+        counts_old[line] = counts_old.get(line, 0) + 1
+    where_new = {}
+    for j, line in enumerate(new):
+        counts_new[line] = counts_new.get(line, 0) + 1
+        where_new[line] = j
+    pairs = [(i, where_new[line]) for i, line in enumerate(old)
+             if counts_old[line] == 1 and counts_new.get(line) == 1]
+    anchors = _increasing(pairs) + [(len(old), len(new))]
+    out: list[tuple[str, int, int, int, int]] = []
+    i0 = j0 = 0
+    for i1, j1 in anchors:
+        if i1 > i0 or j1 > j0:
+            small = (i1 - i0) * (j1 - j0) <= _ALIGN_LIMIT * 4
+            matcher = difflib.SequenceMatcher(None, old[i0:i1], new[j0:j1], autojunk=not small)
+            out += [(tag, a1 + i0, a2 + i0, b1 + j0, b2 + j0) for tag, a1, a2, b1, b2 in matcher.get_opcodes()]
+        if i1 < len(old):
+            out.append(("equal", i1, i1 + 1, j1, j1 + 1))
+        i0, j0 = i1 + 1, j1 + 1
+    return out
+
+
+def _increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest run of ``pairs`` (sorted by their first item) whose second items increase
+    (patience sorting, n log n)."""
+    tops: list[int] = []  # per run length, the smallest second item ending such a run
+    ends: list[int] = []  # per run length, the index in pairs of that pair
+    back = [-1] * len(pairs)
+    for k, (_, j) in enumerate(pairs):
+        n = bisect.bisect_left(tops, j)
+        if n == len(tops):
+            tops.append(j)
+            ends.append(k)
+        else:
+            tops[n], ends[n] = j, k
+        back[k] = ends[n - 1] if n else -1
+    out = []
+    k = ends[-1] if ends else -1
+    while k >= 0:
+        out.append(pairs[k])
+        k = back[k]
+    return out[::-1]
+
+
+#: the largest changed block (old lines x new lines) :func:`_align` compares line by line
+_ALIGN_LIMIT = 4096
 
 
 def _align(old: list[str], new: list[str]) -> list[int]:
@@ -201,6 +258,8 @@ def _align(old: list[str], new: list[str]) -> list[int]:
     For a changed block that spans cells (a fix's hunk is a few lines: quadratic is fine)."""
     if len(old) == len(new):
         return list(range(len(old)))
+    if len(old) * len(new) > _ALIGN_LIMIT:  # a huge block: spread it evenly, in linear time
+        return [k * len(old) // len(new) for k in range(len(new))]
     strict = len(new) < len(old)  # fewer new lines: each old line takes one at most
     sim = [[difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() for a in old] for b in new]
     # best[j][i]: the best sum for new[:j + 1] with new[j] on old[i]; back[j][i]: where new[j - 1] went
