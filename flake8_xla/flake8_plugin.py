@@ -9,6 +9,7 @@ so they report only once XLA is selected explicitly. Options ``--xla-scope``,
 
 flake8 reads a notebook named on its command line as Python (its JSON parses as an
 expression): the plugin reports one ``XLA099`` on line 1 that says to run ``flake8-xla`` on it.
+Python code under a ``.ipynb`` name (an editor or flake8-nb passing the cells) is linted.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ class Plugin:
             raise SystemExit(2) from None
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        notebook = notebook_finding(self.filename, "flake8")
+        notebook = notebook_finding(self.filename, self.tree, "flake8")
         if notebook is not None:  # its JSON parsed as Python: say to lint it with flake8-xla instead
             yield notebook.line, notebook.col, notebook.text, type(self)
             return

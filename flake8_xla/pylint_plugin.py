@@ -95,10 +95,6 @@ def _module_findings(linter, node) -> list:
     cached = getattr(linter, "_flake8_xla_findings", None)
     if cached is not None and cached[0] is node:
         return cached[1]
-    notebook = notebook_finding(node.file, "pylint")
-    if notebook is not None:  # its JSON parsed as Python: say to lint it with flake8-xla instead
-        linter._flake8_xla_findings = (node, [notebook])
-        return [notebook]
     with node.stream() as stream:
         source = stream.read().decode(node.file_encoding or "utf-8", errors="replace")
     try:
@@ -108,7 +104,9 @@ def _module_findings(linter, node) -> list:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         findings = []  # pylint reports the syntax error itself
     else:
-        findings = run(tree, _settings(linter.config), source, filename=node.file or None)
+        notebook = notebook_finding(node.file, tree, "pylint")
+        # a notebook's JSON parsed as Python: say to lint it with flake8-xla instead
+        findings = [notebook] if notebook else run(tree, _settings(linter.config), source, filename=node.file or None)
     linter._flake8_xla_findings = (node, findings)
     return findings
 

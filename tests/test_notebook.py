@@ -413,6 +413,16 @@ def test_flake8_names_flake8_xla_on_a_notebook(tmp_path):
                            "(or nbqa flake8_xla ddp.ipynb)\n")
 
 
+def test_flake8_lints_python_sent_under_a_notebook_name(tmp_path):
+    """An editor's flake8 extension (or flake8-nb) sends the cells' Python with the notebook's
+    name: that is linted as any module, not answered with XLA099."""
+    proc = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select=XLA,E9",
+                           "--stdin-display-name=ddp.ipynb", "-"], input="import torch_xla.core.xla_model as xm\n"
+                          "xm.mark_step()\n", capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert proc.stdout == ("ddp.ipynb:2:1: XLA805 xm.mark_step is deprecated since torch_xla 2.8; "
+                           "use torch_xla.sync()\n")
+
+
 def test_pylint_names_flake8_xla_on_a_notebook(tmp_path):
     ddp_notebook(tmp_path / "ddp.ipynb")
     proc = subprocess.run([sys.executable, "-m", "pylint", "--load-plugins=flake8_xla.pylint_plugin",
