@@ -215,6 +215,18 @@ def test_stdin_named_as_notebook(tmp_path, monkeypatch, capsys):
     assert out.splitlines() == DDP_DEFAULT
 
 
+def test_stdin_named_as_notebook_holding_python(tmp_path, monkeypatch, capsys):
+    """An editor sending a notebook's cells as Python under its name: linted as a module."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"import torch_xla.core.xla_model as xm\n"
+                                                                  b"xm.mark_step()\n"), encoding="utf-8"))
+    _, out, _ = run_cli(["-", "--stdin-filename", "nb.ipynb"], tmp_path, monkeypatch, capsys)
+    assert out == "nb.ipynb:2:1: XLA805 xm.mark_step is deprecated since torch_xla 2.8; use torch_xla.sync()\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"import torch_xla.core.xla_model as xm\n"
+                                                                  b"xm.mark_step()\n"), encoding="utf-8"))
+    status, out, err = run_cli(["--fix", "-", "--stdin-filename", "nb.ipynb"], tmp_path, monkeypatch, capsys)
+    assert (status, out, err) == (0, "import torch_xla\ntorch_xla.sync()\n", "flake8-xla: fixed 1 finding, 0 remaining\n")
+
+
 def test_folders_walk_notebooks_with_excludes_and_gitignore(tmp_path, monkeypatch, capsys):
     bad = [("code", "import torch_xla.core.xla_model as xm\nxm.mark_step()")]
     for rel in ("a/nb.ipynb", "a/.ipynb_checkpoints/nb-checkpoint.ipynb", "a/ignored/x.ipynb", "a/skip.ipynb"):

@@ -233,11 +233,16 @@ def lint(display: str, settings, lines: list[str] | None = None, filename: str |
     the ``--stdin-filename`` for stdin (``None`` without one: the module alone).
     A file that cannot be read is one ``E902``; one that does not parse one ``E999`` at the
     position flake8 reports. A notebook (``.ipynb``: ``display``, or ``filename`` for stdin)
-    is linted by :func:`lint_notebook`."""
+    is linted by :func:`lint_notebook`; standard input named ``.ipynb`` that is not JSON (an
+    editor sending a notebook's cells as Python) is linted as a module."""
     from ..notebook import is_notebook
 
-    if is_notebook(display if lines is None else filename):
-        return lint_notebook(display, settings, "".join(lines) if lines is not None else None)
+    if lines is None and is_notebook(display):
+        return lint_notebook(display, settings)
+    if lines is not None and is_notebook(filename):
+        text = "".join(lines)
+        if text.lstrip().startswith("{"):
+            return lint_notebook(display, settings, text)
     return _lint_module(display, settings, lines, filename)
 
 

@@ -420,7 +420,11 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
                 data = read.data
             text, encoding = decode(data)
             paths_of = (display, str(real)) if linked else (display,)
-            notebook = _NotebookFix(text) if is_notebook(display if real is not None else stdin_name) else None
+            # a notebook: a .ipynb file, or standard input so named that holds JSON (an editor
+            # may send a notebook's cells as Python under its name)
+            notebook = is_notebook(display) if real is not None else \
+                is_notebook(stdin_name) and text.lstrip().startswith("{")
+            notebook = _NotebookFix(text) if notebook else None
             result = fixer.fix_source(notebook.module if notebook else text, settings, path=display,
                                       unsafe=args.unsafe_fixes,
                                       is_selected=lambda code, ps=paths_of: all(is_selected(p, code) for p in ps),
