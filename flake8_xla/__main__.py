@@ -1,7 +1,7 @@
 """Standalone CLI: ``flake8-xla [PATH ...]`` or ``python -m flake8_xla`` (for Ruff users and CI).
 
-Lints files and folders (``*.py`` below a folder; a named file whatever its suffix; ``-``
-for standard input) with the same engine as the flake8 plugin, and reports what
+Lints files and folders (``*.py`` and ``*.ipynb`` below a folder; a named file whatever its
+suffix, a ``.ipynb`` one as a notebook; ``-`` for standard input) with the same engine as the flake8 plugin, and reports what
 ``flake8 --select=XLA`` would report in the same project: it reads the project's flake8
 configuration (``exclude``, ``per-file-ignores``, ``ignore``... of ``[flake8]``), then
 ``[tool.flake8-xla]`` of pyproject.toml, then the command line (see :mod:`flake8_xla.cli.config`).
@@ -41,6 +41,7 @@ from .cli.files import DEFAULT_EXCLUDE, STDIN, Walker, lint, read_stdin
 from .cli.output import FORMATS, WRITERS, level, rule_page, rule_url
 from .cli.select import Selector
 from .lines import universal_lines
+from .notebook import is_notebook
 from .registry import all_rules
 from .settings import OPTIONS, SCOPES, SettingsError, from_options
 
@@ -278,7 +279,8 @@ def _main(argv: list[str] | None) -> int:
             return outcome.status
         if outcome.stdin_text is not None:  # stdout holds the fixed text: what remains goes to stderr
             display = args.stdin_filename or "stdin"
-            results = reported(display, lint(display, settings, universal_lines(outcome.stdin_text)))
+            notebook = args.stdin_filename if is_notebook(args.stdin_filename) else None
+            results = reported(display, lint(display, settings, universal_lines(outcome.stdin_text), filename=notebook))
             WRITERS[fmt](results, sys.stderr, settings)
             if args.statistics:
                 statistics(results, sys.stderr)

@@ -9,6 +9,10 @@ are also read from ``setup.cfg`` / ``tox.ini`` / ``.flake8`` (``xla-scope = alwa
 ``--xla-baseline FILE`` (written by ``flake8-xla --write-baseline FILE``) the findings the
 baseline records are not reported (:mod:`flake8_xla.baseline`); a path with a ``/`` in a
 config file is relative to that file, as flake8 resolves ``exclude``.
+
+flake8 reads a notebook named on its command line as Python (its JSON parses as an
+expression): the plugin reports one ``XLA099`` on line 1 that says to run ``flake8-xla`` on it.
+Python code under a ``.ipynb`` name (an editor or flake8-nb passing the cells) is linted.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from typing import Iterator, Sequence
 from . import __version__
 from .baseline import filter_lines
 from .engine import run
-from .registry import hint_codes
+from .registry import hint_codes, notebook_finding
 from .settings import OPTIONS, SCOPES, Settings, SettingsError, from_options
 
 
@@ -63,6 +67,10 @@ class Plugin:
             raise SystemExit(2) from None
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
+        notebook = notebook_finding(self.filename, self.tree, "flake8")
+        if notebook is not None:  # its JSON parsed as Python: say to lint it with flake8-xla instead
+            yield notebook.line, notebook.col, notebook.text, type(self)
+            return
         # flake8 names stdin "stdin" (or --stdin-display-name): no file there, so no project
         found = run(self.tree, self.settings, self.lines, filename=self.filename)
         if self.settings.baseline:

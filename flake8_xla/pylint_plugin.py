@@ -7,7 +7,8 @@ symbol is the rule's name; the text starts with the XLA code, so ``XLA101 ...`` 
 greppable in both tools. A rule whose severity follows ``--xla-version``
 (``severity_since``) has one message per letter: ``E7602`` ``xm-save-under-rank-guard``
 and ``C7602`` ``xm-save-under-rank-guard-convention``, the one for the target release used.
-``XLA000`` (a rule failed on the file) is ``F7000``.
+``XLA000`` (a rule failed on the file) is ``F7000``; ``XLA099`` (a notebook named to pylint,
+which reads it as Python: run ``flake8-xla`` on it) is ``F7099``.
 
 Options ``xla-scope``, ``xla-version``, ``xla-reducing-calls``, ``xla-launchers``, ``xla-docs-url``,
 ``xla-project`` and ``xla-baseline`` (command line, pylintrc, or ``[tool.pylint.xla]`` in
@@ -29,10 +30,12 @@ from pylint.constants import WarningScope
 from .baseline import filter_lines
 from .engine import run
 from .lines import universal_lines
-from .registry import all_rules
+from .registry import NOTEBOOK_CODE, all_rules, notebook_finding
 from .settings import OPTIONS, Settings, SettingsError, from_options
 
 INTERNAL_ERROR_ID = "F7000"
+#: a notebook named to pylint (its cells were not linted): ``XLA099``
+NOTEBOOK_ID = "F7099"
 
 
 def message_id(code: str, severity: str) -> str:
@@ -51,6 +54,12 @@ def _messages(family: str) -> dict[str, tuple]:
             "XLA000 %s",
             "xla-internal-error",
             "A flake8-xla rule failed on this module; the other rules still ran. Please report it.",
+            _LINE,
+        )
+        msgs[NOTEBOOK_ID] = (
+            f"{NOTEBOOK_CODE} %s",
+            "xla-notebook-not-linted",
+            "pylint was given a notebook (.ipynb), which it reads as Python; run flake8-xla on it.",
             _LINE,
         )
     for code, cls in sorted(all_rules().items()):
@@ -99,8 +108,10 @@ def _module_findings(linter, node) -> list:
         findings = []  # pylint reports the syntax error itself
     else:
         settings = _settings(linter.config)
-        findings = run(tree, settings, source, filename=node.file or None)
-        if settings.baseline and node.file:
+        notebook = notebook_finding(node.file, tree, "pylint")
+        # a notebook's JSON parsed as Python: say to lint it with flake8-xla instead
+        findings = [notebook] if notebook else run(tree, settings, source, filename=node.file or None)
+        if settings.baseline and node.file and not notebook:
             try:
                 findings = filter_lines(settings, node.file, findings, universal_lines(source))
             except SettingsError as exc:  # the file changed or went away since the run began
@@ -127,9 +138,10 @@ class _FamilyChecker(BaseRawFileChecker):
         rules = all_rules()
         version = None
         for f in _module_findings(self.linter, node):
-            if f.code == "XLA000":
+            if f.code in ("XLA000", NOTEBOOK_CODE):
                 if self.family == "0":
-                    self.add_message(INTERNAL_ERROR_ID, line=f.line, col_offset=f.col, args=(f.message,))
+                    msgid = INTERNAL_ERROR_ID if f.code == "XLA000" else NOTEBOOK_ID
+                    self.add_message(msgid, line=f.line, col_offset=f.col, args=(f.message,))
             elif f.code[3] == self.family:
                 if version is None:
                     version = _settings(self.linter.config).target_version

@@ -27,6 +27,45 @@ ENV_SETTERS = ("environ", "putenv")
 #: Every registered rule class, by code, in registration order.
 RULES: dict[str, type["Rule"]] = {}
 
+#: the code of the one finding the flake8 and pylint plugins report on a notebook (``.ipynb``)
+#: named to them: they read it as Python (its JSON parses as an expression) and would pass it
+NOTEBOOK_CODE = "XLA099"
+#: Codes that are not rules (no page, never from the engine's rules): code -> (name, what
+#: it means). The rule index (docs/index.md) lists them.
+NOT_RULES = {
+    "XLA000": ("internal-error", "a rule failed on this file (please report it); the other rules still ran"),
+    NOTEBOOK_CODE: ("notebook-not-linted", "flake8 or pylint was given a notebook (`.ipynb`), which it reads as "
+                    "Python: the notebook's cells were not linted. Run `flake8-xla nb.ipynb` (cells, magics, "
+                    "`--fix`) or `nbqa flake8_xla nb.ipynb` instead; reported once, on line 1 (Python code sent "
+                    "under a `.ipynb` name, as editors send cells, is linted as usual)"),
+}
+
+
+def notebook_finding(filename: str | None, tree: ast.AST, tool: str) -> "Finding | None":
+    """The one finding for a notebook file given to ``tool`` (``flake8``, ``pylint``), whose
+    JSON text parsed as the module ``tree``; None when ``filename`` is no ``.ipynb`` file or
+    ``tree`` is Python code under that name (an editor or flake8-nb passing a notebook's
+    cells: linted as any module)."""
+    from .notebook import is_notebook
+
+    if not is_notebook(filename) or not _is_notebook_json(tree):
+        return None
+    name = re.split(r"[\\/]", str(filename))[-1]
+    name = name if len(name) <= 40 and re.fullmatch(r"[\w.+-]+", name) else "NOTEBOOK.ipynb"
+    return Finding(1, 0, NOTEBOOK_CODE, f"{tool} does not lint notebooks; run flake8-xla {name} "
+                                        f"(or nbqa flake8_xla {name})")
+
+
+def _is_notebook_json(tree: ast.AST) -> bool:
+    """The module is one dict display with a ``"cells"``, ``"worksheets"`` or ``"nbformat"``
+    key: a notebook's JSON read as Python."""
+    body = getattr(tree, "body", None)
+    if not isinstance(body, list) or len(body) != 1 or not isinstance(body[0], ast.Expr):
+        return False
+    value = body[0].value
+    return isinstance(value, ast.Dict) and any(
+        isinstance(k, ast.Constant) and k.value in ("cells", "worksheets", "nbformat") for k in value.keys)
+
 
 @dataclasses.dataclass(frozen=True, order=True)
 class Finding:

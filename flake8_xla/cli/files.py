@@ -1,7 +1,8 @@
 """Which files the CLI lints, and linting one of them as flake8 would.
 
 Discovery follows flake8's (``flake8/discover_files.py``): a named path that matches an
-exclude pattern is skipped, folders are walked for ``*.py`` files, a folder or file that
+exclude pattern is skipped, folders are walked for ``*.py`` files (and notebooks, ``*.ipynb``,
+which flake8 does not read), a folder or file that
 matches a pattern (its name, or its absolute path) is skipped with everything below it,
 and a file named on the command line is linted whatever its suffix. On top of that, with
 ``respect-gitignore`` (the default, as in Ruff), what git ignores is skipped while walking:
@@ -12,6 +13,7 @@ when git ignores it; what is inside it is then judged by the ``.gitignore`` file
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import logging
 import os
@@ -128,7 +130,7 @@ class Walker:
                     kept.append(name)
             dirs[:] = kept
             for name in sorted(files):
-                if not name.endswith(".py"):
+                if not name.endswith((".py", ".ipynb")):
                     continue
                 joined = os.path.join(root, name)
                 if not self.excluded(joined) and not self._ignored(git, joined, False):
@@ -188,6 +190,11 @@ class Result:
     char_col: int | None = None
     char_end_col: int | None = None
     text: str = ""
+    #: in a notebook: the 1-based cell (``line`` / ``col`` are then in that cell), and the
+    #: (line, character column) of the start and end in the file's JSON text (SARIF, GitHub)
+    cell: int | None = None
+    raw: tuple[int, int] | None = None
+    raw_end: tuple[int, int] | None = None
 
 
 def read_stdin() -> list[str]:
@@ -227,7 +234,71 @@ def lint(display: str, settings, lines: list[str] | None = None, filename: str |
     ``filename`` is the file project mode reads the project from: ``display`` for a file,
     the ``--stdin-filename`` for stdin (``None`` without one: the module alone).
     A file that cannot be read is one ``E902``; one that does not parse one ``E999`` at the
-    position flake8 reports."""
+    position flake8 reports. A notebook (``.ipynb``: ``display``, or ``filename`` for stdin)
+    is linted by :func:`lint_notebook`; standard input named ``.ipynb`` that is not JSON (an
+    editor sending a notebook's cells as Python) is linted as a module."""
+    from ..notebook import is_notebook
+
+    if lines is None and is_notebook(display):
+        return lint_notebook(display, settings)
+    if lines is not None and is_notebook(filename):
+        text = "".join(lines)
+        if text.lstrip().startswith("{"):
+            return lint_notebook(display, settings, text)
+    return _lint_module(display, settings, lines, filename)
+
+
+def lint_notebook(display: str, settings, text: str | None = None) -> list[Result]:
+    """Findings for one notebook (its JSON ``text``, else the file ``display``): its code
+    cells linted as one module (:mod:`flake8_xla.notebook`), each finding placed in its cell
+    (``cell``, and ``line`` / ``col`` in that cell) and in the JSON text (``raw``). ``# noqa``
+    works per line. A file that cannot be read, or is no notebook, is one ``E902``; a cell
+    that does not parse stops the module at one ``E999`` in that cell, as for a file."""
+    from ..notebook import NotebookError, parse
+    from ..project.files import read_regular
+
+    if text is None:
+        try:
+            data, _ = read_regular(display)
+            if data is None:
+                raise OSError(f"{display}: not a regular file")
+            text = data.decode("utf-8-sig")
+        except (OSError, UnicodeError) as exc:
+            return [Result(display, 1, 1, "E902", f"{type(exc).__name__}: {exc}")]
+    try:
+        nb = parse(text)
+    except NotebookError as exc:
+        return [Result(display, 1, 1, "E902", f"not a notebook: {exc}")]
+    return lint_cells(display, settings, nb)
+
+
+def lint_cells(display: str, settings, nb) -> list[Result]:
+    """Findings for the code cells of ``nb`` (a :class:`flake8_xla.notebook.Notebook`), as
+    :func:`lint_notebook` reports them (``cell`` is each cell's ``index``)."""
+    module = nb.module_lines()
+    if not module:
+        return []
+    out = []
+    for r in _lint_module(display, settings, module, None):
+        where = nb.locate(r.line)
+        if where is None:  # not in a cell (an error past the end): the cell's last line
+            where = nb.locate(len(module))
+        cell, line = where
+        shift = cell.shift[line - 1]
+        col, char_col = r.col + shift, (r.char_col or 1) + shift
+        end_line = end_col = char_end_col = raw_end = None
+        end = nb.locate(r.end_line) if r.end_line is not None else None
+        if end is not None and end[0] is cell and r.end_col is not None:
+            end_shift = cell.shift[end[1] - 1]
+            end_line, end_col, char_end_col = end[1], r.end_col + end_shift, (r.char_end_col or 1) + end_shift
+            raw_end = nb.raw_position(cell, end_line, char_end_col)
+        out.append(dataclasses.replace(
+            r, line=line, col=col, end_line=end_line, end_col=end_col, char_col=char_col,
+            char_end_col=char_end_col, cell=cell.index, raw=nb.raw_position(cell, line, char_col), raw_end=raw_end))
+    return out
+
+
+def _lint_module(display: str, settings, lines: list[str] | None = None, filename: str | None = None) -> list[Result]:
     from flake8.processor import FileProcessor
     from flake8.violation import Violation
 
@@ -272,4 +343,4 @@ def lint(display: str, settings, lines: list[str] | None = None, filename: str |
     return out
 
 
-__all__ = ["DEFAULT_EXCLUDE", "STDIN", "Result", "Walker", "lint", "read_stdin"]
+__all__ = ["DEFAULT_EXCLUDE", "STDIN", "Result", "Walker", "lint", "lint_cells", "lint_notebook", "read_stdin"]

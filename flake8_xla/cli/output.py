@@ -3,6 +3,9 @@
 
 Columns in ``default``, ``json`` and ``github`` are flake8's (1-based, counted in UTF-8 bytes
 from the line start); SARIF counts characters (``columnKind: unicodeCodePoints``).
+A notebook's findings name their cell: ``nb.ipynb:cell 3:2:5:`` (``default``), ``"cell": 3``
+with the line and column in that cell (``json``); ``github`` and ``sarif`` place them in the
+file's JSON text, where GitHub shows them, and name the cell in the message.
 """
 
 from __future__ import annotations
@@ -62,17 +65,31 @@ def rule_page(code: str) -> str:
     return page(all_rules()[code])
 
 
+def where(r: Result) -> str:
+    """``path:line:col`` of a finding; in a notebook ``path:cell N:line:col`` (the line and
+    column in cell N, which counts every cell of the notebook from 1)."""
+    cell = f"cell {r.cell}:" if r.cell is not None else ""
+    return f"{r.path}:{cell}{r.line}:{r.col}"
+
+
 def default(results: list[Result], out: TextIO, settings=None) -> None:
     for r in results:
-        out.write(f"{r.path}:{r.line}:{r.col}: {r.code} {r.message}\n")
+        out.write(f"{where(r)}: {r.code} {r.message}\n")
 
 
-def to_json(results: list[Result], out: TextIO, settings=None) -> None:
-    json.dump([{
+def _json_item(r: Result, settings) -> dict:
+    item = {
         "path": r.path, "line": r.line, "col": r.col, "end_line": r.end_line, "end_col": r.end_col,
         "code": r.code, "name": rule_name(r.code), "severity": level(r.code), "message": r.message,
         "url": rule_url(r.code, settings), "fix": applicability(r.code),
-    } for r in results], out, indent=2)
+    }
+    if r.cell is not None:  # a notebook: line and col are in this cell
+        item["cell"] = r.cell
+    return item
+
+
+def to_json(results: list[Result], out: TextIO, settings=None) -> None:
+    json.dump([_json_item(r, settings) for r in results], out, indent=2)
     out.write("\n")
 
 
@@ -84,10 +101,17 @@ def _github_escape(text: str, prop: bool = False) -> str:
 
 
 def github(results: list[Result], out: TextIO, settings=None) -> None:
+    """Workflow commands. A notebook's finding is placed on the line and column of the
+    ``.ipynb`` file's JSON text that holds it (what GitHub shows next to the annotation),
+    and its text starts with ``cell N:line:col:``."""
     for r in results:
         kind = "error" if level(r.code) == "error" else "warning"
-        out.write(f"::{kind} file={_github_escape(r.path, True)},line={r.line},col={r.col},"
-                  f"title={r.code}::{_github_escape(f'{r.code} {r.message}')}\n")
+        line, col, text = r.line, r.col, f"{r.code} {r.message}"
+        if r.cell is not None:
+            line, col = r.raw or (1, 1)
+            text = f"cell {r.cell}:{r.line}:{r.col}: {text}"
+        out.write(f"::{kind} file={_github_escape(r.path, True)},line={line},col={col},"
+                  f"title={r.code}::{_github_escape(text)}\n")
 
 
 def _plain(markdown: str) -> str:
@@ -141,11 +165,24 @@ def sarif_log(results: list[Result], settings=None) -> dict:
         region = {"startLine": r.line, "startColumn": r.char_col or 1}
         if r.end_line is not None and r.char_end_col is not None:
             region.update(endLine=r.end_line, endColumn=r.char_end_col)
+        text = f"{r.code} {r.message}"
+        extra = {}
+        if r.cell is not None:
+            # a notebook: the region is in the file's JSON text (GitHub code scanning shows
+            # an alert on the file's raw lines); the cell and the place in it go in the
+            # message and in properties
+            start = r.raw or (1, 1)
+            region = {"startLine": start[0], "startColumn": start[1]}
+            if r.raw and r.raw_end and r.raw_end >= r.raw:
+                region.update(endLine=r.raw_end[0], endColumn=r.raw_end[1])
+            text = f"cell {r.cell}:{r.line}:{r.char_col or 1}: {text}"
+            extra["properties"] = {"cell": r.cell, "cellLine": r.line, "cellColumn": r.char_col or 1}
         location["region"] = region
         sarif_results.append({
             "ruleId": r.code, "ruleIndex": index[r.code], "level": level(r.code),
-            "message": {"text": f"{r.code} {r.message}"},
+            "message": {"text": text},
             "locations": [{"physicalLocation": location}],
+            **extra,
         })
     return {
         "$schema": SARIF_SCHEMA,

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ..cli.files import STDIN
+from ..notebook import is_notebook
 from ..project.files import read_regular, root_from
 
 SAFE, UNSAFE, NONE = "safe", "unsafe", "none"
@@ -345,6 +346,34 @@ def write_file(path, data: bytes) -> None:
         raise
 
 
+class _NotebookFix:
+    """A notebook to fix: its code cells as one module, and the fixed module put back."""
+
+    def __init__(self, text: str) -> None:
+        from ..notebook import NotebookError, parse
+
+        try:
+            self.nb = parse(text)
+        except NotebookError as exc:
+            raise NotFixed(f"not a notebook: {exc}") from None
+        self.module = "".join(self.nb.module_lines())
+
+    def apply(self, fixed: str, display: str) -> tuple[str, str]:
+        """(the JSON text with the changed cells' sources rewritten, a unified diff per
+        changed cell, each named ``display:cell N``). Raises :class:`NotFixed` when the
+        changes cannot be put back into the cells."""
+        from ..notebook import NotebookError
+
+        if fixed == self.module:
+            return self.nb.text, ""
+        try:
+            text, changed = self.nb.apply(fixed)
+        except NotebookError as exc:
+            raise NotFixed(str(exc)) from None
+        return text, "".join(unified_diff(cell.source, source, f"{display}:cell {cell.index}")
+                             for cell, source in changed)
+
+
 def _emit(out, data: bytes, text: str) -> None:
     """Write a module's bytes to ``out`` (its binary buffer when it has one)."""
     buffer = getattr(out, "buffer", None)
@@ -446,19 +475,28 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
                 data = read.data
             text, encoding = decode(data)
             paths_of = (display, str(real)) if linked else (display,)
-            result = fixer.fix_source(text, settings, path=display, unsafe=args.unsafe_fixes,
+            # a notebook: a .ipynb file, or standard input so named that holds JSON (an editor
+            # may send a notebook's cells as Python under its name)
+            notebook = is_notebook(display) if real is not None else \
+                is_notebook(stdin_name) and text.lstrip().startswith("{")
+            notebook = _NotebookFix(text) if notebook else None
+            result = fixer.fix_source(notebook.module if notebook else text, settings, path=display,
+                                      unsafe=args.unsafe_fixes,
                                       is_selected=lambda code, ps=paths_of: all(is_selected(p, code) for p in ps),
-                                      filename=display if real is not None else stdin_name)
+                                      filename=None if notebook else display if real is not None else stdin_name)
             if result.reverted:
                 err.write(f"{display}: fixes not applied: {result.reverted}\n")
+            new_text, diff = result.source, None
+            if notebook:  # only the changed cells' sources change in the JSON text
+                new_text, diff = notebook.apply(result.source, display)
             new_data = data
-            if result.source != text:
+            if new_text != text:
                 _round_trips(text, encoding, data)
-                new_data = encode(result.source, encoding)
+                new_data = encode(new_text, encoding)
             if args.diff:
-                out.write(unified_diff(text, result.source, display))
+                out.write(unified_diff(text, new_text, display) if diff is None else diff)
             elif real is None:
-                stdin_text, stdin_out = result.source, (new_data, result.source)
+                stdin_text, stdin_out = new_text, (new_data, new_text)
             elif new_data != data:
                 # reached through a link (the file's or a folder's on its path): write the
                 # target, not over the link, and only in the project
@@ -478,11 +516,11 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
             continue
         fixed += result.fixed
         remaining += result.remaining
-        changed = changed or result.source != text
+        changed = changed or new_text != text
         if result.fixed_codes:
             shown.append((display, result.fixed_codes))
         if settings.scope == "auto" and not (result.fixed or result.remaining or result.reverted):
-            signs = cuda_signs(text)
+            signs = cuda_signs(notebook.module if notebook else text)
             if signs:  # the rules skipped a CUDA script: not "fixed 0 findings" alone
                 err.write(f"{display}: skipped: it does not import torch_xla but looks like CUDA training "
                           f"({', '.join(signs)}); to port it, run with --xla-scope=always\n")

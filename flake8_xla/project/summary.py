@@ -171,14 +171,12 @@ def summarise(path: Path, files: ProjectFiles, settings: Settings, def_facts=Non
     if tree is None:
         return None
     bindings = _import_bindings(path, tree, files)
-    lookup = None
-    if def_facts is not None and bindings:
 
-        def lookup(parts):
-            r = resolve_chain(parts, bindings, files)
-            return def_facts(r) if r is not None else None
+    def lookup(parts):
+        r = resolve_chain(parts, bindings, files)
+        return def_facts(r) if r is not None else None
 
-    model = Model(tree, settings, project_defs=lookup)
+    model = Model(tree, settings, project_defs=lookup if def_facts is not None and bindings else None)
     try:
         return _summary(path, model, files, bindings)
     finally:
