@@ -35,7 +35,12 @@ that extra brings). What it does:
   workspace root. A document that ``exclude`` matches (or a folder above it, inside the
   workspace) gets no diagnostics. A bad value is one error diagnostic on line 1 of each
   document it affects.
-- Notebook documents (``notebookDocument/*``) are not handled: lint notebooks with the CLI.
+- Notebook documents (``notebookDocument/*``, for clients that send them): the code cells
+  are linted as one module (:func:`notebook_module`: a name defined in one cell is known in
+  the next; magics and shell lines are not Python and are left out), each finding published
+  on its cell. The actions work there too, as long as each edit stays in one cell and
+  leaves the magics alone; while a notebook has magics, a fix that removes an import is
+  not offered (a magic's arguments may use the name).
 
 Text is synchronised whole (``TextDocumentSyncKind.Full``): the server never applies
 incremental edits itself, so its copy cannot drift from the editor's.
@@ -226,17 +231,112 @@ def text_edits(old: str, new: str) -> list[tuple[tuple[int, int], tuple[int, int
     """The edits that turn ``old`` into ``new``, as ((line, char), (line, char), text) with
     0-based lines of ``old`` and code points: one per run of changed lines (whole lines
     replaced; the editor keeps everything else, and the cursor where nothing changed)."""
+    piece = Piece("", None, 0, split_lines(old))
+    return [(start, end, text) for _, start, end, text in piece_edits(old, new, [piece], frozenset())]
+
+
+@dataclasses.dataclass
+class Piece:
+    """One document of what is linted as one module: a text document (the whole module), or
+    a code cell of a notebook. ``start``: its first line in the module (0-based); ``lines``:
+    its own text's lines (:func:`~flake8_xla.lines.split_lines`); ``newline_added``: the
+    module has a line end after its last line that its text lacks."""
+
+    uri: str
+    version: int | None
+    start: int
+    lines: list[str]
+    newline_added: bool = False
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.lines)
+
+
+#: a line IPython runs as a line magic or a shell command (``%pip install x``, ``!ls``)
+_MAGIC_LINE = re.compile(r"^[ \t]*[%!]")
+#: cell magics whose body is Python that runs in the notebook's namespace
+PYTHON_CELL_MAGICS = ("time", "timeit", "capture")
+_IMPORT_LINE = re.compile(r"^[ \t]*(import|from)[ \t]")
+
+
+def notebook_module(cells: list[tuple[str, int | None, str]]) -> tuple[str, list[Piece], frozenset[int]]:
+    """The code cells ``(uri, version, text)`` of a notebook as one module: (its text, one
+    :class:`Piece` per cell, the module lines that are not the cells' text). A cell that
+    starts with a cell magic is blank lines (``%%bash``, ``%%writefile``), except for the
+    magics whose body is Python (:data:`PYTHON_CELL_MAGICS`: ``%%time``...), where only the
+    magic's line is; a line magic or shell line (``%pip ...``, ``!nvidia-smi``) is ``pass``
+    at its indentation. Each cell keeps its line count, so a finding's line is its cell's."""
+    parts, pieces, masked = [], [], set()
+    line = 0
+    for uri, version, text in cells:
+        lines = split_lines(text)
+        added = bool(lines) and not lines[-1].endswith(("\n", "\r"))
+        out = [ln if ln.endswith(("\n", "\r")) else ln + "\n" for ln in lines]
+        magic = re.match(r"[ \t]*%%(\w*)", lines[0]) if lines else None
+        for i, ln in enumerate(out):
+            if magic and (i == 0 or magic.group(1) not in PYTHON_CELL_MAGICS):
+                out[i] = "\n"
+                masked.add(line + i)
+            elif _MAGIC_LINE.match(ln):
+                out[i] = ln[:len(ln) - len(ln.lstrip(" \t"))] + "pass\n"
+                masked.add(line + i)
+        parts.append("".join(out))
+        pieces.append(Piece(uri, version, line, lines, added))
+        line += len(lines)
+    return "".join(parts), pieces, frozenset(masked)
+
+
+def locate(pieces: list[Piece], line0: int) -> tuple[int, int]:
+    """(index of the piece, line in it) of module line ``line0`` (the last line of the last
+    piece when past the end)."""
+    for i, piece in enumerate(pieces):
+        if piece.start <= line0 < piece.end:
+            return i, line0 - piece.start
+    last = len(pieces) - 1
+    return last, max(len(pieces[last].lines) - 1, 0)
+
+
+def piece_edits(old: str, new: str, pieces: list[Piece], masked: frozenset[int]
+                ) -> list[tuple[int, tuple[int, int], tuple[int, int], str]] | None:
+    """The edits that turn the module ``old`` into ``new``, per piece: (index of the piece,
+    (line, char), (line, char), text) in the piece's own lines and code points, one per run
+    of changed lines; None when a run spans two pieces or touches a masked line (a magic),
+    so that no edit can land in the wrong cell, and when there are masked lines and an
+    import line goes (a magic's arguments, which the lint does not see, may use its name)."""
     a, b = split_lines(old), split_lines(new)
     out = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":
             continue
-        replacement = "".join(b[j1:j2])
-        if i2 < len(a) or not a or a[-1].endswith(("\n", "\r")):
-            end = (i2, 0)
-        else:  # the last line has no line end: the position after its last character
-            end = (i2 - 1, len(a[-1]))
-        out.append(((i1, 0), end, replacement))
+        if any(i in masked for i in range(i1, i2)):
+            return None
+        if masked and {ln for ln in a[i1:i2] if _IMPORT_LINE.match(ln)} - set(b[j1:j2]):
+            return None
+        if i1 < i2:
+            index = next((k for k, p in enumerate(pieces) if p.start <= i1 < p.end), None)
+            if index is None or i2 > pieces[index].end:
+                return None
+        else:  # an insertion goes to the start of the piece it precedes, else the end of the last one
+            index = next((k for k, p in enumerate(pieces) if p.start <= i1 < p.end), len(pieces) - 1)
+        piece = pieces[index]
+        text = "".join(b[j1:j2])
+        if i1 == i2 == piece.end and piece.newline_added:  # lines added after a cell's last line
+            if not text.endswith("\n"):
+                return None
+            last = (len(piece.lines) - 1, len(piece.lines[-1]))
+            out.append((index, last, last, "\n" + text[:-1]))
+            continue
+        if i2 == piece.end and (piece.newline_added or (piece.lines and not piece.lines[-1].endswith(("\n", "\r")))):
+            # the run ends with the piece's last line, which has no line end of its own
+            if piece.newline_added:
+                if text and not text.endswith("\n"):
+                    return None
+                text = text[:-1] if text else text
+            end = (len(piece.lines) - 1, len(piece.lines[-1]))
+        else:
+            end = (i2 - piece.start, 0)
+        out.append((index, (i1 - piece.start, 0), end, text))
     return out
 
 
@@ -383,7 +483,14 @@ def _severity(code: str, settings: Settings | None):
 
 @dataclasses.dataclass
 class _State:
+    """One linted target (a text document, or a notebook's code cells as one module): the
+    version linted (the notebook's for a notebook), the module text, its pieces, the module
+    lines that are not the cells' text, and what the lint found."""
+
     version: int | None
+    text: str
+    pieces: list[Piece]
+    masked: frozenset[int]
     results: list[Result]
     resolved: Resolved
 
@@ -394,15 +501,22 @@ def build_server():
     from pygls.lsp.server import LanguageServer
 
     from . import __version__
-    from .fix import UNSAFE, SAFE, applicability
+    from .fix import SAFE, UNSAFE, applicability
     from .registry import doc_url
 
-    server = LanguageServer(SOURCE, __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Full)
+    server = LanguageServer(
+        SOURCE, __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Full,
+        notebook_document_sync=lsp.NotebookDocumentSyncOptions(notebook_selector=[
+            lsp.NotebookDocumentFilterWithCells(cells=[lsp.NotebookCellLanguage(language="python")],
+                                                notebook="*")], save=True))
     executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="flake8-xla")
     client: dict[str, object] = {}
-    states: dict[str, _State] = {}
+    layers: dict[str, dict[str, object]] = {"init": {}, "config": {}}
+    states: dict[str, _State] = {}  # by the text document's or the notebook's URI
+    published: dict[str, list[str]] = {}  # target URI -> the URIs its last diagnostics went to
     pending: dict[str, asyncio.Task] = {}
     open_docs: set[str] = set()
+    notebooks: set[str] = set()
     shown: set[str] = set()
 
     def encoding() -> str:
@@ -422,7 +536,7 @@ def build_server():
         return os.path.abspath(path) if path else None
 
     def position(lines: list[str], line: int, char: int):
-        text = _content(lines[line]) if line < len(lines) else ""
+        text = _content(lines[line]) if 0 <= line < len(lines) else ""
         return lsp.Position(line=line, character=client_units(text[:char], encoding()))
 
     def lsp_range(lines, start, end):
@@ -434,8 +548,6 @@ def build_server():
         shown.add(message)
         server.window_show_message(lsp.ShowMessageParams(type=kind or lsp.MessageType.Warning,
                                                          message=f"flake8-xla: {message}"))
-
-    layers: dict[str, dict[str, object]] = {"init": {}, "config": {}}
 
     def set_client(raw: object, layer: str) -> None:
         """``initializationOptions`` (``init``) stay; each ``didChangeConfiguration``
@@ -451,27 +563,73 @@ def build_server():
         doc = server.workspace.get_text_document(uri)
         return doc.language_id == "python" or (path_of(uri) or uri).endswith((".py", ".pyi"))
 
-    def diagnostics(lines: list[str], state: _State, version: int | None) -> list:
+    def target_of(uri: str) -> str:
+        """The linted target a URI belongs to: a cell's notebook, else itself."""
+        if uri in notebooks:
+            return uri
+        nb = server.workspace.get_notebook_document(cell_uri=uri)
+        return nb.uri if nb is not None and nb.uri in notebooks else uri
+
+    def snapshot(uri: str) -> tuple[int | None, str, list[Piece], frozenset[int]]:
+        """(version, module text, pieces, masked lines) of a target as the editor has it now."""
+        if uri in notebooks:
+            nb = server.workspace.get_notebook_document(notebook_uri=uri)
+            cells = []
+            for cell in nb.cells:
+                if cell.kind != lsp.NotebookCellKind.Code:
+                    continue
+                doc = server.workspace.get_text_document(cell.document)
+                if doc.language_id not in (None, "python"):
+                    continue
+                cells.append((cell.document, doc.version, doc.source))
+            text, pieces, masked = notebook_module(cells)
+            return nb.version, text, pieces, masked
+        doc = server.workspace.get_text_document(uri)
+        text = doc.source
+        return doc.version, text, [Piece(uri, doc.version, 0, split_lines(text))], frozenset()
+
+    def diagnostics(state: _State) -> dict[str, list]:
+        """The diagnostics of each piece of a linted target."""
+        out: dict[str, list] = {piece.uri: [] for piece in state.pieces}
+        if not state.pieces:
+            return out
         if state.resolved.error:
-            return [lsp.Diagnostic(range=lsp_range(lines, (0, 0), (0, 0)), severity=lsp.DiagnosticSeverity.Error,
-                                   source=SOURCE, message=f"configuration error: {state.resolved.error}; "
-                                                          "no flake8-xla rule ran")]
-        out = []
+            first = state.pieces[0]
+            out[first.uri].append(lsp.Diagnostic(
+                range=lsp_range(first.lines, (0, 0), (0, 0)), severity=lsp.DiagnosticSeverity.Error, source=SOURCE,
+                message=f"configuration error: {state.resolved.error}; no flake8-xla rule ran"))
+            return out
+        module_lines = split_lines(state.text)
         for r in state.results:
+            (line0, c0), (_, c1) = finding_range(module_lines, r)
+            index, local = locate(state.pieces, line0)
+            piece = state.pieces[index]
             severity, tags = _severity(r.code, state.resolved.settings)
             href = doc_url(r.code, state.resolved.settings) if state.resolved.docs_url and r.code not in NOT_RULES \
                 else None
-            out.append(lsp.Diagnostic(
-                range=lsp_range(lines, *finding_range(lines, r)), message=r.message, severity=severity,
+            out[piece.uri].append(lsp.Diagnostic(
+                range=lsp_range(piece.lines, (local, c0), (local, c1)), message=r.message, severity=severity,
                 code=r.code, code_description=lsp.CodeDescription(href=href) if href else None, source=SOURCE,
-                tags=tags, data={"key": finding_key(r), "fix": applicability(r.code), "version": version}))
+                tags=tags, data={"key": finding_key(r), "fix": applicability(r.code), "version": piece.version}))
         return out
 
+    def publish(uri: str, state: _State | None) -> None:
+        """Publish a target's diagnostics (none: clear what was published for it)."""
+        by_uri = diagnostics(state) if state is not None else {}
+        for gone in published.pop(uri, []):
+            by_uri.setdefault(gone, [])
+        if state is not None:
+            published[uri] = [piece.uri for piece in state.pieces]
+        versions = {piece.uri: piece.version for piece in state.pieces} if state is not None else {}
+        for target, diags in by_uri.items():
+            server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
+                uri=target, version=versions.get(target), diagnostics=diags))
+
     async def lint_now(uri: str) -> None:
-        if uri not in open_docs:
+        if uri not in open_docs and uri not in notebooks:
             return
-        doc = server.workspace.get_text_document(uri)
-        text, version, path = doc.source, doc.version, path_of(uri)
+        version, text, pieces, masked = snapshot(uri)
+        path = path_of(uri)
         loop = asyncio.get_running_loop()
 
         def work() -> _State:
@@ -482,16 +640,13 @@ def build_server():
                 _LOG.exception("linting %s", uri)
                 resolved = Resolved(error=f"internal error ({type(exc).__name__}); please report")
                 results = []
-            return _State(version, results, resolved)
+            return _State(version, text, pieces, masked, results, resolved)
 
         state = await loop.run_in_executor(executor, work)
-        doc = server.workspace.get_text_document(uri)
-        if uri not in open_docs or doc.version != version:
-            return  # changed meanwhile: its own lint is on the way
+        if (uri not in open_docs and uri not in notebooks) or snapshot(uri)[0] != version:
+            return  # closed, or changed meanwhile: its own lint is on the way
         states[uri] = state
-        lines = split_lines(text)
-        server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
-            uri=uri, version=version, diagnostics=diagnostics(lines, state, version)))
+        publish(uri, state)
 
     def schedule(uri: str, delay: float = 0.0) -> None:
         old = pending.pop(uri, None)
@@ -508,8 +663,17 @@ def build_server():
         task.add_done_callback(lambda t: pending.pop(uri, None) if pending.get(uri) is t else None)
 
     def relint_all() -> None:
-        for uri in sorted(open_docs):
+        for uri in sorted(open_docs | notebooks):
             schedule(uri)
+
+    def forget(uri: str) -> None:
+        open_docs.discard(uri)
+        notebooks.discard(uri)
+        states.pop(uri, None)
+        task = pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        publish(uri, None)
 
     @server.feature(lsp.INITIALIZE)
     def initialize(params: lsp.InitializeParams) -> None:
@@ -518,7 +682,7 @@ def build_server():
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: lsp.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
-        if is_python(uri):
+        if target_of(uri) == uri and is_python(uri):  # a notebook's cell is linted with its notebook
             open_docs.add(uri)
             schedule(uri)
 
@@ -540,100 +704,123 @@ def build_server():
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: lsp.DidCloseTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        open_docs.discard(uri)
-        states.pop(uri, None)
-        task = pending.pop(uri, None)
-        if task is not None:
-            task.cancel()
-        server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        if params.text_document.uri in open_docs:
+            forget(params.text_document.uri)
+
+    @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_open(params: lsp.DidOpenNotebookDocumentParams) -> None:
+        uri = params.notebook_document.uri
+        notebooks.add(uri)
+        schedule(uri)
+
+    @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_change(params: lsp.DidChangeNotebookDocumentParams) -> None:
+        uri = params.notebook_document.uri
+        if uri in notebooks:
+            states.pop(uri, None)
+            schedule(uri, DEBOUNCE)
+
+    @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def notebook_save(params: lsp.DidSaveNotebookDocumentParams) -> None:
+        if params.notebook_document.uri in notebooks:
+            schedule(params.notebook_document.uri)
+
+    @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_close(params: lsp.DidCloseNotebookDocumentParams) -> None:
+        if params.notebook_document.uri in notebooks:
+            forget(params.notebook_document.uri)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(params: lsp.DidChangeConfigurationParams) -> None:
         set_client(params.settings, "config")
         relint_all()
 
-    def current(uri: str, version: int | None) -> tuple[_State, str] | None:
-        """The state of ``uri`` when it is linted at the document's version (and ``version``,
-        when given, is that one)."""
+    def current(uri: str, version: int | None = None) -> _State | None:
+        """The state of target ``uri`` when it was linted at the editor's version (and
+        ``version``, when given, is that one)."""
         state = states.get(uri)
-        if uri not in open_docs or state is None:
+        if state is None or (uri not in open_docs and uri not in notebooks):
             return None
-        doc = server.workspace.get_text_document(uri)
-        if doc.version != state.version or (version is not None and version != doc.version):
+        now = snapshot(uri)[0]
+        if now != state.version or (version is not None and version != now):
             return None
-        return state, doc.source
+        return state
 
-    def workspace_edit(uri: str, version: int | None, old: str, new: str):
-        lines = split_lines(old)
-        edits = [lsp.TextEdit(range=lsp_range(lines, start, end), new_text=text)
-                 for start, end, text in text_edits(old, new)]
-        return lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(
-            text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version), edits=edits)])
+    def workspace_edit(state: _State, edits) -> object:
+        """A versioned edit per piece from ``(index, start, end, text)`` edits."""
+        by_piece: dict[int, list] = {}
+        for index, start, end, text in edits:
+            piece = state.pieces[index]
+            by_piece.setdefault(index, []).append(
+                lsp.TextEdit(range=lsp_range(piece.lines, start, end), new_text=text))
+        return lsp.WorkspaceEdit(document_changes=[
+            lsp.TextDocumentEdit(text_document=lsp.OptionalVersionedTextDocumentIdentifier(
+                uri=state.pieces[index].uri, version=state.pieces[index].version), edits=items)
+            for index, items in sorted(by_piece.items())])
+
+    def fix_edit(state: _State, new: str | None):
+        if new is None:
+            return None
+        edits = piece_edits(state.text, new, state.pieces, state.masked)
+        return workspace_edit(state, edits) if edits else None
 
     async def fix_all_edit(uri: str, version: int | None):
-        now = current(uri, version)
-        if now is None:
+        state = current(uri, version)
+        if state is None or not any(applicability(r.code) == SAFE for r in state.results):
             return None
-        state, text = now
-        if not any(applicability(r.code) == SAFE for r in state.results):
+        new = await asyncio.get_running_loop().run_in_executor(
+            executor, fixed_text, state.text, path_of(uri), state.resolved)
+        if current(uri, state.version) is None:
             return None
-        path = path_of(uri)
-        new = await asyncio.get_running_loop().run_in_executor(executor, fixed_text, text, path, state.resolved)
-        if new is None or current(uri, state.version) is None:
-            return None
-        return workspace_edit(uri, state.version, text, new)
+        return fix_edit(state, new)
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
         code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND], resolve_provider=False))
     async def code_action(params: lsp.CodeActionParams):
-        uri = params.text_document.uri
-        now = current(uri, None)
-        if now is None:
+        uri = target_of(params.text_document.uri)
+        state = current(uri)
+        if state is None:
             return None
-        state, text = now
         only = params.context.only
 
         def wants(kind: str) -> bool:
             return only is None or any(kind == k or kind.startswith(f"{k}.") for k in only)
 
         by_key = {tuple(finding_key(r)): r for r in state.results}
+        versions = {piece.uri: piece.version for piece in state.pieces}
         actions = []
         fixable_here = False
-        if wants(lsp.CodeActionKind.QuickFix):
-            loop = asyncio.get_running_loop()
-            path = path_of(uri)
-            for diag in params.context.diagnostics:
-                data = diag.data if isinstance(diag.data, dict) else {}
-                if diag.source != SOURCE or data.get("version") != state.version:
-                    continue
-                r = by_key.get(tuple(data.get("key") or ()))
-                if r is None or r.code in NOT_RULES:
-                    continue
-                kind = applicability(r.code)
-                if kind in (SAFE, UNSAFE):
-                    fixable_here = fixable_here or kind == SAFE
-                    key = tuple(finding_key(r))
-                    new = await loop.run_in_executor(
-                        executor, lambda: fixed_text(text, path, state.resolved, unsafe=kind == UNSAFE,
-                                                     only=lambda f: (f.line, f.col, f.code) == key))
-                    if new is not None and current(uri, state.version) is not None:
-                        fix = r.message.split("; ", 1)[-1]
-                        label = f"Fix {r.code}" + (" (unsafe: may change behaviour)" if kind == UNSAFE else "")
-                        actions.append(lsp.CodeAction(
-                            title=f"{label}: {fix}", kind=lsp.CodeActionKind.QuickFix, diagnostics=[diag],
-                            is_preferred=kind == SAFE, edit=workspace_edit(uri, state.version, text, new)))
-                place = await loop.run_in_executor(executor, noqa_edit, text, r.line, r.code)
-                if place is not None:
-                    line0, start, stop, new_text = place
-                    lines = split_lines(text)
+        loop = asyncio.get_running_loop()
+        path = path_of(uri)
+        for diag in params.context.diagnostics if wants(lsp.CodeActionKind.QuickFix) else ():
+            data = diag.data if isinstance(diag.data, dict) else {}
+            key = data.get("key")
+            if diag.source != SOURCE or not isinstance(key, list) or \
+                    data.get("version") != versions.get(params.text_document.uri, object()):
+                continue
+            r = by_key.get(tuple(key))
+            if r is None or r.code in NOT_RULES:
+                continue
+            kind = applicability(r.code)
+            if kind in (SAFE, UNSAFE):
+                fixable_here = fixable_here or kind == SAFE
+                spot = tuple(finding_key(r))
+                new = await loop.run_in_executor(
+                    executor, lambda: fixed_text(state.text, path, state.resolved, unsafe=kind == UNSAFE,
+                                                 only=lambda f: (f.line, f.col, f.code) == spot))
+                edit = fix_edit(state, new) if current(uri, state.version) is not None else None
+                if edit is not None:
+                    label = f"Fix {r.code}" + (" (unsafe: may change behaviour)" if kind == UNSAFE else "")
                     actions.append(lsp.CodeAction(
-                        title=f"Add `# noqa: {r.code}` on line {line0 + 1}", kind=lsp.CodeActionKind.QuickFix,
-                        diagnostics=[diag],
-                        edit=lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(
-                            text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=state.version),
-                            edits=[lsp.TextEdit(range=lsp_range(lines, (line0, start), (line0, stop)),
-                                                new_text=new_text)])])))
+                        title=f"{label}: {r.message.split('; ', 1)[-1]}", kind=lsp.CodeActionKind.QuickFix,
+                        diagnostics=[diag], is_preferred=kind == SAFE, edit=edit))
+            place = await loop.run_in_executor(executor, noqa_edit, state.text, r.line, r.code)
+            if place is not None and place[0] not in state.masked:
+                line0, start, stop, new_text = place
+                index, local = locate(state.pieces, line0)
+                actions.append(lsp.CodeAction(
+                    title=f"Add `# noqa: {r.code}` on line {local + 1}", kind=lsp.CodeActionKind.QuickFix,
+                    diagnostics=[diag], edit=workspace_edit(state, [(index, (local, start), (local, stop), new_text)])))
         explicit = only is not None and wants(FIX_ALL_KIND)
         if wants(FIX_ALL_KIND) and (explicit or fixable_here):
             edit = await fix_all_edit(uri, state.version)
@@ -651,6 +838,7 @@ def build_server():
             uri, version = target, None
         if not isinstance(uri, str) or not (version is None or isinstance(version, int)):
             return {"applied": False, "reason": "expected the document's URI or {uri, version}"}
+        uri = target_of(uri)
         edit = await fix_all_edit(uri, version)
         if edit is None:
             reason = "nothing to fix" if current(uri, version) is not None else \

@@ -84,7 +84,8 @@ class Editor:
 
         self.run(self.client.start_io(sys.executable, "-m", "flake8_xla", "server", cwd=str(root)))
         self.init = self.run(self.client.initialize_async(lsp.InitializeParams(
-            capabilities=lsp.ClientCapabilities(), root_uri=root.as_uri(), initialization_options=init_options,
+            capabilities=lsp.ClientCapabilities(notebook_document=lsp.NotebookDocumentClientCapabilities(
+                synchronization=lsp.NotebookDocumentSyncClientCapabilities())), root_uri=root.as_uri(), initialization_options=init_options,
             workspace_folders=[lsp.WorkspaceFolder(uri=root.as_uri(), name="root")])))
         self.client.initialized(lsp.InitializedParams())
 
@@ -105,6 +106,20 @@ class Editor:
         self.call(self.client.text_document_did_open, lsp.DidOpenTextDocumentParams(
             lsp.TextDocumentItem(uri=uri, language_id=language, version=version, text=text)))
         return uri
+
+    def open_notebook(self, name: str, cells: list[tuple[str, str]]) -> tuple[str, list[str]]:
+        """Open a notebook of ``(kind, text)`` cells (``code`` or ``markdown``): its URI and
+        its cells' URIs."""
+        uri = (self.root / name).as_uri()
+        cell_uris = [f"vscode-notebook-cell:{(self.root / name).as_posix()}#C{i}" for i in range(len(cells))]
+        self.call(self.client.notebook_document_did_open, lsp.DidOpenNotebookDocumentParams(
+            notebook_document=lsp.NotebookDocument(uri=uri, notebook_type="jupyter-notebook", version=1, cells=[
+                lsp.NotebookCell(kind=lsp.NotebookCellKind.Code if kind == "code" else lsp.NotebookCellKind.Markup,
+                                 document=cell) for (kind, _), cell in zip(cells, cell_uris)]),
+            cell_text_documents=[lsp.TextDocumentItem(uri=cell, language_id="python" if kind == "code" else "markdown",
+                                                      version=1, text=text)
+                                 for (kind, text), cell in zip(cells, cell_uris)]))
+        return uri, cell_uris
 
     def change(self, uri: str, version: int, text: str) -> None:
         self.call(self.client.text_document_did_change, lsp.DidChangeTextDocumentParams(
@@ -295,6 +310,43 @@ def test_settings_from_the_client_select_hints_link_pages_and_exclude(editor):
     assert [d.code for d in editor.published[uri][4].diagnostics] == ["XLA805", "XLA109"]
 
 
+NOTEBOOK = [
+    ("code", "import torch_xla\nimport torch_xla.core.xla_model as xm\n%pip install torch_xla"),
+    ("markdown", "# xm.mark_step()"),
+    ("code", "!nvidia-smi\ndevice = xm.xla_device()\nxm.mark_step()"),
+    ("code", "%%bash\nxm.mark_step()\n"),
+    ("code", "%%time\nxm.mark_step()\n"),
+]
+
+
+def test_a_notebook_is_one_module_with_findings_on_their_cells(editor):
+    uri, cells = editor.open_notebook("nb/train.ipynb", NOTEBOOK)
+    deprecated = "xm.xla_device is deprecated since torch_xla 2.8; use torch_xla.device()"
+    warning = lsp.DiagnosticSeverity.Warning
+    assert [summary(editor.diagnostics(cell, 1)) for cell in (cells[0], cells[2], cells[3], cells[4])] == [
+        [],
+        [(1, 9, 1, 22, "XLA804", warning, deprecated), (2, 0, 2, 12, "XLA805", warning, MARK_STEP)],
+        [],  # %%bash: not Python
+        [(1, 0, 1, 12, "XLA805", warning, MARK_STEP)],  # %%time: its body is
+    ]
+    assert cells[1] not in editor.published  # markdown
+    diag = editor.diagnostics(cells[2], 1)[1]
+    actions = editor.actions(cells[2], [diag], 2)
+    # fix all would drop the xm import, which a magic may use: not offered while there are magics
+    assert [a.title for a in actions] == ["Fix XLA805: use torch_xla.sync()", "Add `# noqa: XLA805` on line 3"]
+    assert apply_edit(NOTEBOOK[2][1], actions[0].edit, cells[2], 1) == \
+        "!nvidia-smi\ndevice = xm.xla_device()\ntorch_xla.sync()"
+    assert apply_edit(NOTEBOOK[2][1], actions[1].edit, cells[2], 1) == \
+        "!nvidia-smi\ndevice = xm.xla_device()\nxm.mark_step()  # noqa: XLA805"
+    editor.call(editor.client.notebook_document_did_close, lsp.DidCloseNotebookDocumentParams(
+        notebook_document=lsp.NotebookDocumentIdentifier(uri=uri),
+        cell_text_documents=[lsp.TextDocumentIdentifier(uri=c) for c in cells]))
+    deadline = time.monotonic() + TIMEOUT
+    while len(editor.published[cells[2]]) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert list(editor.published[cells[2]][-1].diagnostics) == []
+
+
 def _frame(message: dict) -> bytes:
     body = json.dumps(message).encode("utf-8")
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
@@ -363,6 +415,31 @@ def test_fixed_text_fixes_only_the_chosen_finding():
     assert server.fixed_text(text, None, resolved, only=lambda f: f.line == 5) == text[:-15] + "torch_xla.sync()\n"
     assert server.fixed_text(text, None, resolved) == "import torch_xla\n\ntorch_xla.sync()\ntorch_xla.sync()\n"
     assert server.fixed_text(text, None, resolved, only=lambda f: False) is None
+
+
+def test_notebook_module_keeps_each_cell_on_its_lines_and_leaves_magics_out():
+    text, pieces, masked = server.notebook_module([
+        ("a", 1, "import os\n!ls\nif x:\n    %time f()"), ("b", 2, ""), ("c", 3, "%%bash\nls\n"),
+        ("d", 4, "%%timeit -n1\nf()\n")])
+    assert text == "import os\npass\nif x:\n    pass\n\n\n\nf()\n"
+    assert [(p.uri, p.start, p.end, p.newline_added) for p in pieces] == \
+        [("a", 0, 4, True), ("b", 4, 4, False), ("c", 4, 6, False), ("d", 6, 8, False)]
+    assert masked == {1, 3, 4, 5, 6}
+    assert server.locate(pieces, 7) == (3, 1)
+
+
+def test_piece_edits_stay_in_one_cell_and_restore_a_cell_end_without_newline():
+    _, pieces, masked = server.notebook_module([("a", 1, "x = 1\ny = 2"), ("b", 1, "z = 3\n")])
+    old = "x = 1\ny = 2\nz = 3\n"
+    assert server.piece_edits(old, "x = 1\ny = 5\nz = 3\n", pieces, masked) == [(0, (1, 0), (1, 5), "y = 5")]
+    assert server.piece_edits(old, "x = 1\ny = 2\nw = 0\nz = 3\n", pieces, masked) == [(1, (0, 0), (0, 0), "w = 0\n")]
+    assert server.piece_edits(old, "x = 1\nyz = 5\n", pieces, masked) is None  # spans both cells
+    assert server.piece_edits(old, old + "v = 1\n", pieces, masked) == [(1, (1, 0), (1, 0), "v = 1\n")]
+    _, pieces, masked = server.notebook_module([("a", 1, "x = 1\ny = 2")])
+    assert server.piece_edits("x = 1\ny = 2\n", "x = 1\ny = 2\nv = 1\n", pieces, masked) == \
+        [(0, (1, 5), (1, 5), "\nv = 1")]
+    _, pieces, masked = server.notebook_module([("a", 1, "import os\n%env A=1\nx = os.sep")])
+    assert server.piece_edits("import os\npass\nx = os.sep\n", "pass\nx = 1\n", pieces, masked) is None
 
 
 def test_client_units_follow_the_negotiated_encoding():
