@@ -493,6 +493,9 @@ class _State:
     masked: frozenset[int]
     results: list[Result]
     resolved: Resolved
+    #: fixed texts and ``# noqa`` places computed for this version (an editor asks again at
+    #: each cursor move)
+    cache: dict = dataclasses.field(default_factory=dict)
 
 
 def build_server():
@@ -523,9 +526,17 @@ def build_server():
         enc = server.workspace.position_encoding
         return str(getattr(enc, "value", enc) or "utf-16")
 
-    def root() -> Path | None:
-        path = server.workspace.root_path
-        return Path(path).resolve() if path else None
+    def root(path: str | None = None) -> Path | None:
+        """The workspace folder holding ``path`` (the deepest one), else the workspace root."""
+        from pygls.uris import to_fs_path
+
+        folders = [Path(p).resolve() for p in (to_fs_path(f.uri) for f in server.workspace.folders.values()) if p]
+        if path is not None:
+            inside = [f for f in folders if f in Path(path).parents]
+            if inside:
+                return max(inside, key=lambda f: len(f.parts))
+        top = server.workspace.root_path
+        return Path(top).resolve() if top else None
 
     def path_of(uri: str) -> str | None:
         from pygls.uris import to_fs_path
@@ -633,7 +644,7 @@ def build_server():
         loop = asyncio.get_running_loop()
 
         def work() -> _State:
-            resolved = resolve(path, dict(client), root())
+            resolved = resolve(path, dict(client), root(path))
             try:
                 results = lint_text(text, path, resolved)
             except Exception as exc:  # never stop the server for one document
@@ -768,11 +779,12 @@ def build_server():
         state = current(uri, version)
         if state is None or not any(applicability(r.code) == SAFE for r in state.results):
             return None
-        new = await asyncio.get_running_loop().run_in_executor(
-            executor, fixed_text, state.text, path_of(uri), state.resolved)
+        if "all" not in state.cache:
+            state.cache["all"] = await asyncio.get_running_loop().run_in_executor(
+                executor, fixed_text, state.text, path_of(uri), state.resolved)
         if current(uri, state.version) is None:
             return None
-        return fix_edit(state, new)
+        return fix_edit(state, state.cache["all"])
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
         code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND], resolve_provider=False))
@@ -805,16 +817,21 @@ def build_server():
             if kind in (SAFE, UNSAFE):
                 fixable_here = fixable_here or kind == SAFE
                 spot = tuple(finding_key(r))
-                new = await loop.run_in_executor(
-                    executor, lambda: fixed_text(state.text, path, state.resolved, unsafe=kind == UNSAFE,
-                                                 only=lambda f: (f.line, f.col, f.code) == spot))
+                if ("fix", spot) not in state.cache:
+                    state.cache["fix", spot] = await loop.run_in_executor(
+                        executor, lambda: fixed_text(state.text, path, state.resolved, unsafe=kind == UNSAFE,
+                                                     only=lambda f: (f.line, f.col, f.code) == spot))
+                new = state.cache["fix", spot]
                 edit = fix_edit(state, new) if current(uri, state.version) is not None else None
                 if edit is not None:
                     label = f"Fix {r.code}" + (" (unsafe: may change behaviour)" if kind == UNSAFE else "")
                     actions.append(lsp.CodeAction(
                         title=f"{label}: {r.message.split('; ', 1)[-1]}", kind=lsp.CodeActionKind.QuickFix,
                         diagnostics=[diag], is_preferred=kind == SAFE, edit=edit))
-            place = await loop.run_in_executor(executor, noqa_edit, state.text, r.line, r.code)
+            if ("noqa", r.line, r.code) not in state.cache:
+                state.cache["noqa", r.line, r.code] = await loop.run_in_executor(
+                    executor, noqa_edit, state.text, r.line, r.code)
+            place = state.cache["noqa", r.line, r.code]
             if place is not None and place[0] not in state.masked:
                 line0, start, stop, new_text = place
                 index, local = locate(state.pieces, line0)

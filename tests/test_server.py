@@ -283,6 +283,18 @@ def test_a_stale_version_gets_no_edit(editor):
     assert editor.diagnostics(uri, 2)[0].range.start.line == 7
 
 
+def test_other_languages_and_odd_action_requests_get_nothing(editor):
+    md = editor.open("pkg/notes.md", "xm.mark_step()\n", language="markdown")
+    uri = editor.open("pkg/odd.py", SOURCE)
+    diags = editor.diagnostics(uri, 1)
+    assert md not in editor.published  # linted in order: the markdown file would have come first
+    odd = [lsp.Diagnostic(range=diags[0].range, message="m", source="flake8-xla", data=data)
+           for data in ("x", {"key": {"a": 1}, "version": 1}, {"key": [7, 16, "XLA999"], "version": 1},
+                        {"key": [7, 16, "XLA805"], "version": 2})]
+    assert editor.actions(uri, odd, 6) == []
+    assert editor.actions(md, diags, 6) == []
+
+
 def test_settings_from_the_client_select_hints_link_pages_and_exclude(editor):
     uri = editor.open("pkg/settings.py", SOURCE)
     assert [d.code for d in editor.diagnostics(uri, 1)] == ["XLA805", "XLA109"]
