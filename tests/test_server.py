@@ -295,7 +295,7 @@ def test_other_languages_and_odd_action_requests_get_nothing(editor):
     assert editor.actions(md, diags, 6) == []
 
 
-def test_settings_from_the_client_select_hints_link_pages_and_exclude(editor):
+def test_settings_from_the_client_link_pages_ignore_exclude_and_report_bad_values(editor):
     uri = editor.open("pkg/settings.py", SOURCE)
     assert [d.code for d in editor.diagnostics(uri, 1)] == ["XLA805", "XLA109"]
     editor.configure({"flake8-xla": {"xla-docs-url": "https://docs.example/{code}.html", "ignore": ["XLA109"],
@@ -362,6 +362,24 @@ def test_a_notebook_is_one_module_with_findings_on_their_cells(editor):
 def _frame(message: dict) -> bytes:
     body = json.dumps(message).encode("utf-8")
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def test_a_hint_is_a_hint_once_the_client_selects_the_hints(editor):
+    from flake8_xla.registry import all_rules
+
+    text = all_rules()["XLA304"].bad[0]
+    uri = editor.open("hints/loader.py", text)
+    assert list(editor.diagnostics(uri, 1)) == []  # hints are off by default, as in flake8
+    editor.configure({"extend-select": "XLA"})
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while len(editor.published[uri]) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert summary(editor.published[uri][1].diagnostics) == [
+            (5, 31, 5, 59, "XLA304", lsp.DiagnosticSeverity.Hint,
+             "DataLoader without drop_last=True: the short last batch recompiles the step; pass drop_last=True")]
+    finally:
+        editor.configure(None)
 
 
 def test_python_m_flake8_xla_server_answers_initialize_and_exits_0_after_shutdown(tmp_path):
