@@ -6,7 +6,7 @@ that extra brings). What it does:
 
 - Diagnostics for each open Python document (``languageId`` ``python``, or a ``.py`` /
   ``.pyi`` path) on open and save, and on change after a pause in typing (:data:`DEBOUNCE`
-  seconds), from the buffer's text, never the file on disk. A document saved in a folder is
+  seconds), from the buffer's text, never the file on disk. A document with a file path is
   linted in project mode as the CLI lints the file (its project's other modules as saved on
   disk). ``code`` is the rule's code, ``codeDescription.href`` its page only when the user
   configured ``xla-docs-url``, the severity the rule's (E: Error, W and C: Warning, with the
@@ -31,8 +31,9 @@ that extra brings). What it does:
   ``xla-project``) plus ``config`` (read only this file) and ``isolated`` (read none), from
   ``initializationOptions`` and ``workspace/didChangeConfiguration`` (the object itself, or
   its ``flake8-xla`` member; the latest ``didChangeConfiguration`` goes over the
-  ``initializationOptions``, key by key). Patterns and a relative ``config`` path are relative to the
-  workspace root. A document that ``exclude`` matches (or a folder above it, inside the
+  ``initializationOptions``, key by key). Patterns and a relative ``config`` path are
+  relative to the workspace folder holding the document (else the workspace root);
+  ``exit-zero``, ``format`` and ``respect-gitignore`` are accepted and mean nothing here. A document that ``exclude`` matches (or a folder above it, inside the
   workspace) gets no diagnostics. A bad value is one error diagnostic on line 1 of each
   document it affects.
 - Notebook documents (``notebookDocument/*``, for clients that send them): the code cells
@@ -43,7 +44,10 @@ that extra brings). What it does:
   not offered (a magic's arguments may use the name).
 
 Text is synchronised whole (``TextDocumentSyncKind.Full``): the server never applies
-incremental edits itself, so its copy cannot drift from the editor's.
+incremental edits itself (pygls splits lines with ``str.splitlines``, which also breaks at a
+form feed or U+2028, where the protocol does not), so its copy cannot drift from the editor's.
+All linting and fixing runs on one worker thread, one job at a time, off the thread that
+reads the messages.
 """
 
 from __future__ import annotations
@@ -77,8 +81,6 @@ DEBOUNCE = 0.3
 NOT_RULES = ("E902", "E999", "XLA000")
 #: the client setting keys besides those of ``[tool.flake8-xla]``
 CLIENT_ONLY_KEYS = ("config", "isolated")
-#: keys of ``[tool.flake8-xla]`` that mean nothing in an editor (accepted, not used)
-UNUSED_KEYS = ("exit-zero", "format", "respect-gitignore")
 LSP_COMMAND = "pip install 'flake8-xla[lsp]'"
 
 _LOG = logging.getLogger(__name__)
@@ -422,14 +424,6 @@ def lint_text(text: str, path: str | None, resolved: Resolved) -> list[Result]:
     found = lint(display, resolved.settings, universal_lines(text), filename=path)
     return sorted((r for r in found if resolved.selector.reported(display, r.code)),
                   key=lambda r: (r.line, r.col, r.code))
-
-
-def fixer_available() -> bool:
-    try:
-        from .fix import fixer  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def fixed_text(text: str, path: str | None, resolved: Resolved, unsafe: bool = False,

@@ -437,6 +437,9 @@ def test_finding_range_cuts_a_block_at_its_first_line_and_counts_code_points():
     inner = Result("p", 1, 10, "XLA805", "m", end_line=1, end_col=20)  # bytes: the string's 10 bytes
     assert server.finding_range(lines, inner) == ((0, 9), (0, 13))
     assert server.finding_range(lines, Result("p", 2, 3, "E999", "m")) == ((1, 0), (1, 8))
+    # lines as the protocol (and ast) count them: a U+2028 or a form feed in a comment ends none
+    lines = split_lines("# a\u2028b\x0c\nx = xm.mark_step()\n")
+    assert server.finding_range(lines, Result("p", 2, 5, "XLA805", "m", 2, 17)) == ((1, 4), (1, 16))
 
 
 def test_fixed_text_fixes_only_the_chosen_finding():
