@@ -9,7 +9,8 @@ configuration (``exclude``, ``per-file-ignores``, ``ignore``... of ``[flake8]``)
 flake8's own noqa machinery. It also skips what git ignores (``--no-respect-gitignore``
 to lint it), as Ruff does.
 
-``flake8-xla rule XLA101`` prints a rule's page; ``flake8-xla --list-rules`` lists them.
+``flake8-xla rule XLA101`` prints a rule's page; ``flake8-xla --list-rules`` lists them;
+``flake8-xla server`` is the language server (:mod:`flake8_xla.server`).
 
 Adopting it on existing code: ``--write-baseline FILE`` records today's findings and
 ``--baseline FILE`` (option ``xla-baseline``, also in the config files and the plugins)
@@ -50,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="flake8-xla",
         description="Find PyTorch/XLA porting mistakes (the flake8-xla rules, without flake8's other checks). "
-                    "`flake8-xla rule XLA101` prints a rule's page.",
+                    "`flake8-xla rule XLA101` prints a rule's page; `flake8-xla server` is the language server.",
     )
     parser.add_argument("paths", nargs="*", help="files and folders (default: .); - reads standard input")
     group = parser.add_argument_group("what to report (as flake8's options; code prefixes, comma-separated)")
@@ -217,6 +218,10 @@ def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["rule"]:
         return rule_main(argv[1:])
+    if argv[:1] == ["server"]:
+        from .server import main as server_main
+
+        return server_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     for flag, given in (("--add-noqa", args.add_noqa), ("--write-baseline", args.write_baseline is not None)):

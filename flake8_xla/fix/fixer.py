@@ -531,8 +531,13 @@ def parse_exact(source: str) -> tuple[cst.Module, str] | None:
 
 
 def fix_source(source: str, settings: Settings, path: str = "<fix>", unsafe: bool = False,
-               is_selected: Callable[[str], bool] = lambda code: True, filename: str | None = None) -> FixResult:
+               is_selected: Callable[[str], bool] = lambda code: True, filename: str | None = None,
+               only: Callable[[Finding], bool] | None = None) -> FixResult:
     """Fix one module's text: the fixed text and what remains (``FixResult``).
+
+    ``only`` (None: every finding) limits which findings are fixed (the language server's
+    "fix this finding": ``lambda f: (f.line, f.col, f.code) == ...``); every selected
+    finding is still linted before and after, so the verification is the same.
 
     ``filename`` is the file the text comes from, so that the lint before and after the
     fixes reads the project as the CLI's lint does (project mode); None lints the text
@@ -549,14 +554,15 @@ def fix_source(source: str, settings: Settings, path: str = "<fix>", unsafe: boo
     if paused:
         gc.disable()
     try:
-        return _fix_source(source, settings, path, unsafe, is_selected, filename)
+        return _fix_source(source, settings, path, unsafe, is_selected, filename, only)
     finally:
         if paused:
             gc.enable()
 
 
 def _fix_source(source: str, settings: Settings, path: str, unsafe: bool,
-                is_selected: Callable[[str], bool], filename: str | None) -> FixResult:
+                is_selected: Callable[[str], bool], filename: str | None,
+                only: Callable[[Finding], bool] | None = None) -> FixResult:
     from .registry import FIXES
 
     before = lint(source, settings, path, is_selected, filename)
@@ -564,7 +570,8 @@ def _fix_source(source: str, settings: Settings, path: str, unsafe: bool,
         return FixResult(source, 0, 1 if is_selected("E999") else 0)
     rules = all_rules()
     allowed = (SAFE, UNSAFE) if unsafe else (SAFE,)
-    todo = [f for f in before if f.code in FIXES and getattr(rules.get(f.code), "fix_applicability", NONE) != NONE]
+    todo = [f for f in before if f.code in FIXES and getattr(rules.get(f.code), "fix_applicability", NONE) != NONE
+            and (only is None or only(f))]
     if not todo:
         return FixResult(source, 0, len(before), findings=before)
     try:
