@@ -310,11 +310,11 @@ def test_settings_from_the_client_link_pages_ignore_exclude_and_report_bad_value
     while len(editor.published[uri]) < 3 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert list(editor.published[uri][2].diagnostics) == []
-    editor.configure({"xla-version": "3.1"})
+    editor.configure({"xla-version": "1.9"})
     while len(editor.published[uri]) < 4 and time.monotonic() < deadline:
         time.sleep(0.05)
     (error,) = editor.published[uri][3].diagnostics
-    assert error.message.startswith("configuration error: client setting xla-version: invalid value '3.1'")
+    assert error.message.startswith("configuration error: client setting xla-version: invalid value '1.9'")
     assert error.severity == lsp.DiagnosticSeverity.Error
     editor.configure(None)
     while len(editor.published[uri]) < 5 and time.monotonic() < deadline:
