@@ -14,6 +14,4 @@ PENDING: dict[tuple[str, str, str, int, str], str] = {
     ('p03_dual_backend_lib', 'fastfit/loop.py', 'default', 53, 'XLA405'): 'backend is a parameter: call-site value',
     ('p03_dual_backend_lib', 'fastfit/loop.py', 'default', 75, 'XLA203'): 'backend is a parameter: call-site value',
     ('p03_dual_backend_lib', 'fastfit/loop.py', 'default', 78, 'XLA501'): 'loss from a parameter model: call-site values',
-    ('p04_spmd_llama', 'data.py', 'default', 34, 'XLA902'): 'XLA902 sinks are Mesh/sampler, not a batch size',
-    ('p04_spmd_llama', 'model.py', 'default', 106, 'XLA503'): 'forward of a model stepped in another module',
 }

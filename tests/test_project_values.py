@@ -304,3 +304,38 @@ def test_returns_param_index(tmp_path):
     h = str((tmp_path / "h.py").resolve())
     assert [returns_param((h, n), files) for n in ("same", "nested", "other", "rebound", "walrus", "none", "missing")] \
         == [1, 0, -1, -1, -1, -1, -1]
+
+
+# --- a torch_xla script that launches nothing (single device, SPMD) reaches what it calls ---
+
+SCRIPT = """\
+import torch_xla
+import torch_xla.runtime as xr
+from utils import cleanup
+
+
+def main():
+    xr.use_spmd()
+    cleanup()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+CLEANUP = "import torch\n\n\ndef cleanup():\n    torch.cuda.empty_cache()\n\n\ndef unused():\n    torch.cuda.empty_cache()\n"
+
+
+def test_script_module_level_reaches_other_modules(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "train.py": SCRIPT, "utils.py": CLEANUP})
+    assert lint(tmp_path, "utils.py") == {("utils.py", 5, "XLA401")}
+
+
+@pytest.mark.parametrize("script", [
+    SCRIPT.replace('if __name__ == "__main__":\n    main()\n', ""),  # a library: nothing runs at module level
+    SCRIPT.replace("import torch_xla\nimport torch_xla.runtime as xr\n", "import torch\n").replace(
+        "    xr.use_spmd()\n", ""),  # no torch_xla: a CUDA script
+])
+def test_script_silent(tmp_path, script):
+    write(tmp_path, {"pyproject.toml": "", "train.py": script, "utils.py": CLEANUP})
+    assert lint(tmp_path, "utils.py") == set()

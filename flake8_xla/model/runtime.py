@@ -182,17 +182,22 @@ class Runtime:
         return found
 
     def spmd_program(self) -> bool:
-        """True when some XLA-on code turns SPMD on (see :meth:`spmd_evidence`)."""
-        return bool(self.spmd_evidence())
+        """True when some XLA-on code turns SPMD on (see :meth:`spmd_evidence`), or (project
+        mode) a module whose code reaches this one's does (:attr:`project_setup`)."""
+        return bool(self.spmd_evidence()) or self._project_spmd()
+
+    def _project_spmd(self) -> bool:
+        return self.project_setup is not None and self.project_setup.spmd
 
     def runs_spmd(self, ctx: Ctx) -> bool:
         """True when code at ``ctx`` runs under SPMD: SPMD is turned on unconditionally at
         module level (``if __name__ == "__main__":`` aside), or in the same function on the
         same branch, or unconditionally in a function from which ``ctx``'s function is
-        reached; a script that turns it on only under a flag keeps its other mode."""
+        reached; a script that turns it on only under a flag keeps its other mode. In project
+        mode, without evidence of its own: a function an SPMD module of the project reaches."""
         evidence = self.spmd_evidence()
-        if not evidence:
-            return False
+        if not evidence:  # project mode: code an SPMD module of the project reaches runs under it
+            return self._project_spmd() and self.in_project_reach(ctx)
         key = ("rt_runs_spmd", id(ctx.func), id(ctx.frames) if ctx.frames else 0)
         if key in self._cache:
             return self._cache[key]

@@ -281,10 +281,12 @@ def _relative(path: Path, root: Path) -> str:
 
 def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str, tuple[bool, str]]]:
     """``{file: {qual: (multi, launching module)}}``: every function of the project that
-    launched code of another module runs. Built once per (root, settings): the modules whose
-    text names torch and a launch (torch_xla and ``spawn(`` / ``launch(``, a name of
-    ``xla-launchers`` or of a launch wrapper it imports) are summarised, and from each that launches, its launched code is followed across modules
-    (:func:`_reached_from`). Linear in the project for a bounded number of launching modules."""
+    launched code of another module, or the module level of a torch_xla script, runs. Built
+    once per (root, settings): the modules whose text names torch and a launch or a script
+    block (torch_xla and ``spawn(`` / ``launch(`` / ``__main__``, a name of ``xla-launchers``
+    or of a launch wrapper it imports) are summarised, and from each that launches, its
+    launched code is followed across modules, and from a script that launches nothing
+    (single device, SPMD), what its module level runs (:func:`_reached_from`). Linear in the project for a bounded number of launching modules."""
     key = (files.root, settings)
     found = _INDEX.get(key)
     if found is not None:
@@ -298,11 +300,11 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
         text = read_text(path)
         if text is None or "torch" not in text:
             continue
-        if not ("torch_xla" in text and ("spawn(" in text or "launch(" in text)) \
+        if not ("torch_xla" in text and ("spawn(" in text or "launch(" in text or "__main__" in text)) \
                 and not any(w in text for w in words + tuple(f"{n}(" for n in launchers_for(path, files))):
-            continue  # no launch in the text: not a launching module
+            continue  # no launch and no script block in the text: runs no XLA code of other modules
         s = summary_of(path, files, settings)
-        if s is None or not (s.launched_multi or s.launched_single):
+        if s is None or not (s.launched_multi or s.launched_single or s.script_roots or s.script_out):
             continue
         caller = _relative(path, files.root)
         setup = s.setup or LaunchSetup()
@@ -327,8 +329,10 @@ def _reached_from(launcher: Path, files: ProjectFiles, settings: Settings) -> di
     s = summary_of(launcher, files, settings)
     reached: dict[Ref, bool] = {}
     if s is not None:
-        for roots, multi in ((s.launched_multi, True), (s.launched_single, False)):
-            todo = [(str(launcher), q) for q in roots]
+        script = [n for r in s.script_out for n in _functions_of(r, files, settings)]
+        for roots, multi, more in ((s.launched_multi, True, ()), (s.launched_single, False, ()),
+                                   (s.script_roots, False, script)):  # a script: its module level's calls too
+            todo = [(str(launcher), q) for q in roots] + list(more)
             while todo and len(reached) < MAX_REACH:
                 node = todo.pop()
                 if node in reached and (reached[node] or not multi):

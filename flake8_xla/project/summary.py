@@ -116,8 +116,13 @@ class ModuleSummary:
         launched_single: quals a single-process launch runs (and not a multi-process one).
         calls_into: its calls of (and non-call references to) functions of other project
             modules, with what each argument is (:class:`~.callers.CallFacts`).
-        setup: what it sets up for the code it launches (:class:`LaunchSetup`); ``None``
-            when it launches nothing.
+        setup: what it sets up for the code it launches (:class:`LaunchSetup`), or for the
+            code its module level runs (a script); ``None`` when it does neither.
+        script_roots: for a torch_xla script that launches nothing (a single-device or SPMD
+            script): the quals of its functions that its module-level code (the ``__main__``
+            block) runs in XLA code, directly or through the module's calls.
+        script_out: the functions and classes of other project modules its module-level
+            XLA code calls.
     """
 
     path: str
@@ -129,6 +134,8 @@ class ModuleSummary:
     launched_single: tuple[str, ...]
     calls_into: tuple[CallFacts, ...] = ()
     setup: LaunchSetup | None = None
+    script_roots: tuple[str, ...] = ()
+    script_out: tuple[Ref, ...] = ()
 
     def function(self, qual: str) -> FunctionFacts | None:
         return self._index()[0].get(qual)
@@ -223,6 +230,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
             exports.append((name, *r))
     multi = model.launched(multi_only=True)
     launched = model.launched()
+    roots, out = _script_roots(model, ref) if not launched and model.uses_torch_xla else ((), ())
     return ModuleSummary(
         path=str(path),
         uses_torch_xla=model.uses_torch_xla,
@@ -232,8 +240,36 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         launched_multi=tuple(quals[id(f)] for f in model.functions if id(f) in multi),
         launched_single=tuple(quals[id(f)] for f in model.functions if id(f) in launched and id(f) not in multi),
         calls_into=describe_calls(model, ref, bindings),
-        setup=_setup(model) if launched else None,
+        setup=_setup(model) if launched or roots or out else None,
+        script_roots=tuple(quals[id(f)] for f in model.functions if id(f) in roots),
+        script_out=out,
     )
+
+
+def _script_roots(model, ref) -> tuple[set[int], tuple[Ref, ...]]:
+    """(ids of the functions, refs of other modules' functions and classes) that the
+    module-level XLA code of a torch_xla module runs: the calls outside any ``def`` that are
+    not in an XLA-off branch, followed through the module's own calls."""
+    local, out = [], []
+    for call, ctx in model.calls:
+        if ctx.func is not None or model.is_xla_off(ctx):
+            continue
+        local.extend(model.function_of(call.func, ctx))
+        r = ref(call.func)
+        if r is not None and r not in out:
+            out.append(r)
+    if not local and not out:
+        return set(), ()
+    reached = model.reachable(local)
+    for func in model.functions:
+        if id(func) not in reached:
+            continue
+        for call, ctx in func.calls:
+            if ctx.func is func and not model.is_xla_off(ctx):
+                r = ref(call.func)
+                if r is not None and r not in out:
+                    out.append(r)
+    return reached, tuple(out)
 
 
 def _setup(model) -> LaunchSetup:

@@ -215,9 +215,12 @@ class SpmdWorldSizeMisuse(Rule):
     `xr.global_ordinal()` is 0 on every host. A mesh built from them has one device (the
     model is not sharded), and data sharded by them is the same on every host.
 
+    Also a count multiplied into a per-device quantity (`per_device_batch * xr.world_size()`,
+    a learning-rate scale): it multiplies by 1.
+
     ## Known problems
-    Other uses (logging, `if xr.world_size() > 1:`, arithmetic on the batch size) are not
-    reported. A script that turns SPMD on only under a flag keeps its other mode: a sampler
+    Other uses (logging, `if xr.world_size() > 1:`, other arithmetic) are not reported; a
+    scale is reported only where the count is an operand of the `*` itself. A script that turns SPMD on only under a flag keeps its other mode: a sampler
     counts only on the branch that turns SPMD on, or in a function reached from one that
     turns it on unconditionally (a `Mesh` is SPMD wherever it is); a count picked by mode
     (`xr.world_size() if not spmd else ...`) is not reported. The finding replaces XLA801 /
@@ -273,6 +276,9 @@ class SpmdWorldSizeMisuse(Rule):
         if not at_least(self.settings, "2.1") or not model.spmd_program():
             return
         seen: set[int] = set()
+        for call, ctx in self._scaled_counts(model):
+            seen.add(id(call))
+            yield self._finding(call, model.call_name(call, ctx), "scale")
         for call, ctx in self._sink_calls(model):  # in walk order: the first use of a shared source names it
             q = model.call_name(call, ctx)
             sinks = self._sinks(model, call, ctx, q)
@@ -285,6 +291,25 @@ class SpmdWorldSizeMisuse(Rule):
                         continue
                     seen.add(id(source))
                     yield self._finding(source, sq, use)
+
+    @staticmethod
+    def _scaled_counts(model) -> list:
+        """``xr.world_size()`` / ``xr.global_device_count()`` multiplied into a per-device
+        quantity (``per_device_batch * xr.world_size()``, a learning-rate scale) in SPMD code:
+        the operand of a ``*`` in the statement that calls it."""
+        out = []
+        for call, ctx in model.calls_to(*_COUNTS):
+            if not model.in_xla_code(ctx) or not model.runs_spmd(ctx):
+                continue
+            owner = ctx.func.node if ctx.func is not None else model.tree
+            stmt = model._statements(owner).get(id(call))
+            if stmt is None:
+                continue
+            for node in ast.walk(stmt):
+                if type(node) is ast.BinOp and type(node.op) is ast.Mult and call in (node.left, node.right):
+                    out.append((call, ctx))
+                    break
+        return out
 
     @staticmethod
     def _sink_calls(model):
@@ -360,6 +385,8 @@ class SpmdWorldSizeMisuse(Rule):
                                 "shard by host: xr.process_index()")
         if use == "mesh":
             return self.finding(source, f"{shown} is 1 under SPMD, not the device count")
+        if use == "scale":
+            return self.finding(source, f"{shown} is 1 under SPMD: this scale is not by the device count")
         return self.finding(source, f"{shown} is 1 under SPMD, used to shard data",
                             "shard by host: xr.process_count()")
 
