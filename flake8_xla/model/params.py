@@ -87,8 +87,8 @@ class Params:
         cache[key] = None  # a cycle of calls: unknown
         args = self.param_arguments(func, name)
         found = None
-        if args and self.project_arguments(func, name) == [] \
-                and all(self.tensor_kind(a, c, depth) == "device" for a, c in args):
+        if args and all(self.tensor_kind(a, c, depth) == "device" for a, c in args) \
+                and self.project_arguments(func, name) == []:  # (the project asked last: it reads other modules)
             found = "device"
         cache[key] = found
         return found
@@ -106,13 +106,13 @@ class Params:
         passed = self.passed_arguments(func, name)
         if self._escaped(func, len(passed)):
             return False
+        if not all(isinstance(arg, ast.AST) and arg is not UNKNOWN and local(arg, cctx, call)
+                   for arg, call, cctx in passed):
+            return False  # (the module's own calls first: the project's reads other modules)
         project = self.project_arguments(func, name)
         if project is None or not (passed or project):
             return False
-        if any(a.kind != project_kind for a in project):
-            return False
-        return all(isinstance(arg, ast.AST) and arg is not UNKNOWN and local(arg, cctx, call)
-                   for arg, call, cctx in passed)
+        return all(a.kind == project_kind for a in project)
 
     #: methods that return the module they are called on (``model.to(dev)(x)`` runs its forward)
     _SAME_MODULE = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "half", "bfloat16", "double",

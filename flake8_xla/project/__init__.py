@@ -475,6 +475,18 @@ def _node_facts(start: Ref, files: ProjectFiles, settings: Settings):
     return None if found is _BUSY else found
 
 
+_LAST_BINDINGS: list = [None, None, None]  # (path, tree, bindings) of the module linted last
+
+
+def _bindings_of(path: Path, tree, files: ProjectFiles) -> dict:
+    """:func:`~.summary.import_bindings` of the linted module, once for its lookups
+    (:func:`helper_lookup`, :func:`defs_lookup`): kept for the tree it was asked of last."""
+    last = _LAST_BINDINGS
+    if last[0] != path or last[1] is not tree:
+        last[:] = [path, tree, import_bindings(path, tree, files)]
+    return last[2]
+
+
 def defs_lookup(filename: str, tree, settings: Settings):
     """A function ``parts -> DefFacts`` for the module in ``filename`` whose tree is
     ``tree``: what the light index (:mod:`.defs`) says of the project class or function a
@@ -490,7 +502,7 @@ def defs_lookup(filename: str, tree, settings: Settings):
     def lookup(parts: tuple[str, ...]) -> DefFacts:
         nonlocal bindings
         if bindings is None:
-            bindings = import_bindings(path, tree, files)
+            bindings = _bindings_of(path, tree, files)
         ref = resolve_chain(parts, bindings, files)
         return def_facts(ref, files) if ref is not None else NOTHING
 
@@ -511,7 +523,7 @@ def helper_lookup(filename: str, tree, settings: Settings):
     def lookup(parts: tuple[str, ...]) -> HelperFacts | None:
         nonlocal bindings
         if bindings is None:
-            bindings = import_bindings(path, tree, files)
+            bindings = _bindings_of(path, tree, files)
         ref = resolve_chain(parts, bindings, files)
         return helper_facts(ref, files, settings) if ref is not None else None
 

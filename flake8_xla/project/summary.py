@@ -8,6 +8,7 @@ releases the model.
 from __future__ import annotations
 
 import ast
+import collections
 import dataclasses
 import warnings
 from pathlib import Path
@@ -350,7 +351,7 @@ def _import_bindings(path: Path, tree: ast.AST, files: ProjectFiles) -> dict[str
     too, which the model leaves unresolved): name -> (module file, attribute parts). The
     first import of a name wins."""
     out: dict[str, tuple[Path, list[str]]] = {}
-    for node in ast.walk(tree):
+    for node in _import_statements(tree):
         t = type(node)
         if t is ast.ImportFrom:
             target = files.resolve_module(path, node.module or "", node.level or 0)
@@ -367,6 +368,27 @@ def _import_bindings(path: Path, tree: ast.AST, files: ProjectFiles) -> dict[str
                 target = files.resolve_module(path, ".".join(parts))
                 if target is not None and bound not in out:
                     out[bound] = (target, [])
+    return out
+
+
+def _import_statements(tree: ast.AST) -> list:
+    """Every ``import`` / ``from ... import`` statement of the module, nested ones too, in
+    ``ast.walk``'s order (breadth first: the first import of a name wins as before); only
+    statements are visited (an import is never inside an expression)."""
+    out = []
+    todo = collections.deque([tree])
+    while todo:
+        node = todo.popleft()
+        for field in ("body", "handlers", "orelse", "finalbody", "cases"):
+            block = getattr(node, field, None)
+            if type(block) is not list:
+                continue
+            for child in block:
+                t = type(child)
+                if t is ast.Import or t is ast.ImportFrom:
+                    out.append(child)
+                elif isinstance(child, (ast.stmt, ast.excepthandler)) or t.__name__ == "match_case":
+                    todo.append(child)
     return out
 
 
