@@ -229,6 +229,8 @@ def _main(argv: list[str] | None) -> int:
             parser.exit(2, f"flake8-xla: error: {flag} cannot be combined with --fix or --diff\n")
     if args.add_noqa and args.write_baseline is not None:
         parser.exit(2, "flake8-xla: error: choose one of --add-noqa and --write-baseline\n")
+    if getattr(args, "show_fixes", False) and not fix.requested(args):
+        parser.exit(2, "flake8-xla: error: --show-fixes needs --fix or --diff\n")
     try:
         config = cfg.load(args.config, isolated=args.isolated)
         settings = from_options({opt.name: _option_value(args, config, opt.name) for opt in OPTIONS},

@@ -116,7 +116,7 @@ def parse_version(value: object, option: str = "--xla-version") -> tuple[int, in
     :class:`SettingsError` otherwise. A TOML float is refused: ``2.10`` would read as 2.1.
 
     A release newer than the tables (``2.10`` on the day it ships) is not an error: one
-    warning on stderr per value and process (``warning: option --xla-version: torch_xla 2.10 is newer
+    warning on stderr per value and process (``flake8-xla: warning: option --xla-version: torch_xla 2.10 is newer
     than the rules know (2.0 to 2.9); linting for 2.9``), and the newest known release is
     returned. One older than the oldest known stays an error."""
     if isinstance(value, float):
@@ -127,7 +127,7 @@ def parse_version(value: object, option: str = "--xla-version") -> tuple[int, in
     if version is not None and version > NEWEST_VERSION:
         if text not in _WARNED_NEWER:
             _WARNED_NEWER.add(text)
-            sys.stderr.write(f"warning: {_label(option)}: torch_xla {text} is newer than the rules know "
+            sys.stderr.write(f"flake8-xla: warning: {_label(option)}: torch_xla {text} is newer than the rules know "
                              f"({version_str(KNOWN_VERSIONS[0])} to {version_str(NEWEST_VERSION)}); "
                              f"linting for {version_str(NEWEST_VERSION)}\n")
         return NEWEST_VERSION

@@ -270,6 +270,8 @@ def test_show_fixes(project, run):
     assert run(["--fix", "--show-fixes", "pkg"], project) == (0, "", show + "flake8-xla: fixed 4 findings, 0 remaining\n")
     assert run(["--fix", "--show-fixes", "pkg"], project) == (
         0, "", "No findings fixed.\nflake8-xla: fixed 0 findings, 0 remaining\n")
+    status, out, err = run(["--show-fixes", "pkg"], project)  # nothing to show without a fix
+    assert (status, out) == (2, "") and err.endswith("flake8-xla: error: --show-fixes needs --fix or --diff\n")
 
 
 # --- paper cuts -------------------------------------------------------------------------
@@ -337,7 +339,7 @@ def test_a_release_newer_than_the_tables_warns_once(project, run, monkeypatch):
     monkeypatch.setattr(settings_mod, "_WARNED_NEWER", set())
     (project / "pkg" / "b.py").write_text(TRAIN)
     newest = run(["--xla-version=2.9", "pkg"], project)
-    warning = ("warning: option --xla-version: torch_xla 2.10 is newer than the rules know (2.0 to 2.9); "
+    warning = ("flake8-xla: warning: option --xla-version: torch_xla 2.10 is newer than the rules know (2.0 to 2.9); "
                "linting for 2.9\n")
     assert run(["--xla-version=2.10", "pkg"], project) == (newest[0], newest[1], warning)
     monkeypatch.setattr(settings_mod, "_WARNED_NEWER", set())
@@ -404,5 +406,5 @@ def test_readme_keeps_the_users_path_first():
     for moved, where in (("**Names through imports**", "internals.md"), ("| corpus | files / lines |", "benchmarks.md"),
                          ("Releasing: the version lives", "internals.md"), ("Writing is safe:", "fixing.md")):
         assert moved not in text and moved in (ROOT / "docs" / where).read_text(encoding="utf-8")
-    assert "about 2.5 minutes on 2 cores" in text and "about 5\nminutes" in text
+    assert "about 2 to 2.5 minutes of CPU on 2 cores" in text and "about 5\nminutes" in text
     assert len(text.splitlines()) < 250
