@@ -287,7 +287,7 @@ class Tensors:
                 return HOST
             if m == "to" and self._to_cpu(call, ctx):
                 return HOST
-            if m == "to" and self._to_xla(call, ctx) and not self.is_model(f.value, ctx):
+            if m == "to" and self._to_xla(call, ctx) and not self._module_object(f.value, ctx):
                 return DEVICE  # batch.to(torch_xla.device())
             if m == "format" and type(f.value) is ast.Constant:
                 return HOST
@@ -375,6 +375,21 @@ class Tensors:
                     return True
             elif self.tensor_kind(a, ctx, d) == DEVICE:
                 return True
+        return False
+
+    def _module_object(self, expr, ctx) -> bool:
+        """``expr`` may hold a module or a loss object rather than a tensor: a model
+        (:meth:`is_model`), or a value built by any ``torch.nn`` constructor
+        (``nn.CrossEntropyLoss()``), directly or through names."""
+        if type(expr) is ast.Call:
+            q = self.call_name(expr, ctx)
+            return q is not None and q.startswith("torch.nn.") or self._model_value(expr, ctx)
+        if self.is_model(expr, ctx) or _model_like(expr):
+            return True  # (a parameter named like a model, a criterion or a config: not a tensor)
+        if type(expr) in (ast.Name, ast.Attribute) and self.qualname(expr, ctx) is None:
+            for v, c in self.resolve_values(expr, ctx) or ():
+                if type(v) is ast.Call and (self.call_name(v, c) or "").startswith("torch.nn."):
+                    return True
         return False
 
     def _to_xla(self, call, ctx) -> bool:

@@ -21,6 +21,7 @@ import os
 import stat
 from pathlib import Path
 
+from ..model.runtime import chain_parts
 from .files import ProjectFiles
 from .summary import Ref, _import_bindings, parse_module, resolve_chain
 
@@ -155,7 +156,7 @@ def _index(path: Path, files: ProjectFiles) -> tuple[dict[str, _ClassBases], dic
             continue
         dotted, local, out = [], [], []
         for base in node.bases:
-            parts = _chain(base)
+            parts = chain_parts(base)
             if parts is None:
                 continue
             if len(parts) == 1 and parts[0] in names:
@@ -196,17 +197,6 @@ def _identity(func: ast.FunctionDef) -> int:
     if returned is None or returned in stores:
         return -1
     return params.index(returned)
-
-
-def _chain(node: ast.AST) -> list[str] | None:
-    parts = []
-    while type(node) is ast.Attribute:
-        parts.append(node.attr)
-        node = node.value
-    if type(node) is not ast.Name:
-        return None
-    parts.append(node.id)
-    return parts[::-1]
 
 
 def _external_imports(tree: ast.Module) -> dict[str, str]:
