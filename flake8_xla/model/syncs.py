@@ -11,6 +11,11 @@ import ast
 
 from .scopes import Ctx, FunctionInfo, LoopInfo
 
+#: in-graph collectives of torch_xla: their result is a new lazy device tensor (traced, run
+#: at the next sync), unlike ``xm.mesh_reduce``, which copies its input to the host and waits
+DEVICE_COLLECTIVES = frozenset("torch_xla.core.xla_model." + n for n in (
+    "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_permute", "collective_broadcast"))
+
 
 class Syncs:
     """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
