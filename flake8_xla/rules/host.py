@@ -158,7 +158,10 @@ class HostSyncInStep(Rule):
     A value counts as a device tensor only when the script shows it: a model call (a
     module class of the file, `torch.nn`, torchvision, timm, transformers), a loss
     function or torch op on device tensors, a batch of an `MpDeviceLoader`, or a value
-    the back-propagated loss is computed from. Parameters of helpers, a model that is a
+    the back-propagated loss is computed from (a loss bound on one path to a device value
+    and on another to an imported helper's result is back-propagated as a device value),
+    and a value a loop draws from a dict of them (`for k, v in losses.items():`,
+    `losses.values()`, the dict a display or `dict(...)` of device tensors, or a model's). Parameters of helpers, a model that is a
     parameter and never feeds the loss, and values in comprehensions or lambdas are
     unknown and never reported; so is the result of a helper called with CPU tensors
     (`torch.randn(...)` without `device=`, `.cpu()`): a CPU reference run. A value read
