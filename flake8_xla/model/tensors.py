@@ -696,6 +696,7 @@ class Tensors:
         self._cache["stepsites"] = out
         self._step_callers: dict[int, list] = {}  # id(function) -> the step's calls of it
         self._cache["stepcallers"] = self._step_callers
+        self._cache["postsync"] = []  # what follows each sync statement the walk meets
         if self.eager_mode():
             return out
         # regions: (statements, base ctx, gated, where); helpers found on the way
@@ -761,6 +762,7 @@ class Tensors:
                 continue
             stmt = stmts[i]
             if self._is_sync_stmt(stmt, ctx):
+                self._cache["postsync"].append((stmts, i + 1, g, ctx, where))  # (syncs.post_sync_sites)
                 if type(stmt) in (ast.With, ast.AsyncWith):
                     stack.append((stmt.body, 0, g))  # the block runs before the sync at its end
                 continue  # the rest of this block runs after the step's sync
