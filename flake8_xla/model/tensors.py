@@ -27,6 +27,7 @@ import ast
 import re
 
 from .reductions import OPTIMIZER_STEP
+from .syncs import DEVICE_COLLECTIVES
 from .scopes import UNKNOWN, Ctx, FunctionInfo, _child_fields
 
 DEVICE, HOST = "device", "host"
@@ -284,6 +285,8 @@ class Tensors:
                 return self._factory_kind(call, ctx)
             if q in _TORCH_HOST or q.startswith(("numpy.", "math.", "time.", "random.", "statistics.")):
                 return HOST
+            if q in DEVICE_COLLECTIVES:
+                return DEVICE  # xm.all_reduce / all_gather / ...: XLA tensors only (syncs.py)
             if _torch_op(q):
                 return DEVICE if self._any_device_arg(call, ctx, d) else None
             if self.project_defs is not None:

@@ -144,15 +144,83 @@ def host_reads(model):
     sites = model.step_sites()
     for node, ctx, gated, _ in sites:
         text = _call_read(model, node, ctx, consumed)
-        if text:
+        if text and not _evaluation_result(model, _read_subjects(node), ctx):
             out.append((node, ctx, gated, text, False))
     for node, ctx, gated, _ in sites:
         text = _format_read(model, node, ctx, consumed)
-        if text:
+        if text and not _evaluation_result(model, [node], ctx):
             out.append((node, ctx, gated, text, False))
     out.extend(_post_sync_reads(model))
     model._cache[key] = out
     return out
+
+
+def _evaluation_result(model, subjects, ctx) -> bool:
+    """What is read is the result of an evaluation pass that ran before it in the same
+    iteration: a value accumulated in a loop over a data loader with no backward and no
+    optimizer step (``correct += ...`` in ``for x, y in val_loader:``), or computed from one
+    after it (``acc = xm.all_reduce(xm.REDUCE_SUM, correct)``), read after that loop in the
+    same function (``evaluate()`` called every N steps). That loop ran (and synced) the
+    evaluation's graphs; one read of its result at the end is no extra per-step sync."""
+    func = ctx.func
+    key = ("eval_loops", id(func))
+    loops = model._cache.get(key)
+    if loops is None:
+        owned = [lp for lp in model.loops if lp.ctx.func is func]
+        loops = [] if len(owned) > 64 else [lp for lp in owned if _evaluation_loop(model, lp)]
+        model._cache[key] = loops = loops[:8]  # bounded work per read
+    if not loops:
+        return False
+    for loop in loops:
+        node = loop.node
+        if len(loop.ctx.loops) != len(ctx.loops) or any(a is not b for a, b in zip(loop.ctx.loops, ctx.loops)):
+            continue  # not in the same iteration of the same loops
+        span = (node.lineno, getattr(node, "end_lineno", node.lineno) or node.lineno)
+        if any(_from_loop(model, e, ctx, span) for e in subjects):
+            return True
+    return False
+
+
+_LOADER_NAME = re.compile(r"(?i)(?:.*loader\w*|(?:\w+_)?dl)")
+
+
+def _evaluation_loop(model, loop) -> bool:
+    """A ``for`` loop over a data loader (one the model sees, or a name that says loader:
+    ``val_loader``, ``eval_dl``) that runs no backward pass and no optimizer step."""
+    node = loop.node
+    if type(node) not in (ast.For, ast.AsyncFor) or model.is_step_loop(loop):
+        return False
+    if model._eval_loop(node, loop.ctx):
+        return True
+    it = node.iter
+    ident = it.id if type(it) is ast.Name else it.attr if type(it) is ast.Attribute else None
+    return ident is not None and bool(_LOADER_NAME.fullmatch(ident))
+
+
+def _from_loop(model, expr, ctx, span, depth: int = 0) -> bool:
+    """``expr``, read after the loop spanning lines ``span``, names a value bound inside that
+    loop, or bound after it from one (a few levels of assignments)."""
+    if depth > 4:
+        return False
+    todo = [expr]
+    budget = 64
+    while todo and budget:
+        budget -= 1
+        n = todo.pop()
+        t = type(n)
+        if t is ast.Name:
+            line = getattr(n, "lineno", None)
+            if line is None or line <= span[1]:
+                continue
+            for b_line, kind, target, b_ctx in model.lookup(n.id, ctx, line) or ():
+                if span[0] < b_line <= span[1]:
+                    return True
+                if kind == "value" and b_line > span[1] and isinstance(target, ast.AST) \
+                        and _from_loop(model, target, b_ctx or ctx, span, depth + 1):
+                    return True
+        elif t not in (ast.Constant, ast.Lambda):
+            todo.extend(ast.iter_child_nodes(n))
+    return False
 
 
 def _post_sync_reads(model) -> list:
@@ -357,7 +425,13 @@ class HostSyncInGatedLogging(Rule):
     `(i + 1) % N == 0`, `not step % N`, also inside `and`); other conditions (`if
     step in log_steps:`) are not recognised as gates and the read is XLA501. Helpers
     called only under a gate are gated too. Everything XLA501 leaves alone is left alone
-    here (step closures, after the loop or a sync, eager mode, values that cannot be seen).
+    here (step closures, after the loop or a sync, eager mode, values that cannot be seen),
+    and so is the read of an evaluation pass's result after its loop in the same iteration
+    (`evaluate()` called every N steps: `correct` accumulated in `for x, y in val_loader:`,
+    or `xm.all_reduce(xm.REDUCE_SUM, correct)`, read at the end): the loop over a data
+    loader (one the model sees, or a name saying loader) that runs no backward and no
+    optimizer step ran the evaluation; one read of its result is no extra step sync (XLA501
+    too). A read of the training step's own values there is still reported.
 
     ## Example
     ```python
