@@ -339,7 +339,7 @@ class Syncs:
         events = self._cache.get(key)
         if events is None:  # once per loop: its direct calls (the loop's own body, same function)
             direct = [(c, x) for c, x in loop.calls if x.loops and x.loops[-1] is loop]
-            steps = [(c, x) for c, x in direct if self.is_optimizer_step(c, x)
+            steps = [(c, x) for c, x in direct if self.is_optimizer_step(c, x) or self.is_scaler_step(c, x)
                      or self.call_name(c, x) == self.OPTIMIZER_STEP]
             # any `.step()` (optD.step(), a scheduler) ends a step for the "no step between" tests
             any_steps = steps + [(c, x) for c, x in direct if type(c.func) is ast.Attribute and c.func.attr == "step"]
