@@ -163,10 +163,15 @@ def _evaluation_result(model, subjects, ctx) -> bool:
     same function (``evaluate()`` called every N steps). That loop ran (and synced) the
     evaluation's graphs; one read of its result at the end is no extra per-step sync."""
     func = ctx.func
+    index = model._cache.get("eval_loops")
+    if index is None:  # id(function or None) -> its loops, built once
+        index = model._cache["eval_loops"] = {}
+        for lp in model.loops:
+            index.setdefault(id(lp.ctx.func), []).append(lp)
     key = ("eval_loops", id(func))
     loops = model._cache.get(key)
     if loops is None:
-        owned = [lp for lp in model.loops if lp.ctx.func is func]
+        owned = index.get(id(func), ())
         loops = [] if len(owned) > 64 else [lp for lp in owned if _evaluation_loop(model, lp)]
         model._cache[key] = loops = loops[:8]  # bounded work per read
     if not loops:
@@ -199,12 +204,19 @@ def _evaluation_loop(model, loop) -> bool:
 
 def _from_loop(model, expr, ctx, span, depth: int = 0) -> bool:
     """``expr``, read after the loop spanning lines ``span``, names a value bound inside that
-    loop, or bound after it from one (a few levels of assignments)."""
+    loop, or bound after it from one (a few levels of assignments; memoised per expression
+    and loop, so linear however many definitions reach)."""
     if depth > 4:
         return False
+    key = ("from_loop", id(expr), span)
+    cache = model._cache
+    if key in cache:
+        return cache[key]
+    cache[key] = False  # (a cycle of assignments: no)
+    found = False
     todo = [expr]
     budget = 64
-    while todo and budget:
+    while todo and budget and not found:
         budget -= 1
         n = todo.pop()
         t = type(n)
@@ -212,15 +224,15 @@ def _from_loop(model, expr, ctx, span, depth: int = 0) -> bool:
             line = getattr(n, "lineno", None)
             if line is None or line <= span[1]:
                 continue
-            for b_line, kind, target, b_ctx in model.lookup(n.id, ctx, line) or ():
-                if span[0] < b_line <= span[1]:
-                    return True
-                if kind == "value" and b_line > span[1] and isinstance(target, ast.AST) \
-                        and _from_loop(model, target, b_ctx or ctx, span, depth + 1):
-                    return True
+            for b_line, kind, target, b_ctx in (model.lookup(n.id, ctx, line) or ())[:8]:
+                if span[0] < b_line <= span[1] or kind == "value" and b_line > span[1] \
+                        and isinstance(target, ast.AST) and _from_loop(model, target, b_ctx or ctx, span, depth + 1):
+                    found = True
+                    break
         elif t not in (ast.Constant, ast.Lambda):
             todo.extend(ast.iter_child_nodes(n))
-    return False
+    cache[key] = found
+    return found
 
 
 def _post_sync_reads(model) -> list:
@@ -238,13 +250,11 @@ def _post_sync_reads(model) -> list:
     out = []
     consumed: set[int] = set()
     for node, ctx, gated, _, ep in post:
-        if type(node) is ast.Call:
-            text = _call_read(model, node, ctx, consumed)
-            subjects = _read_subjects(node)
-        else:
-            text = None
-            subjects = []
-        if text and any(_fresh(model, e, ctx, fresh_calls, (id(ctx.func), ep)) for e in subjects):
+        if type(node) is not ast.Call or not _may_read(model, node, ctx) \
+                or not any(_fresh(model, e, ctx, fresh_calls, (id(ctx.func), ep)) for e in _read_subjects(node)):
+            continue
+        text = _call_read(model, node, ctx, consumed)
+        if text:
             out.append((node, ctx, gated, text, True))
     for node, ctx, gated, _, ep in post:
         if type(node) is ast.Call:
@@ -269,6 +279,15 @@ def _fresh(model, expr, ctx, fresh_calls, where, depth: int = 0) -> bool:
     method or arithmetic on it, an f-string of it, or a name every binding of which is one."""
     if depth > 6 or expr is None:
         return False
+    key = ("fresh", id(expr), where)
+    cache = model._cache
+    if key not in cache:
+        cache[key] = False  # (a cycle of assignments: no)
+        cache[key] = _fresh_uncached(model, expr, ctx, fresh_calls, where, depth)
+    return cache[key]
+
+
+def _fresh_uncached(model, expr, ctx, fresh_calls, where, depth) -> bool:
     t = type(expr)
     if t is ast.Call:
         if fresh_calls.get(id(expr)) == where:
@@ -279,7 +298,7 @@ def _fresh(model, expr, ctx, fresh_calls, where, depth: int = 0) -> bool:
         return False
     if t is ast.Name:
         bindings = model.lookup(expr.id, ctx, getattr(expr, "lineno", None))
-        return bool(bindings) and all(kind == "value" and _fresh(model, target, b_ctx or ctx, fresh_calls, where, depth + 1)
+        return bool(bindings) and len(bindings) <= 8 and all(kind == "value" and _fresh(model, target, b_ctx or ctx, fresh_calls, where, depth + 1)
                                       for _, kind, target, b_ctx in bindings)
     if t is ast.BinOp:
         return _fresh(model, expr.left, ctx, fresh_calls, where, depth + 1) \
