@@ -403,8 +403,9 @@ class Syncs:
         cached = self._cache.get("postsyncsites")
         if cached is not None:
             return cached
-        from .tensors import _LEAVES, _SITE_NODES, _SKIP_NODES, _stmt_fields
+        # (lazy: tensors.py imports this module; the step walk's node tables are its own)
         from .scopes import _child_fields
+        from .tensors import _LEAVES, _SITE_NODES, _SKIP_NODES, _stmt_fields
         self.step_sites()
         out: list = []
         self._cache["postsyncsites"] = out

@@ -27,8 +27,8 @@ import ast
 import re
 
 from .reductions import OPTIMIZER_STEP
-from .syncs import DEVICE_COLLECTIVES
 from .scopes import UNKNOWN, Ctx, FunctionInfo, _child_fields
+from .syncs import DEVICE_COLLECTIVES
 
 DEVICE, HOST = "device", "host"
 #: an unknown helper's result that a back-propagated loss is bound to: a device value where
@@ -223,7 +223,7 @@ class Tensors:
             scope = b_ctx.scope if b_ctx is not None else ctx.scope
             if kind == "value":
                 k = self.tensor_kind(target, b_ctx or ctx, d)
-                kinds.append(_BACKPROP if k is None and id(target) in self._cache["bwunknown"] else k)
+                kinds.append(_BACKPROP if k is None and id(target) in self._cache.get("bwunknown", ()) else k)
             elif kind == "item":
                 k = self.tensor_kind(target[0], b_ctx or ctx, d)
                 if k != DEVICE and (id(scope), e.id) in names:

@@ -298,8 +298,9 @@ def _fresh_uncached(model, expr, ctx, fresh_calls, where, depth) -> bool:
         return False
     if t is ast.Name:
         bindings = model.lookup(expr.id, ctx, getattr(expr, "lineno", None))
-        return bool(bindings) and len(bindings) <= 8 and all(kind == "value" and _fresh(model, target, b_ctx or ctx, fresh_calls, where, depth + 1)
-                                      for _, kind, target, b_ctx in bindings)
+        return bool(bindings) and len(bindings) <= 8 and all(
+            kind == "value" and _fresh(model, target, b_ctx or ctx, fresh_calls, where, depth + 1)
+            for _, kind, target, b_ctx in bindings)
     if t is ast.BinOp:
         return _fresh(model, expr.left, ctx, fresh_calls, where, depth + 1) \
             or _fresh(model, expr.right, ctx, fresh_calls, where, depth + 1)
