@@ -331,6 +331,21 @@ def held_modules(n: int) -> str:
             + "\n\ndef main(index):\n    Trainer(None).fit()\n\n\ntorch_xla.launch(main)\n")
 
 
+def post_sync_reads(n: int) -> str:
+    """A step loop whose body, after its sync, reads N all-reduces under N conditions (each
+    read sees up to N reaching definitions), then N evaluation loops each read after it
+    (XLA501 after the sync; the evaluation results silent): each name's freshness and each
+    read's evaluation source are memoised."""
+    head = ("def train(model, opt, loader, flags):\n    for x, y in loader:\n"
+            "        loss = model(x).sum()\n        loss.backward()\n        xm.optimizer_step(opt)\n"
+            "        torch_xla.sync()\n        r = xm.all_reduce(xm.REDUCE_SUM, loss)\n")
+    reads = "".join(f"        if flags[{i}]:\n            r = r + xm.all_reduce(xm.REDUCE_SUM, loss)\n"
+                    f"        print(r.item())\n" for i in range(n))
+    evals = "".join(f"        for vx in val_loader{i}:\n            acc{i} = model(vx)\n"
+                    f"        print(acc{i}.sum().item())\n" for i in range(n))
+    return HEAD + "\n\n" + head + reads + evals
+
+
 GENERATORS = {f.__name__: f for f in (self_state_hierarchy, held_modules, generator_loops,
                                       early_returns, elif_chain, superseding_findings, call_chain, step_loops, elif_imports,
                                       exit_imports, many_timers, launches, spmd_launches, guarded_saves, runtime_odds,
@@ -339,7 +354,8 @@ GENERATORS = {f.__name__: f for f in (self_state_hierarchy, held_modules, genera
                                       long_attribute_chains, inheritance_chain, mixin_chain, wide_bases,
                                       shared_trainer, loader_parameters, helper_steps, nested_step_loops,
                                       launched_subclasses, unreduced_workers, overriding_steps,
-                                      dataset_subclasses)}
+                                      dataset_subclasses,
+                                      post_sync_reads)}
 
 #: the first size of a shape whose N is bounded or costly (default 100; each test doubles it twice)
 SIZES = {"nested_step_loops": 12, "shared_trainer": 50, "loader_parameters": 200}

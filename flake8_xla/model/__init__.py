@@ -14,10 +14,10 @@ One module per question it answers:
 - :mod:`.context`: XLA-on and XLA-off code, backend dispatch, version-adaptive code;
 - :mod:`.calls`: the call graph, launches and launched code;
 - :mod:`.env`: environment reads and writes, torchrun hints;
-- :mod:`.training`: optimizers, backward passes and optimizer steps, step loops, the call
-  graph they are found through;
+- :mod:`.training`: optimizers, backward passes and optimizer steps (``scaler.step(opt)``
+  too), step loops, the call graph they are found through;
 - :mod:`.syncs`: per-step graph cuts (found through helpers), unsynced step loops, syncs
-  that split a step, eager mode;
+  that split a step, eager mode, the step code after a sync (``post_sync_sites``);
 - :mod:`.reductions`: what reduces gradients (the calls, by what they reduce; wrappers,
   SPMD, frameworks);
 - :mod:`.loaders`: what a step loop draws its batches from, the loaders feeding step loops,
@@ -36,7 +36,8 @@ One module per question it answers:
 - :mod:`.placement`: where a trained module lives: modules trained on the host, optimizers
   built before their module moves to the device, the device variable a fix may name.
 - :mod:`.attributes`: ``self.`` state across the methods of a class hierarchy, overrides a
-  base class's ``self.m()`` may run, what generator functions yield.
+  base class's ``self.m()`` may run, what generator functions yield, what loops draw from
+  dicts of device tensors (``for k, v in losses.items():``).
 
 Nothing here imports or runs the linted code, torch or torch_xla. Whatever cannot be seen
 statically is *unknown* (``None`` / :data:`UNKNOWN`), and rules never fire on unknown.

@@ -441,6 +441,63 @@ class Attributes:
             return [(target, "device")]
         return []
 
+    def dict_loop_value(self, scope, name: str, line: int) -> str | None:
+        """``"device"`` when ``name`` is the value target of ``for k, name in d.items():`` or
+        ``for name in d.values():`` (the loop header at ``line`` in ``scope``) and ``d`` holds
+        device tensors: a device value itself (a model's dict of losses, ``losses =
+        model(images, targets)``), or a name every binding of which is a dict display
+        (``{"ce": ce, "l2": l2}``) or ``dict(ce=ce, ...)`` whose values are all device tensors.
+        Else None (unknown). Memoised per loop."""
+        index = self._cache.get("dictloops")
+        if index is None:
+            index = self._cache["dictloops"] = {}
+            for loop in self.loops:
+                node = loop.node
+                it, target = getattr(node, "iter", None), getattr(node, "target", None)
+                if type(it) is not ast.Call or it.args or it.keywords or type(it.func) is not ast.Attribute:
+                    continue
+                if it.func.attr == "items" and type(target) in (ast.Tuple, ast.List) and len(target.elts) == 2 \
+                        and type(target.elts[1]) is ast.Name:
+                    value = target.elts[1]
+                elif it.func.attr == "values" and type(target) is ast.Name:
+                    value = target
+                else:
+                    continue
+                index[(id(loop.ctx.scope), value.id, node.lineno)] = (it.func.value, loop)
+        found = index.get((id(scope), name, line))
+        if found is None:
+            return None
+        mapping, loop = found
+        key = ("dictloopkind", id(loop))
+        if key not in self._cache:
+            self._cache[key] = None  # (a cycle: unknown)
+            self._cache[key] = "device" if self._device_dict(mapping, loop.ctx) else None
+        return self._cache[key]
+
+    def _device_dict(self, expr: ast.AST, ctx: Ctx) -> bool:
+        if self.tensor_kind(expr, ctx) == "device":
+            return True
+        if type(expr) is not ast.Name:
+            return False
+        bindings = self.lookup(expr.id, ctx, getattr(expr, "lineno", None))
+        if not bindings:
+            return False
+        for _, kind, target, b_ctx in bindings:
+            if kind != "value":
+                return False
+            c = b_ctx or ctx
+            if type(target) is ast.Dict and target.values and None not in target.keys:
+                values = target.values
+            elif type(target) is ast.Call and type(target.func) is ast.Name and target.func.id == "dict" \
+                    and self.lookup("dict", c, None) is None and not target.args and target.keywords \
+                    and all(kw.arg is not None for kw in target.keywords):
+                values = [kw.value for kw in target.keywords]
+            else:
+                return False
+            if not all(self.tensor_kind(v, c) == "device" for v in values):
+                return False
+        return True
+
     def _counter(self, expr: ast.AST, ctx: Ctx) -> bool:
         """``range(n)``, ``itertools.count()``, ``tqdm(range(n))`` / ``trange(n)``: host integers."""
         for _ in range(4):

@@ -11,6 +11,11 @@ import ast
 
 from .scopes import Ctx, FunctionInfo, LoopInfo
 
+#: in-graph collectives of torch_xla: their result is a new lazy device tensor (traced, run
+#: at the next sync), unlike ``xm.mesh_reduce``, which copies its input to the host and waits
+DEVICE_COLLECTIVES = frozenset("torch_xla.core.xla_model." + n for n in (
+    "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_permute", "collective_broadcast"))
+
 
 class Syncs:
     """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
@@ -334,7 +339,7 @@ class Syncs:
         events = self._cache.get(key)
         if events is None:  # once per loop: its direct calls (the loop's own body, same function)
             direct = [(c, x) for c, x in loop.calls if x.loops and x.loops[-1] is loop]
-            steps = [(c, x) for c, x in direct if self.is_optimizer_step(c, x)
+            steps = [(c, x) for c, x in direct if self.is_optimizer_step(c, x) or self.is_scaler_step(c, x)
                      or self.call_name(c, x) == self.OPTIMIZER_STEP]
             # any `.step()` (optD.step(), a scheduler) ends a step for the "no step between" tests
             any_steps = steps + [(c, x) for c, x in direct if type(c.func) is ast.Attribute and c.func.attr == "step"]
@@ -385,3 +390,94 @@ class Syncs:
                     if cx is not None and before_runs(c, cx):
                         return "forward"
         return None
+
+    # ------------------------------------------------------------ after the step's sync
+    def post_sync_sites(self) -> list[tuple[ast.AST, Ctx, bool, str, int]]:
+        """``(node, ctx, gated, where, epoch)`` for the calls, f-strings and ``%`` formats of
+        the step code that run after a sync statement of the same iteration (what
+        :meth:`~.tensors.Tensors.step_sites` leaves out: ``torch_xla.sync(); print(...)``).
+        ``epoch`` counts the syncs met on the way: two nodes with the same ``epoch`` (and
+        ``id(ctx.func)``) run between the same two syncs. Gates (``if step % N == 0:``) as in
+        the step walk; helpers called there are not followed; ``xm.add_step_closure``
+        arguments and evaluation loops are left out. Walked once, iteratively."""
+        cached = self._cache.get("postsyncsites")
+        if cached is not None:
+            return cached
+        # (lazy: tensors.py imports this module; the step walk's node tables are its own)
+        from .scopes import _child_fields
+        from .tensors import _LEAVES, _SITE_NODES, _SKIP_NODES, _stmt_fields
+        self.step_sites()
+        out: list = []
+        self._cache["postsyncsites"] = out
+        starts: dict[tuple[int, int], tuple] = {}
+        for stmts, i, gated, ctx, where in self._cache.get("postsync", ()):
+            key = (id(stmts), i)
+            if key not in starts or (starts[key][2] and not gated):  # ungated wins
+                starts[key] = (stmts, i, gated, ctx, where)
+        closure_ids = self._closure_args()
+        seen: set[int] = set()
+        epoch = 0
+        for stmts, start, gated, ctx, where in starts.values():
+            epoch += 1
+            stack = [(stmts, start, gated, epoch)]
+            while stack:
+                block, i, g, ep = stack.pop()
+                if i >= len(block):
+                    continue
+                stmt = block[i]
+                t = type(stmt)
+                if self._is_sync_stmt(stmt, ctx):
+                    epoch += 1
+                    if t in (ast.With, ast.AsyncWith):
+                        stack.append((block, i + 1, g, epoch))
+                        stack.append((stmt.body, 0, g, ep))  # the block runs before its sync
+                    else:
+                        stack.append((block, i + 1, g, epoch))
+                    continue
+                stack.append((block, i + 1, g, ep))
+                if t in _SKIP_NODES or self._eval_loop(stmt, ctx):
+                    continue
+                exprs, blocks = [], []
+                if t is ast.If:
+                    polarity = self._gate_polarity(stmt.test, ctx)
+                    exprs.append((stmt.test, g))
+                    if polarity < 0 and stmt.body and isinstance(stmt.body[-1], (ast.Continue, ast.Return, ast.Break)):
+                        stack[-1] = (block, i + 1, True, ep)
+                    blocks = [(stmt.orelse, g or polarity < 0), (stmt.body, g or polarity > 0)]
+                else:
+                    for field, is_block in _stmt_fields(t):
+                        value = getattr(stmt, field, None)
+                        if is_block:
+                            if value:
+                                blocks.append((value, g))
+                        elif type(value) is list:
+                            for v in value:
+                                if type(v) in (ast.ExceptHandler, ast.match_case):
+                                    blocks.append((v.body, g))
+                                elif type(v) is ast.withitem:
+                                    exprs.append((v.context_expr, g))
+                                elif isinstance(v, ast.expr):
+                                    exprs.append((v, g))
+                        elif isinstance(value, ast.expr):
+                            exprs.append((value, g))
+                    if t is ast.While:
+                        exprs.append((stmt.test, g))
+                for expr, eg in exprs:
+                    todo = [expr]
+                    while todo:
+                        n = todo.pop()
+                        nt = type(n)
+                        if nt in _LEAVES or nt in _SKIP_NODES or id(n) in closure_ids:
+                            continue
+                        if (nt is ast.Call or nt in _SITE_NODES) and id(n) not in seen:
+                            seen.add(id(n))
+                            out.append((n, (self.call_ctx(n) or ctx) if nt is ast.Call else ctx, eg, where, ep))
+                        for field in _child_fields(nt):
+                            v = getattr(n, field, None)
+                            if type(v) is list:
+                                todo.extend(v)
+                            elif v is not None:
+                                todo.append(v)
+                for blk, bg in reversed(blocks):
+                    stack.append((blk, 0, bg, ep))
+        return out

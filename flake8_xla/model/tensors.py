@@ -6,7 +6,9 @@ which code runs once per iteration of a step loop.
   on device values, a torch op or tensor method on device tensors, a batch of a device
   loader (``MpDeviceLoader``), or when the loss a step back-propagates is computed from
   it (``loss.backward()`` shows which values are on the device even when the model is a
-  parameter). It is a host value when it comes from ``len()``, ``.size()`` / ``.shape``,
+  parameter; a back-propagated loss bound both to a device value and to an unknown helper's
+  result is on the device), or a value of a dict of device tensors a loop draws
+  (``for k, v in losses.items():``). It is a host value when it comes from ``len()``, ``.size()`` / ``.shape``,
   numbers and Python arithmetic on them, a read already taken (``.item()``, ``.cpu()``),
   ``range`` / ``enumerate`` counters. What cannot be seen is unknown.
 - :meth:`Tensors.step_sites`: the code that runs once per iteration of a step loop (the
@@ -26,8 +28,12 @@ import re
 
 from .reductions import OPTIMIZER_STEP
 from .scopes import UNKNOWN, Ctx, FunctionInfo, _child_fields
+from .syncs import DEVICE_COLLECTIVES
 
 DEVICE, HOST = "device", "host"
+#: an unknown helper's result that a back-propagated loss is bound to: a device value where
+#: another definition reaching the same read is one (mixed reaching definitions)
+_BACKPROP = "backprop"
 
 #: tensor methods that hand the value to the host (the reads XLA501 reports)
 READ_METHODS = frozenset({"item", "tolist", "numpy", "cpu"})
@@ -216,7 +222,8 @@ class Tensors:
         for line, kind, target, b_ctx in bindings:
             scope = b_ctx.scope if b_ctx is not None else ctx.scope
             if kind == "value":
-                kinds.append(self.tensor_kind(target, b_ctx or ctx, d))
+                k = self.tensor_kind(target, b_ctx or ctx, d)
+                kinds.append(_BACKPROP if k is None and id(target) in self._cache.get("bwunknown", ()) else k)
             elif kind == "item":
                 k = self.tensor_kind(target[0], b_ctx or ctx, d)
                 if k != DEVICE and (id(scope), e.id) in names:
@@ -226,6 +233,8 @@ class Tensors:
                 if kind == "param":
                     scope = self._param_scope(target, ctx)
                 k = self.loop_targets().get((id(scope), e.id, line))
+                if k is None and kind == "unknown":
+                    k = self.dict_loop_value(scope, e.id, line)  # for k, v in losses.items() (attributes.py)
                 if k is None and (id(scope), e.id) in names:
                     k = DEVICE
                 if k is None and kind == "param" and isinstance(target, FunctionInfo) and target.cls is None:
@@ -236,6 +245,8 @@ class Tensors:
                 kinds.append(k)
             else:
                 return None
+        if _BACKPROP in kinds:  # `loss = F.ce(...)` or `loss = helper(...)`, then `loss.backward()`
+            kinds = [DEVICE if k is _BACKPROP and DEVICE in kinds else k for k in kinds]
         return _combine(kinds)
 
     def _bindings_before(self, e, ctx):
@@ -274,6 +285,8 @@ class Tensors:
                 return self._factory_kind(call, ctx)
             if q in _TORCH_HOST or q.startswith(("numpy.", "math.", "time.", "random.", "statistics.")):
                 return HOST
+            if q in DEVICE_COLLECTIVES:
+                return DEVICE  # xm.all_reduce / all_gather / ...: XLA tensors only (syncs.py)
             if _torch_op(q):
                 return DEVICE if self._any_device_arg(call, ctx, d) else None
             if self.project_defs is not None:
@@ -533,6 +546,7 @@ class Tensors:
         exprs: set[int] = set()
         names: set[tuple[int, str]] = set()
         self._cache["bwvals"] = (exprs, names)  # while filling: partial answers
+        backprop_unknown = self._cache["bwunknown"] = set()  # imported helpers' results back-propagated
         todo = []
         calls = self.method_calls("backward")  # .backward() calls, in the walk's order
         if any(type(c.func) is not ast.Attribute or c.func.attr != "backward"
@@ -559,6 +573,7 @@ class Tensors:
                 bindings = self.lookup(e.id, ctx, getattr(e, "lineno", None))
                 for line, kind, target, b_ctx in bindings or ():
                     if kind == "value" and type(target) is ast.Call and self._library_object(target, b_ctx or ctx):
+                        backprop_unknown.add(id(target))  # a helper's loss, or accelerator = Accelerator()
                         continue  # accelerator = Accelerator(): not a tensor
                     if kind == "value" and type(target) is not ast.Constant:
                         exprs.add(id(target))
@@ -586,6 +601,13 @@ class Tensors:
                     continue
                 if type(f) is ast.Attribute and f.attr == "scale" and e.args:
                     todo.append((e.args[0], ctx))  # scaler.scale(loss)
+                    continue
+                if e.args and self._builtin(f, ctx, ("sum",)) or type(f) is ast.Attribute and f.attr == "values" \
+                        and not e.args and type(f.value) is ast.Name:
+                    todo.append((e.args[0] if e.args else f.value, ctx))  # sum(losses.values())
+                    continue
+                if not e.args and self._builtin(f, ctx, ("dict",)):  # losses = dict(ce=ce, ...)
+                    todo.extend((kw.value, ctx) for kw in e.keywords if kw.arg is not None)
                     continue
                 if type(f) is ast.Attribute and f.attr in LOSS_PATH_METHODS:
                     if f.attr == "to" and not self._dtype_only(e, ctx):
@@ -615,6 +637,8 @@ class Tensors:
                         todo.append((e.value, ctx))
             elif t is ast.UnaryOp:
                 todo.append((e.operand, ctx))
+            elif t is ast.Dict and None not in e.keys:  # losses = {"ce": ce, ...}; sum(losses.values())
+                todo.extend((v, ctx) for v in e.values)
         return exprs, names
 
     def _dtype_only(self, call, ctx) -> bool:
@@ -690,6 +714,7 @@ class Tensors:
         self._cache["stepsites"] = out
         self._step_callers: dict[int, list] = {}  # id(function) -> the step's calls of it
         self._cache["stepcallers"] = self._step_callers
+        self._cache["postsync"] = []  # what follows each sync statement the walk meets
         if self.eager_mode():
             return out
         # regions: (statements, base ctx, gated, where); helpers found on the way
@@ -755,6 +780,7 @@ class Tensors:
                 continue
             stmt = stmts[i]
             if self._is_sync_stmt(stmt, ctx):
+                self._cache["postsync"].append((stmts, i + 1, g, ctx, where))  # (syncs.post_sync_sites)
                 if type(stmt) in (ast.With, ast.AsyncWith):
                     stack.append((stmt.body, 0, g))  # the block runs before the sync at its end
                 continue  # the rest of this block runs after the step's sync

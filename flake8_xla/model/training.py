@@ -58,6 +58,29 @@ class Training:
         f = call.func
         return type(f) is ast.Attribute and f.attr == "step" and self.is_optimizer(f.value, ctx)
 
+    #: loss scalers whose ``scaler.step(optimizer)`` runs the optimizer's step
+    SCALERS = ("torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.cpu.amp.GradScaler",
+               "torch.amp.grad_scaler.GradScaler", "torch.cuda.amp.grad_scaler.GradScaler",
+               "torch_xla.amp.GradScaler", "torch_xla.amp.grad_scaler.GradScaler",
+               "torch.distributed.fsdp.sharded_grad_scaler.ShardedGradScaler")
+    _SCALER_NAME = re.compile(r"^(?:.*_)?(?:grad_)?scaler$", re.I)
+
+    def is_scaler_step(self, call: ast.Call, ctx: Ctx) -> bool:
+        """``scaler.step(optimizer)``: a ``GradScaler`` (built from one of :attr:`SCALERS`,
+        or, when its construction cannot be seen, so named) steps a torch optimizer, so an
+        iteration that calls it updates the weights (``torch.cuda.amp`` / ``torch_xla.amp``
+        loops: ``scaler.scale(loss).backward(); scaler.step(opt); scaler.update()``)."""
+        f = call.func
+        if type(f) is not ast.Attribute or f.attr != "step" or not call.args \
+                or not self.is_optimizer(call.args[0], ctx):
+            return False
+        values = self.resolve_values(f.value, ctx)
+        if values:
+            return all(type(v) is ast.Call and self.call_name(v, c) in self.SCALERS for v, c in values)
+        t = type(f.value)
+        ident = f.value.id if t is ast.Name else f.value.attr if t is ast.Attribute else ""
+        return bool(self._SCALER_NAME.match(ident))
+
     STEP_MARKER_CALLS = ("torch.autograd.backward", "torch_xla.core.xla_model.optimizer_step",
                          "torch_xla.core.xla_model.reduce_gradients")
 
@@ -72,7 +95,7 @@ class Training:
             for rec in self.method_calls("backward"):
                 found[id(rec[0])] = rec
             for rec in self.method_calls("step"):
-                if self.is_optimizer(rec[0].func.value, rec[1]):
+                if self.is_optimizer(rec[0].func.value, rec[1]) or self.is_scaler_step(*rec):
                     found[id(rec[0])] = rec
             if self.project_lookup is not None:  # project mode: a helper of another module that steps
                 for call, ctx in self.calls:
@@ -272,9 +295,10 @@ class Training:
         return index.get(id(func), [])
 
     def _is_update(self, call, ctx) -> bool:
-        """An optimizer update: ``opt.step()`` on a torch optimizer, ``xm.optimizer_step(opt)``
-        (each a step marker), or a call of another project module's helper that runs one."""
-        if self.is_optimizer_step(call, ctx) or self.call_name(call, ctx) == self.OPTIMIZER_STEP:
+        """An optimizer update: ``opt.step()`` on a torch optimizer, ``xm.optimizer_step(opt)``,
+        ``scaler.step(opt)`` (each a step marker), or a call of another project module's helper that runs one."""
+        if self.is_optimizer_step(call, ctx) or self.call_name(call, ctx) == self.OPTIMIZER_STEP \
+                or self.is_scaler_step(call, ctx):
             return True
         if self.project_lookup is not None and self._imported_helper(call, ctx):
             helper = self.project_helper(call.func, ctx)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import re
 
+from ..model.syncs import DEVICE_COLLECTIVES
 from ..model.tensors import DEVICE, READ_METHODS
 from ..registry import Rule, rule
 from ._common import render
@@ -87,8 +88,54 @@ def _may_read(model, call, ctx) -> bool:
     return model.call_name(call, ctx) in _READ_CALLS
 
 
+def _call_read(model, node, ctx, consumed) -> str | None:
+    """The text naming the read when call ``node`` reads a device tensor on the host
+    (``.item()``, ``float(t)``, ``np.array(t)``, ``print`` / logging / ``str.format`` of one),
+    else None; the arguments a print or format consumes go to ``consumed``."""
+    if type(node) is not ast.Call or not _may_read(model, node, ctx) or not model.in_xla_code(ctx):
+        return None
+    f = node.func
+    text = None
+    if type(f) is ast.Attribute and (f.attr in READ_METHODS or f.attr == "to") and not node.keywords \
+            and (f.attr != "to" or model._to_cpu(node, ctx)) \
+            and (f.attr == "to" or not node.args) and _device(model, f.value, ctx):
+        text = _short(node) or f"tensor.{f.attr}()"
+    elif _builtin(model, f, ctx, _CAST_BUILTINS) and len(node.args) == 1 and not node.keywords \
+            and _device(model, node.args[0], ctx):
+        text = _short(node) or f"{f.id}(tensor)"
+    elif model.call_name(node, ctx) in ("numpy.array", "numpy.asarray") and node.args \
+            and model.tensor_kind(node.args[0], ctx) == DEVICE:
+        text = _short(node) or "np.array(tensor)"
+    elif _builtin(model, f, ctx, ("print",)) or _is_logging(model, node, ctx) \
+            or model.call_name(node, ctx) in _PRINTERS:
+        args = list(node.args)
+        if any(_formats_device(model, a, ctx) for a in args):
+            consumed.update(id(a) for a in args)
+            name = "print" if type(f) is ast.Name else render(f)
+            text = _short(node) or f"{name}() of a tensor"
+    elif type(f) is ast.Attribute and f.attr == "format" and type(f.value) is ast.Constant \
+            and _formats_device(model, node, ctx):
+        consumed.add(id(node))
+        text = _short(node) or "str.format() of a tensor"
+    return text
+
+
+def _format_read(model, node, ctx, consumed) -> str | None:
+    """The text naming the read when an f-string or ``%`` format turns a device tensor into
+    text (one a print or format call has not already consumed), else None."""
+    if id(node) in consumed or type(node) not in (ast.JoinedStr, ast.BinOp):
+        return None
+    if type(node) is ast.BinOp and not (type(node.op) is ast.Mod and type(node.left) in (ast.Constant, ast.JoinedStr)):
+        return None
+    if model.in_xla_code(ctx) and _formats_device(model, node, ctx):
+        return _short(node) or ("an f-string of a tensor" if type(node) is ast.JoinedStr else "'%' formatting of a tensor")
+    return None
+
+
 def host_reads(model):
-    """``(node, ctx, gated, text)`` for every device-to-host read in the step."""
+    """``(node, ctx, gated, text, after_sync)`` for every device-to-host read in the step:
+    before the step's sync, and (``after_sync``) after it when what is read is a collective
+    computed after that sync (:func:`_post_sync_reads`)."""
     key = "host_reads"
     if key in model._cache:
         return model._cache[key]
@@ -96,43 +143,175 @@ def host_reads(model):
     consumed: set[int] = set()
     sites = model.step_sites()
     for node, ctx, gated, _ in sites:
-        if type(node) is not ast.Call or not _may_read(model, node, ctx) or not model.in_xla_code(ctx):
-            continue
-        f = node.func
-        text = None
-        if type(f) is ast.Attribute and (f.attr in READ_METHODS or f.attr == "to") and not node.keywords \
-                and (f.attr != "to" or model._to_cpu(node, ctx)) \
-                and (f.attr == "to" or not node.args) and _device(model, f.value, ctx):
-            text = _short(node) or f"tensor.{f.attr}()"
-        elif _builtin(model, f, ctx, _CAST_BUILTINS) and len(node.args) == 1 and not node.keywords \
-                and _device(model, node.args[0], ctx):
-            text = _short(node) or f"{f.id}(tensor)"
-        elif model.call_name(node, ctx) in ("numpy.array", "numpy.asarray") and node.args \
-                and model.tensor_kind(node.args[0], ctx) == DEVICE:
-            text = _short(node) or "np.array(tensor)"
-        elif _builtin(model, f, ctx, ("print",)) or _is_logging(model, node, ctx) \
-                or model.call_name(node, ctx) in _PRINTERS:
-            args = list(node.args)
-            if any(_formats_device(model, a, ctx) for a in args):
-                consumed.update(id(a) for a in args)
-                name = "print" if type(f) is ast.Name else render(f)
-                text = _short(node) or f"{name}() of a tensor"
-        elif type(f) is ast.Attribute and f.attr == "format" and type(f.value) is ast.Constant \
-                and _formats_device(model, node, ctx):
-            consumed.add(id(node))
-            text = _short(node) or "str.format() of a tensor"
-        if text:
-            out.append((node, ctx, gated, text))
+        text = _call_read(model, node, ctx, consumed)
+        if text and not _evaluation_result(model, _read_subjects(node), ctx):
+            out.append((node, ctx, gated, text, False))
     for node, ctx, gated, _ in sites:
-        if id(node) in consumed or type(node) not in (ast.JoinedStr, ast.BinOp):
-            continue
-        if type(node) is ast.BinOp and not (type(node.op) is ast.Mod and type(node.left) in (ast.Constant, ast.JoinedStr)):
-            continue
-        if model.in_xla_code(ctx) and _formats_device(model, node, ctx):
-            text = _short(node) or ("an f-string of a tensor" if type(node) is ast.JoinedStr else "'%' formatting of a tensor")
-            out.append((node, ctx, gated, text))
+        text = _format_read(model, node, ctx, consumed)
+        if text and not _evaluation_result(model, [node], ctx):
+            out.append((node, ctx, gated, text, False))
+    out.extend(_post_sync_reads(model))
     model._cache[key] = out
     return out
+
+
+def _evaluation_result(model, subjects, ctx) -> bool:
+    """What is read is the result of an evaluation pass that ran before it in the same
+    iteration: a value accumulated in a loop over a data loader with no backward and no
+    optimizer step (``correct += ...`` in ``for x, y in val_loader:``), or computed from one
+    after it (``acc = xm.all_reduce(xm.REDUCE_SUM, correct)``), read after that loop in the
+    same function (``evaluate()`` called every N steps). That loop ran (and synced) the
+    evaluation's graphs; one read of its result at the end is no extra per-step sync."""
+    func = ctx.func
+    index = model._cache.get("eval_loops")
+    if index is None:  # id(function or None) -> its loops, built once
+        index = model._cache["eval_loops"] = {}
+        for lp in model.loops:
+            index.setdefault(id(lp.ctx.func), []).append(lp)
+    key = ("eval_loops", id(func))
+    loops = model._cache.get(key)
+    if loops is None:
+        owned = index.get(id(func), ())
+        loops = [] if len(owned) > 64 else [lp for lp in owned if _evaluation_loop(model, lp)]
+        model._cache[key] = loops = loops[:8]  # bounded work per read
+    if not loops:
+        return False
+    for loop in loops:
+        node = loop.node
+        if len(loop.ctx.loops) != len(ctx.loops) or any(a is not b for a, b in zip(loop.ctx.loops, ctx.loops)):
+            continue  # not in the same iteration of the same loops
+        span = (node.lineno, getattr(node, "end_lineno", node.lineno) or node.lineno)
+        if any(_from_loop(model, e, ctx, span) for e in subjects):
+            return True
+    return False
+
+
+_LOADER_NAME = re.compile(r"(?i)(?:.*loader\w*|(?:\w+_)?dl)")
+
+
+def _evaluation_loop(model, loop) -> bool:
+    """A ``for`` loop over a data loader (one the model sees, or a name that says loader:
+    ``val_loader``, ``eval_dl``) that runs no backward pass and no optimizer step."""
+    node = loop.node
+    if type(node) not in (ast.For, ast.AsyncFor) or model.is_step_loop(loop):
+        return False
+    if model._eval_loop(node, loop.ctx):
+        return True
+    it = node.iter
+    ident = it.id if type(it) is ast.Name else it.attr if type(it) is ast.Attribute else None
+    return ident is not None and bool(_LOADER_NAME.fullmatch(ident))
+
+
+def _from_loop(model, expr, ctx, span, depth: int = 0) -> bool:
+    """``expr``, read after the loop spanning lines ``span``, names a value bound inside that
+    loop, or bound after it from one (a few levels of assignments; memoised per expression
+    and loop, so linear however many definitions reach)."""
+    if depth > 4:
+        return False
+    key = ("from_loop", id(expr), span)
+    cache = model._cache
+    if key in cache:
+        return cache[key]
+    cache[key] = False  # (a cycle of assignments: no)
+    found = False
+    todo = [expr]
+    budget = 64
+    while todo and budget and not found:
+        budget -= 1
+        n = todo.pop()
+        t = type(n)
+        if t is ast.Name:
+            line = getattr(n, "lineno", None)
+            if line is None or line <= span[1]:
+                continue
+            for b_line, kind, target, b_ctx in (model.lookup(n.id, ctx, line) or ())[:8]:
+                if span[0] < b_line <= span[1] or kind == "value" and b_line > span[1] \
+                        and isinstance(target, ast.AST) and _from_loop(model, target, b_ctx or ctx, span, depth + 1):
+                    found = True
+                    break
+        elif t not in (ast.Constant, ast.Lambda):
+            todo.extend(ast.iter_child_nodes(n))
+    cache[key] = found
+    return found
+
+
+def _post_sync_reads(model) -> list:
+    """Reads after the step's sync of a collective computed after it
+    (``torch_xla.sync(); print(xm.all_reduce(xm.REDUCE_SUM, loss).item())``): the sync ran the
+    step, but the collective is new device work, so each read runs one more graph every step.
+    A value computed before the sync (or before a later one) is only copied: not reported."""
+    post = [site for site in model.post_sync_sites()]
+    if not post:
+        return []
+    fresh_calls = {id(n): (id(ctx.func), ep) for n, ctx, _, _, ep in post
+                   if type(n) is ast.Call and model.call_name(n, ctx) in DEVICE_COLLECTIVES}
+    if not fresh_calls:
+        return []
+    out = []
+    consumed: set[int] = set()
+    for node, ctx, gated, _, ep in post:
+        if type(node) is not ast.Call or not _may_read(model, node, ctx) \
+                or not any(_fresh(model, e, ctx, fresh_calls, (id(ctx.func), ep)) for e in _read_subjects(node)):
+            continue
+        text = _call_read(model, node, ctx, consumed)
+        if text:
+            out.append((node, ctx, gated, text, True))
+    for node, ctx, gated, _, ep in post:
+        if type(node) is ast.Call:
+            continue
+        text = _format_read(model, node, ctx, consumed)
+        if text and _fresh(model, node, ctx, fresh_calls, (id(ctx.func), ep)):
+            out.append((node, ctx, gated, text, True))
+    return out
+
+
+def _read_subjects(call) -> list:
+    """What a read call reads: the receiver of ``t.item()``, the arguments otherwise."""
+    f = call.func
+    if type(f) is ast.Attribute and (f.attr in READ_METHODS or f.attr == "to"):
+        return [f.value]
+    return list(call.args) + [k.value for k in call.keywords]
+
+
+def _fresh(model, expr, ctx, fresh_calls, where, depth: int = 0) -> bool:
+    """``expr`` is (or is computed from) a collective call made after the last sync before
+    the read (``where``: the read's function and sync epoch): the collective itself, a tensor
+    method or arithmetic on it, an f-string of it, or a name every binding of which is one."""
+    if depth > 6 or expr is None:
+        return False
+    key = ("fresh", id(expr), where)
+    cache = model._cache
+    if key not in cache:
+        cache[key] = False  # (a cycle of assignments: no)
+        cache[key] = _fresh_uncached(model, expr, ctx, fresh_calls, where, depth)
+    return cache[key]
+
+
+def _fresh_uncached(model, expr, ctx, fresh_calls, where, depth) -> bool:
+    t = type(expr)
+    if t is ast.Call:
+        if fresh_calls.get(id(expr)) == where:
+            return True
+        f = expr.func
+        if type(f) is ast.Attribute and f.attr not in READ_METHODS:
+            return _fresh(model, f.value, ctx, fresh_calls, where, depth + 1)
+        return False
+    if t is ast.Name:
+        bindings = model.lookup(expr.id, ctx, getattr(expr, "lineno", None))
+        return bool(bindings) and len(bindings) <= 8 and all(
+            kind == "value" and _fresh(model, target, b_ctx or ctx, fresh_calls, where, depth + 1)
+            for _, kind, target, b_ctx in bindings)
+    if t is ast.BinOp:
+        return _fresh(model, expr.left, ctx, fresh_calls, where, depth + 1) \
+            or _fresh(model, expr.right, ctx, fresh_calls, where, depth + 1)
+    if t in (ast.Attribute, ast.Subscript):
+        return _fresh(model, expr.value, ctx, fresh_calls, where, depth + 1)
+    if t is ast.JoinedStr:
+        return any(type(v) is ast.FormattedValue and _fresh(model, v.value, ctx, fresh_calls, where, depth + 1)
+                   for v in expr.values)
+    if t in (ast.Tuple, ast.List):
+        return any(_fresh(model, e, ctx, fresh_calls, where, depth + 1) for e in expr.elts)
+    return False
 
 
 @rule
@@ -158,7 +337,10 @@ class HostSyncInStep(Rule):
     A value counts as a device tensor only when the script shows it: a model call (a
     module class of the file, `torch.nn`, torchvision, timm, transformers), a loss
     function or torch op on device tensors, a batch of an `MpDeviceLoader`, or a value
-    the back-propagated loss is computed from. Parameters of helpers, a model that is a
+    the back-propagated loss is computed from (a loss bound on one path to a device value
+    and on another to an imported helper's result is back-propagated as a device value),
+    and a value a loop draws from a dict of them (`for k, v in losses.items():`,
+    `losses.values()`, the dict a display or `dict(...)` of device tensors, or a model's). Parameters of helpers, a model that is a
     parameter and never feeds the loss, and values in comprehensions or lambdas are
     unknown and never reported; so is the result of a helper called with CPU tensors
     (`torch.randn(...)` without `device=`, `.cpu()`): a CPU reference run. A value read
@@ -167,8 +349,13 @@ class HostSyncInStep(Rule):
     `xm.mark_step()`, `xm.wait_device_ops()`, `xm.optimizer_step(..., barrier=True)` (but
     not after a barrier XLA204 reports as redundant in a loop over a device loader: its fix
     drops it, and the read then syncs), a compiled step call, a `with torch_xla.step():` or `with xp.StepTrace(...):` block in
-    the same iteration (still a transfer, but no extra execution),
-    and not under eager mode. Other sinks (`wandb.log`, `writer.add_scalar`,
+    the same iteration (still a transfer, but no extra execution), unless what is read is
+    an in-graph collective computed after that sync (`torch_xla.sync();
+    xm.all_reduce(xm.REDUCE_SUM, loss).item()`, `all_gather`, `reduce_scatter`, a name bound
+    to one, arithmetic on one): new device work, one more graph per read (fix: compute the
+    collective before the sync and read it after; measured on 2.9 (CPU, one replica): 2
+    executions a step instead of 1; `xm.mesh_reduce` returns a host value and is no such
+    work), and not under eager mode. Other sinks (`wandb.log`, `writer.add_scalar`,
     `pbar.set_postfix`) are reported only when the tensor is read by one of the
     spellings above. Reads under a step gate (`if step % N == 0:`) are XLA507.
 
@@ -232,8 +419,11 @@ class HostSyncInStep(Rule):
     ]
 
     def check(self, model):
-        for node, _, gated, text in host_reads(model):
-            if not gated:
+        for node, _, gated, text, after_sync in host_reads(model):
+            if not gated and after_sync:
+                yield self.finding(node, f"{text} after the sync runs one more graph every step",
+                                   "move the collective before the sync")
+            elif not gated:
                 yield self.finding(node, f"{text} syncs the device every step")
 
 
@@ -255,7 +445,13 @@ class HostSyncInGatedLogging(Rule):
     `(i + 1) % N == 0`, `not step % N`, also inside `and`); other conditions (`if
     step in log_steps:`) are not recognised as gates and the read is XLA501. Helpers
     called only under a gate are gated too. Everything XLA501 leaves alone is left alone
-    here (step closures, after the loop or a sync, eager mode, values that cannot be seen).
+    here (step closures, after the loop or a sync, eager mode, values that cannot be seen),
+    and so is the read of an evaluation pass's result after its loop in the same iteration
+    (`evaluate()` called every N steps: `correct` accumulated in `for x, y in val_loader:`,
+    or `xm.all_reduce(xm.REDUCE_SUM, correct)`, read at the end): the loop over a data
+    loader (one the model sees, or a name saying loader) that runs no backward and no
+    optimizer step ran the evaluation; one read of its result is no extra step sync (XLA501
+    too). A read of the training step's own values there is still reported.
 
     ## Example
     ```python
@@ -306,8 +502,11 @@ class HostSyncInGatedLogging(Rule):
     ]
 
     def check(self, model):
-        for node, _, gated, text in host_reads(model):
-            if gated:
+        for node, _, gated, text, after_sync in host_reads(model):
+            if gated and after_sync:
+                yield self.finding(node, f"{text} after the sync runs one more graph every N steps",
+                                   "move the collective before the sync")
+            elif gated:
                 yield self.finding(node, f"{text} under a step gate syncs the device every N steps")
 
 

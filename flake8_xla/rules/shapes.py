@@ -24,7 +24,10 @@ class DynamicShapeOp(Rule):
     (a step loop's body, the module functions it calls, a `forward`):
     `torch.nonzero(x)` / `x.nonzero()`, `torch.argwhere`, `torch.masked_select`,
     `torch.unique` / `unique_consecutive`, one-argument `torch.where(cond)`, and boolean-mask
-    indexing `x[x > 0]` / `x[mask]` where the mask is a comparison of device tensors.
+    indexing `x[x > 0]` / `x[mask]` where the mask is a comparison of device tensors, by an
+    operator or a tensor method (`labels.ne(-100)`, `.eq()`, `.gt()`, `.lt()`, `.ge()`, `.le()`,
+    `torch.ne(x, 0)`, `.isfinite()`), a device tensor's `.bool()`, or `.logical_not()` /
+    `~` / `&` / `|` of such masks.
 
     ## Why is this bad?
     XLA compiles one graph per set of shapes. An op whose result size depends on the data
@@ -128,7 +131,37 @@ def _device_mask(model, expr, ctx, depth: int = 0) -> bool:
         return _device_mask(model, expr.operand, ctx, depth + 1)
     if t is ast.BinOp and type(expr.op) in (ast.BitAnd, ast.BitOr):
         return _device_mask(model, expr.left, ctx, depth + 1) or _device_mask(model, expr.right, ctx, depth + 1)
+    if t is ast.Call:
+        return _mask_call(model, expr, ctx, depth)
     if t is ast.Name:
         values = model.values(expr, ctx)
         return bool(values) and all(_device_mask(model, v, c, depth + 1) for v, c in values if c is not None)
+    return False
+
+
+#: tensor methods (and torch functions) that compare: ``labels.ne(pad)`` is ``labels != pad``
+_COMPARE_METHODS = frozenset({"ne", "eq", "gt", "lt", "ge", "le", "not_equal", "greater", "less",
+                              "greater_equal", "less_equal", "isnan", "isinf", "isfinite"})
+#: tensor methods that keep (``logical_not``) or make (``bool``) a mask of their receiver
+_MASK_METHODS = frozenset({"logical_not", "logical_and", "logical_or", "logical_xor", "bool"})
+
+
+def _mask_call(model, call, ctx, depth) -> bool:
+    """A mask built by a call: ``x.ne(0)`` / ``torch.ne(x, 0)`` (any comparison method) on a
+    device tensor, ``x.bool()`` of one, ``m.logical_not()`` / ``torch.logical_not(m)`` of a
+    mask (or of a device tensor)."""
+    f = call.func
+    q = model.call_name(call, ctx)
+    if q is not None:
+        name = q.rsplit(".", 1)[1] if q.startswith("torch.") and q.count(".") == 1 else None
+        if name in _COMPARE_METHODS or name in _MASK_METHODS and name != "bool":
+            return any(_device_mask(model, a, ctx, depth + 1) or model.tensor_kind(a, ctx) == DEVICE
+                       for a in call.args[:2])
+        return False
+    if type(f) is not ast.Attribute:
+        return False
+    if f.attr in _COMPARE_METHODS or f.attr in _MASK_METHODS:
+        if f.attr == "bool" and (call.args or call.keywords):
+            return False
+        return model.tensor_kind(f.value, ctx) == DEVICE or _device_mask(model, f.value, ctx, depth + 1)
     return False

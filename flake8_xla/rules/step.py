@@ -681,7 +681,8 @@ class GraphCutInsideStep(Rule):
     """## What it does
     Flags an explicit `torch_xla.sync()` / `xm.mark_step()` directly in the body of an XLA
     training step loop that splits one step in two: between `loss.backward()` and the
-    optimizer step (`optimizer.step()`, `xm.optimizer_step`), or between the forward pass
+    optimizer step (`optimizer.step()`, `xm.optimizer_step`, a `GradScaler`'s
+    `scaler.step(optimizer)`), or between the forward pass
     that computes the loss and `loss.backward()`. Reported at the extra sync.
 
     ## Why is this bad?

@@ -8,6 +8,8 @@ import bisect
 
 from ..model import UNKNOWN, Ctx
 from ..model.scopes import expr_key
+from ..model.syncs import DEVICE_COLLECTIVES
+from ..model.tensors import DEVICE
 from ..registry import Rule, rule
 from ._common import at_least
 
@@ -117,8 +119,14 @@ class TimingWithoutDeviceWait(Rule):
     `print`/`float` of a value, `xm.mesh_reduce`, a call of one of the module's own
     functions or of an imported helper) silences it, and so does eager mode. A stop whose
     start is also read by another stop after a wait measures tracing time on purpose
-    (`tracing_end - t0` next to `e2e_end - t0`) and is left alone. A forward pass
-    alone (`out = model(x)`) is not recognised as lazy work, and timers kept on `self` or
+    (`tracing_end - t0` next to `e2e_end - t0`) and is left alone. A forward pass or a
+    loss alone (`out = model(x)`, `F.cross_entropy(out, y)`) is lazy work when its value is
+    visibly a device tensor (a model built in the file, a value the back-propagated loss is
+    computed from; not a call given a CPU tensor), and so is an in-graph collective
+    (`xm.all_reduce`, `all_gather`, `reduce_scatter`: run at the next sync), also inside
+    `with torch_xla.step():` (the sync at the end of the block does not wait).
+    `xm.mesh_reduce` waits: it copies its input to the host (`_xla_sync_multi(...,
+    wait=True)` in torch_xla 2.9's `_maybe_convert_to_cpu`). Timers kept on `self` or
     across functions are not followed.
 
     ## Example
@@ -146,6 +154,11 @@ class TimingWithoutDeviceWait(Rule):
       finishes")
     - torch_xla `torch_xla/core/xla_model.py` `wait_device_ops`, `mark_step(wait=...)`;
       `torch_xla/torch_xla.py` `sync(wait=...)` (2.5+)
+    - torch_xla `torch_xla/core/xla_model.py` `mesh_reduce` -> `_maybe_convert_to_cpu`
+      (`_xla_sync_multi(..., wait=True)`: it waits); `all_reduce` builds an in-graph op
+    - Measured on 2.9 (CPU, one replica): `out = model(x)` returns after 0.4 ms of tracing
+      and the device work runs at the later `torch_xla.sync(wait=True)`; `xm.all_reduce(...)`
+      returns a pending tensor (IR, 0.1 ms); `xm.mesh_reduce` blocks until its input is computed.
     - Applies to torch_xla 2.0-2.9 (`torch_xla.sync(wait=True)` since 2.5, else
       `xm.wait_device_ops()`).
     """
@@ -239,7 +252,7 @@ class TimingWithoutDeviceWait(Rule):
         waits = []
         lo, hi = bisect.bisect_right(positions, begin), bisect.bisect_left(positions, end)
         for call, ctx in calls[lo:hi]:  # only the calls between the clock reads
-            pos = _pos(call)
+            pos = _end(call)  # by where each ends: `model(x).cpu()` waits after its forward
             kind = self._kind(model, call, ctx)
             if kind == "loop":
                 return None  # a helper that runs a loop of steps: an epoch is timed
@@ -248,7 +261,7 @@ class TimingWithoutDeviceWait(Rule):
                     return None  # a whole loop of steps is timed: the un-waited tail is one step
                 if last_work is None or pos > last_work:
                     last_work = pos
-            elif kind == "wait" and _end(call) <= end:
+            elif kind == "wait" and pos <= end:
                 waits.append(pos)  # not one that holds the stop (`print(time.time() - t0)`)
         if last_work is None:
             return None
@@ -265,7 +278,7 @@ class TimingWithoutDeviceWait(Rule):
             return "wait"  # wait=True, or a value that cannot be seen
         if q in WAITS:
             return "wait"
-        if _is_work(model, call, ctx):
+        if _is_work(model, call, ctx) or _traced_work(model, call, ctx):
             return "work"
         if any(type(a) is ast.JoinedStr and len(a.values) > 1 for a in call.args):
             return "wait"  # logger.info(f"{loss}") formats a value
@@ -297,6 +310,25 @@ class TimingWithoutDeviceWait(Rule):
 
 def _is_work(model, call, ctx) -> bool:
     return model._is_step_marker(call, ctx) or model.is_sync_call(call, ctx)
+
+
+def _traced_work(model, call, ctx) -> bool:
+    """Lazy device work that is no step: a forward pass or a loss computed on the device
+    (``model(x)``, ``loss_fn(out, y)``, ``F.cross_entropy(out, y)`` whose value is a device
+    tensor; not a tensor's own method such as ``out.mean()``, nor a call given a CPU tensor),
+    or an in-graph collective (``xm.all_reduce``: it runs at the next sync)."""
+    q = model.call_name(call, ctx)
+    f = call.func
+    if q is not None:
+        if q in DEVICE_COLLECTIVES:
+            return True
+        if not q.startswith("torch.nn.functional."):
+            return False
+    elif not (model.is_model(f, ctx) or model.is_loss_fn(f, ctx)) and (
+            model.function_of(f, ctx) or type(f) not in (ast.Name, ast.Attribute)
+            or type(f) is ast.Attribute and model.tensor_kind(f.value, ctx) == DEVICE):
+        return False  # a module function (judged by what it does) or a tensor method
+    return model.tensor_kind(call, ctx) == DEVICE and not any(model.cpu_tensor(a, ctx) for a in call.args)
 
 
 def _work_call(model, call, ctx) -> bool:
