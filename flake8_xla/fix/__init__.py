@@ -81,6 +81,10 @@ FIX_DOCS = {
               "share; call `sampler.set_epoch(epoch)` each epoch yourself",
     "XLA304": "adds `drop_last=True` to the `DataLoader(...)` call: unsafe, the last samples of "
               "every epoch are no longer seen",
+    "XLA306": "`pl.ParallelLoader(loader, [dev]).per_device_loader(dev)` -> `pl.MpDeviceLoader(loader, dev)`; "
+              "`para = pl.ParallelLoader(loader, [dev])` -> `para = pl.MpDeviceLoader(loader, dev)` with each "
+              "`para.per_device_loader(dev)` of its function -> `para` (one device, the same device asked "
+              "everywhere; other keywords kept)",
     "XLA404": "adds `model.to(device)` right after `model = ...` (the device variable bound before it, "
               "else `torch_xla.device()`): unsafe, the module and what it computes move to the device",
     "XLA405": "moves the optimizer's assignment statement to just after the statement that moves the "
