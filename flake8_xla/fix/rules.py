@@ -247,6 +247,24 @@ def _mp_device_loader(b, node):
     return True
 
 
+@fixes("XLA110")
+def _runtime_world_size(b, node):
+    """``torch.cuda.device_count()`` -> ``xr.world_size()`` (``xm.xrt_world_size()`` before
+    2.1) where the rule says so: in launched code or a script without a multi-process launch.
+    In the launching process (the finding says "in the launched function") it stays: asking
+    the runtime there would start it before the launch (XLA003)."""
+    if not isinstance(node, cst.Call) or "in the launched function" in b.finding.message:
+        return False
+    if b.ctx.settings.target_version >= (2, 1):
+        fn = b.ref("torch_xla.runtime", "world_size")
+    else:
+        fn = b.ref("torch_xla.core.xla_model", "xrt_world_size")
+    if fn is None:
+        return False
+    b.edit(node, lambda _: expr(f"{fn}()"), "world size")
+    return True
+
+
 # -- XLA4: devices -----------------------------------------------------------------------
 
 def _literal_device(node) -> bool:
