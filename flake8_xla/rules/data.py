@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 
 from ..model import UNKNOWN
 from ..model.replicas import single_replica_branch
@@ -186,7 +187,7 @@ def _one_shot_origins(model, expr, ctx, names: list, depth: int = 0):
     from, through names, ``.per_device_loader(dev)``, ``enumerate`` / ``tqdm``;
     None when any value it may hold is something else or cannot be seen. ``names`` collects
     the ``ast.Name`` reads followed: ``(name, ctx, ids of the values followed)``."""
-    if depth > 8:
+    if depth > 8 or len(names) > 32:  # bounded work per loop
         return None
     t = type(expr)
     if t is ast.Name:
@@ -216,10 +217,17 @@ def _one_shot_origins(model, expr, ctx, names: list, depth: int = 0):
     return None
 
 
-def _single_pass(loop) -> bool:
+def _single_pass(model, loop) -> bool:
     """The loop visibly runs its body at most once: ``for _ in range(1)``, over a one-item
-    list or tuple, or with a ``break`` / ``return`` among its own statements."""
-    node = loop.node
+    list or tuple, or with a ``break`` / ``return`` among its own statements (memoised)."""
+    key = ("single_pass", id(loop))
+    found = model._cache.get(key)
+    if found is None:
+        found = model._cache[key] = _runs_once(loop.node)
+    return found
+
+
+def _runs_once(node) -> bool:
     if any(type(s) in (ast.Break, ast.Return) for s in node.body):
         return True
     if type(node) in (ast.For, ast.AsyncFor):
@@ -239,12 +247,21 @@ def _single_pass(loop) -> bool:
 def _rebound_in(model, names, outer) -> bool:
     """Is any of the names followed bound inside the loop ``outer`` to something else than
     what was followed (rebuilt there, also after the inner loop: ``para =
-    pl.ParallelLoader(...)`` at the end of an epoch)?"""
+    pl.ParallelLoader(...)`` at the end of an epoch)? Bounded: the bindings inside the loop
+    are found by bisection, and at most the followed ones (8) are skipped."""
     lo, hi = outer.node.lineno, outer.node.end_lineno or outer.node.lineno
     for name, ctx, followed in names:
-        for line, _, target, _ in model.lookup(name.id, ctx, None) or ():
-            if lo <= line <= hi and id(target) not in followed:
+        bindings = model.lookup(name.id, ctx, None) or ()
+        key = ("binding_lines", id(bindings))
+        lines = model._cache.get(key)
+        if lines is None or lines[0] is not bindings:
+            lines = model._cache[key] = (bindings, sorted((b[0], i) for i, b in enumerate(bindings)))
+        order = lines[1]
+        i = bisect.bisect_left(order, (lo, -1))
+        while i < len(order) and order[i][0] <= hi:
+            if id(bindings[order[i][1]][2]) not in followed:
                 return True
+            i += 1
     return False
 
 
@@ -357,7 +374,7 @@ class ParallelLoaderReusedAcrossEpochs(Rule):
                 for call, cctx in origins:
                     if id(call) in done or cctx.func is not loop.ctx.func:
                         continue
-                    epoch = next((o for o in outers if o not in cctx.loops and not _single_pass(o)), None)
+                    epoch = next((o for o in outers if o not in cctx.loops and not _single_pass(model, o)), None)
                     if epoch is None or _rebound_in(model, names, epoch):
                         continue
                     done.add(id(call))

@@ -721,11 +721,14 @@ def _launch_argument(model, func, param: str) -> list:
     return out
 
 
-def _cuda_counts(model, expr, ctx, depth: int = 0) -> list:
+def _cuda_counts(model, expr, ctx, seen: set, depth: int = 0) -> list:
     """The ``torch.cuda.device_count()`` calls (with their contexts) whose value ``expr``
     holds: directly, through names, products (``gpus * nodes``), both arms of a conditional,
     the arguments callers in the module and multi-process launches (``args=(world_size,)``)
-    pass for a parameter. Calls inside an ``if`` / ``while`` test are probes, not values."""
+    pass for a parameter. Calls inside an ``if`` / ``while`` test are probes, not values.
+    ``seen`` holds the names and parameters already followed by any earlier question of
+    the same check: each is followed once (what it reaches was found then), so the work is
+    linear in the module however many uses share a value."""
     if depth > 6 or expr is None or expr is UNKNOWN:
         return []
     t = type(expr)
@@ -734,27 +737,27 @@ def _cuda_counts(model, expr, ctx, depth: int = 0) -> list:
             return [(expr, ctx)]
         return []
     if t is ast.BinOp and type(expr.op) is ast.Mult:
-        return _cuda_counts(model, expr.left, ctx, depth + 1) + _cuda_counts(model, expr.right, ctx, depth + 1)
+        return _cuda_counts(model, expr.left, ctx, seen, depth + 1) + \
+            _cuda_counts(model, expr.right, ctx, seen, depth + 1)
     if t is ast.IfExp:
-        return _cuda_counts(model, expr.body, ctx, depth + 1) + _cuda_counts(model, expr.orelse, ctx, depth + 1)
-    if t is not ast.Name:
+        return _cuda_counts(model, expr.body, ctx, seen, depth + 1) + \
+            _cuda_counts(model, expr.orelse, ctx, seen, depth + 1)
+    if t is not ast.Name or id(expr) in seen:
         return []
+    seen.add(id(expr))
     out = []
     for _, kind, target, b_ctx in model.read_bindings(expr, ctx) or ():
         if kind == "value" and b_ctx is not None:
-            out.extend(_cuda_counts(model, target, b_ctx, depth + 1))
-        elif kind == "param" and target is not None:
-            key = ("cuda_count_param", id(target), expr.id)
-            found = model._cache.get(key)
-            if found is None:
-                model._cache[key] = []  # (a cycle of calls)
-                found = [r for a, c in _launch_argument(model, target, expr.id)
-                         for r in _cuda_counts(model, a, c, depth + 1)]
-                for a, _, c in model.passed_arguments(target, expr.id):
-                    if isinstance(a, ast.AST):
-                        found.extend(_cuda_counts(model, a, c, depth + 1))
-                model._cache[key] = found
-            out.extend(found)
+            if id(target) not in seen:
+                seen.add(id(target))
+                out.extend(_cuda_counts(model, target, b_ctx, seen, depth + 1))
+        elif kind == "param" and target is not None and (id(target), expr.id) not in seen:
+            seen.add((id(target), expr.id))
+            for a, c in _launch_argument(model, target, expr.id):
+                out.extend(_cuda_counts(model, a, c, seen, depth + 1))
+            for a, _, c in model.passed_arguments(target, expr.id):
+                if isinstance(a, ast.AST):
+                    out.extend(_cuda_counts(model, a, c, seen, depth + 1))
     return out
 
 
@@ -888,8 +891,9 @@ class CudaDeviceCountWorldSize(Rule):
         if not model.calls_to(_CUDA_COUNT):
             return
         found: dict[int, tuple] = {}
+        seen: set = set()
         for expr, ctx, how in _world_size_uses(model):
-            for call, cctx in _cuda_counts(model, expr, ctx):
+            for call, cctx in _cuda_counts(model, expr, ctx, seen):
                 if id(call) not in found and model.in_xla_code(cctx):
                     found[id(call)] = (call, cctx, how)
         if not found:
