@@ -183,10 +183,13 @@ _PARALLEL_LOADER = "torch_xla.distributed.parallel_loader.ParallelLoader"
 
 
 def _one_shot_origins(model, expr, ctx, names: list, depth: int = 0):
-    """The ``pl.ParallelLoader(...)`` calls (with their contexts) a loop's iterable is drawn
-    from, through names, ``.per_device_loader(dev)``, ``enumerate`` / ``tqdm``;
-    None when any value it may hold is something else or cannot be seen. ``names`` collects
-    the ``ast.Name`` reads followed: ``(name, ctx, ids of the values followed)``."""
+    """The ``pl.ParallelLoader(...)`` calls a loop's iterable is drawn from, through names,
+    ``.per_device_loader(dev)``, ``enumerate`` / ``tqdm`` and module helpers (or methods)
+    returning one: ``(the ParallelLoader call, where it is built, that place's context)``,
+    the place being the call of the helper for one built in a helper; None when any value
+    it may hold is something else or cannot be seen. ``names`` collects
+    the ``ast.Name`` reads followed: ``(name, ctx, ids of the values followed)``, and the
+    names in the device ``per_device_loader`` is asked for: ``(name, ctx, None)``."""
     if depth > 8 or len(names) > 32:  # bounded work per loop
         return None
     t = type(expr)
@@ -206,14 +209,27 @@ def _one_shot_origins(model, expr, ctx, names: list, depth: int = 0):
         return None
     q = model.call_name(expr, ctx)
     if q == _PARALLEL_LOADER:
-        return [(expr, ctx)]
+        return [(expr, expr, ctx)]
     f = expr.func
     if type(f) is ast.Attribute and f.attr == "per_device_loader":
+        for a in list(expr.args) + [k.value for k in expr.keywords]:  # the device asked for
+            names.extend((n, ctx, None) for n in ast.walk(a) if type(n) is ast.Name)
         return _one_shot_origins(model, f.value, ctx, names, depth + 1)
     if (q in _PASS_THROUGH or (type(f) is ast.Name and f.id == "enumerate" and q is None
                                and model.lookup(f.id, ctx, None) is None)) \
             and expr.args and type(expr.args[0]) is not ast.Starred:
         return _one_shot_origins(model, expr.args[0], ctx, names, depth + 1)
+    if q is None:  # a module helper (or method) that returns one: built where it is called
+        funcs = model.function_of(f, ctx)
+        if len(funcs) != 1 or not funcs[0].returns:
+            return None
+        out = []
+        for value, vctx in funcs[0].returns:
+            found = _one_shot_origins(model, value, vctx, names, depth + 1)
+            if found is None:
+                return None
+            out.extend((report, expr, ctx) for report, _, _ in found)
+        return out
     return None
 
 
@@ -247,10 +263,14 @@ def _runs_once(node) -> bool:
 def _rebound_in(model, names, outer) -> bool:
     """Is any of the names followed bound inside the loop ``outer`` to something else than
     what was followed (rebuilt there, also after the inner loop: ``para =
-    pl.ParallelLoader(...)`` at the end of an epoch)? Bounded: the bindings inside the loop
+    pl.ParallelLoader(...)`` at the end of an epoch), or a name of the device asked for bound
+    there at all (``for device in devices: para.per_device_loader(device)``: one queue per
+    device, not an epoch loop)? Bounded: the bindings inside the loop
     are found by bisection, and at most the followed ones (8) are skipped."""
     lo, hi = outer.node.lineno, outer.node.end_lineno or outer.node.lineno
     for name, ctx, followed in names:
+        if followed is None:  # a device name: bound in the loop means one device per pass
+            followed = frozenset()
         bindings = model.lookup(name.id, ctx, None) or ()
         key = ("binding_lines", id(bindings))
         lines = model._cache.get(key)
@@ -270,8 +290,10 @@ class ParallelLoaderReusedAcrossEpochs(Rule):
     """## What it does
     Flags a `pl.ParallelLoader(...)` built before a loop (an epoch loop) and iterated by a
     loop inside it: `for batch in para_loader.per_device_loader(device)`, a
-    `per_device_loader(device)` bound before the epoch loop, through `enumerate`, `tqdm`
-    and names. Reported at the `pl.ParallelLoader(...)` call.
+    `per_device_loader(device)` bound before the epoch loop, through `enumerate`, `tqdm`,
+    names, and a module helper or method that returns one (`train_dataloader =
+    self.get_train_dataloader()` before the epoch loop). Reported at the
+    `pl.ParallelLoader(...)` call.
 
     ## Why is this bad?
     `ParallelLoader` starts its feeder threads when it is built; they run through the wrapped
@@ -285,7 +307,8 @@ class ParallelLoaderReusedAcrossEpochs(Rule):
 
     ## Known problems
     Not reported: `pl.MpDeviceLoader`, a `ParallelLoader` built inside the epoch loop (or
-    rebuilt there, also at its end), loops that visibly run once (`for _ in range(1)`, a
+    rebuilt there, also at its end; a helper called in each epoch), a loop over the devices that asks each pass for
+    another device's queue (`for device in devices: para.per_device_loader(device)`), loops that visibly run once (`for _ in range(1)`, a
     `break` among the loop's own statements), and a `ParallelLoader` built in another
     function than the epoch loop (an attribute set in `__init__`, a loader handed to a
     per-epoch function): what runs per epoch there is not followed. Batches drawn with
@@ -371,7 +394,7 @@ class ParallelLoaderReusedAcrossEpochs(Rule):
                 origins = _one_shot_origins(model, it, loop.ctx, names)
                 if not origins:
                     continue
-                for call, cctx in origins:
+                for call, _, cctx in origins:
                     if id(call) in done or cctx.func is not loop.ctx.func:
                         continue
                     epoch = next((o for o in outers if o not in cctx.loops and not _single_pass(model, o)), None)

@@ -595,7 +595,10 @@ class CollectiveInLaunchingProcess(Rule):
     ```
 
     ## References
-    - pytorch/xla#2651 (a `mesh_reduce` in the parent after `xmp.spawn`)
+    - pytorch/xla#2651 (`xm.rendezvous('done')` after `xmp.spawn` in the `main()` of
+      transformers' `xla_spawn.py`: "Failed to connect to client mesh master" on 1.7; the
+      maintainer: "Rendezvous cannot come after spawned process"); pytorch/xla#2613 (a
+      value wanted in the parent: reduce it with `xm.mesh_reduce` inside the function)
     - torch_xla `torch_xla/core/xla_model.py` `rendezvous` -> `xla_rendezvous` (an
       `all_gather` over the replicas of the calling process's runtime, 2.1-2.9),
       `mesh_reduce` (a rendezvous of the pickled data)
