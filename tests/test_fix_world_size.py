@@ -25,8 +25,8 @@ def test_ddp_tutorial_port_leaves_the_cuda_world_size_reported():
     assert result.source == (CASES / "XLA110_ddp_tutorial_unsafe.fixed.py").read_text(encoding="utf-8")
     assert "    torch_xla.launch(demo_basic, args=(world_size,))\n" in result.source
     left = [(f.line, f.col, f.code, f.message) for f in fixer.lint(result.source, settings)]
-    assert left == [(28, 17, "XLA110", "torch.cuda.device_count() is 0 on a TPU host, used as world_size of "
-                                       "demo_basic(); read xr.world_size() in the launched function instead")]
+    assert left == [(28, 17, "XLA110", "torch.cuda.device_count() is 0 on TPU, used as world_size of "
+                                       "demo_basic(); read xr.world_size() in the launched function")]
     assert (result.fixed, result.remaining) == (2, 1)
 
 

@@ -64,8 +64,8 @@ FIX_DOCS = {
               "`num_replicas=` -> `xr.world_size()`: unsafe, the value is now an int (it was a string) "
               "and the runtime's count",
     "XLA110": "`torch.cuda.device_count()` -> `xr.world_size()` (`xm.xrt_world_size()` before 2.1) in "
-              "launched code or a script without a multi-process launch; in the launching process the "
-              "finding stays (the runtime must not start before the launch)",
+              "launched code or a script without a multi-process launch; in the launching process (the runtime "
+              "must not start before the launch) and under SPMD (devices or hosts?) the finding stays",
     "XLA201": "`optimizer.step()` -> `xm.optimizer_step(optimizer)`; when a clip precedes the step, "
               "`xm.reduce_gradients(optimizer)` before the clip instead (XLA203): unsafe, the replicas now "
               "average their gradients before the step (or wrap the model in DDP instead)",

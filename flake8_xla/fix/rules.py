@@ -251,14 +251,17 @@ def _mp_device_loader(b, node):
 def _runtime_world_size(b, node):
     """``torch.cuda.device_count()`` -> ``xr.world_size()`` (``xm.xrt_world_size()`` before
     2.1) where the rule says so: in launched code or a script without a multi-process launch.
-    In the launching process (the finding says "in the launched function") it stays: asking
-    the runtime there would start it before the launch (XLA003)."""
-    if not isinstance(node, cst.Call) or "in the launched function" in b.finding.message:
+    In the launching process it stays (asking the runtime there would start it before the
+    launch: XLA003), and under SPMD (devices or hosts: the user's call)."""
+    if not isinstance(node, cst.Call):
         return False
     if b.ctx.settings.target_version >= (2, 1):
-        fn = b.ref("torch_xla.runtime", "world_size")
+        module, name, shown = "torch_xla.runtime", "world_size", "xr.world_size()"
     else:
-        fn = b.ref("torch_xla.core.xla_model", "xrt_world_size")
+        module, name, shown = "torch_xla.core.xla_model", "xrt_world_size", "xm.xrt_world_size()"
+    if not b.finding.message.endswith(f"; use {shown}"):
+        return False  # the launching process, or SPMD (which count is meant is the user's call)
+    fn = b.ref(module, name)
     if fn is None:
         return False
     b.edit(node, lambda _: expr(f"{fn}()"), "world size")

@@ -831,7 +831,11 @@ class CudaDeviceCountWorldSize(Rule):
     `nprocs`.
 
     The fix (safe) rewrites the call to `xr.world_size()` (`xm.xrt_world_size()` before
-    2.1) when it is in launched code or in a script without a multi-process launch. In the
+    2.1) when it is in launched code or in a script without a multi-process launch. Under
+    SPMD one process drives all of the host's devices (`xr.world_size()` is 1 there): the
+    message names `xr.global_runtime_device_count()` (the devices; `xr.process_count()`
+    counts the hosts, as a sampler sharding per host wants), and which is meant is left to
+    you. In the
     launching process it is left to you: asking the runtime there starts it before the
     launch (XLA003); drop the value and read `xr.world_size()` in the launched function.
     `flake8-xla --fix --unsafe-fixes` on the DDP tutorial's shape ports the launch (XLA002)
@@ -866,7 +870,7 @@ class CudaDeviceCountWorldSize(Rule):
 
     code = "XLA110"
     name = "cuda-device-count-world-size"
-    message = "torch.cuda.device_count() is 0 on a TPU host"
+    message = "torch.cuda.device_count() is 0 on TPU"
     fix = "use xr.world_size()"
     severity = "E"
     versions = "2.0+"
@@ -899,10 +903,13 @@ class CudaDeviceCountWorldSize(Rule):
         if not found:
             return
         parent = bool(model.multi_launches())
+        spmd = model.uses_spmd()
         runtime = runtime_api(self.settings, "WORLD_SIZE")
         for call, cctx, how in sorted(found.values(), key=lambda r: (r[0].lineno, r[0].col_offset)):
-            problem = f"torch.cuda.device_count() is 0 on a TPU host, used as {how}"
+            problem = f"torch.cuda.device_count() is 0 on TPU, used as {how}"
             if parent and not model.is_launched(cctx):
-                yield self.finding(call, problem, f"read {runtime} in the launched function instead")
+                yield self.finding(call, problem, f"read {runtime} in the launched function")
+            elif spmd:  # one process drives every device of the host: which count is meant?
+                yield self.finding(call, problem, "use xr.global_runtime_device_count()")
             else:
                 yield self.finding(call, problem, f"use {runtime}")
