@@ -201,6 +201,16 @@ def _function_of_node(b, node):
     return node
 
 
+def _inside(b, node, owner) -> bool:
+    """``node`` lies in ``owner`` (a function, with the functions and lambdas nested in it,
+    or the module)."""
+    while node is not None:
+        if node is owner:
+            return True
+        node = b.ctx.parent(node)
+    return False
+
+
 @fixes("XLA306")
 def _mp_device_loader(b, node):
     """``pl.ParallelLoader(loader, [dev]).per_device_loader(dev)`` -> ``pl.MpDeviceLoader(loader,
@@ -226,8 +236,8 @@ def _mp_device_loader(b, node):
             return False
         name = assign.targets[0].target
         func = _function_of_node(b, assign)
-        for n in b.ctx.names(name.value):
-            if n is name or _function_of_node(b, n) is not func:
+        for n in b.ctx.names(name.value):  # (also in nested functions: a closure reads it too)
+            if n is name or not _inside(b, n, func):
                 continue
             a = b.ctx.parent(n)
             if not (isinstance(a, cst.Attribute) and a.value is n and _asks_device(b, b.ctx.parent(a), device)):

@@ -1,4 +1,4 @@
-# remains: XLA306
+# remains: XLA306 XLA306
 import torch_xla
 import torch_xla.distributed.parallel_loader as pl
 
@@ -26,3 +26,16 @@ def also_read_otherwise(loader, model, epochs):
         for x in para.per_device_loader(device):
             model(x)
     return para._done
+
+
+def closed_in_a_closure(loader, model, epochs):
+    device = torch_xla.device()
+    para = pl.ParallelLoader(loader, [device])  # a nested function reads it too: left alone
+
+    def stop():
+        para.close()
+
+    for epoch in range(epochs):
+        for x in para.per_device_loader(device):
+            model(x)
+    return stop
