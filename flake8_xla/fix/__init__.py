@@ -63,6 +63,9 @@ FIX_DOCS = {
               "`xr.local_ordinal()` / `xr.local_process_count()`, a literal `world_size=` / "
               "`num_replicas=` -> `xr.world_size()`: unsafe, the value is now an int (it was a string) "
               "and the runtime's count",
+    "XLA110": "`torch.cuda.device_count()` -> `xr.world_size()` (`xm.xrt_world_size()` before 2.1) in "
+              "launched code or a script without a multi-process launch; in the launching process (the runtime "
+              "must not start before the launch) and under SPMD (devices or hosts?) the finding stays",
     "XLA201": "`optimizer.step()` -> `xm.optimizer_step(optimizer)`; when a clip precedes the step, "
               "`xm.reduce_gradients(optimizer)` before the clip instead (XLA203): unsafe, the replicas now "
               "average their gradients before the step (or wrap the model in DDP instead)",
@@ -81,6 +84,10 @@ FIX_DOCS = {
               "share; call `sampler.set_epoch(epoch)` each epoch yourself",
     "XLA304": "adds `drop_last=True` to the `DataLoader(...)` call: unsafe, the last samples of "
               "every epoch are no longer seen",
+    "XLA306": "`pl.ParallelLoader(loader, [dev]).per_device_loader(dev)` -> `pl.MpDeviceLoader(loader, dev)`; "
+              "`para = pl.ParallelLoader(loader, [dev])` -> `para = pl.MpDeviceLoader(loader, dev)` with each "
+              "`para.per_device_loader(dev)` of its function -> `para` (one device, the same device asked "
+              "everywhere; other keywords kept)",
     "XLA404": "adds `model.to(device)` right after `model = ...` (the device variable bound before it, "
               "else `torch_xla.device()`): unsafe, the module and what it computes move to the device",
     "XLA405": "moves the optimizer's assignment statement to just after the statement that moves the "

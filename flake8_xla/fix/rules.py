@@ -160,6 +160,124 @@ def _drop_last(b, node):
     return True
 
 
+def _parallel_loader_parts(b, call):
+    """``pl.ParallelLoader(loader, [dev], **keywords)``: (the loader, the one device, the
+    other keyword arguments), or None for any other spelling (more devices, a star)."""
+    loader = device_list = None
+    rest = []
+    for i, a in enumerate(call.args):
+        if a.star:
+            return None
+        name = a.keyword.value if a.keyword is not None else None
+        if name is None and i == 0 or name == "loader":
+            loader = a.value
+        elif name is None and i == 1 or name == "devices":
+            device_list = a.value
+        elif name is None:
+            return None
+        else:
+            rest.append(a)
+    if loader is None or not isinstance(device_list, (cst.List, cst.Tuple)) or len(device_list.elements) != 1 \
+            or isinstance(device_list.elements[0], cst.StarredElement):
+        return None
+    return loader, device_list.elements[0].value, rest
+
+
+def _asks_device(b, call, device) -> bool:
+    """``call`` is ``x.per_device_loader(d)`` with ``d`` written as ``device`` is."""
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) \
+            or call.func.attr.value != "per_device_loader" or len(call.args) != 1:
+        return False
+    a = call.args[0]
+    if a.star or (a.keyword is not None and a.keyword.value != "device"):
+        return False
+    code = b.ctx.module.code_for_node
+    return code(a.value) == code(device)
+
+
+def _function_of_node(b, node):
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
+        node = b.ctx.parent(node)
+    return node
+
+
+def _inside(b, node, owner) -> bool:
+    """``node`` lies in ``owner`` (a function, with the functions and lambdas nested in it,
+    or the module)."""
+    while node is not None:
+        if node is owner:
+            return True
+        node = b.ctx.parent(node)
+    return False
+
+
+@fixes("XLA306")
+def _mp_device_loader(b, node):
+    """``pl.ParallelLoader(loader, [dev]).per_device_loader(dev)`` -> ``pl.MpDeviceLoader(loader,
+    dev)``; ``para = pl.ParallelLoader(loader, [dev])`` -> ``para = pl.MpDeviceLoader(loader,
+    dev)`` with each ``para.per_device_loader(dev)`` of its function -> ``para``."""
+    if not isinstance(node, cst.Call):
+        return False
+    parts = _parallel_loader_parts(b, node)
+    if parts is None:
+        return False
+    loader, device, rest = parts
+    attr = b.ctx.parent(node)
+    asked = b.ctx.parent(attr) if isinstance(attr, cst.Attribute) and attr.value is node else None
+    uses = []
+    if asked is not None:
+        if not _asks_device(b, asked, device):
+            return False
+        target = asked
+    else:  # para = pl.ParallelLoader(...): every other read of para asks the same device
+        assign = b.ctx.parent(node)
+        if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 \
+                or not isinstance(assign.targets[0].target, cst.Name):
+            return False
+        name = assign.targets[0].target
+        func = _function_of_node(b, assign)
+        for n in b.ctx.names(name.value):  # (also in nested functions: a closure reads it too)
+            if n is name or not _inside(b, n, func):
+                continue
+            a = b.ctx.parent(n)
+            if not (isinstance(a, cst.Attribute) and a.value is n and _asks_device(b, b.ctx.parent(a), device)):
+                return False
+            uses.append(b.ctx.parent(a))
+        if not uses:
+            return False
+        target = node
+    fn = b.ref("torch_xla.distributed.parallel_loader", "MpDeviceLoader")
+    if fn is None:
+        return False
+    args = [cst.Arg(loader), cst.Arg(device)] + [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in rest]
+    b.edit(target, lambda _: cst.Call(func=expr(fn), args=args), "mp device loader")
+    for use in uses:
+        b.edit(use, lambda c: c.func.value if isinstance(c, cst.Call) and isinstance(c.func, cst.Attribute) else c,
+               "per device loader")
+    return True
+
+
+@fixes("XLA110")
+def _runtime_world_size(b, node):
+    """``torch.cuda.device_count()`` -> ``xr.world_size()`` (``xm.xrt_world_size()`` before
+    2.1) where the rule says so: in launched code or a script without a multi-process launch.
+    In the launching process it stays (asking the runtime there would start it before the
+    launch: XLA003), and under SPMD (devices or hosts: the user's call)."""
+    if not isinstance(node, cst.Call):
+        return False
+    if b.ctx.settings.target_version >= (2, 1):
+        module, name, shown = "torch_xla.runtime", "world_size", "xr.world_size()"
+    else:
+        module, name, shown = "torch_xla.core.xla_model", "xrt_world_size", "xm.xrt_world_size()"
+    if not b.finding.message.endswith(f"; use {shown}"):
+        return False  # the launching process, or SPMD (which count is meant is the user's call)
+    fn = b.ref(module, name)
+    if fn is None:
+        return False
+    b.edit(node, lambda _: expr(f"{fn}()"), "world size")
+    return True
+
+
 # -- XLA4: devices -----------------------------------------------------------------------
 
 def _literal_device(node) -> bool:

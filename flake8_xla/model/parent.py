@@ -71,6 +71,36 @@ class ParentCode:
         self._cache["before_launch"] = out
         return out
 
+    def calls_after_launch(self) -> list[tuple[ast.Call, Ctx, ast.Call]]:
+        """Calls that run in the launching process after a multi-process launch returned:
+        ``(call, ctx, launch)``, in source order. The mirror of :meth:`calls_before_launch`:
+        they sit in the launch's own function (or at module level) after the launch call
+        ends, or after a call on the way to it (``main()`` in the ``__main__`` block); a call
+        on the other branch of an ``if`` (or ``try`` / ``match`` arm) than the launch, inside
+        a ``lambda`` or in a nested function is left out. Linear: each scope's calls are
+        matched to the sites that end before them by one sort and a bisect."""
+        if "after_launch" in self._cache:
+            return self._cache["after_launch"]
+        out = []
+        for func, sites in self._launch_sites().items():
+            owner = func.node if func is not None else self.tree
+            index = self._statements(owner)
+            by_end = sorted(sites, key=lambda r: (r[0].end_lineno or r[0].lineno, r[0].end_col_offset or 0))
+            ends = [(s.end_lineno or s.lineno, s.end_col_offset or 0) for s, _, _ in by_end]
+            site_ids = {id(site) for site, _, _ in sites}
+            for call, ctx in (func.calls if func is not None else self._module_calls()):
+                if id(call) in site_ids or ctx.func is not func or ctx.scope.kind == "lambda" \
+                        or id(call) not in index:
+                    continue
+                i = bisect.bisect_right(ends, (call.lineno, call.col_offset))
+                for site, sctx, origin in reversed(by_end[max(0, i - self._SITE_LOOKAHEAD):i]):
+                    if not self._exclusive_in(owner, (call, ctx), (site, sctx)):
+                        out.append((call, ctx, origin))
+                        break
+        out.sort(key=lambda r: (r[0].lineno, r[0].col_offset))
+        self._cache["after_launch"] = out
+        return out
+
     def _launch_sites(self) -> dict:
         """Per scope (function, or None for module level): ``[(site, ctx, launch)]``, the
         multi-process launches in it and the calls in it on the way to one."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 
 from ..model import UNKNOWN
 from ..model.replicas import single_replica_branch
@@ -173,3 +174,231 @@ def _reported_elsewhere(model, arg, ctx) -> bool:
     if type(arg) is ast.Constant and type(arg.value) is int and not isinstance(arg.value, bool):
         return True
     return any(type(n) is ast.Call and model.call_name(n, ctx) in _REPORTED_ELSEWHERE for n in ast.walk(arg))
+
+
+#: builtins and progress bars that iterate the object they are given (the loop consumes it)
+_PASS_THROUGH = frozenset({"enumerate", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm",
+                           "tqdm.std.tqdm"})
+_PARALLEL_LOADER = "torch_xla.distributed.parallel_loader.ParallelLoader"
+
+
+def _one_shot_origins(model, expr, ctx, names: list, depth: int = 0):
+    """The ``pl.ParallelLoader(...)`` calls a loop's iterable is drawn from, through names,
+    ``.per_device_loader(dev)``, ``enumerate`` / ``tqdm`` and module helpers (or methods)
+    returning one: ``(the ParallelLoader call, where it is built, that place's context)``,
+    the place being the call of the helper for one built in a helper; None when any value
+    it may hold is something else or cannot be seen. ``names`` collects
+    the ``ast.Name`` reads followed: ``(name, ctx, ids of the values followed)``, and the
+    names in the device ``per_device_loader`` is asked for: ``(name, ctx, None)``."""
+    if depth > 8 or len(names) > 32:  # bounded work per loop
+        return None
+    t = type(expr)
+    if t is ast.Name:
+        values = model.values(expr, ctx)
+        if not values:
+            return None
+        names.append((expr, ctx, {id(v) for v, _ in values}))
+        out = []
+        for v, vctx in values:
+            found = _one_shot_origins(model, v, vctx, names, depth + 1)
+            if found is None:
+                return None
+            out.extend(found)
+        return out
+    if t is not ast.Call:
+        return None
+    q = model.call_name(expr, ctx)
+    if q == _PARALLEL_LOADER:
+        return [(expr, expr, ctx)]
+    f = expr.func
+    if type(f) is ast.Attribute and f.attr == "per_device_loader":
+        for a in list(expr.args) + [k.value for k in expr.keywords]:  # the device asked for
+            names.extend((n, ctx, None) for n in ast.walk(a) if type(n) is ast.Name)
+        return _one_shot_origins(model, f.value, ctx, names, depth + 1)
+    if (q in _PASS_THROUGH or (type(f) is ast.Name and f.id == "enumerate" and q is None
+                               and model.lookup(f.id, ctx, None) is None)) \
+            and expr.args and type(expr.args[0]) is not ast.Starred:
+        return _one_shot_origins(model, expr.args[0], ctx, names, depth + 1)
+    if q is None:  # a module helper (or method) that returns one: built where it is called
+        funcs = model.function_of(f, ctx)
+        if len(funcs) != 1 or not funcs[0].returns:
+            return None
+        out = []
+        for value, vctx in funcs[0].returns:
+            found = _one_shot_origins(model, value, vctx, names, depth + 1)
+            if found is None:
+                return None
+            out.extend((report, expr, ctx) for report, _, _ in found)
+        return out
+    return None
+
+
+def _single_pass(model, loop) -> bool:
+    """The loop visibly runs its body at most once: ``for _ in range(1)``, over a one-item
+    list or tuple, or with a ``break`` / ``return`` among its own statements (memoised)."""
+    key = ("single_pass", id(loop))
+    found = model._cache.get(key)
+    if found is None:
+        found = model._cache[key] = _runs_once(loop.node)
+    return found
+
+
+def _runs_once(node) -> bool:
+    if any(type(s) in (ast.Break, ast.Return) for s in node.body):
+        return True
+    if type(node) in (ast.For, ast.AsyncFor):
+        it = node.iter
+        if type(it) in (ast.List, ast.Tuple) and len(it.elts) <= 1:
+            return True
+        if type(it) is ast.Call and type(it.func) is ast.Name and it.func.id == "range" and not it.keywords:
+            args = it.args
+            consts = [a.value if type(a) is ast.Constant else None for a in args]
+            if len(args) == 1 and type(consts[0]) is int and consts[0] <= 1:
+                return True
+            if len(args) == 2 and all(type(c) is int for c in consts) and consts[1] - consts[0] <= 1:
+                return True
+    return False
+
+
+def _rebound_in(model, names, outer) -> bool:
+    """Is any of the names followed bound inside the loop ``outer`` to something else than
+    what was followed (rebuilt there, also after the inner loop: ``para =
+    pl.ParallelLoader(...)`` at the end of an epoch), or a name of the device asked for bound
+    there at all (``for device in devices: para.per_device_loader(device)``: one queue per
+    device, not an epoch loop)? Bounded: the bindings inside the loop
+    are found by bisection, and at most the followed ones (8) are skipped."""
+    lo, hi = outer.node.lineno, outer.node.end_lineno or outer.node.lineno
+    for name, ctx, followed in names:
+        if followed is None:  # a device name: bound in the loop means one device per pass
+            followed = frozenset()
+        bindings = model.lookup(name.id, ctx, None) or ()
+        key = ("binding_lines", id(bindings))
+        lines = model._cache.get(key)
+        if lines is None or lines[0] is not bindings:
+            lines = model._cache[key] = (bindings, sorted((b[0], i) for i, b in enumerate(bindings)))
+        order = lines[1]
+        i = bisect.bisect_left(order, (lo, -1))
+        while i < len(order) and order[i][0] <= hi:
+            if id(bindings[order[i][1]][2]) not in followed:
+                return True
+            i += 1
+    return False
+
+
+@rule
+class ParallelLoaderReusedAcrossEpochs(Rule):
+    """## What it does
+    Flags a `pl.ParallelLoader(...)` built before a loop (an epoch loop) and iterated by a
+    loop inside it: `for batch in para_loader.per_device_loader(device)`, a
+    `per_device_loader(device)` bound before the epoch loop, through `enumerate`, `tqdm`,
+    names, and a module helper or method that returns one (`train_dataloader =
+    self.get_train_dataloader()` before the epoch loop). Reported at the
+    `pl.ParallelLoader(...)` call.
+
+    ## Why is this bad?
+    `ParallelLoader` starts its feeder threads when it is built; they run through the wrapped
+    `DataLoader` once and close the per-device queues. Its `per_device_loader(device)` (and
+    a new `per_device_loader` asked of the same `ParallelLoader`) yields the batches of that
+    one pass: from the second epoch the loop gets nothing, so nothing trains and nothing fails
+    (transformers#4467). `pl.MpDeviceLoader` builds a new `ParallelLoader` each time it is
+    iterated. Measured on torch_xla 2.9 (CPU): a `ParallelLoader` over a 4-batch loader
+    iterated in 3 epochs gave 4, 0, 0 batches (also with `per_device_loader(dev)` asked in
+    each epoch); `MpDeviceLoader` gave 4, 4, 4.
+
+    ## Known problems
+    Not reported: `pl.MpDeviceLoader`, a `ParallelLoader` built inside the epoch loop (or
+    rebuilt there, also at its end; a helper called in each epoch), a loop over the devices that asks each pass for
+    another device's queue (`for device in devices: para.per_device_loader(device)`), loops that visibly run once (`for _ in range(1)`, a
+    `break` among the loop's own statements), and a `ParallelLoader` built in another
+    function than the epoch loop (an attribute set in `__init__`, a loader handed to a
+    per-epoch function): what runs per epoch there is not followed. Batches drawn with
+    `next(it)` are not this rule's: on a spent loader `next` raises `StopIteration`, loudly.
+
+    The fix (safe) rewrites `pl.ParallelLoader(loader, [dev]).per_device_loader(dev)` to
+    `pl.MpDeviceLoader(loader, dev)` (other keywords kept), and `para =
+    pl.ParallelLoader(loader, [dev])` to `para = pl.MpDeviceLoader(loader, dev)` with each
+    `para.per_device_loader(dev)` of its function to `para`, when the device list has one
+    device and every use of `para` asks that device; anything else is left to you.
+
+    ## Example
+    ```python
+    train_loader = pl.ParallelLoader(loader, [device]).per_device_loader(device)
+    for epoch in range(num_epochs):
+        for batch in train_loader:
+            ...
+    ```
+
+    ## Use instead
+    ```python
+    train_loader = pl.MpDeviceLoader(loader, device)
+    for epoch in range(num_epochs):
+        for batch in train_loader:
+            ...
+    ```
+
+    ## References
+    - torch_xla `torch_xla/distributed/parallel_loader.py`: `ParallelLoader.__init__` starts
+      `_loader_worker` threads that iterate the loader once; `MpDeviceLoader.__iter__` builds a
+      new `ParallelLoader` per iteration (2.0-2.9)
+    - huggingface/transformers#4467 (a `ParallelLoader` built before the epoch loop: training
+      stopped after the first epoch)
+    - Applies to torch_xla 2.0-2.9; verified on 2.9 (CPU), as above.
+    """
+
+    code = "XLA306"
+    name = "parallel-loader-reused-across-epochs"
+    message = "pl.ParallelLoader built before the epoch loop is empty from its second pass"
+    fix = "use pl.MpDeviceLoader(loader, device)"
+    severity = "E"
+    versions = "2.0+"
+    reported_at = "the `pl.ParallelLoader(...)` call"
+    fix_applicability = "safe"
+    bad = [
+        "import torch_xla\nimport torch_xla.distributed.parallel_loader as pl\n"
+        "def train(loader, model, epochs):\n"
+        "    device = torch_xla.device()\n"
+        "    batches = pl.ParallelLoader(loader, [device]).per_device_loader(device)\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in batches:\n"
+        "            model(x)\n",
+    ]
+    good = [
+        "import torch_xla\nimport torch_xla.distributed.parallel_loader as pl\n"
+        "def train(loader, model, epochs):\n"
+        "    device = torch_xla.device()\n"
+        "    batches = pl.MpDeviceLoader(loader, device)\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in batches:\n"
+        "            model(x)\n",
+        "import torch_xla\nimport torch_xla.distributed.parallel_loader as pl\n"
+        "def train(loader, model, epochs):\n"
+        "    device = torch_xla.device()\n"
+        "    for epoch in range(epochs):\n"
+        "        para = pl.ParallelLoader(loader, [device])\n"
+        "        for x in para.per_device_loader(device):\n"
+        "            model(x)\n",
+    ]
+
+    def check(self, model):
+        if not model.calls_to(_PARALLEL_LOADER):
+            return
+        done: set[int] = set()
+        for loop in model.loops:
+            outers = loop.ctx.loops
+            if not outers or not model.in_xla_code(loop.ctx):
+                continue
+            if type(loop.node) is not ast.For:
+                continue  # (next(it) on a spent loader raises StopIteration: loud, not this rule)
+            for it in (loop.node.iter,):
+                names: list = []
+                origins = _one_shot_origins(model, it, loop.ctx, names)
+                if not origins:
+                    continue
+                for call, _, cctx in origins:
+                    if id(call) in done or cctx.func is not loop.ctx.func:
+                        continue
+                    epoch = next((o for o in outers if o not in cctx.loops and not _single_pass(model, o)), None)
+                    if epoch is None or _rebound_in(model, names, epoch):
+                        continue
+                    done.add(id(call))
+                    yield self.finding(call)

@@ -689,3 +689,227 @@ class XlaPgUnderSpmd(Rule):
                 continue
             if any(model.same_run((node, sctx), (call, ctx)) for node, sctx in switches):
                 yield self.finding(call, fix=fix)
+
+
+_CUDA_COUNT = "torch.cuda.device_count"
+#: keywords that take a world size (``nprocs=`` of a launcher is XLA001's / XLA002's: their fixes drop it)
+_WORLD_KEYWORDS = ("world_size", "num_replicas")
+_SAMPLERS = ("torch.utils.data.distributed.DistributedSampler", "torch.utils.data.DistributedSampler")
+_SCALES = (ast.Mult, ast.Div, ast.FloorDiv)
+#: parameters of a launched function whose name says they take the world size
+_WORLD_PARAMS = frozenset({"world_size", "num_replicas", "nprocs", "n_gpu", "n_gpus", "ngpus", "num_gpus",
+                           "ngpus_per_node", "num_devices", "n_devices"})
+
+
+def _launch_argument(model, func, param: str) -> list:
+    """What the multi-process launches of ``func`` pass for its parameter ``param`` through
+    ``args=(...)`` (a tuple display; the first parameter takes the process index):
+    ``[(expr, ctx)]``."""
+    if param not in func.params:
+        return []
+    index = func.params.index(param) - 1
+    if index < 0:
+        return []
+    out = []
+    for call, ctx, targets, single in model.launches():
+        if single or not any(t is func for t in targets):
+            continue
+        args = model.kwarg(call, "args", 1)
+        if type(args) is ast.Tuple and index < len(args.elts) \
+                and not any(type(e) is ast.Starred for e in args.elts[:index + 1]):
+            out.append((args.elts[index], ctx))
+    return out
+
+
+def _cuda_counts(model, expr, ctx, seen: set, depth: int = 0) -> list:
+    """The ``torch.cuda.device_count()`` calls (with their contexts) whose value ``expr``
+    holds: directly, through names, products (``gpus * nodes``), both arms of a conditional,
+    the arguments callers in the module and multi-process launches (``args=(world_size,)``)
+    pass for a parameter. Calls inside an ``if`` / ``while`` test are probes, not values.
+    ``seen`` holds the names and parameters already followed by any earlier question of
+    the same check: each is followed once (what it reaches was found then), so the work is
+    linear in the module however many uses share a value."""
+    if depth > 6 or expr is None or expr is UNKNOWN:
+        return []
+    t = type(expr)
+    if t is ast.Call:
+        if model.call_name(expr, ctx) == _CUDA_COUNT and id(expr) not in model.calls_in_tests():
+            return [(expr, ctx)]
+        return []
+    if t is ast.BinOp and type(expr.op) is ast.Mult:
+        return _cuda_counts(model, expr.left, ctx, seen, depth + 1) + \
+            _cuda_counts(model, expr.right, ctx, seen, depth + 1)
+    if t is ast.IfExp:
+        return _cuda_counts(model, expr.body, ctx, seen, depth + 1) + \
+            _cuda_counts(model, expr.orelse, ctx, seen, depth + 1)
+    if t is not ast.Name or id(expr) in seen:
+        return []
+    seen.add(id(expr))
+    out = []
+    for _, kind, target, b_ctx in model.read_bindings(expr, ctx) or ():
+        if kind == "value" and b_ctx is not None:
+            if id(target) not in seen:
+                seen.add(id(target))
+                out.extend(_cuda_counts(model, target, b_ctx, seen, depth + 1))
+        elif kind == "param" and target is not None and (id(target), expr.id) not in seen:
+            seen.add((id(target), expr.id))
+            for a, c in _launch_argument(model, target, expr.id):
+                out.extend(_cuda_counts(model, a, c, seen, depth + 1))
+            for a, _, c in model.passed_arguments(target, expr.id):
+                if isinstance(a, ast.AST):
+                    out.extend(_cuda_counts(model, a, c, seen, depth + 1))
+    return out
+
+
+def _world_size_uses(model):
+    """``(expr, ctx, how)`` of the values used as a world size in XLA code: ``world_size=`` /
+    ``num_replicas=`` keywords, a `DistributedSampler`'s second positional argument, the
+    operands of a product or quotient passed to a call (``lr=0.01 * world_size``), and what
+    a multi-process launch passes (``args=(...)``) for a parameter of its function named as
+    a world size (``def main(rank, world_size)``: the DDP tutorial's shape, whatever the
+    function then does with it)."""
+    for call, ctx, targets, single in model.launches():
+        args = model.kwarg(call, "args", 1)
+        if single or type(args) is not ast.Tuple or not model.in_xla_code(ctx):
+            continue
+        for t in targets:
+            for i, elt in enumerate(args.elts):
+                if type(elt) is ast.Starred:
+                    break
+                if i + 1 < len(t.params) and t.params[i + 1] in _WORLD_PARAMS:
+                    yield elt, ctx, f"{t.params[i + 1]} of {t.name}()"
+    for call, ctx in model.keyword_calls(*_WORLD_KEYWORDS):
+        if model.in_xla_code(ctx):
+            for kw in call.keywords:
+                if kw.arg in _WORLD_KEYWORDS:
+                    yield kw.value, ctx, f"{kw.arg}="
+    for call, ctx in model.calls_to(*_SAMPLERS):
+        if len(call.args) > 1 and type(call.args[0]) is not ast.Starred and model.in_xla_code(ctx):
+            yield call.args[1], ctx, "num_replicas"
+    for call, ctx in model.calls:
+        values = [(a, None) for a in call.args] + [(k.value, k.arg) for k in call.keywords]
+        for value, name in values:
+            if type(value) is not ast.BinOp or type(value.op) not in _SCALES or not model.in_xla_code(ctx):
+                continue
+            todo = [value]
+            while todo:
+                node = todo.pop()
+                for side in (node.left, node.right):
+                    if type(side) is ast.BinOp and type(side.op) in _SCALES:
+                        todo.append(side)
+                    elif type(side) in (ast.Name, ast.Call):
+                        yield side, ctx, f"a scale ({name}=)" if name else "a scale"
+
+
+@rule
+class CudaDeviceCountWorldSize(Rule):
+    """## What it does
+    Flags `torch.cuda.device_count()` in XLA code whose value is used as a world size:
+    passed as `world_size=` / `num_replicas=` (a `DistributedSampler`, `init_process_group`),
+    as a factor of a scale passed to a call (`lr=0.01 * world_size`,
+    `batch_size=bs * world_size`), or by a multi-process launch (`args=(world_size,)`) to a
+    parameter named as a world size (`world_size`, `num_replicas`, `nprocs`, `n_gpus`,
+    `ngpus_per_node`, ...); directly, through names, products, the arguments module callers
+    pass and a launch's `args=` that reaches such a use in the launched function. Reported
+    at the `torch.cuda.device_count()` call.
+
+    ## Why is this bad?
+    On a TPU host there is no CUDA device: `torch.cuda.device_count()` is 0. The DDP
+    tutorial's `world_size = torch.cuda.device_count(); mp.spawn(main, args=(world_size,),
+    nprocs=world_size)`, ported to `torch_xla.launch(main, args=(world_size,))`, passes 0 as
+    the world size: a sampler with `num_replicas=0` divides by zero, a learning rate scaled
+    by it is 0 (nothing trains). The replicas' count is `xr.world_size()` in the launched
+    code. Measured on torch_xla 2.9 (CPU, no GPU): `torch.cuda.device_count()` returned 0
+    where `xr.world_size()` in the launched function returned 1.
+
+    ## Known problems
+    Not reported: a backend probe (`if torch.cuda.device_count() > 0:`), CUDA branches
+    (`if torch.cuda.is_available():`), `max(1, torch.cuda.device_count())` (a call other than
+    a product is not followed), scales assigned to a name rather than passed to a call
+    (`total = bs * world_size`), and `nprocs=torch.cuda.device_count()`: XLA001 (`xmp.spawn`)
+    or XLA002 (`torch.multiprocessing.spawn`) reports that launch, and their fixes drop
+    `nprocs`.
+
+    The fix (safe) rewrites the call to `xr.world_size()` (`xm.xrt_world_size()` before
+    2.1) when it is in launched code or in a script without a multi-process launch. Under
+    SPMD one process drives all of the host's devices (`xr.world_size()` is 1 there): the
+    message names `xr.global_runtime_device_count()` (the devices; `xr.process_count()`
+    counts the hosts, as a sampler sharding per host wants), and which is meant is left to
+    you. In the
+    launching process it is left to you: asking the runtime there starts it before the
+    launch (XLA003); drop the value and read `xr.world_size()` in the launched function.
+    `flake8-xla --fix --unsafe-fixes` on the DDP tutorial's shape ports the launch (XLA002)
+    and leaves this finding reported where the value still reaches a world-size use.
+
+    ## Example
+    ```python
+    def main(rank, world_size):
+        sampler = DistributedSampler(ds, num_replicas=world_size, rank=rank)
+
+    if __name__ == "__main__":
+        world_size = torch.cuda.device_count()
+        torch_xla.launch(main, args=(world_size,))
+    ```
+
+    ## Use instead
+    ```python
+    def main(rank):
+        sampler = DistributedSampler(ds, num_replicas=xr.world_size(), rank=xr.global_ordinal())
+
+    if __name__ == "__main__":
+        torch_xla.launch(main)
+    ```
+
+    ## References
+    - PyTorch DDP tutorial ("Getting Started with Distributed Data Parallel":
+      `world_size = torch.cuda.device_count()`, `mp.spawn(..., nprocs=world_size)`)
+    - torch_xla `docs/source/perf/ddp.md` step 3 ("Use xla specific APIs to get rank and
+      world_size"); `torch_xla/runtime.py` `world_size()` (2.1-2.9)
+    - Applies to torch_xla 2.0-2.9 (`xr.world_size()` since 2.1, `xm.xrt_world_size()` before).
+    """
+
+    code = "XLA110"
+    name = "cuda-device-count-world-size"
+    message = "torch.cuda.device_count() is 0 on TPU"
+    fix = "use xr.world_size()"
+    severity = "E"
+    versions = "2.0+"
+    reported_at = "the `torch.cuda.device_count()` call"
+    fix_applicability = "safe"
+    bad = [
+        "import torch\nimport torch_xla\nfrom torch.utils.data.distributed import DistributedSampler\n"
+        "def main(rank, ds):\n"
+        "    return DistributedSampler(ds, num_replicas=torch.cuda.device_count(), rank=rank)\n"
+        "torch_xla.launch(main, args=(None,))\n",
+    ]
+    good = [
+        "import torch\nimport torch_xla\nimport torch_xla.runtime as xr\n"
+        "from torch.utils.data.distributed import DistributedSampler\n"
+        "def main(rank, ds):\n"
+        "    if torch.cuda.device_count() > 0:\n        print('a GPU too')\n"
+        "    return DistributedSampler(ds, num_replicas=xr.world_size(), rank=xr.global_ordinal())\n"
+        "torch_xla.launch(main, args=(None,))\n",
+    ]
+
+    def check(self, model):
+        if not model.calls_to(_CUDA_COUNT):
+            return
+        found: dict[int, tuple] = {}
+        seen: set = set()
+        for expr, ctx, how in _world_size_uses(model):
+            for call, cctx in _cuda_counts(model, expr, ctx, seen):
+                if id(call) not in found and model.in_xla_code(cctx):
+                    found[id(call)] = (call, cctx, how)
+        if not found:
+            return
+        parent = bool(model.multi_launches())
+        spmd = model.uses_spmd()
+        runtime = runtime_api(self.settings, "WORLD_SIZE")
+        for call, cctx, how in sorted(found.values(), key=lambda r: (r[0].lineno, r[0].col_offset)):
+            problem = f"torch.cuda.device_count() is 0 on TPU, used as {how}"
+            if parent and not model.is_launched(cctx):
+                yield self.finding(call, problem, f"read {runtime} in the launched function")
+            elif spmd:  # one process drives every device of the host: which count is meant?
+                yield self.finding(call, problem, "use xr.global_runtime_device_count()")
+            else:
+                yield self.finding(call, problem, f"use {runtime}")

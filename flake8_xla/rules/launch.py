@@ -507,3 +507,149 @@ class LaunchWithSpmd(Rule):
             else:
                 message = f"{_LAUNCHER_NAMES[q]} under SPMD (one process per host)"
             yield self.finding(call, message)
+
+
+#: collectives that need every replica: in the launching process, after the launch returned,
+#: they run alone (the replicas are gone) or fail (no process group there)
+PARENT_COLLECTIVES = frozenset({
+    "torch_xla.core.xla_model.rendezvous", "torch_xla.core.xla_model.xla_rendezvous",
+    "torch_xla.core.xla_model.mesh_reduce", "torch_xla.core.xla_model.all_reduce",
+    "torch_xla.core.xla_model.all_gather", "torch_xla.core.xla_model.reduce_scatter",
+    "torch_xla.core.xla_model.all_to_all", "torch_xla.core.xla_model.collective_permute",
+    "torch_xla.core.xla_model.reduce_gradients",
+    "torch.distributed.barrier", "torch.distributed.monitored_barrier", "torch.distributed.all_reduce",
+    "torch.distributed.all_gather", "torch.distributed.all_gather_object", "torch.distributed.broadcast",
+    "torch.distributed.broadcast_object_list", "torch.distributed.reduce", "torch.distributed.gather",
+    "torch.distributed.scatter", "torch.distributed.reduce_scatter", "torch.distributed.all_to_all",
+})
+
+
+def _collective_helpers(model) -> dict:
+    """``id(function) -> True`` for the module functions that are not launched code, launch
+    nothing themselves (a driver's own collectives are judged where they stand: after a
+    single-process launch its process is the replica) and call a collective in XLA code,
+    directly or through the module functions they call (memoised)."""
+    table = model._cache.get("collective_helpers")
+    if table is not None:
+        return table
+    launched = model.launched()
+    drivers = _drivers(model)
+    direct = {id(f): id(f) not in launched and id(f) not in drivers and any(model.call_name(c, x) in PARENT_COLLECTIVES for c, x in f.calls if model.in_xla_code(x))
+              for f in model.functions}
+    table = dict(model.closure_over_callers("collective_helpers", direct))
+    for k in drivers:  # a driver's calls are judged inside it (no second finding at its call)
+        table[k] = False
+    model._cache["collective_helpers"] = table
+    return table
+
+
+def _drivers(model) -> set[int]:
+    """ids of the module functions that call a launcher."""
+    return {id(ctx.func) for _, ctx, _, _ in model.launches() if ctx.func is not None}
+
+
+@rule
+class CollectiveInLaunchingProcess(Rule):
+    """## What it does
+    Flags a collective (`xm.rendezvous`, `xm.mesh_reduce`, `xm.all_reduce`, `xm.all_gather`,
+    `dist.barrier()`, `dist.all_reduce`, ...) that runs in the launching process after a
+    multi-process launch (`xmp.spawn`, `torch_xla.launch`, in XLA code also
+    `torch.multiprocessing.spawn`) returned: at module level, in the `__main__` block, or in
+    the function that launched (and its callers) after the launch; directly or in a module
+    helper called there. The mirror of XLA003.
+
+    ## Why is this bad?
+    The launching process is not a replica: when the launch returns, the replicas have
+    exited. A collective there meets nobody. `xm.rendezvous` returns only the parent's own
+    payload, `xm.mesh_reduce` "reduces" only the parent's value (an accuracy or a loss the
+    replicas computed is not in it), and both start the XLA runtime in the parent, which
+    then holds the host's devices; `dist.barrier()` raises `ValueError: Default process group
+    has not been initialized` (the process group lived in the replicas). Measured on
+    torch_xla 2.9 (CPU, one replica): after `torch_xla.launch(fn)` the parent's
+    `xm.rendezvous("done")` returned `[b'']`, `xm.mesh_reduce("acc", 3.0, sum)` returned
+    `3.0`, `xm.all_reduce` of a parent tensor returned it unchanged, `dist.barrier()`
+    raised that ValueError.
+
+    ## Known problems
+    Not reported: single-process launches (`xmp.spawn(..., nprocs=1)`,
+    `torch_xla.launch(..., debug_single_process=True)` run the function in the calling
+    process, which then is the replica), calls inside the launched function, calls on the
+    other branch of an `if` than the launch (`if n == 1: _mp_fn(0); xm.rendezvous("x")
+    else: xmp.spawn(_mp_fn)`), and helpers imported from other modules.
+
+    ## Example
+    ```python
+    if __name__ == "__main__":
+        torch_xla.launch(_mp_fn, args=(flags,))
+        xm.rendezvous("training_done")
+    ```
+
+    ## Use instead
+    ```python
+    def _mp_fn(index, flags):
+        train(flags)
+        xm.rendezvous("training_done")   # every replica meets here
+
+    if __name__ == "__main__":
+        torch_xla.launch(_mp_fn, args=(flags,))
+    ```
+
+    ## References
+    - pytorch/xla#2651 (`xm.rendezvous('done')` after `xmp.spawn` in the `main()` of
+      transformers' `xla_spawn.py`: "Failed to connect to client mesh master" on 1.7; the
+      maintainer: "Rendezvous cannot come after spawned process"); pytorch/xla#2613 (a
+      value wanted in the parent: reduce it with `xm.mesh_reduce` inside the function)
+    - torch_xla `torch_xla/core/xla_model.py` `rendezvous` -> `xla_rendezvous` (an
+      `all_gather` over the replicas of the calling process's runtime, 2.1-2.9),
+      `mesh_reduce` (a rendezvous of the pickled data)
+    - torch_xla `docs/source/learn/pytorch-on-xla-devices.md` (devices and collectives belong
+      to the function `torch_xla.launch` runs)
+    - Applies to torch_xla 2.0-2.9; verified on 2.9 (CPU), as above.
+    """
+
+    code = "XLA005"
+    name = "collective-in-launching-process"
+    message = "collective after the launch runs in the launching process"
+    fix = "move it into the launched function"
+    severity = "E"
+    versions = "2.0+"
+    reported_at = "the collective call (or the call of the module helper that runs one)"
+    bad = [
+        "import torch_xla\nimport torch_xla.core.xla_model as xm\n"
+        "def _mp_fn(index):\n    pass\n"
+        "if __name__ == '__main__':\n"
+        "    torch_xla.launch(_mp_fn)\n"
+        "    xm.rendezvous('done')\n",
+    ]
+    good = [
+        "import torch_xla\nimport torch_xla.core.xla_model as xm\n"
+        "def _mp_fn(index):\n    xm.rendezvous('done')\n"
+        "if __name__ == '__main__':\n"
+        "    torch_xla.launch(_mp_fn)\n",
+        "import torch_xla\nimport torch_xla.core.xla_model as xm\n"
+        "def _mp_fn(index):\n    pass\n"
+        "torch_xla.launch(_mp_fn, debug_single_process=True)\n"
+        "xm.rendezvous('done')\n",
+    ]
+
+    def check(self, model):
+        after = model.calls_after_launch()
+        if not after:
+            return
+        for call, ctx, launch in after:
+            if not model.in_xla_code(ctx):
+                continue
+            q = model.call_name(call, ctx)
+            lq = model.call_name(launch, model.call_ctx(launch)) or ""
+            launcher = _LAUNCHER_NAMES.get(lq, "the launch")
+            if q in PARENT_COLLECTIVES:
+                what = short_name(q).replace("torch.distributed.", "dist.")
+                problem = f"{what}() after {launcher} returned runs in the launching process: no replica meets it"
+            elif q is None and any(_collective_helpers(model).get(id(f)) for f in _callees(model, call, ctx)):
+                what = _callees(model, call, ctx)[0].name
+                if what == "__init__":
+                    what = getattr(call.func, "id", "it")
+                problem = f"{what}() runs a collective in the launching process after {launcher} returned"
+            else:
+                continue
+            yield self.finding(call, problem)
