@@ -17,6 +17,7 @@ Each rule declares its applicability in its class (``Rule.fix_applicability``: `
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import dataclasses
 import difflib
@@ -184,6 +185,20 @@ class Outcome:
     status: int | None
     not_written: int = 0
     stdin_text: str | None = None
+    fixed: int = 0  # findings the written fixes removed
+    cuda: int = 0  # CUDA scripts the rules skipped (--xla-scope=auto)
+
+    def summary(self, remaining: int) -> str:
+        """The last line of ``--fix``: ``flake8-xla: fixed N findings, M remaining, K files
+        skipped`` (``remaining``: what the lint after the fixes reports; only the fixes
+        written count as fixed; a file not written is skipped)."""
+        return (f"flake8-xla: fixed {_plural(self.fixed, 'finding')}, {remaining} remaining"
+                + (f", {_plural(self.not_written, 'file')} skipped" if self.not_written else "")
+                + _cuda_note(self.cuda) + "\n")
+
+
+def _cuda_note(cuda: int) -> str:
+    return f", {_plural(cuda, 'CUDA file')} skipped (--xla-scope=always ports it)" if cuda else ""
 
 
 class NotFixed(Exception):
@@ -213,13 +228,28 @@ def decode(data: bytes) -> tuple[str, str]:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:  # an unknown encoding, a cookie that contradicts the BOM
-        raise NotFixed(f"cannot decode it: {exc.msg}") from None
+        raise NotFixed(_undetected(data, exc.msg)) from None
     try:
         return data.decode(encoding), encoding
     except UnicodeDecodeError as exc:
         raise NotFixed(f"cannot decode it as {encoding}: {exc.reason} at byte {exc.start}") from None
     except (LookupError, UnicodeError, ValueError, TypeError) as exc:  # `# coding: hex`, `undefined`
         raise NotFixed(f"cannot decode it as {encoding}: {exc}") from None
+
+
+def _undetected(data: bytes, why: str) -> str:
+    """Why ``tokenize.detect_encoding`` refused ``data`` (its own words, ``invalid or
+    missing encoding declaration``, name no byte): a first or second line that is not UTF-8
+    says which byte, a BOM under another encoding's cookie says both."""
+    bom = data.startswith(codecs.BOM_UTF8)
+    if why.startswith("encoding problem"):  # `encoding problem: utf-8`: a BOM, and a cookie naming another
+        return "cannot decode it: it has a UTF-8 BOM and a coding cookie naming another encoding"
+    try:
+        data.decode("utf-8-sig" if bom else "utf-8")
+    except UnicodeDecodeError as exc:
+        at = exc.start + (len(codecs.BOM_UTF8) if bom else 0)
+        return f"cannot decode it as utf-8: {exc.reason} at byte {at}"
+    return f"cannot decode it: {why}"
 
 
 def encode(text: str, encoding: str) -> bytes:
@@ -416,7 +446,7 @@ def show_fixes(files: list[tuple[str, dict[str, int]]], would: bool = False) -> 
 
 def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool] = lambda path, code: True,
         out=None, err=None, stdin=None, stdin_name: str | None = None,
-        excluded: Callable[[str], bool] = lambda path: False) -> Outcome:
+        excluded: Callable[[str], bool] = lambda path: False, summary: bool = True) -> Outcome:
     """Fix (or diff) every file in ``paths`` (``-``: standard input, shown as ``stdin_name``).
 
     ``args`` has ``fix``, ``diff`` and ``unsafe_fixes``; ``is_selected(path, code)`` limits
@@ -434,7 +464,9 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
     link is fixed through its resolved target, once however many paths lead to it. Never
     raises for a file's sake.
     Returns an :class:`Outcome`: ``--diff`` stops with 1 when there is a diff, 2 when a file
-    was skipped, else 0; no LibCST stops with 2.
+    was skipped, else 0; no LibCST stops with 2. ``--fix`` ends with the summary line
+    (:meth:`Outcome.summary`, counting what the fixer saw remain) unless ``summary`` is
+    False: the CLI prints it after its lint, with what that lint reports.
     """
     out = out or sys.stdout
     err = err or sys.stderr
@@ -526,7 +558,7 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
                           f"({', '.join(signs)}); to port it, run with --xla-scope=always\n")
                 cuda += 1
     noun = "finding" if fixed == 1 else "findings"
-    cuda_note = f", {_plural(cuda, 'CUDA file')} skipped (--xla-scope=always ports it)" if cuda else ""
+    cuda_note = _cuda_note(cuda)
     if getattr(args, "show_fixes", False):
         err.write(show_fixes(shown, would=bool(args.diff)))
     if args.diff:
@@ -535,8 +567,9 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
         return Outcome(2 if skipped else 1 if changed else 0)
     if stdin_out is not None:
         _emit(out, *stdin_out)
-    err.write(f"flake8-xla: fixed {fixed} {noun}, {remaining} remaining"
-              + (f", {_plural(skipped, 'file')} not written" if skipped else "") + cuda_note + "\n")
+    outcome = Outcome(None, skipped, stdin_text, fixed, cuda)
     if stdin_out is not None and stdin_text is None:  # --fix - that failed: its line is on stderr
-        return Outcome(2)
-    return Outcome(None, skipped, stdin_text)
+        outcome.status = 2
+    if summary or outcome.status is not None:
+        err.write(outcome.summary(remaining))
+    return outcome
