@@ -139,6 +139,41 @@ def test_revert_when_the_output_does_not_compile(monkeypatch):
     assert result.source == src and result.reverted.startswith("the fixed text does not compile")
 
 
+def test_a_fix_that_exposes_another_finding_is_rolled_back_alone(monkeypatch):
+    """Roll back per fix, not per file: the DDP fix here also moves the module to CUDA (a
+    new XLA401), so it goes, and the file's two unrelated fixes (XLA805, XLA804) still
+    apply. Before, the whole file was reverted."""
+    import libcst as cst
+
+    def adds_cuda(b, node):
+        b.edit(node, lambda c: cst.parse_expression("DDP(model.cuda(), gradient_as_bucket_view=True)"))
+        return True
+    monkeypatch.setitem(FIXES, "XLA101", adds_cuda)
+    src = DDP_SRC + "import torch_xla.core.xla_model as xm\nxm.mark_step()\nd = xm.xla_device()\n"
+    result = fixer.fix_source(src, Settings())
+    assert result.source == DDP_SRC + "torch_xla.sync()\nd = torch_xla.device()\n"
+    assert (result.fixed, result.remaining, result.fixed_codes) == (2, 1, {"XLA804": 1, "XLA805": 1})
+    assert result.reverted == "XLA101 at 4:12: new finding after the fixes: XLA401"
+    assert [(f.line, f.col, f.code) for f in result.findings] == [(4, 11, "XLA101")]
+
+
+def test_rolling_back_tries_a_bounded_number_of_sets(monkeypatch):
+    """Every fix failing: each is tried (halving), at most ``MAX_TRIES`` sets in all, and
+    the file keeps its text with the first failure's reason."""
+    def no_op(b, node):
+        b.edit(node, lambda c: c.with_changes(args=[*c.args]))
+        return True
+    monkeypatch.setitem(FIXES, "XLA101", no_op)
+    calls = []
+    real = fixer.lint
+    monkeypatch.setattr(fixer, "lint", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    src = DDP_SRC + "".join(f"m{i} = DDP(m)\n" for i in range(40))
+    result = fixer.fix_source(src, Settings())
+    assert (result.source, result.fixed, result.remaining) == (src, 0, 41)
+    assert result.reverted == "still reported after its fix: XLA101"
+    assert len(calls) == 1 + fixer.MAX_TRIES
+
+
 def test_a_fix_that_raises_leaves_the_finding(monkeypatch):
     def boom(b, node):
         raise RuntimeError("unexpected shape")
