@@ -199,10 +199,38 @@ def test_imports_reuse_an_existing_alias_and_add_one_once():
                            "c = xr.global_ordinal()\n")
 
 
+def test_new_imports_go_where_isort_puts_them():
+    """In the module's sorted import block: `import torch_xla` before the `xm` line,
+    `import torch_xla.runtime as xr` after it and before the `from` lines (isort's default
+    order), the standard library's block untouched. Before, both went after the last
+    torch_xla import, out of order."""
+    src = ("import os\nimport sys\n\nimport torch\nimport torch_xla.core.xla_model as xm\n"
+           "from torch.utils.data import DataLoader\n\n\n"
+           "def step(opt):\n    xm.optimizer_step(opt)\n    xm.mark_step()\n    return xm.xrt_world_size()\n")
+    assert _fixed(src) == (
+        "import os\nimport sys\n\nimport torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"
+        "import torch_xla.runtime as xr\nfrom torch.utils.data import DataLoader\n\n\n"
+        "def step(opt):\n    xm.optimizer_step(opt)\n    torch_xla.sync()\n    return xr.world_size()\n")
+
+
+def test_an_import_added_for_its_side_effect_carries_noqa_f401():
+    """``import torch_xla.distributed.xla_backend`` registers the backend and is never read:
+    flake8's F401 would flag it (and a tool removing unused imports drop it), so it carries
+    ``# noqa: F401``; it goes where isort puts it, first in the third-party block here."""
+    src = ("import os\n\nimport torch.distributed as dist\nimport torch_xla\n\n\n"
+           "def main(index):\n    dist.init_process_group(\"nccl\")\n\n\ntorch_xla.launch(main)\n")
+    result = fixer.fix_source(src, Settings(target_version=(2, 4)), unsafe=True)
+    assert (result.source, result.reverted) == (
+        "import os\n\nimport torch.distributed as dist\nimport torch_xla\n"
+        "import torch_xla.distributed.xla_backend  # noqa: F401\n\n\n"
+        "def main(index):\n    dist.init_process_group(\"xla\", init_method=\"xla://\")\n\n\ntorch_xla.launch(main)\n",
+        None)
+
+
 def test_imports_keep_one_still_used():
     src = ("import torch_xla.core.xla_model as xm\n"
            "def step(opt):\n    xm.optimizer_step(opt)\n    xm.mark_step()\n")
-    assert _fixed(src) == ("import torch_xla.core.xla_model as xm\nimport torch_xla\n"
+    assert _fixed(src) == ("import torch_xla\nimport torch_xla.core.xla_model as xm\n"
                            "def step(opt):\n    xm.optimizer_step(opt)\n    torch_xla.sync()\n")
 
 

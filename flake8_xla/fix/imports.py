@@ -5,6 +5,7 @@ remove an import a fix left unused (never one still used, never the last torch_x
 from __future__ import annotations
 
 import ast
+import sys
 
 import libcst as cst
 
@@ -180,7 +181,9 @@ class Imports:
         drop = {n for n in (self.used_before - used_after) | self.remove_if_unused if n not in used_after}
         # an import is added when the fixed code reads the name it binds; "!" marks one
         # imported for its side effect (it registers something), always added
-        to_add = [stmt.lstrip("!") for mod, stmt in sorted(self.needed.items())
+        # (flake8's F401 would call it unused: it carries `# noqa: F401`)
+        to_add = [stmt[1:] + SIDE_EFFECT if stmt.startswith("!") else stmt
+                  for mod, stmt in sorted(self.needed.items())
                   if stmt.startswith("!") or stmt.split(" as ")[-1].split()[-1].split(".")[0] in used_after]
         remover = _RemoveUnused(drop, self.remove_module_imports, refs_after, used_after,
                                 keeps_xla=any("torch_xla" in s for s in to_add))
@@ -189,6 +192,10 @@ class Imports:
         if to_add:
             module = _insert_imports(module, to_add)
         return module
+
+
+#: the comment of an import added for its side effect (it registers the XLA backend)
+SIDE_EFFECT = "  # noqa: F401"
 
 
 def _is_xla(name: str) -> bool:
@@ -495,26 +502,69 @@ def _merge_from_imports(module: cst.Module, statements: list[str]) -> tuple[cst.
     return module.with_changes(body=body), left
 
 
+def _sort_key(stmt) -> tuple | None:
+    """Where isort (its default profile) orders an import line: (section: 0 the standard
+    library, 1 the others; 0 ``import m`` before 1 ``from m import n``; the module, case
+    folded); None for a line that is not one plain import or is a ``__future__`` one."""
+    if not _is_import_line(stmt) or len(stmt.body) != 1:
+        return None
+    imp = stmt.body[0]
+    if isinstance(imp, cst.Import):
+        kind, module = 0, dotted(imp.names[0].name)
+    elif not imp.relative and imp.module is not None:
+        kind, module = 1, dotted(imp.module)
+    else:
+        return None
+    if not module or module == "__future__":
+        return None
+    section = 0 if module.split(".")[0] in sys.stdlib_module_names else 1
+    return section, kind, module.lower()
+
+
 def _insert_imports(module: cst.Module, statements: list[str]) -> cst.Module:
-    """Insert after the last torch_xla import of the module's leading imports, else after
-    its last leading import, else after the docstring and ``__future__`` imports."""
+    """Insert each import where isort puts it in the module's leading imports (those before
+    its first ``def`` / ``class``): before the first import line of its section that sorts
+    after it (``import m`` lines before ``from`` lines, by module), else after the last
+    one of its section; a section with no import yet: after the last leading import (the
+    last torch_xla one, when they are not sorted); none at all: after the docstring and
+    ``__future__`` imports."""
     body = list(module.body)
-    last_import = last_xla = None
-    start = 0
-    for i, stmt in enumerate(body):
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            break
-        if i == start and isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
-                and isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
-            start = i + 1  # the docstring
-            continue
-        if _is_import_line(stmt):
-            last_import = i
-            if any(_is_xla(m) for m in _line_modules(stmt)):
-                last_xla = i
-            elif any(m == "__future__" for m in _line_modules(stmt)):
-                start = i + 1
-    where = last_xla if last_xla is not None else last_import
-    at = where + 1 if where is not None else start
-    body[at:at] = [cst.parse_statement(s + "\n") for s in statements]
+    for text in statements:
+        new = cst.parse_statement(text + "\n")
+        key = _sort_key(new)
+        last_import = last_xla = None
+        start = 0
+        same = []  # (index, its key) of the leading import lines of the new one's section
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                break
+            if i == start and isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
+                    and isinstance(stmt.body[0], cst.Expr) \
+                    and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+                start = i + 1  # the docstring
+                continue
+            if _is_import_line(stmt):
+                last_import = i
+                if any(_is_xla(m) for m in _line_modules(stmt)):
+                    last_xla = i
+                elif any(m == "__future__" for m in _line_modules(stmt)):
+                    start = i + 1
+                k = _sort_key(stmt)
+                if k is not None and key is not None and k[0] == key[0]:
+                    same.append((i, k))
+        keys = [k for _, k in same]
+        if same and keys == sorted(keys):  # a sorted section: the new line where isort puts it
+            later = [i for i, k in same if k > key]
+            if later:
+                at = later[0]
+                if at == same[0][0] and not any(ln.comment is not None for ln in body[at].leading_lines):
+                    # the section's first line: the new one takes the blank lines above it
+                    new = new.with_changes(leading_lines=body[at].leading_lines)
+                    body[at] = body[at].with_changes(leading_lines=())
+            else:
+                at = same[-1][0] + 1
+        else:
+            where = last_xla if last_xla is not None else last_import
+            at = where + 1 if where is not None else start
+        body[at:at] = [new]
     return module.with_changes(body=body)
