@@ -227,6 +227,35 @@ def test_an_import_added_for_its_side_effect_carries_noqa_f401():
         None)
 
 
+def test_modules_bound_by_import_module_are_used_as_imports():
+    """``torch_xla = importlib.import_module("torch_xla")`` binds the module as an import
+    does: XLA804/XLA805 spell the replacement with it (before, the name counted as rebound,
+    no spelling was safe and both findings stayed)."""
+    src = ('import importlib\n\ntorch_xla = importlib.import_module("torch_xla")\n'
+           'xm = importlib.import_module("torch_xla.core.xla_model")\n\n\n'
+           "def step():\n    device = xm.xla_device()\n    xm.mark_step()\n    return device\n")
+    result = fixer.fix_source(src, Settings())
+    assert (result.source, result.fixed, result.remaining) == (
+        src.replace("xm.xla_device()", "torch_xla.device()").replace("xm.mark_step()", "torch_xla.sync()"), 2, 0)
+
+
+def test_an_import_in_a_new_section_is_parted_by_a_blank_line():
+    src = ('from importlib import import_module\n\nxm = import_module("torch_xla.core.xla_model")\n'
+           "xm.mark_step()\n")
+    assert _fixed(src) == ('from importlib import import_module\n\nimport torch_xla\n\n'
+                           'xm = import_module("torch_xla.core.xla_model")\ntorch_xla.sync()\n')
+
+
+def test_an_optional_torch_xla_from_import_module_gets_no_unconditional_import():
+    """torch_xla loaded under ``try:`` by ``import_module`` is optional, as with ``import``:
+    the fix would need a new ``import torch_xla`` at the top, so the finding stays (before,
+    the import was added and the script failed where torch_xla is not installed)."""
+    src = ('import importlib\n\ntry:\n    xm = importlib.import_module("torch_xla.core.xla_model")\n'
+           "except ImportError:\n    xm = None\n\n\ndef step():\n    xm.mark_step()\n")
+    result = fixer.fix_source(src, Settings())
+    assert (result.source, result.fixed, [(f.line, f.code) for f in result.findings]) == (src, 0, [(10, "XLA805")])
+
+
 def test_imports_keep_one_still_used():
     src = ("import torch_xla.core.xla_model as xm\n"
            "def step(opt):\n    xm.optimizer_step(opt)\n    xm.mark_step()\n")

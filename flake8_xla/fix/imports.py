@@ -22,18 +22,45 @@ ALIASES = {
 }
 
 
+_IMPORT_MODULE = ("importlib.import_module", "import_module")
+
+
+def module_assignment(node) -> tuple[str, str] | None:
+    """(name, module) of ``name = importlib.import_module("module")`` (also ``import_module``
+    imported from importlib), which binds the module as ``import module as name`` does;
+    None for any other statement."""
+    if type(node) is not ast.Assign or len(node.targets) != 1 or type(node.targets[0]) is not ast.Name:
+        return None
+    call = node.value
+    if type(call) is not ast.Call or len(call.args) != 1 or call.keywords:
+        return None
+    func = call.func
+    name = func.id if type(func) is ast.Name else \
+        f"{func.value.id}.{func.attr}" if type(func) is ast.Attribute and type(func.value) is ast.Name else None
+    arg = call.args[0]
+    if name not in _IMPORT_MODULE or type(arg) is not ast.Constant or not isinstance(arg.value, str) \
+            or not arg.value or arg.value.startswith("."):
+        return None
+    return node.targets[0].id, arg.value
+
+
 def bound_names(tree: ast.AST) -> tuple[dict[str, int], set[str]]:
     """(how many times each name is bound by something other than an import, the names
-    imports bind) over the whole module, every scope."""
+    imports bind) over the whole module, every scope. ``x = importlib.import_module("m")``
+    counts as an import."""
     other: dict[str, int] = {}
     imported: set[str] = set()
+    as_import: set[int] = set()  # the targets of module assignments
 
     def bind(name):
         other[name] = other.get(name, 0) + 1
 
     for node in ast.walk(tree):
         t = type(node)
-        if t is ast.Name and type(node.ctx) is not ast.Load:
+        if t is ast.Assign and module_assignment(node) is not None:
+            as_import.add(id(node.targets[0]))
+            imported.add(node.targets[0].id)
+        elif t is ast.Name and type(node.ctx) is not ast.Load and id(node) not in as_import:
             bind(node.id)
         elif t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
             bind(node.name)
@@ -122,11 +149,14 @@ class Imports:
             elif type(node) is ast.ImportFrom and node.module and not node.level:
                 for a in node.names:
                     add(f"{node.module}.{a.name}", a.asname or a.name, node.lineno)
+            elif type(node) is ast.Assign:
+                bound = module_assignment(node)
+                if bound is not None:  # xm = importlib.import_module("torch_xla.core.xla_model")
+                    add(bound[1], bound[0], node.lineno)
         # torch_xla imported only under try/if or inside functions (an optional dependency,
         # an availability probe): a fix must not add an unconditional torch_xla import
-        unconditional = any(type(n) in (ast.Import, ast.ImportFrom) and _imports_xla(n) for n in tree.body)
-        self.xla_optional = not unconditional and any(
-            type(n) in (ast.Import, ast.ImportFrom) and _imports_xla(n) for n in ast.walk(tree))
+        unconditional = any(_imports_xla(n) for n in tree.body)
+        self.xla_optional = not unconditional and any(_imports_xla(n) for n in ast.walk(tree))
         self.needed: dict[str, str] = {}  # module -> the import statement to add
         self.remove_if_unused: set[str] = set()  # local names whose import goes once unused
         self.remove_module_imports: set[str] = set()  # dotted `import a.b` of removed modules
@@ -187,10 +217,12 @@ class Imports:
                   if stmt.startswith("!") or stmt.split(" as ")[-1].split()[-1].split(".")[0] in used_after]
         remover = _RemoveUnused(drop, self.remove_module_imports, refs_after, used_after,
                                 keeps_xla=any("torch_xla" in s for s in to_add))
+        # the isort sections the module's imports had before any went (a blank line parts a new one)
+        sections = {key[0] for key in map(_sort_key, module.body) if key is not None}
         module = module.visit(remover)
         module, to_add = _merge_from_imports(module, to_add)
         if to_add:
-            module = _insert_imports(module, to_add)
+            module = _insert_imports(module, to_add, sections)
         return module
 
 
@@ -203,9 +235,13 @@ def _is_xla(name: str) -> bool:
 
 
 def _imports_xla(node) -> bool:
+    """Does the statement import torch_xla (an import, or ``x = importlib.import_module(...)``)?"""
     if type(node) is ast.Import:
         return any(_is_xla(a.name) for a in node.names)
-    return not node.level and node.module is not None and _is_xla(node.module)
+    if type(node) is ast.ImportFrom:
+        return not node.level and node.module is not None and _is_xla(node.module)
+    bound = module_assignment(node)
+    return bound is not None and _is_xla(bound[1])
 
 
 def comments_of(node: cst.CSTNode) -> list[cst.Comment]:
@@ -521,13 +557,13 @@ def _sort_key(stmt) -> tuple | None:
     return section, kind, module.lower()
 
 
-def _insert_imports(module: cst.Module, statements: list[str]) -> cst.Module:
+def _insert_imports(module: cst.Module, statements: list[str], sections: frozenset = frozenset()) -> cst.Module:
     """Insert each import where isort puts it in the module's leading imports (those before
     its first ``def`` / ``class``): before the first import line of its section that sorts
     after it (``import m`` lines before ``from`` lines, by module), else after the last
     one of its section; a section with no import yet: after the last leading import (the
-    last torch_xla one, when they are not sorted); none at all: after the docstring and
-    ``__future__`` imports."""
+    last torch_xla one, when they are not sorted), parted from a standard library line by a
+    blank line when the module had no import of that section (``sections``); none at all: after the docstring and ``__future__`` imports."""
     body = list(module.body)
     for text in statements:
         new = cst.parse_statement(text + "\n")
@@ -566,5 +602,9 @@ def _insert_imports(module: cst.Module, statements: list[str]) -> cst.Module:
         else:
             where = last_xla if last_xla is not None else last_import
             at = where + 1 if where is not None else start
+            before = _sort_key(body[where]) if where is not None else None
+            if not same and key is not None and key[0] not in sections and before is not None \
+                    and before[0] < key[0]:
+                new = new.with_changes(leading_lines=[cst.EmptyLine()])  # a new section, as isort parts them
         body[at:at] = [new]
     return module.with_changes(body=body)
