@@ -71,10 +71,13 @@ FIX_DOCS = {
               "clip_grad_norm_(...); opt.step()` (the step in the clip's block, with no argument but the "
               "optimizer): unsafe, the clip now sees the averaged gradients",
     "XLA301": "`for x in loader:` -> `for x in pl.MpDeviceLoader(loader, device):` (inside `enumerate()` / "
-              "`tqdm()` too; for a loader passed to a training function, that function's loop, when "
-              "every loader reaching it is a plain one: the function may read `loader.sampler`), with "
-              "the device variable in scope, else `torch_xla.device()`: unsafe, the batches now arrive on "
-              "the device and the graph is cut per batch; `next(iter(loader))` needs a human",
+              "`tqdm()` too, and `pbar = tqdm(loader)` -> `pbar = tqdm(pl.MpDeviceLoader(loader, device))`, so "
+              "the bar still counts the steps; for a loader passed to a training function, that function's "
+              "loop, when every loader reaching it is a plain one: the function may read `loader.sampler`), "
+              "with the device variable in scope (a class's `self.device` too), else the device the loop "
+              "moves its batches to, else `torch_xla.device()`; the loop's now redundant `x = x.to(device)` "
+              "goes and `x.to(device)` becomes `x`: unsafe, the batches now arrive on the device and the "
+              "graph is cut per batch; `next(iter(loader))` needs a human",
     "XLA303": "binds `sampler = DistributedSampler(ds, num_replicas=xr.world_size(), rank=xr.global_ordinal(), "
               "shuffle=...)` before the loader's statement (its `shuffle=` moves to the sampler) and passes "
               "`sampler=sampler`; a `RandomSampler(ds)` / `SequentialSampler(ds)` becomes that sampler; a "
@@ -83,7 +86,8 @@ FIX_DOCS = {
     "XLA304": "adds `drop_last=True` to the `DataLoader(...)` call: unsafe, the last samples of "
               "every epoch are no longer seen",
     "XLA404": "adds `model.to(device)` right after `model = ...` (the device variable bound before it, "
-              "else `torch_xla.device()`): unsafe, the module and what it computes move to the device",
+              "a class's `self.device`, else `torch_xla.device()`): unsafe, the module and what it computes "
+              "move to the device",
     "XLA405": "moves the optimizer's assignment statement to just after the statement that moves the "
               "module, when nothing between uses the optimizer or rebinds a name its constructor reads "
               "(moving the module up instead could move it before code that expects it on the CPU, such "

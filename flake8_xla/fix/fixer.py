@@ -290,6 +290,16 @@ class Context:
     def position(self, node):
         return self.positions.get(node)
 
+    def cst_of(self, node: ast.AST):
+        """The outermost LibCST expression with the same range as the ``ast`` expression
+        ``node``, or None."""
+        if getattr(node, "end_lineno", None) is None:
+            return None
+        import types
+
+        return self.node_at(types.SimpleNamespace(line=node.lineno, col=node.col_offset,
+                                                  end=(node.end_lineno, node.end_col_offset)))
+
     def ast_node(self, node, kind=ast.expr):
         """The ``ast`` node of type ``kind`` with the same range as the LibCST ``node`` (to
         ask the semantic model about it), or None."""
@@ -344,6 +354,60 @@ class Context:
                 if isinstance(node, cst.For):
                     self._for_at.setdefault(r.start.line, node)
         return self._for_at.get(line)
+
+    def self_device_at(self, line: int) -> str | None:
+        """``self.X`` when ``line`` is in a method (its first parameter ``self``) of a class
+        that assigns ``self.X`` only this process's XLA device (``torch_xla.device()``,
+        ``xm.xla_device()``, ``torch.device("xla")``), every assignment in another method
+        or before ``line``; else None."""
+        return self.memo(("self device", line), lambda: self._self_device_at(line))
+
+    def _self_device_at(self, line: int) -> str | None:
+        methods = self.memo("methods", lambda: sorted(
+            ((item.lineno, id(item)), item, node) for node in ast.walk(self.tree) if isinstance(node, ast.ClassDef)
+            for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))))
+        method = cls = None
+        k = bisect.bisect_right(methods, ((line, 1 << 62),))
+        while k:  # the innermost method around the line: the nearest one before it that holds it
+            k -= 1
+            _, item, node = methods[k]
+            if item.lineno <= line <= item.end_lineno:
+                method, cls = item, node
+                break
+        if method is None or not method.args.args or method.args.args[0].arg != "self":
+            return None
+        assigned = self.memo(("self devices", id(cls)), lambda: self._self_assignments(cls))
+        names = sorted(attr for attr, seen in assigned.items()
+                       if all(ok and (where is not method or at < line) for where, at, ok in seen))
+        return f"self.{names[0]}" if len(names) == 1 else ("self.device" if "device" in names else None)
+
+    def _self_assignments(self, cls) -> dict:
+        """attribute -> [(the method, line, assigned only the XLA device?)] of each
+        ``self.X = ...`` in the methods of ``cls`` (an unpacking or augmented one: not)."""
+        found: dict[str, list] = {}
+        for item in cls.body:
+            if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(item):
+                targets = node.targets if isinstance(node, ast.Assign) else \
+                    [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else ()
+                for t in targets:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                        ok = isinstance(node, ast.Assign) and len(node.targets) == 1 and self._device_value(node.value)
+                        found.setdefault(t.attr, []).append((item, node.lineno, ok))
+                    elif not isinstance(t, ast.Name):  # self.a, self.b = ...: not followed
+                        for sub in ast.walk(t):
+                            if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) \
+                                    and sub.value.id == "self":
+                                found.setdefault(sub.attr, []).append((item, node.lineno, False))
+        return found
+
+    def _device_value(self, value) -> bool:
+        if not isinstance(value, ast.Call):
+            return False
+        model = self.model
+        ctx = model.call_ctx(value)
+        return ctx is not None and model._device_value(value, ctx)
 
     def loop_at(self, line: int):
         """The semantic model's first ``for`` loop whose statement starts on ``line``, or None."""
@@ -415,9 +479,13 @@ class Builder:
 
     def device_at(self, line: int) -> str | None:
         """The device variable bound to the XLA device before ``line`` in the function
-        around it (``device = torch_xla.device()``), else the XLA device call."""
+        around it (``device = torch_xla.device()``), else, in a method, the attribute of
+        ``self`` its class binds only to the XLA device (``self.device``), else the XLA
+        device call."""
         model = self.ctx.model
         name = model.device_name_at(model.ctx_at_line(line), line)
+        if name is None:
+            name = self.ctx.self_device_at(line)
         return name if name is not None else self.device()
 
     def edit(self, node, fn, key: str = "") -> "Builder":
