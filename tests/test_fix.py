@@ -256,6 +256,26 @@ def test_an_optional_torch_xla_from_import_module_gets_no_unconditional_import()
     assert (result.source, result.fixed, [(f.line, f.code) for f in result.findings]) == (src, 0, [(10, "XLA805")])
 
 
+@pytest.mark.parametrize("dataset, named", [
+    ("self.train_dataset", "self.train_dataset"),  # before: "ds", a name the code does not have
+    ("training_examples_for_the_model", "training_examples_for_the_model"),  # before: "ds" (over 16)
+    ("TensorDataset(torch.randn(64, 4))", "<dataset>"),  # before: "ds"
+])
+def test_xla303_names_the_dataset_as_the_code_does(dataset, named):
+    src = ("import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"
+           "from torch.utils.data import DataLoader, TensorDataset\n\n\n"
+           "class T:\n    def run(self, index, model, opt):\n"
+           "        self.train_dataset = TensorDataset(torch.randn(64, 4))\n"
+           "        training_examples_for_the_model = TensorDataset(torch.randn(64, 4))\n"
+           f"        for (x,) in DataLoader({dataset}, batch_size=8, drop_last=True):\n"
+           "            model(x).sum().backward()\n            xm.optimizer_step(opt)\n\n\n"
+           "def main(index):\n    T().run(index, None, None)\n\n\ntorch_xla.launch(main)\n")
+    found = [f for f in fixer.lint(src, Settings()) if f.code == "XLA303"]
+    assert [f.message for f in found] == [
+        f"every replica reads all the data; pass sampler=DistributedSampler({named}, num_replicas=xr.world_size(), "
+        "rank=xr.global_ordinal())"]
+
+
 def test_imports_keep_one_still_used():
     src = ("import torch_xla.core.xla_model as xm\n"
            "def step(opt):\n    xm.optimizer_step(opt)\n    xm.mark_step()\n")

@@ -81,8 +81,10 @@ FIX_DOCS = {
     "XLA303": "binds `sampler = DistributedSampler(ds, num_replicas=xr.world_size(), rank=xr.global_ordinal(), "
               "shuffle=...)` before the loader's statement (its `shuffle=` moves to the sampler) and passes "
               "`sampler=sampler`; a `RandomSampler(ds)` / `SequentialSampler(ds)` becomes that sampler; a "
-              "`DistributedSampler(ds)` gets the two arguments: unsafe, each replica now reads its own "
-              "share; call `sampler.set_epoch(epoch)` each epoch yourself",
+              "`DistributedSampler(ds)` gets the two arguments; a bound sampler gets `sampler.set_epoch(epoch)` "
+              "at the top of the epoch loop (`for epoch in ...:` around the loader, or after it iterating or "
+              "passing it on): unsafe, each replica now reads its own share; an inline sampler's "
+              "`set_epoch` is yours to call",
     "XLA304": "adds `drop_last=True` to the `DataLoader(...)` call: unsafe, the last samples of "
               "every epoch are no longer seen",
     "XLA404": "adds `model.to(device)` right after `model = ...` (the device variable bound before it, "

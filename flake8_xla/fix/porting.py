@@ -660,6 +660,7 @@ def _distributed_sampler(b, node):
     text = (f"{name} = {sampler_cls}({_code(b, node.args[dataset].value)}, num_replicas={world}, rank={rank}, "
             f"shuffle={_code(b, shuffle)})")
     b.insert(stmt, "before", lambda: text, "sampler")
+    _set_epoch(b, stmt, name)
 
     def use(c):
         i = keyword_index(c, "shuffle")
@@ -670,6 +671,60 @@ def _distributed_sampler(b, node):
         return append_arg(c, kwarg("sampler", cst.Name(name)))
     b.edit(node, use, "sampler")
     return True
+
+
+def _inside(b, node, ancestor) -> bool:
+    while node is not None:
+        if node is ancestor:
+            return True
+        node = b.ctx.parent(node)
+    return False
+
+
+def _set_epoch(b, stmt, sampler: str) -> None:
+    """``sampler.set_epoch(epoch)`` at the top of the epoch loop (a ``for epoch in ...:``
+    with a plain name for target): the loop around the loader's statement ``stmt`` (then
+    just after the new sampler), else the innermost loop after it, in its function, whose
+    body iterates or passes on the loader (``for epoch in range(n): for x in loader:`` /
+    ``fit(loader)``). Without it every epoch shuffles alike. Nothing when there is no such
+    loop or it already calls ``set_epoch``."""
+    def epoch_of(loop):
+        return loop.target.value if isinstance(loop, cst.For) and isinstance(loop.target, cst.Name) else None
+
+    node = b.ctx.parent(stmt)
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
+        if isinstance(node, cst.For):
+            if epoch_of(node) is None or "set_epoch(" in _code(b, node.body):
+                return
+            b.insert(stmt, "before", lambda: f"{sampler}.set_epoch({epoch_of(node)})", "set epoch")
+            return
+        node = b.ctx.parent(node)
+    scope = node
+    body = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    if not isinstance(body, cst.Assign) or len(body.targets) != 1 or not isinstance(body.targets[0].target, cst.Name):
+        return
+    loader = body.targets[0].target.value
+    after = _lines(b, stmt)[1]
+    for use in b.ctx.names(loader):
+        if _lines(b, use)[0] <= after or not _inside(b, use, scope):
+            continue
+        node, loop = use, None
+        while node is not None and node is not scope:
+            parent = b.ctx.parent(node)
+            if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                break
+            if isinstance(parent, cst.For) and node is parent.body:
+                loop = parent
+                break
+            node = parent
+        if loop is None:
+            continue
+        epoch = epoch_of(loop)
+        first = loop.body.body[0] if isinstance(loop.body, cst.IndentedBlock) and loop.body.body else None
+        if epoch is None or first is None or "set_epoch(" in _code(b, loop.body):
+            return
+        b.insert(first, "before", lambda: f"{sampler}.set_epoch({epoch})", "set epoch")
+        return
 
 
 # -- XLA404 / XLA405: the model on the device, the optimizer after it -----------------------------
