@@ -276,6 +276,22 @@ def test_xla303_names_the_dataset_as_the_code_does(dataset, named):
         "rank=xr.global_ordinal())"]
 
 
+def test_xla301_message_names_the_loader_and_device_the_code_has():
+    """The advice in the code's names: the loop's loader and device variable (before:
+    ``pl.MpDeviceLoader(loader, device)`` whatever they were called), and for a tqdm bar
+    bound to a name, the loader inside the bar (before: the advice wrapped the bar)."""
+    src = ("import torch_xla\nimport torch_xla.core.xla_model as xm\nfrom torch.utils.data import DataLoader\n"
+           "from tqdm import tqdm\n\n\ndef f(ds, model, opt):\n    dev = torch_xla.device()\n"
+           "    train_loader = DataLoader(ds, batch_size=8)\n    for x in enumerate(train_loader):\n"
+           "        model(x).sum().backward()\n        xm.optimizer_step(opt)\n"
+           "    pbar = tqdm(DataLoader(ds, batch_size=8))\n    for x in pbar:\n"
+           "        model(x).sum().backward()\n        xm.optimizer_step(opt)\n")
+    head = "DataLoader loop without a per-step sync: the XLA graph grows; "
+    assert [(f.line, f.message) for f in fixer.lint(src, Settings()) if f.code == "XLA301"] == [
+        (10, head + "use pl.MpDeviceLoader(train_loader, dev)"),
+        (14, head + "use pbar = tqdm(pl.MpDeviceLoader(..., dev))")]
+
+
 def test_imports_keep_one_still_used():
     src = ("import torch_xla.core.xla_model as xm\n"
            "def step(opt):\n    xm.optimizer_step(opt)\n    xm.mark_step()\n")
