@@ -106,7 +106,9 @@ FIX_DOCS = {
               "the module's alias; removes the import it left unused)",
     "XLA802": "`xm.get_ordinal()` -> `xr.global_ordinal()` (imports managed as for XLA801)",
     "XLA803": "`xm.parse_xla_device(d)` -> `torch_xla._internal.utils.parse_xla_device(d)`, the "
-              "function the alias called (same result; private: prefer rewriting it by hand)",
+              "function the alias called (same result; private: prefer rewriting it by hand; no public "
+              "call gives the same: it parses hardware names, `(\"TPU\", 0)` for `\"TPU:0\"` and None for "
+              "`\"xla:0\"`, where `torch.device(d).index` raises on `\"TPU:0\"` and returns an int)",
     "XLA804": "`xm.xla_device(...)` / `xr.xla_device(...)` -> `torch_xla.device(...)` (`n=` becomes "
               "`index=`; `devkind=`, ignored from 2.8, is dropped)",
     "XLA805": "`xm.mark_step(...)` -> `torch_xla.sync(...)` (same arguments)",
