@@ -271,6 +271,7 @@ def _main(argv: list[str] | None) -> int:
         return baseline.new(display, kept, lambda r: r.text) if baseline is not None else kept
 
     not_written = 0
+    outcome = None  # --fix: what it did (its summary follows the report of what remains)
     if fix.requested(args):  # --fix rewrites the files, then the lint below reports what remains
         if args.fix and STDIN in paths and len(paths) > 1:
             parser.exit(2, "flake8-xla: error: --fix with - (standard input) prints the fixed text: "
@@ -281,7 +282,7 @@ def _main(argv: list[str] | None) -> int:
             sys.stdout.buffer.write(sys.stdin.buffer.read())
             return 0
         outcome = fix.run(args, targets, settings, selector.reported, stdin_name=args.stdin_filename,
-                          excluded=walker.excluded)
+                          excluded=walker.excluded, summary=False)  # its summary: after the lint below
         if outcome.status is not None:
             return outcome.status
         if outcome.stdin_text is not None:  # stdout holds the fixed text: what remains goes to stderr
@@ -291,6 +292,7 @@ def _main(argv: list[str] | None) -> int:
             WRITERS[fmt](results, sys.stderr, settings)
             if args.statistics:
                 statistics(results, sys.stderr)
+            sys.stderr.write(outcome.summary(len(results)))
             return 1 if results and not exit_zero else 0
         not_written = outcome.not_written
     results = []
@@ -319,6 +321,9 @@ def _main(argv: list[str] | None) -> int:
         sys.stdout.flush()
     except BrokenPipeError:  # `flake8-xla | head`: the reader left; no traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if outcome is not None:  # `--fix .`: what remains is what was just reported (each file once)
+        sys.stderr.write(outcome.summary(len({(os.path.realpath(r.path), r.line, r.col, r.code, r.message)
+                                              for r in results})))
     if not_written:  # --fix could not write a file (its line is on stderr)
         return 2
     return 1 if results and not exit_zero else 0

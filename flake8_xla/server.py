@@ -445,7 +445,7 @@ def fixed_text(text: str, path: str | None, resolved: Resolved, unsafe: bool = F
     except Exception:  # pragma: no cover - fix_source never raises on odd input
         _LOG.exception("fixing %s", display)
         return None
-    if result.reverted or result.source == text:
+    if result.source == text:  # (fixes rolled back alone: the verified rest still applies)
         return None
     return result.source
 

@@ -139,6 +139,41 @@ def test_revert_when_the_output_does_not_compile(monkeypatch):
     assert result.source == src and result.reverted.startswith("the fixed text does not compile")
 
 
+def test_a_fix_that_exposes_another_finding_is_rolled_back_alone(monkeypatch):
+    """Roll back per fix, not per file: the DDP fix here also moves the module to CUDA (a
+    new XLA401), so it goes, and the file's two unrelated fixes (XLA805, XLA804) still
+    apply. Before, the whole file was reverted."""
+    import libcst as cst
+
+    def adds_cuda(b, node):
+        b.edit(node, lambda c: cst.parse_expression("DDP(model.cuda(), gradient_as_bucket_view=True)"))
+        return True
+    monkeypatch.setitem(FIXES, "XLA101", adds_cuda)
+    src = DDP_SRC + "import torch_xla.core.xla_model as xm\nxm.mark_step()\nd = xm.xla_device()\n"
+    result = fixer.fix_source(src, Settings())
+    assert result.source == DDP_SRC + "torch_xla.sync()\nd = torch_xla.device()\n"
+    assert (result.fixed, result.remaining, result.fixed_codes) == (2, 1, {"XLA804": 1, "XLA805": 1})
+    assert result.reverted == "XLA101 at 4:12: new finding after the fixes: XLA401"
+    assert [(f.line, f.col, f.code) for f in result.findings] == [(4, 11, "XLA101")]
+
+
+def test_rolling_back_tries_a_bounded_number_of_sets(monkeypatch):
+    """Every fix failing: each is tried (halving), at most ``MAX_TRIES`` sets in all, and
+    the file keeps its text with the first failure's reason."""
+    def no_op(b, node):
+        b.edit(node, lambda c: c.with_changes(args=[*c.args]))
+        return True
+    monkeypatch.setitem(FIXES, "XLA101", no_op)
+    calls = []
+    real = fixer.lint
+    monkeypatch.setattr(fixer, "lint", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    src = DDP_SRC + "".join(f"m{i} = DDP(m)\n" for i in range(40))
+    result = fixer.fix_source(src, Settings())
+    assert (result.source, result.fixed, result.remaining) == (src, 0, 41)
+    assert result.reverted == "still reported after its fix: XLA101"
+    assert len(calls) == 1 + fixer.MAX_TRIES
+
+
 def test_a_fix_that_raises_leaves_the_finding(monkeypatch):
     def boom(b, node):
         raise RuntimeError("unexpected shape")
@@ -164,10 +199,103 @@ def test_imports_reuse_an_existing_alias_and_add_one_once():
                            "c = xr.global_ordinal()\n")
 
 
+def test_new_imports_go_where_isort_puts_them():
+    """In the module's sorted import block: `import torch_xla` before the `xm` line,
+    `import torch_xla.runtime as xr` after it and before the `from` lines (isort's default
+    order), the standard library's block untouched. Before, both went after the last
+    torch_xla import, out of order."""
+    src = ("import os\nimport sys\n\nimport torch\nimport torch_xla.core.xla_model as xm\n"
+           "from torch.utils.data import DataLoader\n\n\n"
+           "def step(opt):\n    xm.optimizer_step(opt)\n    xm.mark_step()\n    return xm.xrt_world_size()\n")
+    assert _fixed(src) == (
+        "import os\nimport sys\n\nimport torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"
+        "import torch_xla.runtime as xr\nfrom torch.utils.data import DataLoader\n\n\n"
+        "def step(opt):\n    xm.optimizer_step(opt)\n    torch_xla.sync()\n    return xr.world_size()\n")
+
+
+def test_an_import_added_for_its_side_effect_carries_noqa_f401():
+    """``import torch_xla.distributed.xla_backend`` registers the backend and is never read:
+    flake8's F401 would flag it (and a tool removing unused imports drop it), so it carries
+    ``# noqa: F401``; it goes where isort puts it, first in the third-party block here."""
+    src = ("import os\n\nimport torch.distributed as dist\nimport torch_xla\n\n\n"
+           "def main(index):\n    dist.init_process_group(\"nccl\")\n\n\ntorch_xla.launch(main)\n")
+    result = fixer.fix_source(src, Settings(target_version=(2, 4)), unsafe=True)
+    assert (result.source, result.reverted) == (
+        "import os\n\nimport torch.distributed as dist\nimport torch_xla\n"
+        "import torch_xla.distributed.xla_backend  # noqa: F401\n\n\n"
+        "def main(index):\n    dist.init_process_group(\"xla\", init_method=\"xla://\")\n\n\ntorch_xla.launch(main)\n",
+        None)
+
+
+def test_modules_bound_by_import_module_are_used_as_imports():
+    """``torch_xla = importlib.import_module("torch_xla")`` binds the module as an import
+    does: XLA804/XLA805 spell the replacement with it (before, the name counted as rebound,
+    no spelling was safe and both findings stayed)."""
+    src = ('import importlib\n\ntorch_xla = importlib.import_module("torch_xla")\n'
+           'xm = importlib.import_module("torch_xla.core.xla_model")\n\n\n'
+           "def step():\n    device = xm.xla_device()\n    xm.mark_step()\n    return device\n")
+    result = fixer.fix_source(src, Settings())
+    assert (result.source, result.fixed, result.remaining) == (
+        src.replace("xm.xla_device()", "torch_xla.device()").replace("xm.mark_step()", "torch_xla.sync()"), 2, 0)
+
+
+def test_an_import_in_a_new_section_is_parted_by_a_blank_line():
+    src = ('from importlib import import_module\n\nxm = import_module("torch_xla.core.xla_model")\n'
+           "xm.mark_step()\n")
+    assert _fixed(src) == ('from importlib import import_module\n\nimport torch_xla\n\n'
+                           'xm = import_module("torch_xla.core.xla_model")\ntorch_xla.sync()\n')
+
+
+def test_an_optional_torch_xla_from_import_module_gets_no_unconditional_import():
+    """torch_xla loaded under ``try:`` by ``import_module`` is optional, as with ``import``:
+    the fix would need a new ``import torch_xla`` at the top, so the finding stays (before,
+    the import was added and the script failed where torch_xla is not installed)."""
+    src = ('import importlib\n\ntry:\n    xm = importlib.import_module("torch_xla.core.xla_model")\n'
+           "except ImportError:\n    xm = None\n\n\ndef step():\n    xm.mark_step()\n")
+    result = fixer.fix_source(src, Settings())
+    assert (result.source, result.fixed, [(f.line, f.code) for f in result.findings]) == (src, 0, [(10, "XLA805")])
+
+
+@pytest.mark.parametrize("dataset, named", [
+    ("self.train_dataset", "self.train_dataset"),  # before: "ds", a name the code does not have
+    ("training_examples_for_the_model", "training_examples_for_the_model"),  # before: "ds" (over 16)
+    ("TensorDataset(torch.randn(64, 4))", "<dataset>"),  # before: "ds"
+])
+def test_xla303_names_the_dataset_as_the_code_does(dataset, named):
+    src = ("import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"
+           "from torch.utils.data import DataLoader, TensorDataset\n\n\n"
+           "class T:\n    def run(self, index, model, opt):\n"
+           "        self.train_dataset = TensorDataset(torch.randn(64, 4))\n"
+           "        training_examples_for_the_model = TensorDataset(torch.randn(64, 4))\n"
+           f"        for (x,) in DataLoader({dataset}, batch_size=8, drop_last=True):\n"
+           "            model(x).sum().backward()\n            xm.optimizer_step(opt)\n\n\n"
+           "def main(index):\n    T().run(index, None, None)\n\n\ntorch_xla.launch(main)\n")
+    found = [f for f in fixer.lint(src, Settings()) if f.code == "XLA303"]
+    assert [f.message for f in found] == [
+        f"every replica reads all the data; pass sampler=DistributedSampler({named}, num_replicas=xr.world_size(), "
+        "rank=xr.global_ordinal())"]
+
+
+def test_xla301_message_names_the_loader_and_device_the_code_has():
+    """The advice in the code's names: the loop's loader and device variable (before:
+    ``pl.MpDeviceLoader(loader, device)`` whatever they were called), and for a tqdm bar
+    bound to a name, the loader inside the bar (before: the advice wrapped the bar)."""
+    src = ("import torch_xla\nimport torch_xla.core.xla_model as xm\nfrom torch.utils.data import DataLoader\n"
+           "from tqdm import tqdm\n\n\ndef f(ds, model, opt):\n    dev = torch_xla.device()\n"
+           "    train_loader = DataLoader(ds, batch_size=8)\n    for x in enumerate(train_loader):\n"
+           "        model(x).sum().backward()\n        xm.optimizer_step(opt)\n"
+           "    pbar = tqdm(DataLoader(ds, batch_size=8))\n    for x in pbar:\n"
+           "        model(x).sum().backward()\n        xm.optimizer_step(opt)\n")
+    head = "DataLoader loop without a per-step sync: the XLA graph grows; "
+    assert [(f.line, f.message) for f in fixer.lint(src, Settings()) if f.code == "XLA301"] == [
+        (10, head + "use pl.MpDeviceLoader(train_loader, dev)"),
+        (14, head + "use pbar = tqdm(pl.MpDeviceLoader(..., dev))")]
+
+
 def test_imports_keep_one_still_used():
     src = ("import torch_xla.core.xla_model as xm\n"
            "def step(opt):\n    xm.optimizer_step(opt)\n    xm.mark_step()\n")
-    assert _fixed(src) == ("import torch_xla.core.xla_model as xm\nimport torch_xla\n"
+    assert _fixed(src) == ("import torch_xla\nimport torch_xla.core.xla_model as xm\n"
                            "def step(opt):\n    xm.optimizer_step(opt)\n    torch_xla.sync()\n")
 
 

@@ -346,7 +346,7 @@ def test_a_from_import_kept_by_noqa_is_not_renamed_away():
            + XM + CALL + "\n")
     result = _fix(src)
     assert (result.source, result.fixed, result.remaining, result.reverted) == (
-        src.replace(XM + CALL, XR + FIXED), 1, 2, None)
+        XR + src.replace(XM + CALL, FIXED), 1, 2, None)  # (isort: `import` lines before `from` lines)
     assert sorted(f.code for f in result.findings) == ["XLA801", "XLA802"]
 
 
@@ -382,15 +382,15 @@ SAMPLER_FIXED = SAMPLER_SRC.replace(
     # no `from torch.utils.data import ...` line to join: the import is added (before, it was
     # lost, and the fix reverted with "undefined after the fixes: DistributedSampler")
     ("import torch.utils.data as tud\nDataLoader, TensorDataset = tud.DataLoader, tud.TensorDataset",
-     "from torch.utils.data import DistributedSampler\nimport torch_xla.runtime as xr\n"
+     "import torch_xla.runtime as xr\nfrom torch.utils.data import DistributedSampler\n"
      "import torch.utils.data as tud\nDataLoader, TensorDataset = tud.DataLoader, tud.TensorDataset"),
     # a line to join without a noqa: joined
     ("from torch.utils.data import DataLoader, TensorDataset",
      "import torch_xla.runtime as xr\nfrom torch.utils.data import DataLoader, TensorDataset, DistributedSampler"),
     # a `# noqa` line: not joined (the new name would fall under its noqa), a line of its own
     ("from torch.utils.data import DataLoader, TensorDataset  # noqa: E501",
-     "from torch.utils.data import DistributedSampler\nimport torch_xla.runtime as xr\n"
-     "from torch.utils.data import DataLoader, TensorDataset  # noqa: E501"),
+     "import torch_xla.runtime as xr\nfrom torch.utils.data import DataLoader, TensorDataset  # noqa: E501\n"
+     "from torch.utils.data import DistributedSampler"),
 ])
 def test_a_from_import_a_fix_needs_is_added_once(imports, fixed_imports):
     result = _fix(SAMPLER_SRC.format(imports=imports), unsafe=True)

@@ -71,7 +71,7 @@ def test_a_full_disk_leaves_the_original_whole_and_the_run_goes_on(tmp_path):
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.decode().splitlines() == [
         f"{a}: not fixed: cannot write it: File too large",
-        "flake8-xla: fixed 1 finding, 3 remaining, 1 file not written",
+        "flake8-xla: fixed 1 finding, 3 remaining, 1 file skipped",
     ]
     assert proc.stdout.decode().splitlines() == [f"{a}:{XLA401}", f"{a}:{XLA403}", f"{b}:{XLA403}"]
     assert a.read_bytes() == SRC + pad and b.read_bytes() == FIXED
@@ -131,7 +131,7 @@ def test_a_replace_that_fails_skips_that_file_only(tmp_path, capsys, monkeypatch
     monkeypatch.setattr(os, "replace", replace)
     code, out, err = _cli(["--isolated", "--fix", str(a), str(b)], capsys)
     assert (code, err) == (2, [f"{a}: not fixed: cannot write it: Permission denied",
-                               "flake8-xla: fixed 1 finding, 3 remaining, 1 file not written"])
+                               "flake8-xla: fixed 1 finding, 3 remaining, 1 file skipped"])
     assert out == [f"{a}:{XLA401}", f"{a}:{XLA403}", f"{b}:{XLA403}"]
     assert a.read_bytes() == SRC and b.read_bytes() == FIXED
     assert _files(tmp_path) == ["a.py", "b.py"]
@@ -176,7 +176,7 @@ def test_read_only_file_and_folder_are_not_written(tmp_path):
     assert proc.stderr.decode().splitlines() == [
         f"{a}: not fixed: cannot write it: Permission denied",
         f"{b}: not fixed: cannot write it: Permission denied",
-        "flake8-xla: fixed 1 finding, 5 remaining, 2 files not written",
+        "flake8-xla: fixed 1 finding, 5 remaining, 2 files skipped",
     ]
     assert (a.read_bytes(), b.read_bytes(), c.read_bytes()) == (SRC, SRC, FIXED)
     assert _files(tmp_path) == ["a.py", "c.py", "locked"] and _files(locked) == ["b.py"]
@@ -216,7 +216,7 @@ def test_a_pipe_or_device_is_not_read_by_the_fixer(tmp_path, capsys):
     assert (out.getvalue(), err.getvalue().splitlines()) == ("", [
         f"{fifo}: not fixed: not a regular file", "/dev/zero: not fixed: not a regular file",
         f"{os.devnull}: not fixed: not a regular file", f"{tmp_path}: not fixed: not a regular file",
-        "flake8-xla: fixed 0 findings, 0 remaining, 4 files not written"])
+        "flake8-xla: fixed 0 findings, 0 remaining, 4 files skipped"])
     # the pipe still holds what its writer wrote: nothing of it was read
     reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
     try:
@@ -227,7 +227,7 @@ def test_a_pipe_or_device_is_not_read_by_the_fixer(tmp_path, capsys):
         os.close(reader)
     assert _cli(["--isolated", "--fix", os.devnull], capsys) == (
         2, [], [f"{os.devnull}: not fixed: not a regular file",
-                "flake8-xla: fixed 0 findings, 0 remaining, 1 file not written"])
+                "flake8-xla: fixed 0 findings, 0 remaining, 1 file skipped"])
 
 
 # -- 2. changed while it was being fixed -----------------------------------------------------------
@@ -247,7 +247,7 @@ def test_a_file_changed_while_it_was_fixed_is_not_overwritten(tmp_path, capsys, 
     monkeypatch.setattr(fixer, "fix_source", fix_source)
     code, out, err = _cli(["--isolated", "--fix", str(a), str(b)], capsys)
     assert (code, err) == (2, [f"{a}: not fixed: changed while it was being fixed",
-                               "flake8-xla: fixed 1 finding, 3 remaining, 1 file not written"])
+                               "flake8-xla: fixed 1 finding, 3 remaining, 1 file skipped"])
     assert a.read_bytes() == edited and b.read_bytes() == FIXED
     assert _files(tmp_path) == ["a.py", "b.py"]
 
@@ -310,7 +310,7 @@ def test_a_link_to_a_file_outside_the_project_is_not_rewritten(tmp_path, capsys,
     code, out, err = _cli(["--isolated", "--fix", "."], capsys)
     assert (code, err) == (2, [f"./x.py: not fixed: its target {outside.resolve()} is outside the project "
                                f"root {proj.resolve()}",
-                               "flake8-xla: fixed 1 finding, 3 remaining, 1 file not written"])
+                               "flake8-xla: fixed 1 finding, 3 remaining, 1 file skipped"])
     assert out == [f"./own.py:{XLA403}", f"./x.py:{XLA401}", f"./x.py:{XLA403}"]  # linted as before
     assert outside.read_bytes() == SRC and (proj / "sub" / "own.py").read_bytes() == FIXED
     assert os.readlink(proj / "sub" / "x.py") == str(outside)
@@ -329,7 +329,7 @@ def test_a_file_through_a_linked_folder_outside_the_project_is_not_rewritten(tmp
         code, out, err = _cli(["--isolated", "--fix", named], capsys)
         assert (code, err) == (2, [f"lnk/x.py: not fixed: its target {(outside / 'x.py').resolve()} is outside "
                                    f"the project root {proj.resolve()}",
-                                   "flake8-xla: fixed 0 findings, 2 remaining, 1 file not written"])
+                                   "flake8-xla: fixed 0 findings, 2 remaining, 1 file skipped"])
         assert out == [f"lnk/x.py:{XLA401}", f"lnk/x.py:{XLA403}"]
     assert (outside / "x.py").read_bytes() == SRC and _files(outside) == ["x.py"]
     # a linked folder inside the project: its files are fixed through it
@@ -355,7 +355,7 @@ def test_a_link_does_not_open_excluded_or_ignored_files_to_the_fixer(tmp_path, c
     (proj / "setup.cfg").write_text("[flake8]\nextend-exclude = vendored\nper-file-ignores =\n    real.py: XLA\n")
     code, out, err = _cli(["--fix", "."], capsys)
     assert (code, err) == (2, [f"./sub/v.py: not fixed: its target {(proj / 'vendored' / 'v.py').resolve()} is excluded",
-                               "flake8-xla: fixed 1 finding, 1 remaining, 1 file not written"])
+                               "flake8-xla: fixed 1 finding, 5 remaining, 1 file skipped"])
     assert out == [f"./l1.py:{XLA401}", f"./l1.py:{XLA403}", f"./own.py:{XLA403}",
                    f"./sub/v.py:{XLA401}", f"./sub/v.py:{XLA403}"]
     assert (proj / "real.py").read_bytes() == (proj / "vendored" / "v.py").read_bytes() == SRC
@@ -370,7 +370,7 @@ def test_a_file_with_hard_links_is_not_split(tmp_path, capsys):
     os.link(a, b)
     code, out, err = _cli(["--isolated", "--fix", str(a)], capsys)
     assert (code, err) == (2, [f"{a}: not fixed: it has 2 hard links; replacing it would split them",
-                               "flake8-xla: fixed 0 findings, 2 remaining, 1 file not written"])
+                               "flake8-xla: fixed 0 findings, 2 remaining, 1 file skipped"])
     assert a.read_bytes() == b.read_bytes() == SRC and a.stat().st_ino == b.stat().st_ino
     assert _files(tmp_path) == ["a.py", "b.py"]
 
@@ -416,6 +416,38 @@ def test_a_utf8_bom_is_kept(tmp_path, capsys):
     code, out, err = _cli(["--isolated", "--fix", str(path)], capsys)
     assert (code, err) == (1, ["flake8-xla: fixed 1 finding, 1 remaining"])
     assert path.read_bytes() == src.replace(b"t.cuda()", b"t.to(torch_xla.device())")
+
+
+def test_a_bom_and_a_utf8_cookie_with_crlf_are_all_kept(tmp_path, capsys):
+    path = tmp_path / "a.py"
+    src = b"\xef\xbb\xbf# -*- coding: utf-8 -*-\r\n" + SRC.replace(b"\n", b"\r\n")
+    path.write_bytes(src)
+    code, out, err = _cli(["--isolated", "--fix", str(path)], capsys)
+    assert (code, err) == (1, ["flake8-xla: fixed 1 finding, 1 remaining"])
+    assert path.read_bytes() == src.replace(b"t.cuda()", b"t.to(torch_xla.device())")
+
+
+@pytest.mark.parametrize("head,why", [
+    # tokenize's own words were "invalid or missing encoding declaration": no byte named
+    (b"# caf\xe9\n", "cannot decode it as utf-8: invalid continuation byte at byte 5"),
+    (b"\xef\xbb\xbf# caf\xe9\n", "cannot decode it as utf-8: invalid continuation byte at byte 8"),
+    # tokenize said "encoding problem: utf-8"
+    (b"\xef\xbb\xbf# -*- coding: latin-1 -*-\n",
+     "cannot decode it: it has a UTF-8 BOM and a coding cookie naming another encoding"),
+])
+def test_a_file_python_cannot_decode_is_skipped_with_the_reason_and_counted(tmp_path, capsys, monkeypatch, head, why):
+    """``--fix .`` over a fixable file and one whose first lines cannot be decoded: the
+    skipped file's line names the byte (or the BOM and cookie), and the summary counts what
+    the report shows remaining (before: "0 remaining" under two reported findings) and the
+    file as skipped."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ok.py").write_bytes(SRC)
+    (tmp_path / "bad.py").write_bytes(head + SRC)
+    code, out, err = _cli(["--isolated", "--fix", "."], capsys)
+    assert (code, [line.split(" ")[:2] for line in out]) == (
+        2, [["./bad.py:7:9:", "XLA401"], ["./bad.py:8:12:", "XLA403"], ["./ok.py:7:12:", "XLA403"]])
+    assert err == [f"./bad.py: not fixed: {why}", "flake8-xla: fixed 1 finding, 3 remaining, 1 file skipped"]
+    assert (tmp_path / "bad.py").read_bytes() == head + SRC and (tmp_path / "ok.py").read_bytes() == FIXED
 
 
 def test_a_latin1_file_is_fixed_in_latin1_with_its_cookie(tmp_path, capsys):
@@ -474,7 +506,7 @@ def test_a_fix_the_encoding_cannot_hold_skips_the_file(tmp_path, capsys, monkeyp
     monkeypatch.setattr(fixer, "fix_source", fix_source)
     code, out, err = _cli(["--isolated", "--fix", str(path)], capsys)
     assert (code, err) == (2, [f"{path}: not fixed: the fixed text cannot be encoded as iso-8859-1 ('\\u20ac')",
-                               "flake8-xla: fixed 0 findings, 2 remaining, 1 file not written"])
+                               "flake8-xla: fixed 0 findings, 2 remaining, 1 file skipped"])
     assert path.read_bytes() == LATIN1
 
 
@@ -486,7 +518,7 @@ def test_a_file_that_cannot_be_decoded_says_so(tmp_path, capsys):
     at = src.index(b"\xe9")
     code, out, err = _cli(["--isolated", "--fix", str(path)], capsys)
     assert (code, err) == (2, [f"{path}: not fixed: cannot decode it as utf-8: invalid continuation byte "
-                               f"at byte {at}", "flake8-xla: fixed 0 findings, 0 remaining, 1 file not written"])
+                               f"at byte {at}", "flake8-xla: fixed 0 findings, 2 remaining, 1 file skipped"])
     assert path.read_bytes() == src
 
 
@@ -533,7 +565,7 @@ def test_diff_of_a_latin1_file_and_an_undecodable_one(tmp_path, capsys):
 def test_fix_stdin_prints_the_fixed_source_and_reports_on_stderr(tmp_path):
     proc = _run(["--isolated", "--fix", "-"], tmp_path, stdin=SRC)
     assert (proc.returncode, proc.stdout) == (1, FIXED)
-    assert proc.stderr.decode().splitlines() == ["flake8-xla: fixed 1 finding, 1 remaining", f"stdin:{XLA403}"]
+    assert proc.stderr.decode().splitlines() == [f"stdin:{XLA403}", "flake8-xla: fixed 1 finding, 1 remaining"]
     clean = SRC.replace(b"    return torch.compile(t)\n", b"    return t\n")
     proc = _run(["--isolated", "--fix", "--stdin-filename", "pkg/train.py", "-"], tmp_path, stdin=clean)
     assert (proc.returncode, proc.stdout) == (0, clean.replace(b"t.cuda()", b"t.to(torch_xla.device())"))
@@ -544,8 +576,8 @@ def test_fix_stdin_keeps_its_encoding_and_names_it(tmp_path):
     proc = _run(["--isolated", "--fix", "--stdin-filename", "train.py"], tmp_path, stdin=LATIN1)
     assert (proc.returncode, proc.stdout) == (1, LATIN1.replace(b"t.cuda()", b"t.to(torch_xla.device())"))
     assert proc.stderr.decode().splitlines() == [
-        "flake8-xla: fixed 1 finding, 1 remaining",
-        "train.py:8:12: XLA403 torch.compile without backend= uses inductor in XLA code; pass backend='openxla'"]
+        "train.py:8:12: XLA403 torch.compile without backend= uses inductor in XLA code; pass backend='openxla'",
+        "flake8-xla: fixed 1 finding, 1 remaining"]
 
 
 def test_fix_stdin_that_cannot_be_decoded_is_echoed(tmp_path):
@@ -617,7 +649,7 @@ def test_summary_counts_every_file_not_written(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(os, "replace", refuse)
     code, out, err = _cli(["--isolated", "--fix", *map(str, paths)], capsys)
     assert (code, err) == (2, [f"{p}: not fixed: cannot write it: Disk quota exceeded" for p in paths]
-                           + ["flake8-xla: fixed 0 findings, 6 remaining, 3 files not written"])
+                           + ["flake8-xla: fixed 0 findings, 6 remaining, 3 files skipped"])
     assert [p.read_bytes() for p in paths] == [SRC] * 3 and _files(tmp_path) == ["a.py", "b.py", "c.py"]
 
 

@@ -17,6 +17,7 @@ Each rule declares its applicability in its class (``Rule.fix_applicability``: `
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import dataclasses
 import difflib
@@ -73,15 +74,20 @@ FIX_DOCS = {
               "clip_grad_norm_(...); opt.step()` (the step in the clip's block, with no argument but the "
               "optimizer): unsafe, the clip now sees the averaged gradients",
     "XLA301": "`for x in loader:` -> `for x in pl.MpDeviceLoader(loader, device):` (inside `enumerate()` / "
-              "`tqdm()` too; for a loader passed to a training function, that function's loop, when "
-              "every loader reaching it is a plain one: the function may read `loader.sampler`), with "
-              "the device variable in scope, else `torch_xla.device()`: unsafe, the batches now arrive on "
-              "the device and the graph is cut per batch; `next(iter(loader))` needs a human",
+              "`tqdm()` too, and `pbar = tqdm(loader)` -> `pbar = tqdm(pl.MpDeviceLoader(loader, device))`, so "
+              "the bar still counts the steps; for a loader passed to a training function, that function's "
+              "loop, when every loader reaching it is a plain one: the function may read `loader.sampler`), "
+              "with the device variable in scope (a class's `self.device` too), else the device the loop "
+              "moves its batches to, else `torch_xla.device()`; the loop's now redundant `x = x.to(device)` "
+              "goes and `x.to(device)` becomes `x`: unsafe, the batches now arrive on the device and the "
+              "graph is cut per batch; `next(iter(loader))` needs a human",
     "XLA303": "binds `sampler = DistributedSampler(ds, num_replicas=xr.world_size(), rank=xr.global_ordinal(), "
               "shuffle=...)` before the loader's statement (its `shuffle=` moves to the sampler) and passes "
               "`sampler=sampler`; a `RandomSampler(ds)` / `SequentialSampler(ds)` becomes that sampler; a "
-              "`DistributedSampler(ds)` gets the two arguments: unsafe, each replica now reads its own "
-              "share; call `sampler.set_epoch(epoch)` each epoch yourself",
+              "`DistributedSampler(ds)` gets the two arguments; a bound sampler gets `sampler.set_epoch(epoch)` "
+              "at the top of the epoch loop (`for epoch in ...:` around the loader, or after it iterating or "
+              "passing it on): unsafe, each replica now reads its own share; an inline sampler's "
+              "`set_epoch` is yours to call",
     "XLA304": "adds `drop_last=True` to the `DataLoader(...)` call: unsafe, the last samples of "
               "every epoch are no longer seen",
     "XLA306": "`pl.ParallelLoader(loader, [dev]).per_device_loader(dev)` -> `pl.MpDeviceLoader(loader, dev)`; "
@@ -89,7 +95,8 @@ FIX_DOCS = {
               "`para.per_device_loader(dev)` of its function -> `para` (one device, the same device asked "
               "everywhere; other keywords kept)",
     "XLA404": "adds `model.to(device)` right after `model = ...` (the device variable bound before it, "
-              "else `torch_xla.device()`): unsafe, the module and what it computes move to the device",
+              "a class's `self.device`, else `torch_xla.device()`): unsafe, the module and what it computes "
+              "move to the device",
     "XLA405": "moves the optimizer's assignment statement to just after the statement that moves the "
               "module, when nothing between uses the optimizer or rebinds a name its constructor reads "
               "(moving the module up instead could move it before code that expects it on the CPU, such "
@@ -106,7 +113,9 @@ FIX_DOCS = {
               "the module's alias; removes the import it left unused)",
     "XLA802": "`xm.get_ordinal()` -> `xr.global_ordinal()` (imports managed as for XLA801)",
     "XLA803": "`xm.parse_xla_device(d)` -> `torch_xla._internal.utils.parse_xla_device(d)`, the "
-              "function the alias called (same result; private: prefer rewriting it by hand)",
+              "function the alias called (same result; private: prefer rewriting it by hand; no public "
+              "call gives the same: it parses hardware names, `(\"TPU\", 0)` for `\"TPU:0\"` and None for "
+              "`\"xla:0\"`, where `torch.device(d).index` raises on `\"TPU:0\"` and returns an int)",
     "XLA804": "`xm.xla_device(...)` / `xr.xla_device(...)` -> `torch_xla.device(...)` (`n=` becomes "
               "`index=`; `devkind=`, ignored from 2.8, is dropped)",
     "XLA805": "`xm.mark_step(...)` -> `torch_xla.sync(...)` (same arguments)",
@@ -191,6 +200,20 @@ class Outcome:
     status: int | None
     not_written: int = 0
     stdin_text: str | None = None
+    fixed: int = 0  # findings the written fixes removed
+    cuda: int = 0  # CUDA scripts the rules skipped (--xla-scope=auto)
+
+    def summary(self, remaining: int) -> str:
+        """The last line of ``--fix``: ``flake8-xla: fixed N findings, M remaining, K files
+        skipped`` (``remaining``: what the lint after the fixes reports; only the fixes
+        written count as fixed; a file not written is skipped)."""
+        return (f"flake8-xla: fixed {_plural(self.fixed, 'finding')}, {remaining} remaining"
+                + (f", {_plural(self.not_written, 'file')} skipped" if self.not_written else "")
+                + _cuda_note(self.cuda) + "\n")
+
+
+def _cuda_note(cuda: int) -> str:
+    return f", {_plural(cuda, 'CUDA file')} skipped (--xla-scope=always ports it)" if cuda else ""
 
 
 class NotFixed(Exception):
@@ -220,13 +243,28 @@ def decode(data: bytes) -> tuple[str, str]:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:  # an unknown encoding, a cookie that contradicts the BOM
-        raise NotFixed(f"cannot decode it: {exc.msg}") from None
+        raise NotFixed(_undetected(data, exc.msg)) from None
     try:
         return data.decode(encoding), encoding
     except UnicodeDecodeError as exc:
         raise NotFixed(f"cannot decode it as {encoding}: {exc.reason} at byte {exc.start}") from None
     except (LookupError, UnicodeError, ValueError, TypeError) as exc:  # `# coding: hex`, `undefined`
         raise NotFixed(f"cannot decode it as {encoding}: {exc}") from None
+
+
+def _undetected(data: bytes, why: str) -> str:
+    """Why ``tokenize.detect_encoding`` refused ``data`` (its own words, ``invalid or
+    missing encoding declaration``, name no byte): a first or second line that is not UTF-8
+    says which byte, a BOM under another encoding's cookie says both."""
+    bom = data.startswith(codecs.BOM_UTF8)
+    if why.startswith("encoding problem"):  # `encoding problem: utf-8`: a BOM, and a cookie naming another
+        return "cannot decode it: it has a UTF-8 BOM and a coding cookie naming another encoding"
+    try:
+        data.decode("utf-8-sig" if bom else "utf-8")
+    except UnicodeDecodeError as exc:
+        at = exc.start + (len(codecs.BOM_UTF8) if bom else 0)
+        return f"cannot decode it as utf-8: {exc.reason} at byte {at}"
+    return f"cannot decode it: {why}"
 
 
 def encode(text: str, encoding: str) -> bytes:
@@ -423,7 +461,7 @@ def show_fixes(files: list[tuple[str, dict[str, int]]], would: bool = False) -> 
 
 def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool] = lambda path, code: True,
         out=None, err=None, stdin=None, stdin_name: str | None = None,
-        excluded: Callable[[str], bool] = lambda path: False) -> Outcome:
+        excluded: Callable[[str], bool] = lambda path: False, summary: bool = True) -> Outcome:
     """Fix (or diff) every file in ``paths`` (``-``: standard input, shown as ``stdin_name``).
 
     ``args`` has ``fix``, ``diff`` and ``unsafe_fixes``; ``is_selected(path, code)`` limits
@@ -441,7 +479,9 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
     link is fixed through its resolved target, once however many paths lead to it. Never
     raises for a file's sake.
     Returns an :class:`Outcome`: ``--diff`` stops with 1 when there is a diff, 2 when a file
-    was skipped, else 0; no LibCST stops with 2.
+    was skipped, else 0; no LibCST stops with 2. ``--fix`` ends with the summary line
+    (:meth:`Outcome.summary`, counting what the fixer saw remain) unless ``summary`` is
+    False: the CLI prints it after its lint, with what that lint reports.
     """
     out = out or sys.stdout
     err = err or sys.stderr
@@ -533,7 +573,7 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
                           f"({', '.join(signs)}); to port it, run with --xla-scope=always\n")
                 cuda += 1
     noun = "finding" if fixed == 1 else "findings"
-    cuda_note = f", {_plural(cuda, 'CUDA file')} skipped (--xla-scope=always ports it)" if cuda else ""
+    cuda_note = _cuda_note(cuda)
     if getattr(args, "show_fixes", False):
         err.write(show_fixes(shown, would=bool(args.diff)))
     if args.diff:
@@ -542,8 +582,9 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
         return Outcome(2 if skipped else 1 if changed else 0)
     if stdin_out is not None:
         _emit(out, *stdin_out)
-    err.write(f"flake8-xla: fixed {fixed} {noun}, {remaining} remaining"
-              + (f", {_plural(skipped, 'file')} not written" if skipped else "") + cuda_note + "\n")
+    outcome = Outcome(None, skipped, stdin_text, fixed, cuda)
     if stdin_out is not None and stdin_text is None:  # --fix - that failed: its line is on stderr
-        return Outcome(2)
-    return Outcome(None, skipped, stdin_text)
+        outcome.status = 2
+    if summary or outcome.status is not None:
+        err.write(outcome.summary(remaining))
+    return outcome

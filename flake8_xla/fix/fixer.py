@@ -1,9 +1,11 @@
 """The fixer: lint, map each finding to its LibCST node, apply the fixes in one pass, manage
 the imports, then re-parse and re-lint the result and keep it only when it verifies.
 
-Verification (per file): the output compiles, and no code is reported more often than
-before minus the findings fixed: a fixed finding that is still reported, or any new
-finding, reverts the whole file (with a message naming the codes).
+Verification: the output compiles, names nothing pyflakes finds undefined, and no code is
+reported more often than before minus the findings fixed. A fixed finding that is still
+reported, or any new finding, rolls back the fix that caused it, not the whole file: the
+largest set of the file's fixes that verifies together is kept (``_verified``), and
+``FixResult.reverted`` names the fixes left out and why.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ class FixResult:
     source: str  # the fixed text (the input when nothing was fixed or the fix was reverted)
     fixed: int  # findings that are gone
     remaining: int  # findings still reported
-    reverted: str | None = None  # why the fixes were not kept
+    reverted: str | None = None  # why some or all fixes were not kept (``source`` holds the kept ones)
     findings: list = dataclasses.field(default_factory=list)  # what remains
     #: the lines of the input the kept fixes edit, as (first, last) line spans: each edited
     #: node's, the line of the statement a new one goes before or after, a moved statement's
@@ -288,6 +290,16 @@ class Context:
     def position(self, node):
         return self.positions.get(node)
 
+    def cst_of(self, node: ast.AST):
+        """The outermost LibCST expression with the same range as the ``ast`` expression
+        ``node``, or None."""
+        if getattr(node, "end_lineno", None) is None:
+            return None
+        import types
+
+        return self.node_at(types.SimpleNamespace(line=node.lineno, col=node.col_offset,
+                                                  end=(node.end_lineno, node.end_col_offset)))
+
     def ast_node(self, node, kind=ast.expr):
         """The ``ast`` node of type ``kind`` with the same range as the LibCST ``node`` (to
         ask the semantic model about it), or None."""
@@ -342,6 +354,60 @@ class Context:
                 if isinstance(node, cst.For):
                     self._for_at.setdefault(r.start.line, node)
         return self._for_at.get(line)
+
+    def self_device_at(self, line: int) -> str | None:
+        """``self.X`` when ``line`` is in a method (its first parameter ``self``) of a class
+        that assigns ``self.X`` only this process's XLA device (``torch_xla.device()``,
+        ``xm.xla_device()``, ``torch.device("xla")``), every assignment in another method
+        or before ``line``; else None."""
+        return self.memo(("self device", line), lambda: self._self_device_at(line))
+
+    def _self_device_at(self, line: int) -> str | None:
+        methods = self.memo("methods", lambda: sorted(
+            ((item.lineno, id(item)), item, node) for node in ast.walk(self.tree) if isinstance(node, ast.ClassDef)
+            for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))))
+        method = cls = None
+        k = bisect.bisect_right(methods, ((line, 1 << 62),))
+        while k:  # the innermost method around the line: the nearest one before it that holds it
+            k -= 1
+            _, item, node = methods[k]
+            if item.lineno <= line <= item.end_lineno:
+                method, cls = item, node
+                break
+        if method is None or not method.args.args or method.args.args[0].arg != "self":
+            return None
+        assigned = self.memo(("self devices", id(cls)), lambda: self._self_assignments(cls))
+        names = sorted(attr for attr, seen in assigned.items()
+                       if all(ok and (where is not method or at < line) for where, at, ok in seen))
+        return f"self.{names[0]}" if len(names) == 1 else ("self.device" if "device" in names else None)
+
+    def _self_assignments(self, cls) -> dict:
+        """attribute -> [(the method, line, assigned only the XLA device?)] of each
+        ``self.X = ...`` in the methods of ``cls`` (an unpacking or augmented one: not)."""
+        found: dict[str, list] = {}
+        for item in cls.body:
+            if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(item):
+                targets = node.targets if isinstance(node, ast.Assign) else \
+                    [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else ()
+                for t in targets:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                        ok = isinstance(node, ast.Assign) and len(node.targets) == 1 and self._device_value(node.value)
+                        found.setdefault(t.attr, []).append((item, node.lineno, ok))
+                    elif not isinstance(t, ast.Name):  # self.a, self.b = ...: not followed
+                        for sub in ast.walk(t):
+                            if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) \
+                                    and sub.value.id == "self":
+                                found.setdefault(sub.attr, []).append((item, node.lineno, False))
+        return found
+
+    def _device_value(self, value) -> bool:
+        if not isinstance(value, ast.Call):
+            return False
+        model = self.model
+        ctx = model.call_ctx(value)
+        return ctx is not None and model._device_value(value, ctx)
 
     def loop_at(self, line: int):
         """The semantic model's first ``for`` loop whose statement starts on ``line``, or None."""
@@ -413,9 +479,13 @@ class Builder:
 
     def device_at(self, line: int) -> str | None:
         """The device variable bound to the XLA device before ``line`` in the function
-        around it (``device = torch_xla.device()``), else the XLA device call."""
+        around it (``device = torch_xla.device()``), else, in a method, the attribute of
+        ``self`` its class binds only to the XLA device (``self.device``), else the XLA
+        device call."""
         model = self.ctx.model
         name = model.device_name_at(model.ctx_at_line(line), line)
+        if name is None:
+            name = self.ctx.self_device_at(line)
         return name if name is not None else self.device()
 
     def edit(self, node, fn, key: str = "") -> "Builder":
@@ -583,9 +653,8 @@ def _fix_source(source: str, settings: Settings, path: str, unsafe: bool,
         ctx = Context(wrapper, ast.parse(source), source, settings)
     except Exception:  # LibCST cannot parse what ast can (rare new syntax): leave it
         return FixResult(source, 0, len(before), findings=before)
-    planned = collections.Counter()
-    seen_keys = set()
     suppressed = noqa_check(source, path)
+    units = []  # (n, finding, builder): each finding's planned fix
     for n, finding in enumerate(sorted(todo, key=lambda f: (f.code, f.line, f.col))):
         builder = Builder(ctx, finding)
         try:
@@ -598,13 +667,102 @@ def _fix_source(source: str, settings: Settings, path: str, unsafe: bool,
                 ok = False
         except Exception:  # a fix that cannot handle this shape: the finding stays
             ok = False
-        if not ok or builder.applicability not in allowed:
-            continue
-        planned[finding.code] += 1
+        if ok and builder.applicability in allowed:
+            units.append((n, finding, builder))
+    if not units:
+        return FixResult(source, 0, len(before), findings=before)
+    return _verified(ctx, units, source, tail, before, settings, path, is_selected, filename)
+
+
+#: the most fix sets a file tries when its fixes do not all verify together (each try
+#: applies, compiles and lints the module once: the cost stays linear in its size)
+MAX_TRIES = 24
+
+
+def _verified(ctx: "Context", units: list, source: str, tail: str, before: list, settings: Settings, path: str,
+              is_selected: Callable[[str], bool], filename: str | None) -> FixResult:
+    """Apply the planned fixes (``units``) and keep the largest set that verifies, rolled
+    back per fix, not per file: all of them first; when that fails, each half in turn
+    joins what was kept (a half that fails is split again), so a fix that breaks or exposes
+    another finding is dropped alone and the file's unrelated fixes still apply. At most
+    ``MAX_TRIES`` sets are tried; a fix not tried by then is not applied.
+    ``reverted`` says why: the first failure's reason when no fix is kept, else each fix
+    not applied (``XLA303 at 12:5: new finding after the fixes: XLA304``)."""
+    was = collections.Counter(f.code for f in before)
+    undefined_before = undefined_names(source)
+    tries = [0]
+
+    def attempt(chosen):
+        tries[0] += 1
+        _plan(ctx, chosen)
+        planned = collections.Counter(finding.code for _, finding, _ in chosen)
+        try:
+            new_module = _apply(ctx.module, ctx.edits, ctx.inserts, ctx.moves)
+            new_tree = ast.parse(new_module.code + tail)
+            new_module = ctx.imports.finish(new_module, new_tree)
+            new_source = new_module.code + tail
+            compile(new_source, path, "exec", dont_inherit=True)
+        except Exception as exc:
+            return f"the fixed text does not compile ({type(exc).__name__})"
+        undefined = sorted(undefined_names(new_source) - undefined_before)
+        if undefined:  # an import placed after a use that runs at import time, a shadowed name...
+            return "undefined after the fixes: " + ", ".join(undefined)
+        after = lint(new_source, settings, path, is_selected, filename)
+        if after is None:
+            return "the fixed text does not parse"
+        now = collections.Counter(f.code for f in after)
+        bad = sorted(code for code in now if now[code] > was[code] - planned[code])
+        if bad:
+            still = [c for c in bad if planned[c]]
+            new = [c for c in bad if not planned[c]]
+            return "; ".join(filter(None, [still and "still reported after its fix: " + ", ".join(still),
+                                           new and "new finding after the fixes: " + ", ".join(new)]))
+        return FixResult(new_source, len(before) - len(after), len(after), findings=after,
+                         touched=_touched(ctx), fixed_codes=dict(sorted((was - now).items())))
+
+    kept: list = []
+    best: list = [None]
+    dropped: list = []  # (finding, why)
+    first_why: list = []
+
+    def solve(group):
+        if tries[0] >= MAX_TRIES:
+            dropped.extend((finding, "not tried: too many fixes failed") for _, finding, _ in group)
+            return
+        result = attempt(kept + group)
+        if isinstance(result, FixResult):
+            kept.extend(group)
+            best[0] = result
+            return
+        first_why.append(result)
+        if len(group) == 1:
+            dropped.append((group[0][1], result))
+            return
+        half = len(group) // 2
+        solve(group[:half])
+        solve(group[half:])
+
+    solve(list(units))
+    if best[0] is None:
+        return FixResult(source, 0, len(before), first_why[0], before)
+    result = best[0]
+    if dropped:
+        result.reverted = "; ".join(f"{f.code} at {f.line}:{f.col + 1}: {why}"
+                                    for f, why in sorted(dropped, key=lambda d: (d[0].line, d[0].col, d[0].code)))
+    return result
+
+
+def _plan(ctx: "Context", units: list) -> None:
+    """Put the edits, statement edits and imports of ``units`` (only) on ``ctx``."""
+    ctx.edits, ctx.inserts, ctx.moves = {}, {}, {}
+    imports = ctx.imports
+    imports.needed, imports.remove_if_unused, imports.remove_module_imports = {}, set(), set()
+    seen_keys = set()
+    for n, finding, builder in sorted(units, key=lambda u: u[0]):
         for module_name, statement in builder.needs:
-            ctx.imports.need(module_name, statement)
-        ctx.imports.remove_if_unused.update(builder.remove_if_unused)
-        ctx.imports.remove_module_imports.update(builder.remove_modules)
+            imports.need(module_name, statement)
+        imports.remove_if_unused.update(builder.remove_if_unused)
+        imports.remove_module_imports.update(builder.remove_modules)
         for target, key, fn in builder.edits:
             if key and (id(target), key) in seen_keys:
                 continue
@@ -618,32 +776,6 @@ def _fix_source(source: str, settings: Settings, path: str, unsafe: bool,
                 continue
             seen_keys.add((id(stmt), where, key))
             ctx.inserts.setdefault(id(stmt), {}).setdefault(where, []).append(((finding.code, n), key, make))
-    if not planned:
-        return FixResult(source, 0, len(before), findings=before)
-    try:
-        new_module = _apply(ctx.module, ctx.edits, ctx.inserts, ctx.moves)
-        new_tree = ast.parse(new_module.code + tail)
-        new_module = ctx.imports.finish(new_module, new_tree)
-        new_source = new_module.code + tail
-        compile(new_source, path, "exec", dont_inherit=True)
-    except Exception as exc:
-        return FixResult(source, 0, len(before), f"the fixed text does not compile ({type(exc).__name__})", before)
-    undefined = sorted(undefined_names(new_source) - undefined_names(source))
-    if undefined:  # an import placed after a use that runs at import time, a shadowed name...
-        return FixResult(source, 0, len(before), "undefined after the fixes: " + ", ".join(undefined), before)
-    after = lint(new_source, settings, path, is_selected, filename)
-    if after is None:
-        return FixResult(source, 0, len(before), "the fixed text does not parse", before)
-    was, now = collections.Counter(f.code for f in before), collections.Counter(f.code for f in after)
-    bad = sorted(code for code in now if now[code] > was[code] - planned[code])
-    if bad:
-        still = [c for c in bad if planned[c]]
-        new = [c for c in bad if not planned[c]]
-        why = "; ".join(filter(None, [still and "still reported after its fix: " + ", ".join(still),
-                                      new and "new finding after the fixes: " + ", ".join(new)]))
-        return FixResult(source, 0, len(before), why, before)
-    return FixResult(new_source, len(before) - len(after), len(after), findings=after,
-                     touched=_touched(ctx), fixed_codes=dict(sorted((was - now).items())))
 
 
 def _touched(ctx: Context) -> tuple:

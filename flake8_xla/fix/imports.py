@@ -5,6 +5,7 @@ remove an import a fix left unused (never one still used, never the last torch_x
 from __future__ import annotations
 
 import ast
+import sys
 
 import libcst as cst
 
@@ -21,18 +22,45 @@ ALIASES = {
 }
 
 
+_IMPORT_MODULE = ("importlib.import_module", "import_module")
+
+
+def module_assignment(node) -> tuple[str, str] | None:
+    """(name, module) of ``name = importlib.import_module("module")`` (also ``import_module``
+    imported from importlib), which binds the module as ``import module as name`` does;
+    None for any other statement."""
+    if type(node) is not ast.Assign or len(node.targets) != 1 or type(node.targets[0]) is not ast.Name:
+        return None
+    call = node.value
+    if type(call) is not ast.Call or len(call.args) != 1 or call.keywords:
+        return None
+    func = call.func
+    name = func.id if type(func) is ast.Name else \
+        f"{func.value.id}.{func.attr}" if type(func) is ast.Attribute and type(func.value) is ast.Name else None
+    arg = call.args[0]
+    if name not in _IMPORT_MODULE or type(arg) is not ast.Constant or not isinstance(arg.value, str) \
+            or not arg.value or arg.value.startswith("."):
+        return None
+    return node.targets[0].id, arg.value
+
+
 def bound_names(tree: ast.AST) -> tuple[dict[str, int], set[str]]:
     """(how many times each name is bound by something other than an import, the names
-    imports bind) over the whole module, every scope."""
+    imports bind) over the whole module, every scope. ``x = importlib.import_module("m")``
+    counts as an import."""
     other: dict[str, int] = {}
     imported: set[str] = set()
+    as_import: set[int] = set()  # the targets of module assignments
 
     def bind(name):
         other[name] = other.get(name, 0) + 1
 
     for node in ast.walk(tree):
         t = type(node)
-        if t is ast.Name and type(node.ctx) is not ast.Load:
+        if t is ast.Assign and module_assignment(node) is not None:
+            as_import.add(id(node.targets[0]))
+            imported.add(node.targets[0].id)
+        elif t is ast.Name and type(node.ctx) is not ast.Load and id(node) not in as_import:
             bind(node.id)
         elif t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
             bind(node.name)
@@ -121,11 +149,14 @@ class Imports:
             elif type(node) is ast.ImportFrom and node.module and not node.level:
                 for a in node.names:
                     add(f"{node.module}.{a.name}", a.asname or a.name, node.lineno)
+            elif type(node) is ast.Assign:
+                bound = module_assignment(node)
+                if bound is not None:  # xm = importlib.import_module("torch_xla.core.xla_model")
+                    add(bound[1], bound[0], node.lineno)
         # torch_xla imported only under try/if or inside functions (an optional dependency,
         # an availability probe): a fix must not add an unconditional torch_xla import
-        unconditional = any(type(n) in (ast.Import, ast.ImportFrom) and _imports_xla(n) for n in tree.body)
-        self.xla_optional = not unconditional and any(
-            type(n) in (ast.Import, ast.ImportFrom) and _imports_xla(n) for n in ast.walk(tree))
+        unconditional = any(_imports_xla(n) for n in tree.body)
+        self.xla_optional = not unconditional and any(_imports_xla(n) for n in ast.walk(tree))
         self.needed: dict[str, str] = {}  # module -> the import statement to add
         self.remove_if_unused: set[str] = set()  # local names whose import goes once unused
         self.remove_module_imports: set[str] = set()  # dotted `import a.b` of removed modules
@@ -180,15 +211,23 @@ class Imports:
         drop = {n for n in (self.used_before - used_after) | self.remove_if_unused if n not in used_after}
         # an import is added when the fixed code reads the name it binds; "!" marks one
         # imported for its side effect (it registers something), always added
-        to_add = [stmt.lstrip("!") for mod, stmt in sorted(self.needed.items())
+        # (flake8's F401 would call it unused: it carries `# noqa: F401`)
+        to_add = [stmt[1:] + SIDE_EFFECT if stmt.startswith("!") else stmt
+                  for mod, stmt in sorted(self.needed.items())
                   if stmt.startswith("!") or stmt.split(" as ")[-1].split()[-1].split(".")[0] in used_after]
         remover = _RemoveUnused(drop, self.remove_module_imports, refs_after, used_after,
                                 keeps_xla=any("torch_xla" in s for s in to_add))
+        # the isort sections the module's imports had before any went (a blank line parts a new one)
+        sections = {key[0] for key in map(_sort_key, module.body) if key is not None}
         module = module.visit(remover)
         module, to_add = _merge_from_imports(module, to_add)
         if to_add:
-            module = _insert_imports(module, to_add)
+            module = _insert_imports(module, to_add, sections)
         return module
+
+
+#: the comment of an import added for its side effect (it registers the XLA backend)
+SIDE_EFFECT = "  # noqa: F401"
 
 
 def _is_xla(name: str) -> bool:
@@ -196,9 +235,13 @@ def _is_xla(name: str) -> bool:
 
 
 def _imports_xla(node) -> bool:
+    """Does the statement import torch_xla (an import, or ``x = importlib.import_module(...)``)?"""
     if type(node) is ast.Import:
         return any(_is_xla(a.name) for a in node.names)
-    return not node.level and node.module is not None and _is_xla(node.module)
+    if type(node) is ast.ImportFrom:
+        return not node.level and node.module is not None and _is_xla(node.module)
+    bound = module_assignment(node)
+    return bound is not None and _is_xla(bound[1])
 
 
 def comments_of(node: cst.CSTNode) -> list[cst.Comment]:
@@ -495,26 +538,73 @@ def _merge_from_imports(module: cst.Module, statements: list[str]) -> tuple[cst.
     return module.with_changes(body=body), left
 
 
-def _insert_imports(module: cst.Module, statements: list[str]) -> cst.Module:
-    """Insert after the last torch_xla import of the module's leading imports, else after
-    its last leading import, else after the docstring and ``__future__`` imports."""
+def _sort_key(stmt) -> tuple | None:
+    """Where isort (its default profile) orders an import line: (section: 0 the standard
+    library, 1 the others; 0 ``import m`` before 1 ``from m import n``; the module, case
+    folded); None for a line that is not one plain import or is a ``__future__`` one."""
+    if not _is_import_line(stmt) or len(stmt.body) != 1:
+        return None
+    imp = stmt.body[0]
+    if isinstance(imp, cst.Import):
+        kind, module = 0, dotted(imp.names[0].name)
+    elif not imp.relative and imp.module is not None:
+        kind, module = 1, dotted(imp.module)
+    else:
+        return None
+    if not module or module == "__future__":
+        return None
+    section = 0 if module.split(".")[0] in sys.stdlib_module_names else 1
+    return section, kind, module.lower()
+
+
+def _insert_imports(module: cst.Module, statements: list[str], sections: frozenset = frozenset()) -> cst.Module:
+    """Insert each import where isort puts it in the module's leading imports (those before
+    its first ``def`` / ``class``): before the first import line of its section that sorts
+    after it (``import m`` lines before ``from`` lines, by module), else after the last
+    one of its section; a section with no import yet: after the last leading import (the
+    last torch_xla one, when they are not sorted), parted from a standard library line by a
+    blank line when the module had no import of that section (``sections``); none at all: after the docstring and ``__future__`` imports."""
     body = list(module.body)
-    last_import = last_xla = None
-    start = 0
-    for i, stmt in enumerate(body):
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            break
-        if i == start and isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
-                and isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
-            start = i + 1  # the docstring
-            continue
-        if _is_import_line(stmt):
-            last_import = i
-            if any(_is_xla(m) for m in _line_modules(stmt)):
-                last_xla = i
-            elif any(m == "__future__" for m in _line_modules(stmt)):
-                start = i + 1
-    where = last_xla if last_xla is not None else last_import
-    at = where + 1 if where is not None else start
-    body[at:at] = [cst.parse_statement(s + "\n") for s in statements]
+    for text in statements:
+        new = cst.parse_statement(text + "\n")
+        key = _sort_key(new)
+        last_import = last_xla = None
+        start = 0
+        same = []  # (index, its key) of the leading import lines of the new one's section
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                break
+            if i == start and isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
+                    and isinstance(stmt.body[0], cst.Expr) \
+                    and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+                start = i + 1  # the docstring
+                continue
+            if _is_import_line(stmt):
+                last_import = i
+                if any(_is_xla(m) for m in _line_modules(stmt)):
+                    last_xla = i
+                elif any(m == "__future__" for m in _line_modules(stmt)):
+                    start = i + 1
+                k = _sort_key(stmt)
+                if k is not None and key is not None and k[0] == key[0]:
+                    same.append((i, k))
+        keys = [k for _, k in same]
+        if same and keys == sorted(keys):  # a sorted section: the new line where isort puts it
+            later = [i for i, k in same if k > key]
+            if later:
+                at = later[0]
+                if at == same[0][0] and not any(ln.comment is not None for ln in body[at].leading_lines):
+                    # the section's first line: the new one takes the blank lines above it
+                    new = new.with_changes(leading_lines=body[at].leading_lines)
+                    body[at] = body[at].with_changes(leading_lines=())
+            else:
+                at = same[-1][0] + 1
+        else:
+            where = last_xla if last_xla is not None else last_import
+            at = where + 1 if where is not None else start
+            before = _sort_key(body[where]) if where is not None else None
+            if not same and key is not None and key[0] not in sections and before is not None \
+                    and before[0] < key[0]:
+                new = new.with_changes(leading_lines=[cst.EmptyLine()])  # a new section, as isort parts them
+        body[at:at] = [new]
     return module.with_changes(body=body)

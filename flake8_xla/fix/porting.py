@@ -349,12 +349,16 @@ def _device_loader(b, node):
             return False
     if not isinstance(node, cst.For):
         return False  # it = iter(loader); next(it): a human
-    path = _loader_path(b, node.iter)
     line = _lines(b, node)[0]
+    # pbar = tqdm(loader); for x in pbar: the loader inside the bar
+    bar = _bar_of(b, node.iter.value, line) if isinstance(node.iter, cst.Name) else None
+    path = [] if bar is not None else _loader_path(b, node.iter)
+    if bar is not None:
+        line = _lines(b, bar)[0]
     if path is None:
         return False
     loader = b.ref("torch_xla.distributed.parallel_loader", "MpDeviceLoader")
-    device = b.device_at(line)
+    device = _known_device(b, line) or _moved_to(b, node) or b.device()
     if loader is None or device is None:
         return False
 
@@ -371,9 +375,151 @@ def _device_loader(b, node):
         args[0] = args[0].with_changes(value=rewrap(args[0].value, steps[1:]))
         return e.with_changes(args=args)
 
-    # edited on the loop, which is left after the loader itself: another fix on the
-    # loader's call (XLA304's drop_last) lands inside the wrap, not on it
-    b.edit(node, lambda f: f.with_changes(iter=rewrap(f.iter, path)), "device loader")
+    if bar is not None:  # inside the bar, so that it still counts the steps
+        b.edit(bar, lambda c: rewrap(c, [0]), "device loader")
+    else:
+        # edited on the loop, which is left after the loader itself: another fix on the
+        # loader's call (XLA304's drop_last) lands inside the wrap, not on it
+        b.edit(node, lambda f: f.with_changes(iter=rewrap(f.iter, path)), "device loader")
+    _drop_redundant_moves(b, node, device)
+    return True
+
+
+_TQDM = ("tqdm", "tqdm.tqdm", "tqdm.auto.tqdm")
+
+
+def _bar_of(b, name: str, line: int):
+    """The ``tqdm(loader, ...)`` call (LibCST) that ``name`` is bound to, when that is its one
+    binding in the function around ``line`` (or the module), before ``line``, and its first
+    argument is a plain loader; else None."""
+    functions = b.ctx.memo("functions", lambda: sorted(
+        ((n.lineno, id(n)), n) for n in ast.walk(b.ctx.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))))
+    scope = b.ctx.tree
+    k = bisect.bisect_right(functions, ((line, 1 << 62),))
+    while k:  # the innermost function around the line: the nearest one before it that holds it
+        k -= 1
+        if functions[k][1].lineno <= line <= functions[k][1].end_lineno:
+            scope = functions[k][1]
+            break
+    stores = b.ctx.memo(("stores", id(scope)), lambda: _stores(scope)).get(name, ())
+    if len(stores) != 1 or stores[0][0].lineno >= line:
+        return None
+    assign = stores[0][1]
+    if not isinstance(assign, ast.Assign) or len(assign.targets) != 1 or not isinstance(assign.value, ast.Call):
+        return None
+    call = b.ctx.cst_of(assign.value)
+    if not isinstance(call, cst.Call) or dotted(call.func) not in _TQDM or not call.args \
+            or call.args[0].keyword is not None or call.args[0].star or not _is_loader(b, call.args[0].value):
+        return None
+    return call
+
+
+def _stores(scope) -> dict:
+    """name -> [(each node binding it in ``scope``, nested ones too; the assignment holding it
+    or None)]: a walk of the scope, once."""
+    out: dict[str, list] = {}
+    seen: set[int] = set()
+    for node in ast.walk(scope):  # (an assignment comes before its targets)
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    out.setdefault(t.id, []).append((t, node))
+                    seen.add(id(t))
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            if id(node) not in seen:
+                out.setdefault(node.id, []).append((node, None))
+        elif isinstance(node, ast.arg):
+            out.setdefault(node.arg, []).append((node, None))
+    return out
+
+
+def _known_device(b, line: int) -> str | None:
+    """The device variable in scope at ``line`` (``device = torch_xla.device()``, a class's
+    ``self.device``), or None."""
+    model = b.ctx.model
+    return model.device_name_at(model.ctx_at_line(line), line) or b.ctx.self_device_at(line)
+
+
+def _batch_names(target) -> set[str]:
+    """The names a loop target binds (``x``, ``(x, y)``, ``i, (x, y)``)."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return set().union(*(_batch_names(el.value) for el in target.elements)) if target.elements else set()
+    return set()
+
+
+def _move_of(b, call, names, device: str | None):
+    """``(x, the device text)`` for ``x.to(D)`` (also ``x.to(device=D)``, with
+    ``non_blocking=``) where ``x`` is one of ``names`` and ``D`` a name or attribute chain
+    (``device``, ``self.device``; or the text ``device`` when given); else None."""
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) or call.func.attr.value != "to" \
+            or not isinstance(call.func.value, cst.Name) or call.func.value.value not in names:
+        return None
+    dev = None
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is None and dev is None:
+            dev = arg.value
+        elif arg.keyword is not None and arg.keyword.value == "device" and dev is None:
+            dev = arg.value
+        elif not (arg.keyword is not None and arg.keyword.value == "non_blocking"):
+            return None
+    if dev is None:
+        return None
+    text = _code(b, dev)
+    if device is not None:
+        return (call.func.value.value, text) if text == device else None
+    return (call.func.value.value, text) if dotted(dev) is not None else None
+
+
+def _moved_to(b, loop) -> str | None:
+    """The device the loop's body moves its batches to (``x = x.to(device)``: ``device``, a
+    name or ``self.`` chain the body does not rebind), when it names one only; else None."""
+    names = _batch_names(loop.target)
+    found = {m[1] for m in (_move_of(b, n, names, None) for n in _walk(loop.body)) if m is not None}
+    if len(found) != 1:
+        return None
+    device = found.pop()
+    root = device.split(".")[0]
+    if root in _names_of(loop.body).bound or root in names:
+        return None
+    return device
+
+
+def _drop_redundant_moves(b, loop, device: str) -> None:
+    """The device loader's batches are on ``device`` already: in the loop's body, a
+    statement ``x = x.to(device)`` (``x, y = x.to(device), y.to(device)``) goes, and another
+    ``x.to(device)`` becomes ``x``, for each batch name not rebound before it."""
+    live = _batch_names(loop.target)
+    for stmt in getattr(loop.body, "body", ()):
+        smalls = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else [stmt]
+        for small in smalls:
+            if _self_moves(b, small, live, device):  # x = x.to(device): x stays the batch
+                b.edit(small, lambda _: cst.RemovalSentinel.REMOVE, "redundant move")
+                continue
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for n in _walk(small):
+                    m = _move_of(b, n, live, device)
+                    if m is not None:
+                        b.edit(n, lambda _, x=m[0]: cst.Name(x), "redundant move")
+            live = live - _names_of(small).bound
+
+
+def _self_moves(b, small, live, device: str) -> bool:
+    """``x = x.to(device)`` or ``x, y = x.to(device), y.to(device)`` (each ``x`` live)."""
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+        return False
+    target, value = small.targets[0].target, small.value
+    pairs = [(target, value)]
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, cst.Tuple) \
+            and len(target.elements) == len(value.elements):
+        pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+    for t, v in pairs:
+        m = _move_of(b, v, live, device)
+        if not isinstance(t, cst.Name) or m is None or m[0] != t.value:
+            return False
     return True
 
 
@@ -514,6 +660,7 @@ def _distributed_sampler(b, node):
     text = (f"{name} = {sampler_cls}({_code(b, node.args[dataset].value)}, num_replicas={world}, rank={rank}, "
             f"shuffle={_code(b, shuffle)})")
     b.insert(stmt, "before", lambda: text, "sampler")
+    _set_epoch(b, stmt, name)
 
     def use(c):
         i = keyword_index(c, "shuffle")
@@ -524,6 +671,60 @@ def _distributed_sampler(b, node):
         return append_arg(c, kwarg("sampler", cst.Name(name)))
     b.edit(node, use, "sampler")
     return True
+
+
+def _inside(b, node, ancestor) -> bool:
+    while node is not None:
+        if node is ancestor:
+            return True
+        node = b.ctx.parent(node)
+    return False
+
+
+def _set_epoch(b, stmt, sampler: str) -> None:
+    """``sampler.set_epoch(epoch)`` at the top of the epoch loop (a ``for epoch in ...:``
+    with a plain name for target): the loop around the loader's statement ``stmt`` (then
+    just after the new sampler), else the innermost loop after it, in its function, whose
+    body iterates or passes on the loader (``for epoch in range(n): for x in loader:`` /
+    ``fit(loader)``). Without it every epoch shuffles alike. Nothing when there is no such
+    loop or it already calls ``set_epoch``."""
+    def epoch_of(loop):
+        return loop.target.value if isinstance(loop, cst.For) and isinstance(loop.target, cst.Name) else None
+
+    node = b.ctx.parent(stmt)
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
+        if isinstance(node, cst.For):
+            if epoch_of(node) is None or "set_epoch(" in _code(b, node.body):
+                return
+            b.insert(stmt, "before", lambda: f"{sampler}.set_epoch({epoch_of(node)})", "set epoch")
+            return
+        node = b.ctx.parent(node)
+    scope = node
+    body = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    if not isinstance(body, cst.Assign) or len(body.targets) != 1 or not isinstance(body.targets[0].target, cst.Name):
+        return
+    loader = body.targets[0].target.value
+    after = _lines(b, stmt)[1]
+    for use in b.ctx.names(loader):
+        if _lines(b, use)[0] <= after or not _inside(b, use, scope):
+            continue
+        node, loop = use, None
+        while node is not None and node is not scope:
+            parent = b.ctx.parent(node)
+            if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                break
+            if isinstance(parent, cst.For) and node is parent.body:
+                loop = parent
+                break
+            node = parent
+        if loop is None:
+            continue
+        epoch = epoch_of(loop)
+        first = loop.body.body[0] if isinstance(loop.body, cst.IndentedBlock) and loop.body.body else None
+        if epoch is None or first is None or "set_epoch(" in _code(b, loop.body):
+            return
+        b.insert(first, "before", lambda: f"{sampler}.set_epoch({epoch})", "set epoch")
+        return
 
 
 # -- XLA404 / XLA405: the model on the device, the optimizer after it -----------------------------

@@ -144,7 +144,7 @@ class DistributedSamplerMissingOrUnbound(Rule):
             dataset = model.kwarg(call, "dataset", 0)
             if not isinstance(dataset, ast.AST) or not model.dataset_built_here(dataset, ctx):
                 continue
-            name = dataset.id if type(dataset) is ast.Name and len(dataset.id) <= 16 else "ds"
+            name = _dataset_text(dataset)
             if kind == "whole":
                 yield self.finding(call, "whole-dataset sampler on every replica",
                                    f"use DistributedSampler({name}, {shard})")
@@ -165,6 +165,21 @@ class DistributedSamplerMissingOrUnbound(Rule):
             given = dict(zip(("num_replicas", "rank"), shard.split(", ")))
             yield self.finding(call, f"DistributedSampler without {'/'.join(missing)} raises ValueError",
                                "pass " + ", ".join(given[m] for m in missing))
+
+
+def _dataset_text(dataset) -> str:
+    """How the message names the dataset: the code's own name or ``self.`` chain (up to 32
+    characters), else ``<dataset>`` (a placeholder, not a name the code lacks)."""
+    parts = []
+    node = dataset
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if type(node) is ast.Name:
+        text = ".".join([node.id, *reversed(parts)])
+        if len(text) <= 32:
+            return text
+    return "<dataset>"
 
 
 def _reported_elsewhere(model, arg, ctx) -> bool:

@@ -9,7 +9,7 @@ from ..model.reductions import OPTIMIZER_STEP, reduces_gradients
 from ..model.replicas import single_replica_branch
 from ..model.scopes import _expr_key, expr_key
 from ..registry import Rule, rule
-from ._common import render
+from ._common import at_least, render
 
 
 @rule
@@ -464,7 +464,7 @@ class LoaderWithoutMpDeviceLoader(Rule):
                 continue
             node = loop.node
             if type(node) in (ast.For, ast.AsyncFor) and model.loader_kind(node.iter, loop.ctx) == "plain":
-                yield self.finding(node)
+                yield self.finding(node, fix=self._wrap(model, node, loop.ctx))
             else:  # it = iter(loader); for _ in range(n): next(it)
                 yield self.finding(node, "DataLoader read by next() without a per-step sync: the XLA graph grows")
         if not params:
@@ -490,6 +490,29 @@ class LoaderWithoutMpDeviceLoader(Rule):
                             arg, f"plain DataLoader passed to {callee}(), whose loop (line {line}) has no per-step sync",
                             f"pass pl.MpDeviceLoader({render(arg)}, device)",
                         )
+
+    def _wrap(self, model, loop, ctx) -> str:
+        """The fix in the code's own names: the loop's loader (inside ``enumerate`` /
+        ``tqdm``; ``...`` for a call; a bar bound to ``tqdm(loader)`` gets the loader inside)
+        and the device variable in scope, else the XLA device call."""
+        def inner(it):
+            while type(it) is ast.Call and it.args and type(it.args[0]) is not ast.Starred \
+                    and render(it.func) in _ITER_WRAPPERS:
+                it = it.args[0]
+            return render(it) if type(it) in (ast.Name, ast.Attribute) else "..."
+
+        device = model.device_name_at(ctx, loop.lineno) or \
+            ("torch_xla.device()" if at_least(self.settings, "2.3") else "xm.xla_device()")
+        it = loop.iter
+        if type(it) is ast.Name:  # bar = tqdm(loader); for x in bar: the loader goes inside the bar
+            bindings = model.read_bindings(it, ctx) or ()
+            value = bindings[0][2] if len(bindings) == 1 and bindings[0][1] == "value" else None
+            if type(value) is ast.Call and render(value.func) in _ITER_WRAPPERS[2:] and value.args:
+                return f"use {it.id} = {render(value.func)}(pl.MpDeviceLoader({inner(value.args[0])}, {device}))"
+        return f"use pl.MpDeviceLoader({inner(it)}, {device})"
+
+
+_ITER_WRAPPERS = ("enumerate", "iter", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm")
 
 
 @rule

@@ -1,6 +1,6 @@
-from torch.utils.data.distributed import DistributedSampler
 import torch_xla._internal.utils
 import torch_xla.runtime as xr
+from torch.utils.data.distributed import DistributedSampler
 
 
 def shard(ds):

@@ -1,5 +1,5 @@
-from torch_xla.core.xla_model import get_local_ordinal
 import torch_xla.runtime as xr
+from torch_xla.core.xla_model import get_local_ordinal
 
 
 def info():

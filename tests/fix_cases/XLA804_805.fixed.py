@@ -1,5 +1,5 @@
-import torch_xla.core.xla_model as xm
 import torch_xla
+import torch_xla.core.xla_model as xm
 
 
 def train(loader, model, opt):

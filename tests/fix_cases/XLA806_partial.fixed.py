@@ -1,7 +1,7 @@
 # remains: XLA806 XLA806
 import torch_xla
-from torch_xla.experimental import pjrt
 import torch_xla.runtime as xr
+from torch_xla.experimental import pjrt
 
 
 def run(fn):
