@@ -339,3 +339,13 @@ def test_script_module_level_reaches_other_modules(tmp_path):
 def test_script_silent(tmp_path, script):
     write(tmp_path, {"pyproject.toml": "", "train.py": script, "utils.py": CLEANUP})
     assert lint(tmp_path, "utils.py") == set()
+
+
+@pytest.mark.parametrize("spelling", ["from .model import Net", "from . import model as M"])
+def test_forward_of_a_class_imported_relatively(tmp_path, spelling):
+    train = (LAUNCH_NET.replace("from helpers import prep\nfrom model import Net\n", spelling + "\n")
+             .replace("x = prep(x.to(device), 4)", "x = x.to(device)"))
+    if spelling.endswith("as M"):
+        train = train.replace("Net().to(device)", "M.Net().to(device)")
+    write(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/model.py": NET, "pkg/train.py": train})
+    assert lint(tmp_path, "pkg/model.py") == {("pkg/model.py", 15, "XLA502"), ("pkg/model.py", 18, "XLA503")}

@@ -166,7 +166,7 @@ class Params:
             cls = self.class_named(f.id, ctx)
             if cls is not None:
                 return ("local", cls)
-        if q is not None:
+        if type(f) in (ast.Name, ast.Attribute):  # (a relative import has no dotted name, but binds the class)
             parts = self._import_chain(f, ctx)
             if parts is not None:
                 return ("import", parts, ctx)

@@ -300,8 +300,8 @@ class Tensors:
                 return HOST
             if m == "to" and self._to_cpu(call, ctx):
                 return HOST
-            if m == "to" and self._to_xla(call, ctx) and not self._module_object(f.value, ctx):
-                return DEVICE  # batch.to(torch_xla.device())
+            if m == "to" and self._to_xla(call, ctx) and self._batch_or_tensor(f.value, ctx, d):
+                return DEVICE  # batch.to(torch_xla.device()), torch.randn(4).to(device)
             if m == "format" and type(f.value) is ast.Constant:
                 return HOST
             if m not in _NOT_TENSOR_METHODS and self.tensor_kind(f.value, ctx, d) == DEVICE:
@@ -390,20 +390,41 @@ class Tensors:
                 return True
         return False
 
-    def _module_object(self, expr, ctx) -> bool:
-        """``expr`` may hold a module or a loss object rather than a tensor: a model
-        (:meth:`is_model`), or a value built by any ``torch.nn`` constructor
-        (``nn.CrossEntropyLoss()``), directly or through names."""
-        if type(expr) is ast.Call:
-            q = self.call_name(expr, ctx)
-            return q is not None and q.startswith("torch.nn.") or self._model_value(expr, ctx)
-        if self.is_model(expr, ctx) or _model_like(expr):
-            return True  # (a parameter named like a model, a criterion or a config: not a tensor)
-        if type(expr) in (ast.Name, ast.Attribute) and self.qualname(expr, ctx) is None:
-            for v, c in self.resolve_values(expr, ctx) or ():
-                if type(v) is ast.Call and (self.call_name(v, c) or "").startswith("torch.nn."):
-                    return True
-        return False
+    #: iterables whose items are modules, not tensors
+    _MODULE_ITERS = frozenset({"modules", "children", "named_modules", "named_children"})
+
+    def _batch_or_tensor(self, expr, ctx, d) -> bool:
+        """``expr`` (what ``.to(device)`` is called on) is visibly a tensor or a batch: a CPU
+        tensor (``torch.randn(4)``, ``x.cpu()``, through names), or a loop target drawn from an iterable (``for x, y in
+        loader:``), an item or attribute of one (``batch["ids"]``, ``batch.ids``). A module, a
+        loss object, a parameter or anything else moved the same way is not taken for a tensor
+        (``print(model)`` after ``model = build().to(device)`` reads nothing)."""
+        if self.cpu_tensor(expr, ctx):
+            return True  # torch.randn(4), x.cpu(), through names
+        node = expr
+        while type(node) in (ast.Subscript, ast.Attribute):
+            node = node.value
+        if type(node) is not ast.Name:
+            return False
+        bindings = self._bindings_before(node, ctx)
+        if not bindings:
+            return False
+        loops = self._for_loops_at()
+        hosts = self.loop_targets()
+        for line, kind, _, b_ctx in bindings:
+            scope = b_ctx.scope if b_ctx is not None else ctx.scope
+            if kind != "unknown" or hosts.get((id(scope), node.id, line)) == HOST:
+                return False
+            found = False
+            for loop in loops.get((id(scope), line), ()):
+                it = loop.node.iter
+                if type(it) is ast.Call and type(it.func) is ast.Attribute and it.func.attr in self._MODULE_ITERS:
+                    return False
+                if node.id in _target_names(loop.node.target):
+                    found = True
+            if not found:
+                return False
+        return True
 
     def _to_xla(self, call, ctx) -> bool:
         """``x.to(dev)`` (or ``device=dev``) where every value ``dev`` may have is the XLA device."""

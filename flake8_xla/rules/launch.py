@@ -534,7 +534,8 @@ def _collective_helpers(model) -> dict:
         return table
     launched = model.launched()
     drivers = _drivers(model)
-    direct = {id(f): id(f) not in launched and id(f) not in drivers and any(model.call_name(c, x) in PARENT_COLLECTIVES for c, x in f.calls if model.in_xla_code(x))
+    direct = {id(f): id(f) not in launched and id(f) not in drivers
+              and any(model.call_name(c, x) in PARENT_COLLECTIVES for c, x in f.calls if model.in_xla_code(x))
               for f in model.functions}
     table = dict(model.closure_over_callers("collective_helpers", direct))
     for k in drivers:  # a driver's calls are judged inside it (no second finding at its call)
