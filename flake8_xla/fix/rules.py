@@ -160,6 +160,25 @@ def _drop_last(b, node):
     return True
 
 
+# -- XLA7: precision ---------------------------------------------------------------------
+
+@fixes("XLA706")
+def _bfloat16(b, node):
+    """``torch.float16`` / ``torch.half`` -> ``torch.bfloat16`` (the root kept: ``th.half`` ->
+    ``th.bfloat16``), ``"float16"`` -> ``"bfloat16"``, ``x.half`` (of ``x.half()``) ->
+    ``x.bfloat16``; a dtype held in a name is left for a human."""
+    if isinstance(node, cst.Attribute) and node.attr.value in ("float16", "half"):
+        b.applicability = UNSAFE  # 8 bits of mantissa instead of 11; fp16-specific code changes
+        b.edit(node, lambda a: a.with_changes(attr=cst.Name("bfloat16")), "bfloat16")
+        return True
+    if isinstance(node, cst.SimpleString) and string_value(node) is not None:
+        b.applicability = UNSAFE
+        literal = string("bfloat16", quote_of(node))
+        b.edit(node, lambda _: literal, "bfloat16")
+        return True
+    return False
+
+
 # -- XLA4: devices -----------------------------------------------------------------------
 
 def _literal_device(node) -> bool:

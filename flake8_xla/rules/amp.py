@@ -6,6 +6,7 @@ import ast
 
 from .. import api_table
 from ..model.runtime import str_value
+from ..model.tensors import TORCH_FACTORIES
 from ..registry import ENV, Rule, rule
 from ._common import env_finding
 
@@ -262,6 +263,189 @@ class DeprecatedPrecisionEnv(Rule):
 
     def check(self, model):
         yield from env_finding(self, model, ("XLA705",))
+
+
+#: what a ``dtype=`` of a module or tensor builder may name for float16
+FP16_STRINGS = ("float16", "half", "fp16")
+#: calls whose arguments are written out (an fp16 copy exported from the device is no TPU compute)
+_EXPORTS = ("torch.save", "torch.onnx.export", "torch.jit.save", "safetensors.torch.save_file",
+            "safetensors.torch.save", "safetensors.torch.save_model", "torch_xla.core.xla_model.save")
+_EXPORT_METHODS = frozenset({"save_pretrained", "push_to_hub", "save_model", "save_checkpoint"})
+#: transformers builders whose ``torch_dtype=`` (``dtype=`` since 4.56) sets the weights' dtype
+_PRETRAINED_METHODS = frozenset({"from_pretrained", "from_config", "_from_config"})
+_PIPELINES = ("transformers.pipeline", "transformers.pipelines.pipeline")
+_GPU_DEVICES = ("CUDA", "GPU", "ROCM")
+_RECEIVER_HOST = frozenset({"cpu", "numpy", "state_dict", "detach_cpu"})
+
+
+@rule
+class Fp16OnTpu(Rule):
+    """## What it does
+    Flags float16 asked for in XLA code: `x.half()`, `x.to(torch.float16)` (also
+    `.to(device, torch.half)`, `.to(dtype=...)`), `dtype=torch.float16` on a torch factory that
+    builds on a device (`torch.zeros(..., device=device, dtype=torch.half)`),
+    `torch_dtype=torch.float16` (or `dtype=`, `"float16"`) on a transformers
+    `from_pretrained` / `from_config` / `pipeline(...)`, and
+    `torch.set_default_dtype(torch.float16)`. Reported at the `.half` method or at the dtype
+    argument.
+
+    ## Why is this bad?
+    TPUs compute in bfloat16; float16 is not a TPU compute type, and a model converted to
+    it fails when XLA compiles ops it has no float16 kernel for (transformers#22690:
+    `model.half()` on a TPU VM aborts with SIGABRT in a division). bfloat16 has float32's
+    range, needs no loss scaling, and is what the TPU matrix units take.
+
+    ## Known problems
+    Silent in branches XLA never takes (`if torch.cuda.is_available():`), in a module that
+    sets `PJRT_DEVICE` to `CUDA` / `GPU` or imports Triton kernels (XLA:GPU, which computes
+    in float16: torch_xla runs Triton kernels on GPUs only), for a copy visibly on
+    the CPU (`model.cpu().half()`, `x.to("cpu", torch.float16)`, a CPU factory) or one
+    written out (`torch.save(...)`, `save_pretrained(...)` arguments), and for dtype
+    comparisons (`if x.dtype == torch.float16:`). A dtype held in a name set elsewhere is
+    followed only through plain assignments; `dtype=torch.float16 if fp16 else ...` is
+    unknown and not reported. Autocast dtypes are XLA703's.
+
+    Measured on 2.9 (CPU, one replica): float16 forward and backward run on XLA:CPU (its
+    compiler has float16), so the abort is the TPU's and cannot be shown there; the thread
+    and the torch_xla guides (bfloat16 only on TPU) are the evidence.
+
+    ## Example
+    ```python
+    model = AutoModel.from_pretrained(name, torch_dtype=torch.float16)
+    model = model.to(torch_xla.device()).half()
+    ```
+
+    ## Use instead
+    ```python
+    model = AutoModel.from_pretrained(name, torch_dtype=torch.bfloat16)
+    model = model.to(torch_xla.device()).bfloat16()
+    ```
+
+    ## References
+    - huggingface/transformers#22690 ("TPUs do not support float16, only bfloat16"; the
+      SIGABRT with `model.half()`)
+    - torch_xla `docs/source/perf/amp.md` ("TPU's use bfloat16"); `torch_xla/amp/autocast_mode.py`
+      (TPU autocast takes only bfloat16)
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA706"
+    name = "fp16-on-tpu"
+    message = "float16 in XLA code: TPUs compute in bfloat16, fp16 ops can abort"
+    fix = "use torch.bfloat16"
+    FIX_HALF = "use .bfloat16()"
+    severity = "E"
+    versions = "2.0+"
+    fix_applicability = "unsafe"
+    reported_at = 'the `.half` of `x.half()`, or the float16 dtype argument'
+    bad = ["import torch\nimport torch_xla\nmodel = torch.nn.Linear(2, 2).to(torch_xla.device()).half()\n",
+           "import torch\nimport torch_xla\nfrom transformers import AutoModel\n"
+           "model = AutoModel.from_pretrained('gpt2', torch_dtype=torch.float16)\n"]
+    good = ["import torch\nimport torch_xla\nmodel = torch.nn.Linear(2, 2).to(torch_xla.device()).bfloat16()\n",
+            "import torch\nimport torch_xla\nmodel = torch.nn.Linear(2, 2)\n"
+            "if torch.cuda.is_available():\n    model = model.cuda().half()\n"]
+
+    def check(self, model):
+        if any(key == "PJRT_DEVICE" and str(model.const(value, ctx)).upper() in _GPU_DEVICES
+               for key, _, value, ctx in model.env_writes() if value is not None):
+            return  # XLA:GPU: float16 is a GPU compute type
+        if any("triton" in (node.module or "") or "triton" in alias.name for node, alias, _, _ in model.import_froms) \
+                or any("triton" in alias.name for _, alias, _, _ in model.imports):
+            return  # Triton kernels run on XLA:GPU only (torch_xla.experimental.triton)
+        exported = None
+        for call, ctx in model.method_calls("half"):
+            if call.args or call.keywords or not model.in_xla_code(ctx) or model.call_name(call, ctx) is not None:
+                continue
+            exported = exported if exported is not None else _export_args(model)
+            if not self._on_host(model, call.func.value, ctx) and id(call) not in exported:
+                yield self.finding(call.func, None, self.FIX_HALF)
+        for call, ctx in model.method_calls("to"):
+            if not model.in_xla_code(ctx) or model.call_name(call, ctx) is not None:
+                continue
+            args = [a for a in call.args if type(a) is not ast.Starred] + [
+                k.value for k in call.keywords if k.arg in ("dtype", None)]
+            for arg in args:
+                if self._fp16(model, arg, ctx, strings=False):
+                    exported = exported if exported is not None else _export_args(model)
+                    if not (self._on_host(model, call.func.value, ctx) or model.move_target(call, ctx) == "cpu"
+                            or model._to_cpu(call, ctx) or id(call) in exported):
+                        yield self.finding(arg)
+                    break
+        for call, ctx in model.keyword_calls("dtype", "torch_dtype"):
+            if not model.in_xla_code(ctx):
+                continue
+            arg = self._builder_dtype(model, call, ctx)
+            if arg is not None:
+                yield self.finding(arg)
+        for call, ctx in model.calls_to("torch.set_default_dtype"):
+            arg = model.kwarg(call, "d", 0)
+            if model.in_xla_code(ctx) and isinstance(arg, ast.AST) and self._fp16(model, arg, ctx, strings=False):
+                yield self.finding(arg)
+
+    def _builder_dtype(self, model, call, ctx):
+        """The float16 ``dtype=`` / ``torch_dtype=`` of a torch factory building off the CPU or
+        of a transformers builder; None otherwise."""
+        f = call.func
+        q = model.call_name(call, ctx)
+        if q in TORCH_FACTORIES:
+            arg = model.kwarg(call, "dtype")
+            if not isinstance(arg, ast.AST) or not self._fp16(model, arg, ctx, strings=False):
+                return None
+            dev = model.kwarg(call, "device")
+            if dev is None and not model.default_device_set():
+                return None  # a CPU tensor
+            if isinstance(dev, ast.AST) and model._factory_kind(call, ctx) == "host":
+                return None
+            return arg
+        if q in _PIPELINES or (type(f) is ast.Attribute and f.attr in _PRETRAINED_METHODS and (
+                q is None or q.startswith("transformers."))):
+            for name in ("torch_dtype", "dtype"):
+                arg = model.kwarg(call, name)
+                if isinstance(arg, ast.AST) and self._fp16(model, arg, ctx, strings=True):
+                    return arg
+        return None
+
+    @staticmethod
+    def _fp16(model, arg, ctx, strings: bool) -> bool:
+        """``arg`` is ``torch.float16`` / ``torch.half`` (through module aliases), or with
+        ``strings`` the transformers spelling ``"float16"``."""
+        if type(arg) in (ast.Name, ast.Attribute) and model.qualname(arg, ctx) in FP16:
+            return True
+        if strings:
+            value = model.const(arg, ctx)
+            return isinstance(value, str) and value.lower() in FP16_STRINGS
+        return False
+
+    @staticmethod
+    def _on_host(model, receiver, ctx) -> bool:
+        """The receiver is visibly a CPU copy: ``.cpu()`` / ``.numpy()`` / ``.state_dict()``
+        / ``.to("cpu")`` in its chain, or a tensor built on the CPU."""
+        node = receiver
+        for _ in range(16):
+            if type(node) is ast.Call:
+                f = node.func
+                if type(f) is ast.Attribute and (f.attr in _RECEIVER_HOST or (
+                        f.attr == "to" and model._to_cpu(node, ctx))):
+                    return True
+                node = f.value if type(f) is ast.Attribute else None
+            elif type(node) in (ast.Attribute, ast.Subscript):
+                node = node.value
+            else:
+                break
+        return model.cpu_tensor(receiver, ctx)
+
+
+def _export_args(model) -> set[int]:
+    """ids of the calls inside the arguments of a save or export call."""
+    out: set[int] = set()
+    sites = list(model.calls_to(*_EXPORTS)) + list(model.method_calls(*_EXPORT_METHODS))
+    for call, _ in sites:
+        for arg in list(call.args) + [k.value for k in call.keywords]:
+            out.update(id(n) for n in ast.walk(arg) if type(n) is ast.Call)
+        f = call.func
+        if type(f) is ast.Attribute and f.attr in _EXPORT_METHODS:
+            out.update(id(n) for n in ast.walk(f.value) if type(n) is ast.Call)  # model.half().save_pretrained()
+    return out
 
 
 XLA_GRAD_SCALERS = ("torch_xla.amp.GradScaler", "torch_xla.amp.grad_scaler.GradScaler")
