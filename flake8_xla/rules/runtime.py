@@ -11,6 +11,7 @@ from .. import api_table
 from ..model import UNKNOWN
 from ..model.replicas import is_rank_value
 from ..model.runtime import SPMD_PACKAGES, dotted, frames_within
+from ..model.tensors import TORCH_FACTORIES
 from ..registry import Rule, rule
 from ._common import at_least, device_call, short_name
 
@@ -186,6 +187,182 @@ class InitializeCachePlacement(Rule):
         else:
             return None
         return problem if _same_for_every_process(model, path, ctx) else None
+
+
+#: calls that start the XLA runtime on a non-SPMD device (a device handle, its RNG, an ordinal,
+#: a sync): measured on 2.9 (CPU), each before `xr.use_spmd()` makes the pytorch/xla#9735
+#: program SIGSEGV (`devices()`, `get_xla_supported_devices()`, `wait_device_ops()`,
+#: `addressable_device_count()`: RuntimeError); `xr.world_size()`, `global_runtime_device_count()`,
+#: `process_index()`, `process_count()`, `device_type()`, `torch.manual_seed` and
+#: `initialize_cache` do not
+RUNTIME_STARTS = frozenset({
+    "torch_xla.device", "torch_xla.core.xla_model.xla_device", "torch_xla.runtime.xla_device", "torch_xla.devices",
+    "torch_xla.core.xla_model.get_xla_supported_devices", "torch_xla.core.xla_model.set_rng_state",
+    "torch_xla.core.xla_model.get_rng_state", "torch_xla.manual_seed", "torch_xla.runtime.global_ordinal",
+    "torch_xla.runtime.local_ordinal", "torch_xla.core.xla_model.get_ordinal",
+    "torch_xla.core.xla_model.get_local_ordinal", "torch_xla.core.xla_model.is_master_ordinal",
+    "torch_xla.runtime.addressable_device_count", "torch_xla.sync", "torch_xla.core.xla_model.mark_step",
+    "torch_xla.core.xla_model.wait_device_ops",
+})
+USE_SPMD = "torch_xla.runtime.use_spmd"
+
+
+def _unconditional(ctx, base) -> bool:
+    """No ``if`` frame between ``ctx``'s frames and ``base`` (the function's own)."""
+    node = ctx.frames or None
+    while node is not None and node is not base:
+        if type(node.frame) is tuple:
+            return False
+        node = node.parent
+    return True
+
+
+@rule
+class UseSpmdAfterRuntimeStart(Rule):
+    """## What it does
+    Flags `xr.use_spmd()` reached after the XLA runtime was used on the same path: a device
+    (`torch_xla.device()`, `xm.xla_device()`), its RNG (`xm.set_rng_state`,
+    `torch_xla.manual_seed`), an ordinal (`xr.global_ordinal()`, `xm.is_master_ordinal()`), a
+    sync, or a tensor or module placed on the device, earlier in the same function (on every
+    path to the call), in a module helper called before it that does so unconditionally, or
+    in a caller before the call that leads to it (three levels up; module level before the
+    `main()` call).
+
+    ## Why is this bad?
+    `use_spmd()` switches the runtime to one virtual SPMD device. Once a real device was
+    handed out, torch_xla warns "Replicating tensors already initialized on non-virtual XLA
+    device" and forces the switch; tensors made afterwards without a sharding then crash
+    the process (pytorch/xla#9735: SIGSEGV at the first computation), and every tensor made
+    before is replicated onto every device (pytorch/xla#6680).
+
+    ## Known problems
+    Only calls and moves the model sees run the runtime: a library that creates the device
+    inside (`accelerate`, a trainer) is not followed, nor a helper that does so under a
+    condition. Counts that do not touch a device (`xr.world_size()`,
+    `xr.global_runtime_device_count()`, `xr.process_index()`, `xr.device_type()`) and
+    `torch.manual_seed` are fine before it. A branch that cannot run with the call
+    (`if spmd: xr.use_spmd()` / `else: device = torch_xla.device()`) is not the same path.
+
+    Measured on 2.9 (CPU, one replica): the #9735 program runs with `xr.use_spmd()` first and
+    dies with SIGSEGV (exit 139) after the "Replicating tensors" warning when
+    `torch_xla.device()`, `xm.xla_device()`, `xm.set_rng_state(42)`, `xm.get_rng_state()`,
+    `torch_xla.manual_seed(1)`, `xr.global_ordinal()`, `xr.local_ordinal()`,
+    `xm.is_master_ordinal()`, `torch_xla.sync()`, `xm.mark_step()`,
+    `torch.zeros(2, device="xla")` or `nn.Linear(2, 2).to("xla")` ran before it;
+    `torch_xla.devices()`, `xm.wait_device_ops()` and `xr.addressable_device_count()` before
+    it raise `RuntimeError: Check failed ... CPU:0`; `xr.world_size()`,
+    `xr.global_runtime_device_count()`, `xr.process_index()`, `xr.process_count()`,
+    `xr.device_type()`, `torch.manual_seed(0)` and `xr.initialize_cache(...)` before it are
+    harmless.
+
+    ## Example
+    ```python
+    device = torch_xla.device()
+    xm.set_rng_state(42)
+    xr.use_spmd()
+    ```
+
+    ## Use instead
+    ```python
+    xr.use_spmd()      # first, before any device, RNG state or XLA tensor
+    device = torch_xla.device()
+    xm.set_rng_state(42)
+    ```
+
+    ## References
+    - torch_xla `torch_xla/runtime.py` `use_spmd` (the "Replicating tensors already
+      initialized" warning and `_xla_force_spmd_device`, #6680, 2.3-2.9; "call use_spmd() in
+      the beginning of the program")
+    - pytorch/xla#9735 (SIGSEGV for unmarked tensors after `torch_xla.device()` or a seed)
+    - torch_xla `docs/source/perf/spmd_basic.md` (`xr.use_spmd()` at the top)
+    - Applies to torch_xla 2.1-2.9 (`xr.use_spmd()` since 2.1).
+    """
+
+    code = "XLA906"
+    name = "use-spmd-after-runtime-start"
+    message = "xr.use_spmd() after the runtime started: SIGSEGV or replicated tensors"
+    fix = "call it first, before any device, seed or XLA tensor"
+    severity = "E"
+    versions = "2.1+"
+    reported_at = 'the `xr.use_spmd()` call'
+    bad = ["import torch_xla\nimport torch_xla.runtime as xr\ndevice = torch_xla.device()\nxr.use_spmd()\n",
+           "import torch_xla.core.xla_model as xm\nimport torch_xla.runtime as xr\n"
+           "def main():\n    xm.set_rng_state(42)\n    xr.use_spmd()\n"]
+    good = ["import torch_xla\nimport torch_xla.runtime as xr\nxr.use_spmd()\ndevice = torch_xla.device()\n",
+            "import torch_xla.runtime as xr\nn = xr.global_runtime_device_count()\nxr.use_spmd()\n"]
+
+    DEPTH = 3
+
+    def check(self, model):
+        if not _available(self.settings, "torch_xla.runtime", "use_spmd"):
+            return
+        for call, ctx in model.calls_to(USE_SPMD):
+            if not model.in_xla_code(ctx) or model.is_launched(ctx, multi_only=True):
+                continue
+            start = self._started_before(model, call, ctx)
+            if start is not None:
+                yield self.finding(call, "xr.use_spmd() after the runtime started "
+                                         f"(line {start.lineno}): SIGSEGV or replicated tensors")
+
+    def _started_before(self, model, node, ctx):
+        """The first runtime start on every path to ``node`` (its function, then its callers)."""
+        todo = [(node, ctx, 0)]
+        seen: set[int] = set()
+        while todo:
+            n, c, depth = todo.pop(0)
+            for start, sctx in self._starts(model).get(id(c.scope), ()):
+                if start.lineno >= n.lineno:
+                    break
+                if getattr(start, "end_lineno", start.lineno) < n.lineno \
+                        and model.branch_frames(sctx) <= model.branch_frames(c) \
+                        and not model.exclusive((start, sctx), (n, c)):
+                    return start
+            if c.func is None or depth >= self.DEPTH or id(c.func) in seen:
+                continue
+            seen.add(id(c.func))
+            for site, sctx in model.calls_of(c.func):
+                if not model.is_launched(sctx) and sctx.scope.kind != "lambda":
+                    todo.append((site, sctx, depth + 1))
+        return None
+
+    def _starts(self, model) -> dict:
+        """``id(scope) -> [(node, ctx)]`` sorted by line: the calls that start the runtime,
+        moves and factories that place on the XLA device, and calls of module functions
+        that do so unconditionally, in XLA-on code."""
+        table = model._cache.get("xla906_starts")
+        if table is not None:
+            return table
+        table = {}
+        for call, ctx in model.calls:
+            if model.in_xla_code(ctx) and self._starts_here(model, call, ctx, 0):
+                table.setdefault(id(ctx.scope), []).append((call, ctx))
+        for rows in table.values():
+            rows.sort(key=lambda r: (r[0].lineno, r[0].col_offset))
+        model._cache["xla906_starts"] = table
+        return table
+
+    def _starts_here(self, model, call, ctx, depth) -> bool:
+        q = model.call_name(call, ctx)
+        if q is not None:
+            if q in RUNTIME_STARTS:
+                return True
+            return q in TORCH_FACTORIES and model._factory_kind(call, ctx) == "device"
+        f = call.func
+        if type(f) is ast.Attribute and f.attr in ("to", "xla") and model.move_target(call, ctx) == "xla":
+            return True
+        if depth >= 2:
+            return False
+        return any(self._func_starts(model, g, depth + 1) for g in model.function_of(f, ctx))
+
+    def _func_starts(self, model, func, depth) -> bool:
+        key = ("xla906_func", id(func))
+        cache = model._cache
+        if key not in cache:
+            cache[key] = False  # recursion: unknown
+            base = func.ctx.frames if func.ctx is not None else None
+            cache[key] = any(c.func is func and _unconditional(c, base) and self._starts_here(model, call, c, depth)
+                             for call, c in func.calls)
+        return cache[key]
 
 
 #: process-level counts and ordinals that are 1 / 0 under SPMD (one process drives every
