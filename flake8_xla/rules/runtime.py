@@ -365,6 +365,181 @@ class UseSpmdAfterRuntimeStart(Rule):
         return cache[key]
 
 
+#: the host's share of a multi-host SPMD run (pytorch/xla#5331's sampler arguments)
+PROCESS_APIS = frozenset({"torch_xla.runtime.process_index", "torch_xla.runtime.process_count",
+                          "torch_xla.runtime.host_index"})
+_DEVICE_LOADERS = ("torch_xla.distributed.parallel_loader.MpDeviceLoader",
+                   "torch_xla.distributed.parallel_loader.ParallelLoader")
+
+
+@rule
+class SpmdHostLocalBatch(Rule):
+    """## What it does
+    In an SPMD program whose `DataLoader` gives each host its own share of the data (a
+    sampler or dataset split by `xr.process_index()` / `xr.process_count()`: the
+    multi-host recipe), flags `xs.mark_sharding(...)` of a batch drawn from that loader
+    inside the loop over it (the loop's target, an item of it, or a name assigned from
+    it in the loop). A hint, reported at the `mark_sharding` call.
+
+    ## Why is this bad?
+    `mark_sharding` treats its tensor as the *global* value: every host must pass the same
+    full tensor, and each keeps only the shards of its own devices. A host-local batch
+    differs per host, so each host keeps its devices' slice of its own batch and drops the
+    rest: with N hosts most of every host's data never reaches a device, and the logical
+    global batch is one host's batch size (pytorch/xla#7850). The loader has to say that
+    its batches are host-local: `MpDeviceLoader(..., input_sharding=ShardingSpec(...,
+    minibatch=True))` assembles the global batch from every host's share.
+
+    ## Known problems
+    A hint: a run on one host (`process_count() == 1`) loses nothing. Only a sharding
+    call in the loop body over the loader's batches is reported (not one in a helper the
+    loop calls), and only when the split names `xr.process_index()` /
+    `xr.process_count()` (through names); activations and parameters are not batches. A
+    loop over an `MpDeviceLoader` / `ParallelLoader` given `input_sharding=` is left alone.
+
+    ## Example
+    ```python
+    sampler = DistributedSampler(ds, num_replicas=xr.process_count(), rank=xr.process_index())
+    loader = DataLoader(ds, batch_size=8, sampler=sampler)
+    for x, y in loader:
+        x = x.to(device)
+        xs.mark_sharding(x, mesh, ("data", None))
+    ```
+
+    ## Use instead
+    ```python
+    loader = pl.MpDeviceLoader(
+        DataLoader(ds, batch_size=8, sampler=sampler), device,
+        input_sharding=xs.ShardingSpec(mesh, ("data", None), minibatch=True))
+    for x, y in loader:
+        ...
+    ```
+
+    ## References
+    - pytorch/xla#7850 (multi-host SPMD with host-local batches and `mark_sharding`)
+    - pytorch/xla#5331 (multi-host batch sharded data loading: the `process_count()` /
+      `process_index()` sampler and `ShardingSpec(..., minibatch=True)`, 2.1);
+      `torch_xla/distributed/spmd/xla_sharding.py` `ShardingSpec.minibatch` (2.1-2.9)
+    - torch_xla `docs/source/perf/spmd_advanced.md` "Sharding-Aware Host-to-Device Data Loading"
+    - Applies to torch_xla 2.1-2.9.
+    """
+
+    code = "XLA907"
+    name = "spmd-host-local-batch"
+    message = "mark_sharding of a host-local batch drops most of each host's data"
+    fix = "use MpDeviceLoader(..., input_sharding=ShardingSpec(mesh, spec, minibatch=True))"
+    severity = "W"
+    versions = "2.1+"
+    hint = True
+    reported_at = 'the `xs.mark_sharding(...)` call'
+    bad = ["import torch_xla.runtime as xr\nimport torch_xla.distributed.spmd as xs\n"
+           "from torch.utils.data import DataLoader, DistributedSampler\n"
+           "def train(ds, mesh, device):\n    xr.use_spmd()\n"
+           "    sampler = DistributedSampler(ds, num_replicas=xr.process_count(), rank=xr.process_index())\n"
+           "    for x in DataLoader(ds, batch_size=8, sampler=sampler):\n"
+           "        x = x.to(device)\n        xs.mark_sharding(x, mesh, ('data', None))\n"]
+    good = ["import torch_xla.runtime as xr\nimport torch_xla.distributed.spmd as xs\n"
+            "from torch.utils.data import DataLoader\n"
+            "def train(ds, mesh, device):\n    xr.use_spmd()\n"
+            "    for x in DataLoader(ds, batch_size=8):\n"
+            "        x = x.to(device)\n        xs.mark_sharding(x, mesh, ('data', None))\n"]
+
+    def check(self, model):
+        if self.settings.target_version < (2, 1) or not model.spmd_program():
+            return
+        marks = [q for q in model.call_index() if q.startswith(SPMD_PACKAGES) and q.endswith(".mark_sharding")]
+        if not marks:
+            return
+        by_loop: dict[int, list] = {}
+        for call, ctx in model.calls_to(*marks):
+            if call.args and model.in_xla_code(ctx):
+                for loop in ctx.loops:
+                    by_loop.setdefault(id(loop), []).append((call, ctx))
+        seen: set[int] = set()
+        for loop in model.loops:
+            marked = by_loop.get(id(loop))
+            if not marked or type(loop.node) not in (ast.For, ast.AsyncFor) or not self._host_local(model, loop):
+                continue
+            batch = self._batch_names(loop.node)
+            for call, ctx in marked:
+                if _batch_root(call.args[0]) in batch and id(call) not in seen:
+                    seen.add(id(call))
+                    yield self.finding(call)
+
+    def _host_local(self, model, loop) -> bool:
+        """The loop iterates a ``DataLoader`` split per host, and no device loader given
+        ``input_sharding=`` stands between."""
+        it = loop.node.iter
+        if self._input_sharded(model, it, loop.ctx, 0):
+            return False
+        return any(self._per_host(model, call, c) for call, c in model.loader_sources(it, loop.ctx))
+
+    def _input_sharded(self, model, expr, ctx, depth) -> bool:
+        if depth > 6:
+            return False
+        if type(expr) is ast.Name:
+            return any(v is not None and self._input_sharded(model, v, c, depth + 1)
+                       for v, c in model.values(expr, ctx) or ())
+        if type(expr) is not ast.Call:
+            return False
+        f = expr.func
+        if model.call_name(expr, ctx) in _DEVICE_LOADERS:
+            return any(k.arg in ("input_sharding", None) for k in expr.keywords)
+        if type(f) is ast.Attribute:
+            return self._input_sharded(model, f.value, ctx, depth + 1)  # ParallelLoader(...).per_device_loader(d)
+        if type(f) is ast.Name and f.id in ("enumerate", "iter", "tqdm") and expr.args:
+            return self._input_sharded(model, expr.args[0], ctx, depth + 1)
+        return False
+
+    def _per_host(self, model, call, ctx) -> bool:
+        """The loader's sampler or dataset names ``xr.process_index()`` / ``process_count()``."""
+        args = [a for a in (model.kwarg(call, "sampler", 3), model.kwarg(call, "dataset", 0),
+                            model.kwarg(call, "batch_sampler", 4)) if isinstance(a, ast.AST)]
+        return any(self._names_process(model, a, ctx, 0) for a in args)
+
+    def _names_process(self, model, expr, ctx, depth) -> bool:
+        if depth > 4:
+            return False
+        for n in ast.walk(expr):
+            t = type(n)
+            if t is ast.Call and model.call_name(n, ctx) in PROCESS_APIS:
+                return True
+            if t is ast.Name and type(n.ctx) is ast.Load and model.qualname(n, ctx) is None:
+                for v, c in model.values(n, ctx) or ():
+                    if v is not None and c is not None and self._names_process(model, v, c, depth + 1):
+                        return True
+        return False
+
+    @staticmethod
+    def _batch_names(loop_node) -> set[str]:
+        """The loop's target names and the names assigned in its body from them."""
+        names = {n.id for n in ast.walk(loop_node.target) if type(n) is ast.Name}
+        for stmt in loop_node.body:
+            for node in ast.walk(stmt) if type(stmt) not in (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                               ast.ClassDef) else ():
+                if type(node) is ast.Assign and (_batch_root(node.value) in names or (
+                        type(node.value) is ast.Tuple and any(_batch_root(e) in names for e in node.value.elts))):
+                    for target in node.targets:
+                        names.update(n.id for n in ast.walk(target) if type(n) is ast.Name)
+        return names
+
+
+def _batch_root(expr) -> str | None:
+    """The name a batch expression hangs from: ``batch["x"].to(dev).view(...)`` -> ``batch``; a
+    call of a function (``model(x)``: an activation) has none."""
+    for _ in range(16):
+        t = type(expr)
+        if t is ast.Name:
+            return expr.id
+        if t in (ast.Subscript, ast.Attribute):
+            expr = expr.value
+        elif t is ast.Call and type(expr.func) is ast.Attribute:
+            expr = expr.func.value
+        else:
+            return None
+    return None
+
+
 #: process-level counts and ordinals that are 1 / 0 under SPMD (one process drives every
 #: device): test/spmd/test_xla_spmd_python_api_interaction.py, 2.1-2.9
 _COUNTS = ("torch_xla.runtime.world_size", "torch_xla.runtime.global_device_count",
