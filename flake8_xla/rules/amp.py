@@ -281,33 +281,42 @@ _RECEIVER_HOST = frozenset({"cpu", "numpy", "state_dict", "detach_cpu"})
 @rule
 class Fp16OnTpu(Rule):
     """## What it does
-    Flags float16 asked for in XLA code: `x.half()`, `x.to(torch.float16)` (also
-    `.to(device, torch.half)`, `.to(dtype=...)`), `dtype=torch.float16` on a torch factory that
-    builds on a device (`torch.zeros(..., device=device, dtype=torch.half)`),
+    Flags float16 asked for in XLA code: `x.half()` and `x.to(torch.float16)` (also
+    `.to(device, torch.half)`, `.to(dtype=...)`) of a module or of a tensor on the device
+    (moved in the same call or before it in the chain), `dtype=torch.float16` on a torch
+    factory that builds off the CPU (`torch.zeros(..., device=device, dtype=torch.half)`),
     `torch_dtype=torch.float16` (or `dtype=`, `"float16"`) on a transformers
     `from_pretrained` / `from_config` / `pipeline(...)`, and
     `torch.set_default_dtype(torch.float16)`. Reported at the `.half` method or at the dtype
     argument.
 
     ## Why is this bad?
-    TPUs compute in bfloat16; float16 is not a TPU compute type, and a model converted to
-    it fails when XLA compiles ops it has no float16 kernel for (transformers#22690:
-    `model.half()` on a TPU VM aborts with SIGABRT in a division). bfloat16 has float32's
-    range, needs no loss scaling, and is what the TPU matrix units take.
+    TPUs compute in bfloat16 and have no float16 units. XLA:TPU lowers some float16 ops
+    (elementwise ones, upcast inside) and not others: models converted to float16 have
+    failed to compile or aborted (transformers#22690, 2023: SIGABRT in a division after
+    `model.half()`; pytorch/xla#8223, 2024: a diffusers pipeline loaded with
+    `torch_dtype=torch.float16`), and what runs is no faster than bfloat16 while keeping
+    float16's narrow range (overflow without a loss scaler). bfloat16 has float32's range,
+    needs no loss scaling, and is what the TPU matrix units take.
 
     ## Known problems
     Silent in branches XLA never takes (`if torch.cuda.is_available():`), in a module that
     sets `PJRT_DEVICE` to `CUDA` / `GPU` or imports Triton kernels (XLA:GPU, which computes
-    in float16: torch_xla runs Triton kernels on GPUs only), for a copy visibly on
-    the CPU (`model.cpu().half()`, `x.to("cpu", torch.float16)`, a CPU factory) or one
+    in float16: torch_xla runs Triton kernels on GPUs only), for a receiver the model cannot
+    place (a parameter nothing moves, a tensor an op built on the CPU), for a copy visibly
+    on the CPU (`model.cpu().half()`, `x.to("cpu", torch.float16)`, a CPU factory) or one
     written out (`torch.save(...)`, `save_pretrained(...)` arguments), and for dtype
-    comparisons (`if x.dtype == torch.float16:`). A dtype held in a name set elsewhere is
-    followed only through plain assignments; `dtype=torch.float16 if fp16 else ...` is
-    unknown and not reported. Autocast dtypes are XLA703's.
+    comparisons (`if x.dtype == torch.float16:`). A dtype held in a name is followed through
+    plain assignments; `dtype=torch.float16 if fp16 else ...` is unknown and not reported.
+    Autocast dtypes are XLA703's. Code that tests float16 on purpose (torch_xla's own
+    tests) is reported: silence it with `# noqa: XLA706`.
 
-    Measured on 2.9 (CPU, one replica): float16 forward and backward run on XLA:CPU (its
-    compiler has float16), so the abort is the TPU's and cannot be shown there; the thread
-    and the torch_xla guides (bfloat16 only on TPU) are the evidence.
+    Measured on 2.9 (CPU, one replica): float16 forward and backward of a `Linear` run on
+    XLA:CPU, which has float16, so the TPU's failures cannot be shown there. torch_xla's
+    TPU CI runs a float16 `scan` carry (`test/scan/test_scan.py`,
+    `test_scan_different_dtypes`, listed in `test/tpu/run_tests.sh`): elementwise float16
+    works on current TPUs; the rule's premise is the failing ops and the lost range, not
+    that every float16 op fails.
 
     ## Example
     ```python
@@ -323,15 +332,16 @@ class Fp16OnTpu(Rule):
 
     ## References
     - huggingface/transformers#22690 ("TPUs do not support float16, only bfloat16"; the
-      SIGABRT with `model.half()`)
-    - torch_xla `docs/source/perf/amp.md` ("TPU's use bfloat16"); `torch_xla/amp/autocast_mode.py`
-      (TPU autocast takes only bfloat16)
+      SIGABRT with `model.half()`); pytorch/xla#8223 (float16 diffusers pipeline on TPU);
+      pytorch/xla#3041, #2939 ("float16 ... is not supported on TPU. TPU uses bfloat16")
+    - torch_xla `docs/source/perf/amp.md` ("TPUs natively support bfloat16");
+      `torch_xla/amp/autocast_mode.py` (TPU autocast takes only bfloat16)
     - Applies to torch_xla 2.0-2.9.
     """
 
     code = "XLA706"
     name = "fp16-on-tpu"
-    message = "float16 in XLA code: TPUs compute in bfloat16, fp16 ops can abort"
+    message = "float16 in XLA code: not a TPU compute type, ops can fail to compile"
     fix = "use torch.bfloat16"
     FIX_HALF = "use .bfloat16()"
     severity = "E"
@@ -357,7 +367,8 @@ class Fp16OnTpu(Rule):
             if call.args or call.keywords or not model.in_xla_code(ctx) or model.call_name(call, ctx) is not None:
                 continue
             exported = exported if exported is not None else _export_args(model)
-            if not self._on_host(model, call.func.value, ctx) and id(call) not in exported:
+            if not self._on_host(model, call.func.value, ctx) and id(call) not in exported \
+                    and self._device_side(model, call, ctx):
                 yield self.finding(call.func, None, self.FIX_HALF)
         for call, ctx in model.method_calls("to"):
             if not model.in_xla_code(ctx) or model.call_name(call, ctx) is not None:
@@ -368,7 +379,8 @@ class Fp16OnTpu(Rule):
                 if self._fp16(model, arg, ctx, strings=False):
                     exported = exported if exported is not None else _export_args(model)
                     if not (self._on_host(model, call.func.value, ctx) or model.move_target(call, ctx) == "cpu"
-                            or model._to_cpu(call, ctx) or id(call) in exported):
+                            or model._to_cpu(call, ctx) or id(call) in exported) \
+                            and self._device_side(model, call, ctx):
                         yield self.finding(arg)
                     break
         for call, ctx in model.keyword_calls("dtype", "torch_dtype"):
@@ -417,6 +429,31 @@ class Fp16OnTpu(Rule):
         return False
 
     @staticmethod
+    def _device_side(model, call, ctx) -> bool:
+        """``x.half()`` / ``x.to(...)`` works on the device: the call moves to the XLA device
+        (``.to(device, torch.half)``), its receiver is a device tensor or was moved there in
+        its chain (``model.to(device).half()``), or it is a module (which XLA code trains on
+        the device); an unknown receiver (a CPU tensor built by an op) is not."""
+        if model._to_xla(call, ctx):
+            return True
+        receiver = call.func.value
+        if model.tensor_kind(receiver, ctx) == "device":
+            return True
+        node = receiver
+        for _ in range(16):
+            if type(node) is ast.Call and type(node.func) is ast.Attribute:
+                if node.func.attr in ("to", "xla") and model.move_target(node, ctx) == "xla":
+                    return True
+                node = node.func.value
+            elif type(node) in (ast.Attribute, ast.Subscript):
+                node = node.value
+            else:
+                break
+        if type(node) is ast.Call:
+            return _builds_model(model, node, ctx)  # Net().half(), AutoModel.from_pretrained(...).half()
+        return type(node) in (ast.Name, ast.Attribute) and model.is_model(node, ctx)
+
+    @staticmethod
     def _on_host(model, receiver, ctx) -> bool:
         """The receiver is visibly a CPU copy: ``.cpu()`` / ``.numpy()`` / ``.state_dict()``
         / ``.to("cpu")`` in its chain, or a tensor built on the CPU."""
@@ -433,6 +470,11 @@ class Fp16OnTpu(Rule):
             else:
                 break
         return model.cpu_tensor(receiver, ctx)
+
+
+def _builds_model(model, call, ctx) -> bool:
+    """``Net(...)`` / ``AutoModel.from_pretrained(...)``: a call that builds a module."""
+    return model._model_value(call, ctx)
 
 
 def _export_args(model) -> set[int]:

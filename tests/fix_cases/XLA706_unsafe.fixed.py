@@ -13,5 +13,5 @@ def build(name, batch):
     other = AutoModel.from_pretrained(name, torch_dtype='bfloat16')
     model = model.to(device).bfloat16()
     x = batch.to(device, dtype=th.bfloat16)
-    y = batch.to(HALF)
+    y = x.to(HALF)
     return model, other, x, y

@@ -13,5 +13,5 @@ def build(name, batch):
     other = AutoModel.from_pretrained(name, torch_dtype='float16')
     model = model.to(device).half()
     x = batch.to(device, dtype=th.half)
-    y = batch.to(HALF)
+    y = x.to(HALF)
     return model, other, x, y
