@@ -177,6 +177,11 @@ def _reported_elsewhere(model, arg, ctx) -> bool:
 
 _DATALOADER = "torch.utils.data.DataLoader"
 _PARTIAL = ("functools.partial",)
+#: Hugging Face trainers (they build the loaders from ``args.dataloader_num_workers``)
+_TRAINERS = ("transformers.Trainer", "transformers.trainer.Trainer", "transformers.Seq2SeqTrainer",
+             "transformers.trainer_seq2seq.Seq2SeqTrainer")
+_TRAINING_ARGS = ("transformers.TrainingArguments", "transformers.training_args.TrainingArguments",
+                  "transformers.Seq2SeqTrainingArguments", "transformers.training_args_seq2seq.Seq2SeqTrainingArguments")
 #: DataLoader parameters whose objects the workers receive, with their positions
 _WORKER_ARGS = (("dataset", 0), ("collate_fn", 6), ("worker_init_fn", 10))
 
@@ -189,7 +194,11 @@ class LoaderWorkersHoldDeviceState(Rule):
     when the loader is built: an object constructed with one (`Collator(model)`,
     `TensorDataset(x.to(device))`, `functools.partial(collate, model=model)`), a lambda
     that reads one, or an instance of a module class whose `__init__` stores a device
-    tensor on `self` (`self.x = x.to(device)`). Reported at that argument.
+    tensor on `self` (`self.x = x.to(device)`). Also a Hugging Face `Trainer` /
+    `Seq2SeqTrainer` whose `TrainingArguments` set `dataloader_num_workers` above 0 and
+    whose `data_collator` holds a module (`DataCollatorForSeq2Seq(tokenizer, model=model)`,
+    the pytorch/xla#4131 shape): the Trainer moves its model to the device before it builds
+    the loaders. Reported at that argument.
 
     ## Why is this bad?
     Each worker gets its own copy of the dataset and the collate function. With the
@@ -197,7 +206,9 @@ class LoaderWorkersHoldDeviceState(Rule):
     they are pickled, and an XLA tensor has no storage to share: the loader fails at its
     first iteration ("XLA tensors do not have storage", pytorch/xla#4131, where the
     collator held the model). With `fork` the worker inherits the tensors but not the
-    runtime behind them: a worker that reads one hangs.
+    runtime behind them: a worker that reads one hangs, and one that never touches the
+    state it holds runs, so with `fork` (Linux's default before Python 3.14) a collator that
+    only carries the model is a failure waiting for a change of start method or Python.
 
     ## Known problems
     Only objects whose device state the model sees at the loader's line: a collator
@@ -257,6 +268,29 @@ class LoaderWorkersHoldDeviceState(Rule):
                 arg = model.kwarg(call, name, pos)
                 if isinstance(arg, ast.AST) and self._holds(model, arg, ctx, call.lineno, 0):
                     yield self.finding(arg)
+        for call, ctx in model.calls_to(*_TRAINERS):
+            # the Trainer moves its model to the XLA device before it builds the loaders: a
+            # collator holding a module holds device state in the workers (pytorch/xla#4131)
+            if not model.in_xla_code(ctx) or not self._trainer_workers(model, call, ctx):
+                continue
+            arg = model.kwarg(call, "data_collator", 2)
+            if isinstance(arg, ast.AST) and self._holds(model, arg, ctx, call.lineno, 0, modules=True):
+                yield self.finding(arg)
+
+    @staticmethod
+    def _trainer_workers(model, call, ctx) -> bool:
+        """The Trainer's ``args=`` is a ``TrainingArguments(...)`` with ``dataloader_num_workers``
+        a visible constant above 0."""
+        args = model.kwarg(call, "args", 1)
+        if not isinstance(args, ast.AST):
+            return False
+        vals = model.resolve_values(args, ctx) if type(args) is ast.Name else [(args, ctx)]
+        if not vals or len(vals) != 1 or type(vals[0][0]) is not ast.Call \
+                or model.call_name(vals[0][0], vals[0][1]) not in _TRAINING_ARGS:
+            return False
+        n = model.kwarg(vals[0][0], "dataloader_num_workers")
+        value = model.const(n, vals[0][1]) if isinstance(n, ast.AST) else None
+        return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
     @staticmethod
     def _workers(model, call, ctx) -> bool:
@@ -266,35 +300,40 @@ class LoaderWorkersHoldDeviceState(Rule):
         value = model.const(n, ctx)
         return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
-    def _holds(self, model, expr, ctx, line: int, depth: int) -> bool:
-        """``expr`` (a worker argument) holds a device tensor or module at ``line``."""
+    def _holds(self, model, expr, ctx, line: int, depth: int, modules: bool = False) -> bool:
+        """``expr`` (a worker argument) holds a device tensor or module at ``line`` (with
+        ``modules``, any module: the caller moves it to the device)."""
         if depth > 4:
             return False
         t = type(expr)
         if t is ast.Name:
             vals = model.values(expr, ctx)
             return bool(vals) and len(vals) == 1 and vals[0][0] is not None and type(vals[0][0]) in (
-                ast.Call, ast.Lambda) and self._holds(model, vals[0][0], vals[0][1], line, depth + 1)
+                ast.Call, ast.Lambda) and self._holds(model, vals[0][0], vals[0][1], line, depth + 1, modules)
         if t is ast.Lambda:
             return any(type(n) is ast.Name and type(n.ctx) is ast.Load and n.id not in _lambda_params(expr)
-                       and self._device_state(model, n, ctx, line)
+                       and self._device_state(model, n, ctx, line, modules)
                        for n in ast.walk(expr.body))
         if t is not ast.Call:
             return False
         q = model.call_name(expr, ctx)
-        if q is not None and q not in _PARTIAL and not q.startswith("torch.utils.data."):
-            return False  # a library object (a tokenizer's collator, a dataset package)
+        if q is not None and q not in _PARTIAL and not q.startswith("torch.utils.data.") and not (
+                modules and q.startswith("transformers.")):
+            return False  # a library object (a dataset package's, a collator of another library)
         args = [a.value if type(a) is ast.Starred else a for a in expr.args] + [k.value for k in expr.keywords]
-        if any(self._device_state(model, a, ctx, line) for a in args):
+        if any(self._device_state(model, a, ctx, line, modules) for a in args):
             return True
         f = expr.func
         cls = model.class_named(f.id, ctx) if type(f) is ast.Name else None
         return cls is not None and self._class_stores_device(model, cls, expr, ctx)
 
     @staticmethod
-    def _device_state(model, expr, ctx, line: int) -> bool:
-        """A tensor on the XLA device, or a module moved there before ``line``."""
+    def _device_state(model, expr, ctx, line: int, modules: bool = False) -> bool:
+        """A tensor on the XLA device, or a module moved there before ``line`` (any module
+        with ``modules``)."""
         if model.tensor_kind(expr, ctx) == "device":
+            return True
+        if modules and type(expr) in (ast.Name, ast.Attribute) and model.is_model(expr, ctx):
             return True
         if type(expr) is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr in ("to", "xla") \
                 and model.move_target(expr, ctx) == "xla":
