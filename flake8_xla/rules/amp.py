@@ -284,7 +284,8 @@ class Fp16OnTpu(Rule):
     Flags float16 asked for in XLA code: `x.half()` and `x.to(torch.float16)` (also
     `.to(device, torch.half)`, `.to(dtype=...)`) of a module or of a tensor on the device
     (moved in the same call or before it in the chain), `dtype=torch.float16` on a torch
-    factory that builds off the CPU (`torch.zeros(..., device=device, dtype=torch.half)`),
+    factory that builds off the CPU (`torch.zeros(..., device=device, dtype=torch.half)`) or
+    whose CPU tensor is moved to the device at once (`torch.ones(3, dtype=torch.half).to(device)`),
     `torch_dtype=torch.float16` (or `dtype=`, `"float16"`) on a transformers
     `from_pretrained` / `from_config` / `pipeline(...)`, and
     `torch.set_default_dtype(torch.float16)`. Reported at the `.half` method or at the dtype
@@ -383,6 +384,13 @@ class Fp16OnTpu(Rule):
                             and self._device_side(model, call, ctx):
                         yield self.finding(arg)
                     break
+            else:  # torch.ones(3, dtype=torch.half).to(device): a float16 CPU tensor moved to the device
+                receiver = call.func.value
+                if type(receiver) is ast.Call and model.call_name(receiver, ctx) in TORCH_FACTORIES \
+                        and model.kwarg(receiver, "device") is None and model._to_xla(call, ctx):
+                    arg = model.kwarg(receiver, "dtype")
+                    if isinstance(arg, ast.AST) and self._fp16(model, arg, ctx, strings=False):
+                        yield self.finding(arg)
         for call, ctx in model.keyword_calls("dtype", "torch_dtype"):
             if not model.in_xla_code(ctx):
                 continue

@@ -355,7 +355,7 @@ class UseSpmdAfterRuntimeStart(Rule):
         return any(self._func_starts(model, g, depth + 1) for g in model.function_of(f, ctx))
 
     def _func_starts(self, model, func, depth) -> bool:
-        key = ("xla906_func", id(func))
+        key = ("xla906_func", id(func), depth)
         cache = model._cache
         if key not in cache:
             cache[key] = False  # recursion: unknown
