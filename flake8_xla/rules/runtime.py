@@ -242,6 +242,9 @@ class UseSpmdAfterRuntimeStart(Rule):
     `xr.global_runtime_device_count()`, `xr.process_index()`, `xr.device_type()`) and
     `torch.manual_seed` are fine before it. A branch that cannot run with the call
     (`if spmd: xr.use_spmd()` / `else: device = torch_xla.device()`) is not the same path.
+    A call that repeats an earlier `use_spmd()` on the path (directly or in a helper that
+    turns SPMD on before it makes the device) is not reported: SPMD was on before the
+    device, and the first call has its own verdict.
 
     Measured on 2.9 (CPU, one replica): the #9735 program runs with `xr.use_spmd()` first and
     dies with SIGSEGV (exit 139) after the "Replicating tensors" warning when
@@ -305,18 +308,27 @@ class UseSpmdAfterRuntimeStart(Rule):
                                          f"(line {start.lineno}): SIGSEGV or replicated tensors")
 
     def _started_before(self, model, node, ctx):
-        """The first runtime start on every path to ``node`` (its function, then its callers)."""
+        """The first runtime start on every path to ``node`` (its function, then its callers)
+        that no earlier ``use_spmd()`` on that path precedes; None when none is seen."""
         todo = [(node, ctx, 0)]
         seen: set[int] = set()
         while todo:
             n, c, depth = todo.pop(0)
-            for start, sctx in self._starts(model).get(id(c.scope), ()):
-                if start.lineno >= n.lineno:
+            found, spmd_first = None, False
+            for event, ectx, kind in self._events(model).get(id(c.scope), ()):
+                if event.lineno >= n.lineno:
                     break
-                if getattr(start, "end_lineno", start.lineno) < n.lineno \
-                        and model.branch_frames(sctx) <= model.branch_frames(c) \
-                        and not model.exclusive((start, sctx), (n, c)):
-                    return start
+                if getattr(event, "end_lineno", event.lineno) < n.lineno \
+                        and model.branch_frames(ectx) <= model.branch_frames(c) \
+                        and not model.exclusive((event, ectx), (n, c)):
+                    if kind == "spmd":
+                        spmd_first = True  # SPMD was on before: this call repeats it (the earlier one has its own verdict)
+                        break
+                    found = found or event
+            if spmd_first:
+                continue
+            if found is not None:
+                return found
             if c.func is None or depth >= self.DEPTH or id(c.func) in seen:
                 continue
             seen.add(id(c.func))
@@ -325,43 +337,57 @@ class UseSpmdAfterRuntimeStart(Rule):
                     todo.append((site, sctx, depth + 1))
         return None
 
-    def _starts(self, model) -> dict:
-        """``id(scope) -> [(node, ctx)]`` sorted by line: the calls that start the runtime,
-        moves and factories that place on the XLA device, and calls of module functions
-        that do so unconditionally, in XLA-on code."""
-        table = model._cache.get("xla906_starts")
+    def _events(self, model) -> dict:
+        """``id(scope) -> [(node, ctx, kind)]`` sorted by line, in XLA-on code: ``"start"`` for
+        the calls that start the runtime, moves and factories that place on the XLA device
+        and calls of module functions whose first such event is a start; ``"spmd"`` for
+        ``use_spmd()`` and functions that turn SPMD on before any start."""
+        table = model._cache.get("xla906_events")
         if table is not None:
             return table
         table = {}
         for call, ctx in model.calls:
-            if model.in_xla_code(ctx) and self._starts_here(model, call, ctx, 0):
-                table.setdefault(id(ctx.scope), []).append((call, ctx))
+            if model.in_xla_code(ctx):
+                kind = self._event(model, call, ctx, 0)
+                if kind is not None:
+                    table.setdefault(id(ctx.scope), []).append((call, ctx, kind))
         for rows in table.values():
             rows.sort(key=lambda r: (r[0].lineno, r[0].col_offset))
-        model._cache["xla906_starts"] = table
+        model._cache["xla906_events"] = table
         return table
 
-    def _starts_here(self, model, call, ctx, depth) -> bool:
+    def _event(self, model, call, ctx, depth) -> str | None:
         q = model.call_name(call, ctx)
         if q is not None:
-            if q in RUNTIME_STARTS:
-                return True
-            return q in TORCH_FACTORIES and model._factory_kind(call, ctx) == "device"
+            if q == USE_SPMD:
+                return "spmd"
+            if q in RUNTIME_STARTS or (q in TORCH_FACTORIES and model._factory_kind(call, ctx) == "device"):
+                return "start"
+            return None
         f = call.func
         if type(f) is ast.Attribute and f.attr in ("to", "xla") and model.move_target(call, ctx) == "xla":
-            return True
+            return "start"
         if depth >= 2:
-            return False
-        return any(self._func_starts(model, g, depth + 1) for g in model.function_of(f, ctx))
+            return None
+        kinds = {self._func_event(model, g, depth + 1) for g in model.function_of(f, ctx)}
+        return "spmd" if "spmd" in kinds else "start" if "start" in kinds else None
 
-    def _func_starts(self, model, func, depth) -> bool:
+    def _func_event(self, model, func, depth) -> str | None:
+        """What calling ``func`` does first: ``"spmd"`` (a ``use_spmd()`` anywhere in its own
+        code before its first unconditional start), ``"start"``, or None."""
         key = ("xla906_func", id(func), depth)
         cache = model._cache
         if key not in cache:
-            cache[key] = False  # recursion: unknown
+            cache[key] = None  # recursion: unknown
             base = func.ctx.frames if func.ctx is not None else None
-            cache[key] = any(c.func is func and _unconditional(c, base) and self._starts_here(model, call, c, depth)
-                             for call, c in func.calls)
+            result = None
+            for call, c in sorted(((call, c) for call, c in func.calls if c.func is func),
+                                  key=lambda r: (r[0].lineno, r[0].col_offset)):
+                kind = self._event(model, call, c, depth)
+                if kind == "spmd" or (kind == "start" and _unconditional(c, base)):
+                    result = kind
+                    break
+            cache[key] = result
         return cache[key]
 
 
