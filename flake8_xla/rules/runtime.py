@@ -282,6 +282,7 @@ class UseSpmdAfterRuntimeStart(Rule):
     """
 
     code = "XLA906"
+    fix_applicability = "unsafe"
     name = "use-spmd-after-runtime-start"
     message = "xr.use_spmd() after the runtime started: SIGSEGV or replicated tensors"
     fix = "call it first, before any device, seed or XLA tensor"
