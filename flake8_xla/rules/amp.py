@@ -286,8 +286,8 @@ class Fp16OnTpu(Rule):
     (moved in the same call or before it in the chain), `dtype=torch.float16` on a torch
     factory that builds off the CPU (`torch.zeros(..., device=device, dtype=torch.half)`) or
     whose CPU tensor is moved to the device at once (`torch.ones(3, dtype=torch.half).to(device)`),
-    `torch_dtype=torch.float16` (or `dtype=`, `"float16"`) on a transformers
-    `from_pretrained` / `from_config` / `pipeline(...)`, and
+    `torch_dtype=torch.float16` (or `dtype=`, `"float16"`) on a transformers or diffusers
+    `from_pretrained` / `from_config`, or a transformers `pipeline(...)`, and
     `torch.set_default_dtype(torch.float16)`. Reported at the `.half` method or at the dtype
     argument.
 
@@ -418,7 +418,7 @@ class Fp16OnTpu(Rule):
                 return None
             return arg
         if q in _PIPELINES or (type(f) is ast.Attribute and f.attr in _PRETRAINED_METHODS and (
-                q is None or q.startswith("transformers."))):
+                q is None or q.startswith(("transformers.", "diffusers.")))):
             for name in ("torch_dtype", "dtype"):
                 arg = model.kwarg(call, name)
                 if isinstance(arg, ast.AST) and self._fp16(model, arg, ctx, strings=True):
