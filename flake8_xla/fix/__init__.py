@@ -109,6 +109,13 @@ FIX_DOCS = {
     "XLA402": "`.to(rank)`, `device=rank`, `xm.xla_device(i)`, `torch_xla.device(n)`, "
               "`torch.device(\"xla\", rank)`, `f\"xla:{rank}\"` -> `torch_xla.device()` "
               "(`xm.xla_device()` before torch_xla 2.3)",
+    "XLA706": "`torch.float16` / `torch.half` -> `torch.bfloat16`, `\"float16\"` -> `\"bfloat16\"`, "
+              "`x.half()` -> `x.bfloat16()`: unsafe, bfloat16 keeps 8 bits of mantissa where float16 has 11, "
+              "and code that expects float16 (a loss scaler, an fp16 checkpoint read elsewhere) changes; a "
+              "dtype held in a name needs a human",
+    "XLA906": "moves the `xr.use_spmd()` statement to just before the statement of its block that "
+              "started the runtime (the call alone on its line, literal arguments): unsafe, the code "
+              "between now runs under SPMD; a start in a helper's caller or another block needs a human",
     "XLA801": "`xm.xrt_world_size()` -> `xr.world_size()` (adds `import torch_xla.runtime as xr` or reuses "
               "the module's alias; removes the import it left unused)",
     "XLA802": "`xm.get_ordinal()` -> `xr.global_ordinal()` (imports managed as for XLA801)",

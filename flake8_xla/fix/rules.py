@@ -9,6 +9,8 @@ on nodes inside it compose in one pass.
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from .. import api_table
@@ -276,6 +278,25 @@ def _runtime_world_size(b, node):
         return False
     b.edit(node, lambda _: expr(f"{fn}()"), "world size")
     return True
+
+
+# -- XLA7: precision ---------------------------------------------------------------------
+
+@fixes("XLA706")
+def _bfloat16(b, node):
+    """``torch.float16`` / ``torch.half`` -> ``torch.bfloat16`` (the root kept: ``th.half`` ->
+    ``th.bfloat16``), ``"float16"`` -> ``"bfloat16"``, ``x.half`` (of ``x.half()``) ->
+    ``x.bfloat16``; a dtype held in a name is left for a human."""
+    if isinstance(node, cst.Attribute) and node.attr.value in ("float16", "half"):
+        b.applicability = UNSAFE  # 8 bits of mantissa instead of 11; fp16-specific code changes
+        b.edit(node, lambda a: a.with_changes(attr=cst.Name("bfloat16")), "bfloat16")
+        return True
+    if isinstance(node, cst.SimpleString) and string_value(node) is not None:
+        b.applicability = UNSAFE
+        literal = string("bfloat16", quote_of(node))
+        b.edit(node, lambda _: literal, "bfloat16")
+        return True
+    return False
 
 
 # -- XLA4: devices -----------------------------------------------------------------------
@@ -633,3 +654,36 @@ def _sharding_module(b, node):
         for attr_node, _ in uses:
             b.edit(attr_node, lambda a: a.with_changes(value=expr(SPMD)), "chain")
     return True
+
+
+# -- XLA9: runtime -----------------------------------------------------------------------
+
+_START_LINE = re.compile(r"\(line (\d+)\)")
+
+
+def _literal_arg(arg) -> bool:
+    v = arg.value
+    return not arg.star and (isinstance(v, (cst.SimpleString, cst.Integer)) or (
+        isinstance(v, cst.Name) and v.value in ("True", "False", "None")))
+
+
+@fixes("XLA906")
+def _use_spmd_first(b, node):
+    """Moves the ``xr.use_spmd()`` statement to just before the statement of its block that
+    started the runtime (the finding's line): only a statement that is the call alone, with
+    literal arguments, whose block holds that line; a start in a caller or a helper's
+    caller needs a human."""
+    m = _START_LINE.search(b.finding.message)
+    if not isinstance(node, cst.Call) or m is None or not all(_literal_arg(a) for a in node.args):
+        return False
+    stmt = b.ctx.statement_of(node)
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1 \
+            or not isinstance(stmt.body[0], cst.Expr) or stmt.body[0].value is not node:
+        return False
+    anchor = b.ctx.nearest_sibling(stmt, frozenset({int(m.group(1))}), after=False)
+    if anchor is None:
+        return False
+    b.applicability = UNSAFE  # the code between now runs under SPMD (one virtual device)
+    text = b.ctx.module.code_for_node(node)
+    b.insert(anchor, "before", lambda: text, "use_spmd first")
+    return drop_statement(b, node)

@@ -6,6 +6,7 @@ import ast
 
 from .. import api_table
 from ..model.runtime import str_value
+from ..model.tensors import TORCH_FACTORIES
 from ..registry import ENV, Rule, rule
 from ._common import env_finding
 
@@ -262,6 +263,239 @@ class DeprecatedPrecisionEnv(Rule):
 
     def check(self, model):
         yield from env_finding(self, model, ("XLA705",))
+
+
+#: what a ``dtype=`` of a module or tensor builder may name for float16
+FP16_STRINGS = ("float16", "half", "fp16")
+#: calls whose arguments are written out (an fp16 copy exported from the device is no TPU compute)
+_EXPORTS = ("torch.save", "torch.onnx.export", "torch.jit.save", "safetensors.torch.save_file",
+            "safetensors.torch.save", "safetensors.torch.save_model", "torch_xla.core.xla_model.save")
+_EXPORT_METHODS = frozenset({"save_pretrained", "push_to_hub", "save_model", "save_checkpoint"})
+#: transformers builders whose ``torch_dtype=`` (``dtype=`` since 4.56) sets the weights' dtype
+_PRETRAINED_METHODS = frozenset({"from_pretrained", "from_config", "_from_config"})
+_PIPELINES = ("transformers.pipeline", "transformers.pipelines.pipeline")
+_GPU_DEVICES = ("CUDA", "GPU", "ROCM")
+_RECEIVER_HOST = frozenset({"cpu", "numpy", "state_dict", "detach_cpu"})
+
+
+@rule
+class Fp16OnTpu(Rule):
+    """## What it does
+    Flags float16 asked for in XLA code: `x.half()` and `x.to(torch.float16)` (also
+    `.to(device, torch.half)`, `.to(dtype=...)`) of a module or of a tensor on the device
+    (moved in the same call or before it in the chain), `dtype=torch.float16` on a torch
+    factory that builds off the CPU (`torch.zeros(..., device=device, dtype=torch.half)`) or
+    whose CPU tensor is moved to the device at once (`torch.ones(3, dtype=torch.half).to(device)`),
+    `torch_dtype=torch.float16` (or `dtype=`, `"float16"`) on a transformers or diffusers
+    `from_pretrained` / `from_config`, or a transformers `pipeline(...)`, and
+    `torch.set_default_dtype(torch.float16)`. Reported at the `.half` method or at the dtype
+    argument.
+
+    ## Why is this bad?
+    TPUs compute in bfloat16 and have no float16 units. XLA:TPU lowers some float16 ops
+    (elementwise ones, upcast inside) and not others: models converted to float16 have
+    failed to compile or aborted (transformers#22690, 2023: SIGABRT in a division after
+    `model.half()`; pytorch/xla#8223, 2024: a diffusers pipeline loaded with
+    `torch_dtype=torch.float16`), and what runs is no faster than bfloat16 while keeping
+    float16's narrow range (overflow without a loss scaler). bfloat16 has float32's range,
+    needs no loss scaling, and is what the TPU matrix units take.
+
+    ## Known problems
+    Silent in branches XLA never takes (`if torch.cuda.is_available():`), in a module that
+    sets `PJRT_DEVICE` to `CUDA` / `GPU` or imports Triton kernels (XLA:GPU, which computes
+    in float16: torch_xla runs Triton kernels on GPUs only), for a receiver the model cannot
+    place (a parameter nothing moves, a tensor an op built on the CPU), for a copy visibly
+    on the CPU (`model.cpu().half()`, `x.to("cpu", torch.float16)`, a CPU factory) or one
+    written out (`torch.save(...)`, `save_pretrained(...)` arguments), and for dtype
+    comparisons (`if x.dtype == torch.float16:`). A dtype held in a name is followed through
+    plain assignments; `dtype=torch.float16 if fp16 else ...` is unknown and not reported.
+    Autocast dtypes are XLA703's. Code that tests float16 on purpose (torch_xla's own
+    tests) is reported: silence it with `# noqa: XLA706`.
+
+    Measured on 2.9 (CPU, one replica): float16 forward and backward of a `Linear` run on
+    XLA:CPU, which has float16, so the TPU's failures cannot be shown there. torch_xla's
+    TPU CI runs a float16 `scan` carry (`test/scan/test_scan.py`,
+    `test_scan_different_dtypes`, listed in `test/tpu/run_tests.sh`): elementwise float16
+    works on current TPUs; the rule's premise is the failing ops and the lost range, not
+    that every float16 op fails.
+
+    ## Example
+    ```python
+    model = AutoModel.from_pretrained(name, torch_dtype=torch.float16)
+    model = model.to(torch_xla.device()).half()
+    ```
+
+    ## Use instead
+    ```python
+    model = AutoModel.from_pretrained(name, torch_dtype=torch.bfloat16)
+    model = model.to(torch_xla.device()).bfloat16()
+    ```
+
+    ## References
+    - huggingface/transformers#22690 ("TPUs do not support float16, only bfloat16"; the
+      SIGABRT with `model.half()`); pytorch/xla#8223 (float16 diffusers pipeline on TPU);
+      pytorch/xla#3041, #2939 ("float16 ... is not supported on TPU. TPU uses bfloat16")
+    - torch_xla `docs/source/perf/amp.md` ("TPUs natively support bfloat16");
+      `torch_xla/amp/autocast_mode.py` (TPU autocast takes only bfloat16)
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA706"
+    name = "fp16-on-tpu"
+    message = "float16 in XLA code: not a TPU compute type, ops can fail to compile"
+    fix = "use torch.bfloat16"
+    FIX_HALF = "use .bfloat16()"
+    severity = "E"
+    versions = "2.0+"
+    fix_applicability = "unsafe"
+    reported_at = 'the `.half` of `x.half()`, or the float16 dtype argument'
+    bad = ["import torch\nimport torch_xla\nmodel = torch.nn.Linear(2, 2).to(torch_xla.device()).half()\n",
+           "import torch\nimport torch_xla\nfrom transformers import AutoModel\n"
+           "model = AutoModel.from_pretrained('gpt2', torch_dtype=torch.float16)\n"]
+    good = ["import torch\nimport torch_xla\nmodel = torch.nn.Linear(2, 2).to(torch_xla.device()).bfloat16()\n",
+            "import torch\nimport torch_xla\nmodel = torch.nn.Linear(2, 2)\n"
+            "if torch.cuda.is_available():\n    model = model.cuda().half()\n"]
+
+    def check(self, model):
+        if any(key == "PJRT_DEVICE" and str(model.const(value, ctx)).upper() in _GPU_DEVICES
+               for key, _, value, ctx in model.env_writes() if value is not None):
+            return  # XLA:GPU: float16 is a GPU compute type
+        if any("triton" in (node.module or "") or "triton" in alias.name for node, alias, _, _ in model.import_froms) \
+                or any("triton" in alias.name for _, alias, _, _ in model.imports):
+            return  # Triton kernels run on XLA:GPU only (torch_xla.experimental.triton)
+        exported = None
+        for call, ctx in model.method_calls("half"):
+            if call.args or call.keywords or not model.in_xla_code(ctx) or model.call_name(call, ctx) is not None:
+                continue
+            exported = exported if exported is not None else _export_args(model)
+            if not self._on_host(model, call.func.value, ctx) and id(call) not in exported \
+                    and self._device_side(model, call, ctx):
+                yield self.finding(call.func, None, self.FIX_HALF)
+        for call, ctx in model.method_calls("to"):
+            if not model.in_xla_code(ctx) or model.call_name(call, ctx) is not None:
+                continue
+            args = [a for a in call.args if type(a) is not ast.Starred] + [
+                k.value for k in call.keywords if k.arg in ("dtype", None)]
+            for arg in args:
+                if self._fp16(model, arg, ctx, strings=False):
+                    exported = exported if exported is not None else _export_args(model)
+                    if not (self._on_host(model, call.func.value, ctx) or model.move_target(call, ctx) == "cpu"
+                            or model._to_cpu(call, ctx) or id(call) in exported) \
+                            and self._device_side(model, call, ctx):
+                        yield self.finding(arg)
+                    break
+            else:  # torch.ones(3, dtype=torch.half).to(device): a float16 CPU tensor moved to the device
+                receiver = call.func.value
+                if type(receiver) is ast.Call and model.call_name(receiver, ctx) in TORCH_FACTORIES \
+                        and model.kwarg(receiver, "device") is None and model._to_xla(call, ctx):
+                    arg = model.kwarg(receiver, "dtype")
+                    if isinstance(arg, ast.AST) and self._fp16(model, arg, ctx, strings=False):
+                        yield self.finding(arg)
+        for call, ctx in model.keyword_calls("dtype", "torch_dtype"):
+            if not model.in_xla_code(ctx):
+                continue
+            arg = self._builder_dtype(model, call, ctx)
+            if arg is not None:
+                yield self.finding(arg)
+        for call, ctx in model.calls_to("torch.set_default_dtype"):
+            arg = model.kwarg(call, "d", 0)
+            if model.in_xla_code(ctx) and isinstance(arg, ast.AST) and self._fp16(model, arg, ctx, strings=False):
+                yield self.finding(arg)
+
+    def _builder_dtype(self, model, call, ctx):
+        """The float16 ``dtype=`` / ``torch_dtype=`` of a torch factory building off the CPU or
+        of a transformers builder; None otherwise."""
+        f = call.func
+        q = model.call_name(call, ctx)
+        if q in TORCH_FACTORIES:
+            arg = model.kwarg(call, "dtype")
+            if not isinstance(arg, ast.AST) or not self._fp16(model, arg, ctx, strings=False):
+                return None
+            dev = model.kwarg(call, "device")
+            if dev is None and not model.default_device_set():
+                return None  # a CPU tensor
+            if isinstance(dev, ast.AST) and model._factory_kind(call, ctx) == "host":
+                return None
+            return arg
+        if q in _PIPELINES or (type(f) is ast.Attribute and f.attr in _PRETRAINED_METHODS and (
+                q is None or q.startswith(("transformers.", "diffusers.")))):
+            for name in ("torch_dtype", "dtype"):
+                arg = model.kwarg(call, name)
+                if isinstance(arg, ast.AST) and self._fp16(model, arg, ctx, strings=True):
+                    return arg
+        return None
+
+    @staticmethod
+    def _fp16(model, arg, ctx, strings: bool) -> bool:
+        """``arg`` is ``torch.float16`` / ``torch.half`` (through module aliases), or with
+        ``strings`` the transformers spelling ``"float16"``."""
+        if type(arg) in (ast.Name, ast.Attribute) and model.qualname(arg, ctx) in FP16:
+            return True
+        if strings:
+            value = model.const(arg, ctx)
+            return isinstance(value, str) and value.lower() in FP16_STRINGS
+        return False
+
+    @staticmethod
+    def _device_side(model, call, ctx) -> bool:
+        """``x.half()`` / ``x.to(...)`` works on the device: the call moves to the XLA device
+        (``.to(device, torch.half)``), its receiver is a device tensor or was moved there in
+        its chain (``model.to(device).half()``), or it is a module (which XLA code trains on
+        the device); an unknown receiver (a CPU tensor built by an op) is not."""
+        if model._to_xla(call, ctx):
+            return True
+        receiver = call.func.value
+        if model.tensor_kind(receiver, ctx) == "device":
+            return True
+        node = receiver
+        for _ in range(16):
+            if type(node) is ast.Call and type(node.func) is ast.Attribute:
+                if node.func.attr in ("to", "xla") and model.move_target(node, ctx) == "xla":
+                    return True
+                node = node.func.value
+            elif type(node) in (ast.Attribute, ast.Subscript):
+                node = node.value
+            else:
+                break
+        if type(node) is ast.Call:
+            return _builds_model(model, node, ctx)  # Net().half(), AutoModel.from_pretrained(...).half()
+        return type(node) in (ast.Name, ast.Attribute) and model.is_model(node, ctx)
+
+    @staticmethod
+    def _on_host(model, receiver, ctx) -> bool:
+        """The receiver is visibly a CPU copy: ``.cpu()`` / ``.numpy()`` / ``.state_dict()``
+        / ``.to("cpu")`` in its chain, or a tensor built on the CPU."""
+        node = receiver
+        for _ in range(16):
+            if type(node) is ast.Call:
+                f = node.func
+                if type(f) is ast.Attribute and (f.attr in _RECEIVER_HOST or (
+                        f.attr == "to" and model._to_cpu(node, ctx))):
+                    return True
+                node = f.value if type(f) is ast.Attribute else None
+            elif type(node) in (ast.Attribute, ast.Subscript):
+                node = node.value
+            else:
+                break
+        return model.cpu_tensor(receiver, ctx)
+
+
+def _builds_model(model, call, ctx) -> bool:
+    """``Net(...)`` / ``AutoModel.from_pretrained(...)``: a call that builds a module."""
+    return model._model_value(call, ctx)
+
+
+def _export_args(model) -> set[int]:
+    """ids of the calls inside the arguments of a save or export call."""
+    out: set[int] = set()
+    sites = list(model.calls_to(*_EXPORTS)) + list(model.method_calls(*_EXPORT_METHODS))
+    for call, _ in sites:
+        for arg in list(call.args) + [k.value for k in call.keywords]:
+            out.update(id(n) for n in ast.walk(arg) if type(n) is ast.Call)
+        f = call.func
+        if type(f) is ast.Attribute and f.attr in _EXPORT_METHODS:
+            out.update(id(n) for n in ast.walk(f.value) if type(n) is ast.Call)  # model.half().save_pretrained()
+    return out
 
 
 XLA_GRAD_SCALERS = ("torch_xla.amp.GradScaler", "torch_xla.amp.grad_scaler.GradScaler")

@@ -417,3 +417,225 @@ class ParallelLoaderReusedAcrossEpochs(Rule):
                         continue
                     done.add(id(call))
                     yield self.finding(call)
+
+
+_DATALOADER = "torch.utils.data.DataLoader"
+_PARTIAL = ("functools.partial",)
+#: Hugging Face trainers (they build the loaders from ``args.dataloader_num_workers``)
+_TRAINERS = ("transformers.Trainer", "transformers.trainer.Trainer", "transformers.Seq2SeqTrainer",
+             "transformers.trainer_seq2seq.Seq2SeqTrainer")
+_TRAINING_ARGS = ("transformers.TrainingArguments", "transformers.training_args.TrainingArguments",
+                  "transformers.Seq2SeqTrainingArguments", "transformers.training_args_seq2seq.Seq2SeqTrainingArguments")
+#: DataLoader parameters whose objects the workers receive, with their positions
+_WORKER_ARGS = (("dataset", 0), ("collate_fn", 6), ("worker_init_fn", 10))
+
+
+@rule
+class LoaderWorkersHoldDeviceState(Rule):
+    """## What it does
+    Flags a `DataLoader(...)` with worker processes (`num_workers` visibly not 0) whose
+    `dataset`, `collate_fn` or `worker_init_fn` holds a tensor or module on the XLA device
+    when the loader is built: an object constructed with one (`Collator(model)`,
+    `TensorDataset(x.to(device))`, `functools.partial(collate, model=model)`), a lambda
+    that reads one, or an instance of a module class whose `__init__` stores a device
+    tensor on `self` (`self.x = x.to(device)`). Also a Hugging Face `Trainer` /
+    `Seq2SeqTrainer` whose `TrainingArguments` set `dataloader_num_workers` above 0 and
+    whose `data_collator` holds a module (`DataCollatorForSeq2Seq(tokenizer, model=model)`,
+    the pytorch/xla#4131 shape): the Trainer moves its model to the device before it builds
+    the loaders. Reported at that argument.
+
+    ## Why is this bad?
+    Each worker gets its own copy of the dataset and the collate function. With the
+    `spawn` / `forkserver` start methods (forkserver is Linux's default from Python 3.14)
+    they are pickled, and an XLA tensor has no storage to share: the loader fails at its
+    first iteration ("XLA tensors do not have storage", pytorch/xla#4131, where the
+    collator held the model). With `fork` the worker inherits the tensors but not the
+    runtime behind them: a worker that reads one hangs, and one that never touches the
+    state it holds runs, so with `fork` (Linux's default before Python 3.14) a collator that
+    only carries the model is a failure waiting for a change of start method or Python.
+
+    ## Known problems
+    Only objects whose device state the model sees at the loader's line: a collator
+    holding a tokenizer or a config, a module moved to the device after the loader is
+    built, a device reached only inside a method, and a `num_workers` that is not a visible
+    constant (`args.num_workers`) are not reported.
+
+    Measured on 2.9 (CPU, one replica, `DataLoader(num_workers=2)`): with
+    `multiprocessing_context="spawn"` a collator holding an XLA module, a dataset storing
+    `x.to(device)` and a `TensorDataset` of device tensors each fail with `RuntimeError:
+    _share_fd_: only available on CPU` (the same loader over CPU data runs); with `fork`
+    the dataset reading its device tensor and the collator reading the module's weight
+    hang (killed after 120 s), and a collator that never touches the module it holds runs.
+
+    ## Example
+    ```python
+    model = Net().to(torch_xla.device())
+    loader = DataLoader(ds, batch_size=32, num_workers=4, collate_fn=Collator(model))
+    ```
+
+    ## Use instead
+    ```python
+    loader = DataLoader(ds, batch_size=32, num_workers=4, collate_fn=Collator(tokenizer))
+    # keep device work in the training step: batch = batch.to(device) / MpDeviceLoader
+    ```
+    Or `num_workers=0` when the collator must run the model.
+
+    ## References
+    - pytorch/xla#4131 ("the dataloader instance had a reference to the `model` in its
+      `collate_fn`"; `dataloader_num_workers=0` as the workaround)
+    - torch `torch/utils/data/dataloader.py` (`_MultiProcessingDataLoaderIter` hands the
+      dataset and `collate_fn` to each worker process)
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA305"
+    name = "loader-workers-hold-device-state"
+    message = "DataLoader workers get XLA device state: pickling fails or they hang"
+    fix = "keep device tensors/modules out of dataset and collate_fn, or num_workers=0"
+    severity = "E"
+    versions = "2.0+"
+    reported_at = 'the `dataset` / `collate_fn` / `worker_init_fn` argument that holds the device state'
+    bad = ["import torch\nimport torch_xla\nfrom torch.utils.data import DataLoader\n"
+           "class Collator:\n    def __init__(self, model):\n        self.model = model\n"
+           "model = torch.nn.Linear(2, 2).to(torch_xla.device())\n"
+           "loader = DataLoader(range(8), num_workers=2, collate_fn=Collator(model))\n"]
+    good = ["import torch\nimport torch_xla\nfrom torch.utils.data import DataLoader\n"
+            "class Collator:\n    def __init__(self, model):\n        self.model = model\n"
+            "model = torch.nn.Linear(2, 2).to(torch_xla.device())\n"
+            "loader = DataLoader(range(8), num_workers=0, collate_fn=Collator(model))\n"]
+
+    def check(self, model):
+        for call, ctx in model.calls_to(_DATALOADER):
+            if not model.in_xla_code(ctx) or not self._workers(model, call, ctx):
+                continue
+            for name, pos in _WORKER_ARGS:
+                arg = model.kwarg(call, name, pos)
+                if isinstance(arg, ast.AST) and self._holds(model, arg, ctx, call.lineno, 0):
+                    yield self.finding(arg)
+        for call, ctx in model.calls_to(*_TRAINERS):
+            # the Trainer moves its model to the XLA device before it builds the loaders: a
+            # collator holding a module holds device state in the workers (pytorch/xla#4131)
+            if not model.in_xla_code(ctx) or not self._trainer_workers(model, call, ctx):
+                continue
+            arg = model.kwarg(call, "data_collator", 2)
+            if isinstance(arg, ast.AST) and self._holds(model, arg, ctx, call.lineno, 0, modules=True):
+                yield self.finding(arg)
+
+    @staticmethod
+    def _trainer_workers(model, call, ctx) -> bool:
+        """The Trainer's ``args=`` is a ``TrainingArguments(...)`` with ``dataloader_num_workers``
+        a visible constant above 0."""
+        args = model.kwarg(call, "args", 1)
+        if not isinstance(args, ast.AST):
+            return False
+        vals = model.resolve_values(args, ctx) if type(args) is ast.Name else [(args, ctx)]
+        if not vals or len(vals) != 1 or type(vals[0][0]) is not ast.Call \
+                or model.call_name(vals[0][0], vals[0][1]) not in _TRAINING_ARGS:
+            return False
+        n = model.kwarg(vals[0][0], "dataloader_num_workers")
+        value = model.const(n, vals[0][1]) if isinstance(n, ast.AST) else None
+        return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+    @staticmethod
+    def _workers(model, call, ctx) -> bool:
+        n = model.kwarg(call, "num_workers", 5)
+        if not isinstance(n, ast.AST):
+            return False
+        value = model.const(n, ctx)
+        return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+    def _holds(self, model, expr, ctx, line: int, depth: int, modules: bool = False) -> bool:
+        """``expr`` (a worker argument) holds a device tensor or module at ``line`` (with
+        ``modules``, any module: the caller moves it to the device)."""
+        if depth > 4:
+            return False
+        t = type(expr)
+        if t is ast.Name:
+            vals = model.values(expr, ctx)
+            return bool(vals) and len(vals) == 1 and vals[0][0] is not None and type(vals[0][0]) in (
+                ast.Call, ast.Lambda) and self._holds(model, vals[0][0], vals[0][1], line, depth + 1, modules)
+        if t is ast.Lambda:
+            return any(type(n) is ast.Name and type(n.ctx) is ast.Load and n.id not in _lambda_params(expr)
+                       and self._device_state(model, n, ctx, line, modules)
+                       for n in ast.walk(expr.body))
+        if t is not ast.Call:
+            return False
+        q = model.call_name(expr, ctx)
+        if q is not None and q not in _PARTIAL and not q.startswith("torch.utils.data.") and not (
+                modules and q.startswith("transformers.")):
+            return False  # a library object (a dataset package's, a collator of another library)
+        args = [a.value if type(a) is ast.Starred else a for a in expr.args] + [k.value for k in expr.keywords]
+        if any(self._device_state(model, a, ctx, line, modules) for a in args):
+            return True
+        f = expr.func
+        cls = model.class_named(f.id, ctx) if type(f) is ast.Name else None
+        return cls is not None and self._class_stores_device(model, cls, expr, ctx)
+
+    @staticmethod
+    def _device_state(model, expr, ctx, line: int, modules: bool = False) -> bool:
+        """A tensor on the XLA device, or a module moved there before ``line`` (any module
+        with ``modules``)."""
+        if model.tensor_kind(expr, ctx) == "device":
+            return True
+        if modules and type(expr) in (ast.Name, ast.Attribute) and model.is_model(expr, ctx):
+            return True
+        if type(expr) is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr in ("to", "xla") \
+                and model.move_target(expr, ctx) == "xla":
+            return True
+        if type(expr) is ast.Name and model.is_model(expr, ctx):
+            vals = model.values(expr, ctx) or ()
+            if any(type(v) is ast.Call and _moved_to_xla(model, v, c) for v, c in vals):
+                return True
+            return any(line_ < line and model.move_target(mcall, mctx) == "xla" and mctx.scope is ctx.scope
+                       for line_, mcall, mctx in model.moves(expr.id, ctx))
+        return False
+
+    @staticmethod
+    def _class_stores_device(model, cls, call, ctx) -> bool:
+        """``cls.__init__`` stores a tensor moved to the XLA device on ``self``: moved with
+        a device the model sees as XLA, or with the ``__init__`` parameter this call passes
+        the XLA device to."""
+        init = cls.methods.get("__init__")
+        if init is None:
+            return False
+        params = init.params[1:]
+        xla_params = set()
+        for i, p in enumerate(params):
+            arg = model.kwarg(call, p, i)
+            if isinstance(arg, ast.AST) and model.device_place(arg, ctx) == "xla":
+                xla_params.add(p)
+        stores = model._cache.get("xla305_stores")
+        if stores is None:  # self.x = ... stores by function, indexed once
+            stores = model._cache["xla305_stores"] = {}
+            for target, value, sctx in model.attr_stores:
+                if sctx.func is not None and type(target.value) is ast.Name and target.value.id == "self":
+                    stores.setdefault(id(sctx.func), []).append((value, sctx))
+        for value, sctx in stores.get(id(init), ()):
+            for n in ast.walk(value):
+                if type(n) is not ast.Call or type(n.func) is not ast.Attribute or n.func.attr != "to":
+                    continue
+                dev = model.kwarg(n, "device", 0)
+                if type(dev) is ast.Name and dev.id in xla_params:
+                    return True
+                if model.move_target(n, sctx) == "xla":
+                    return True
+        return False
+
+
+def _moved_to_xla(model, value, ctx) -> bool:
+    """``Net().to(dev)`` / ``Net().to(dev).train()``: a move to the XLA device in the chain."""
+    node = value
+    for _ in range(8):
+        if type(node) is not ast.Call or type(node.func) is not ast.Attribute:
+            return False
+        if node.func.attr in ("to", "xla") and model.move_target(node, ctx) == "xla":
+            return True
+        node = node.func.value
+    return False
+
+
+def _lambda_params(lam) -> set[str]:
+    a = lam.args
+    names = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+    names.update(p.arg for p in (a.vararg, a.kwarg) if p is not None)
+    return names

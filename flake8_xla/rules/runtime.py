@@ -11,6 +11,7 @@ from .. import api_table
 from ..model import UNKNOWN
 from ..model.replicas import is_rank_value
 from ..model.runtime import SPMD_PACKAGES, dotted, frames_within
+from ..model.tensors import TORCH_FACTORIES
 from ..registry import Rule, rule
 from ._common import at_least, device_call, short_name
 
@@ -186,6 +187,384 @@ class InitializeCachePlacement(Rule):
         else:
             return None
         return problem if _same_for_every_process(model, path, ctx) else None
+
+
+#: calls that start the XLA runtime on a non-SPMD device (a device handle, its RNG, an ordinal,
+#: a sync): measured on 2.9 (CPU), each before `xr.use_spmd()` makes the pytorch/xla#9735
+#: program SIGSEGV (`devices()`, `get_xla_supported_devices()`, `wait_device_ops()`,
+#: `addressable_device_count()`: RuntimeError); `xr.world_size()`, `global_runtime_device_count()`,
+#: `process_index()`, `process_count()`, `device_type()`, `torch.manual_seed` and
+#: `initialize_cache` do not
+RUNTIME_STARTS = frozenset({
+    "torch_xla.device", "torch_xla.core.xla_model.xla_device", "torch_xla.runtime.xla_device", "torch_xla.devices",
+    "torch_xla.core.xla_model.get_xla_supported_devices", "torch_xla.core.xla_model.set_rng_state",
+    "torch_xla.core.xla_model.get_rng_state", "torch_xla.manual_seed", "torch_xla.runtime.global_ordinal",
+    "torch_xla.runtime.local_ordinal", "torch_xla.core.xla_model.get_ordinal",
+    "torch_xla.core.xla_model.get_local_ordinal", "torch_xla.core.xla_model.is_master_ordinal",
+    "torch_xla.runtime.addressable_device_count", "torch_xla.sync", "torch_xla.core.xla_model.mark_step",
+    "torch_xla.core.xla_model.wait_device_ops",
+})
+USE_SPMD = "torch_xla.runtime.use_spmd"
+
+
+def _unconditional(ctx, base) -> bool:
+    """No ``if`` frame between ``ctx``'s frames and ``base`` (the function's own)."""
+    node = ctx.frames or None
+    while node is not None and node is not base:
+        if type(node.frame) is tuple:
+            return False
+        node = node.parent
+    return True
+
+
+@rule
+class UseSpmdAfterRuntimeStart(Rule):
+    """## What it does
+    Flags `xr.use_spmd()` reached after the XLA runtime was used on the same path: a device
+    (`torch_xla.device()`, `xm.xla_device()`), its RNG (`xm.set_rng_state`,
+    `torch_xla.manual_seed`), an ordinal (`xr.global_ordinal()`, `xm.is_master_ordinal()`), a
+    sync, or a tensor or module placed on the device, earlier in the same function (on every
+    path to the call), in a module helper called before it that does so unconditionally, or
+    in a caller before the call that leads to it (three levels up; module level before the
+    `main()` call).
+
+    ## Why is this bad?
+    `use_spmd()` switches the runtime to one virtual SPMD device. Once a real device was
+    handed out, torch_xla warns "Replicating tensors already initialized on non-virtual XLA
+    device" and forces the switch; tensors made afterwards without a sharding then crash
+    the process (pytorch/xla#9735: SIGSEGV at the first computation), and every tensor made
+    before is replicated onto every device (pytorch/xla#6680).
+
+    ## Known problems
+    Only calls and moves the model sees run the runtime: a library that creates the device
+    inside (`accelerate`, a trainer) is not followed, nor a helper that does so under a
+    condition. Counts that do not touch a device (`xr.world_size()`,
+    `xr.global_runtime_device_count()`, `xr.process_index()`, `xr.device_type()`) and
+    `torch.manual_seed` are fine before it. A branch that cannot run with the call
+    (`if spmd: xr.use_spmd()` / `else: device = torch_xla.device()`) is not the same path.
+    A call that repeats an earlier `use_spmd()` on the path (directly or in a helper that
+    turns SPMD on before it makes the device) is not reported: SPMD was on before the
+    device, and the first call has its own verdict.
+
+    Measured on 2.9 (CPU, one replica): the #9735 program runs with `xr.use_spmd()` first and
+    dies with SIGSEGV (exit 139) after the "Replicating tensors" warning when
+    `torch_xla.device()`, `xm.xla_device()`, `xm.set_rng_state(42)`, `xm.get_rng_state()`,
+    `torch_xla.manual_seed(1)`, `xr.global_ordinal()`, `xr.local_ordinal()`,
+    `xm.is_master_ordinal()`, `torch_xla.sync()`, `xm.mark_step()`,
+    `torch.zeros(2, device="xla")` or `nn.Linear(2, 2).to("xla")` ran before it;
+    `torch_xla.devices()`, `xm.wait_device_ops()` and `xr.addressable_device_count()` before
+    it raise `RuntimeError: Check failed ... CPU:0`; `xr.world_size()`,
+    `xr.global_runtime_device_count()`, `xr.process_index()`, `xr.process_count()`,
+    `xr.device_type()`, `torch.manual_seed(0)` and `xr.initialize_cache(...)` before it are
+    harmless.
+
+    ## Example
+    ```python
+    device = torch_xla.device()
+    xm.set_rng_state(42)
+    xr.use_spmd()
+    ```
+
+    ## Use instead
+    ```python
+    xr.use_spmd()      # first, before any device, RNG state or XLA tensor
+    device = torch_xla.device()
+    xm.set_rng_state(42)
+    ```
+
+    ## References
+    - torch_xla `torch_xla/runtime.py` `use_spmd` (the "Replicating tensors already
+      initialized" warning and `_xla_force_spmd_device`, #6680, 2.3-2.9; "call use_spmd() in
+      the beginning of the program")
+    - pytorch/xla#9735 (SIGSEGV for unmarked tensors after `torch_xla.device()` or a seed)
+    - torch_xla `docs/source/perf/spmd_basic.md` (`xr.use_spmd()` at the top)
+    - Applies to torch_xla 2.1-2.9 (`xr.use_spmd()` since 2.1).
+    """
+
+    code = "XLA906"
+    fix_applicability = "unsafe"
+    name = "use-spmd-after-runtime-start"
+    message = "xr.use_spmd() after the runtime started: SIGSEGV or replicated tensors"
+    fix = "call it first, before any device, seed or XLA tensor"
+    severity = "E"
+    versions = "2.1+"
+    reported_at = 'the `xr.use_spmd()` call'
+    bad = ["import torch_xla\nimport torch_xla.runtime as xr\ndevice = torch_xla.device()\nxr.use_spmd()\n",
+           "import torch_xla.core.xla_model as xm\nimport torch_xla.runtime as xr\n"
+           "def main():\n    xm.set_rng_state(42)\n    xr.use_spmd()\n"]
+    good = ["import torch_xla\nimport torch_xla.runtime as xr\nxr.use_spmd()\ndevice = torch_xla.device()\n",
+            "import torch_xla.runtime as xr\nn = xr.global_runtime_device_count()\nxr.use_spmd()\n"]
+
+    DEPTH = 3
+
+    def check(self, model):
+        if not _available(self.settings, "torch_xla.runtime", "use_spmd"):
+            return
+        for call, ctx in model.calls_to(USE_SPMD):
+            if not model.in_xla_code(ctx) or model.is_launched(ctx, multi_only=True):
+                continue
+            start = self._started_before(model, call, ctx)
+            if start is not None:
+                yield self.finding(call, "xr.use_spmd() after the runtime started "
+                                         f"(line {start.lineno}): SIGSEGV or replicated tensors")
+
+    def _started_before(self, model, node, ctx):
+        """The first runtime start on every path to ``node`` (its function, then its callers)
+        that no earlier ``use_spmd()`` on that path precedes; None when none is seen."""
+        todo = [(node, ctx, 0)]
+        seen: set[int] = set()
+        while todo:
+            n, c, depth = todo.pop(0)
+            found, spmd_first = None, False
+            for event, ectx, kind in self._events(model).get(id(c.scope), ()):
+                if event.lineno >= n.lineno:
+                    break
+                if getattr(event, "end_lineno", event.lineno) < n.lineno \
+                        and model.branch_frames(ectx) <= model.branch_frames(c) \
+                        and not model.exclusive((event, ectx), (n, c)):
+                    if kind == "spmd":
+                        spmd_first = True  # SPMD was on before: this call repeats it (the earlier one has its own verdict)
+                        break
+                    found = found or event
+            if spmd_first:
+                continue
+            if found is not None:
+                return found
+            if c.func is None or depth >= self.DEPTH or id(c.func) in seen:
+                continue
+            seen.add(id(c.func))
+            for site, sctx in model.calls_of(c.func):
+                if not model.is_launched(sctx) and sctx.scope.kind != "lambda":
+                    todo.append((site, sctx, depth + 1))
+        return None
+
+    def _events(self, model) -> dict:
+        """``id(scope) -> [(node, ctx, kind)]`` sorted by line, in XLA-on code: ``"start"`` for
+        the calls that start the runtime, moves and factories that place on the XLA device
+        and calls of module functions whose first such event is a start; ``"spmd"`` for
+        ``use_spmd()`` and functions that turn SPMD on before any start."""
+        table = model._cache.get("xla906_events")
+        if table is not None:
+            return table
+        table = {}
+        for call, ctx in model.calls:
+            if model.in_xla_code(ctx):
+                kind = self._event(model, call, ctx, 0)
+                if kind is not None:
+                    table.setdefault(id(ctx.scope), []).append((call, ctx, kind))
+        for rows in table.values():
+            rows.sort(key=lambda r: (r[0].lineno, r[0].col_offset))
+        model._cache["xla906_events"] = table
+        return table
+
+    def _event(self, model, call, ctx, depth) -> str | None:
+        q = model.call_name(call, ctx)
+        if q is not None:
+            if q == USE_SPMD:
+                return "spmd"
+            if q in RUNTIME_STARTS or (q in TORCH_FACTORIES and model._factory_kind(call, ctx) == "device"):
+                return "start"
+            return None
+        f = call.func
+        if type(f) is ast.Attribute and f.attr in ("to", "xla") and model.move_target(call, ctx) == "xla":
+            return "start"
+        if depth >= 2:
+            return None
+        kinds = {self._func_event(model, g, depth + 1) for g in model.function_of(f, ctx)}
+        return "spmd" if "spmd" in kinds else "start" if "start" in kinds else None
+
+    def _func_event(self, model, func, depth) -> str | None:
+        """What calling ``func`` does first: ``"spmd"`` (a ``use_spmd()`` anywhere in its own
+        code before its first unconditional start), ``"start"``, or None."""
+        key = ("xla906_func", id(func), depth)
+        cache = model._cache
+        if key not in cache:
+            cache[key] = None  # recursion: unknown
+            base = func.ctx.frames if func.ctx is not None else None
+            result = None
+            for call, c in sorted(((call, c) for call, c in func.calls if c.func is func),
+                                  key=lambda r: (r[0].lineno, r[0].col_offset)):
+                kind = self._event(model, call, c, depth)
+                if kind == "spmd" or (kind == "start" and _unconditional(c, base)):
+                    result = kind
+                    break
+            cache[key] = result
+        return cache[key]
+
+
+#: the host's share of a multi-host SPMD run (pytorch/xla#5331's sampler arguments)
+PROCESS_APIS = frozenset({"torch_xla.runtime.process_index", "torch_xla.runtime.process_count",
+                          "torch_xla.runtime.host_index"})
+_DEVICE_LOADERS = ("torch_xla.distributed.parallel_loader.MpDeviceLoader",
+                   "torch_xla.distributed.parallel_loader.ParallelLoader")
+
+
+@rule
+class SpmdHostLocalBatch(Rule):
+    """## What it does
+    In an SPMD program whose `DataLoader` gives each host its own share of the data (a
+    sampler or dataset split by `xr.process_index()` / `xr.process_count()`: the
+    multi-host recipe), flags `xs.mark_sharding(...)` of a batch drawn from that loader
+    inside the loop over it (the loop's target, an item of it, or a name assigned from
+    it in the loop). A hint, reported at the `mark_sharding` call.
+
+    ## Why is this bad?
+    `mark_sharding` treats its tensor as the *global* value: every host must pass the same
+    full tensor, and each keeps only the shards of its own devices. A host-local batch
+    differs per host, so each host keeps its devices' slice of its own batch and drops the
+    rest: with N hosts most of every host's data never reaches a device, and the logical
+    global batch is one host's batch size (pytorch/xla#7850). The loader has to say that
+    its batches are host-local: `MpDeviceLoader(..., input_sharding=ShardingSpec(...,
+    minibatch=True))` assembles the global batch from every host's share.
+
+    ## Known problems
+    A hint: a run on one host (`process_count() == 1`) loses nothing. Only a sharding
+    call in the loop body over the loader's batches is reported (not one in a helper the
+    loop calls), and only when the split names `xr.process_index()` /
+    `xr.process_count()` (through names); activations and parameters are not batches. A
+    loop over an `MpDeviceLoader` / `ParallelLoader` given `input_sharding=` is left alone.
+
+    ## Example
+    ```python
+    sampler = DistributedSampler(ds, num_replicas=xr.process_count(), rank=xr.process_index())
+    loader = DataLoader(ds, batch_size=8, sampler=sampler)
+    for x, y in loader:
+        x = x.to(device)
+        xs.mark_sharding(x, mesh, ("data", None))
+    ```
+
+    ## Use instead
+    ```python
+    loader = pl.MpDeviceLoader(
+        DataLoader(ds, batch_size=8, sampler=sampler), device,
+        input_sharding=xs.ShardingSpec(mesh, ("data", None), minibatch=True))
+    for x, y in loader:
+        ...
+    ```
+
+    ## References
+    - pytorch/xla#7850 (multi-host SPMD with host-local batches and `mark_sharding`)
+    - pytorch/xla#5331 (multi-host batch sharded data loading: the `process_count()` /
+      `process_index()` sampler and `ShardingSpec(..., minibatch=True)`, 2.1);
+      `torch_xla/distributed/spmd/xla_sharding.py` `ShardingSpec.minibatch` (2.1-2.9)
+    - torch_xla `docs/source/perf/spmd_advanced.md` "Sharding-Aware Host-to-Device Data Loading"
+    - Applies to torch_xla 2.1-2.9.
+    """
+
+    code = "XLA907"
+    name = "spmd-host-local-batch"
+    message = "mark_sharding of a host-local batch drops most of each host's data"
+    fix = "use MpDeviceLoader(..., input_sharding=ShardingSpec(mesh, spec, minibatch=True))"
+    severity = "W"
+    versions = "2.1+"
+    hint = True
+    reported_at = 'the `xs.mark_sharding(...)` call'
+    bad = ["import torch_xla.runtime as xr\nimport torch_xla.distributed.spmd as xs\n"
+           "from torch.utils.data import DataLoader, DistributedSampler\n"
+           "def train(ds, mesh, device):\n    xr.use_spmd()\n"
+           "    sampler = DistributedSampler(ds, num_replicas=xr.process_count(), rank=xr.process_index())\n"
+           "    for x in DataLoader(ds, batch_size=8, sampler=sampler):\n"
+           "        x = x.to(device)\n        xs.mark_sharding(x, mesh, ('data', None))\n"]
+    good = ["import torch_xla.runtime as xr\nimport torch_xla.distributed.spmd as xs\n"
+            "from torch.utils.data import DataLoader\n"
+            "def train(ds, mesh, device):\n    xr.use_spmd()\n"
+            "    for x in DataLoader(ds, batch_size=8):\n"
+            "        x = x.to(device)\n        xs.mark_sharding(x, mesh, ('data', None))\n"]
+
+    def check(self, model):
+        if self.settings.target_version < (2, 1) or not model.spmd_program():
+            return
+        marks = [q for q in model.call_index() if q.startswith(SPMD_PACKAGES) and q.endswith(".mark_sharding")]
+        if not marks:
+            return
+        by_loop: dict[int, list] = {}
+        for call, ctx in model.calls_to(*marks):
+            if call.args and model.in_xla_code(ctx):
+                for loop in ctx.loops:
+                    by_loop.setdefault(id(loop), []).append((call, ctx))
+        seen: set[int] = set()
+        for loop in model.loops:
+            marked = by_loop.get(id(loop))
+            if not marked or type(loop.node) not in (ast.For, ast.AsyncFor) or not self._host_local(model, loop):
+                continue
+            batch = self._batch_names(loop.node)
+            for call, ctx in marked:
+                if _batch_root(call.args[0]) in batch and id(call) not in seen:
+                    seen.add(id(call))
+                    yield self.finding(call)
+
+    def _host_local(self, model, loop) -> bool:
+        """The loop iterates a ``DataLoader`` split per host, and no device loader given
+        ``input_sharding=`` stands between."""
+        it = loop.node.iter
+        if self._input_sharded(model, it, loop.ctx, 0):
+            return False
+        return any(self._per_host(model, call, c) for call, c in model.loader_sources(it, loop.ctx))
+
+    def _input_sharded(self, model, expr, ctx, depth) -> bool:
+        if depth > 6:
+            return False
+        if type(expr) is ast.Name:
+            return any(v is not None and self._input_sharded(model, v, c, depth + 1)
+                       for v, c in model.values(expr, ctx) or ())
+        if type(expr) is not ast.Call:
+            return False
+        f = expr.func
+        if model.call_name(expr, ctx) in _DEVICE_LOADERS:
+            return any(k.arg in ("input_sharding", None) for k in expr.keywords)
+        if type(f) is ast.Attribute:
+            return self._input_sharded(model, f.value, ctx, depth + 1)  # ParallelLoader(...).per_device_loader(d)
+        if type(f) is ast.Name and f.id in ("enumerate", "iter", "tqdm") and expr.args:
+            return self._input_sharded(model, expr.args[0], ctx, depth + 1)
+        return False
+
+    def _per_host(self, model, call, ctx) -> bool:
+        """The loader's sampler or dataset names ``xr.process_index()`` / ``process_count()``."""
+        args = [a for a in (model.kwarg(call, "sampler", 3), model.kwarg(call, "dataset", 0),
+                            model.kwarg(call, "batch_sampler", 4)) if isinstance(a, ast.AST)]
+        return any(self._names_process(model, a, ctx, 0) for a in args)
+
+    def _names_process(self, model, expr, ctx, depth) -> bool:
+        if depth > 4:
+            return False
+        for n in ast.walk(expr):
+            t = type(n)
+            if t is ast.Call and model.call_name(n, ctx) in PROCESS_APIS:
+                return True
+            if t is ast.Name and type(n.ctx) is ast.Load and model.qualname(n, ctx) is None:
+                for v, c in model.values(n, ctx) or ():
+                    if v is not None and c is not None and self._names_process(model, v, c, depth + 1):
+                        return True
+        return False
+
+    @staticmethod
+    def _batch_names(loop_node) -> set[str]:
+        """The loop's target names and the names assigned in its body from them."""
+        names = {n.id for n in ast.walk(loop_node.target) if type(n) is ast.Name}
+        for stmt in loop_node.body:
+            nested = type(stmt) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+            for node in () if nested else ast.walk(stmt):
+                if type(node) is ast.Assign and (_batch_root(node.value) in names or (
+                        type(node.value) is ast.Tuple and any(_batch_root(e) in names for e in node.value.elts))):
+                    for target in node.targets:
+                        names.update(n.id for n in ast.walk(target) if type(n) is ast.Name)
+        return names
+
+
+def _batch_root(expr) -> str | None:
+    """The name a batch expression hangs from: ``batch["x"].to(dev).view(...)`` -> ``batch``; a
+    call of a function (``model(x)``: an activation) has none."""
+    for _ in range(16):
+        t = type(expr)
+        if t is ast.Name:
+            return expr.id
+        if t in (ast.Subscript, ast.Attribute):
+            expr = expr.value
+        elif t is ast.Call and type(expr.func) is ast.Attribute:
+            expr = expr.func.value
+        else:
+            return None
+    return None
 
 
 #: process-level counts and ordinals that are 1 / 0 under SPMD (one process drives every
