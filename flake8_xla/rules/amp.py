@@ -445,7 +445,7 @@ class Fp16OnTpu(Rule):
         if model._to_xla(call, ctx):
             return True
         receiver = call.func.value
-        if model.tensor_kind(receiver, ctx) == "device":
+        if model.tensor_kind(receiver, ctx) == "device" or _moved_to_xla(model, receiver, ctx):
             return True
         node = receiver
         for _ in range(16):
@@ -478,6 +478,32 @@ class Fp16OnTpu(Rule):
             else:
                 break
         return model.cpu_tensor(receiver, ctx)
+
+
+def _moved_to_xla(model, expr, ctx, depth: int = 0) -> bool:
+    """``expr`` is a name every value of which was moved to the XLA device in its chain
+    (``x = batch["pixel_values"].to(device, torch.float16)``; ``y = x.to(dtype=...)``), or is
+    such a name itself moved again; a few levels of names."""
+    if type(expr) is not ast.Name or depth > 4:
+        return False
+    values = model.values(expr, ctx)
+    if not values:
+        return False
+    for value, vctx in values:
+        node, moved = value, False
+        for _ in range(16):
+            if type(node) is ast.Call and type(node.func) is ast.Attribute:
+                if node.func.attr in ("to", "xla") and model.move_target(node, vctx) == "xla":
+                    moved = True
+                    break
+                node = node.func.value
+            elif type(node) in (ast.Attribute, ast.Subscript):
+                node = node.value
+            else:
+                break
+        if not moved and not _moved_to_xla(model, node, vctx, depth + 1):
+            return False
+    return True
 
 
 def _builds_model(model, call, ctx) -> bool:
