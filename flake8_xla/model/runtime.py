@@ -50,6 +50,8 @@ _INERT_PREFIXES = ("torch_xla.distributed.spmd.", "torch_xla.experimental.xla_sh
                    "enumerate", "zip", "logging.", "torch.nn.init.", "torch.nn.utils.", "copy.deepcopy")
 #: tensor methods that read a device value on the host (the graph before runs)
 _READS = frozenset({"item", "tolist", "numpy", "cpu"})
+#: builtins that read a tensor's value on the host (``print(t)`` runs the computation)
+_BUILTIN_READS = frozenset({"print", "float", "int", "bool", "str", "repr"})
 
 
 def chain_parts(chain) -> tuple[str, ...] | None:
@@ -553,13 +555,16 @@ class Runtime:
     def computes(self, call: ast.Call, ctx: Ctx) -> bool:
         """A call that runs an XLA computation: a sync (``torch_xla.sync()``,
         ``xm.mark_step()``, ``barrier=True``), a host read of a device value (``.item()``,
-        ``.cpu()``), or a module function that syncs or trains."""
+        ``.cpu()``, ``print(t)``, ``float(t)``), or a module function that syncs or trains."""
         if self.is_sync_call(call, ctx):
             return True
         f = call.func
         if type(f) is ast.Attribute and f.attr in _READS and self.call_name(call, ctx) is None \
                 and self.tensor_kind(f.value, ctx) == "device":
             return True
+        if type(f) is ast.Name and f.id in _BUILTIN_READS and call.args and self.lookup(f.id, ctx, f.lineno) is None \
+                and any(type(a) is not ast.Starred and self.tensor_kind(a, ctx) == "device" for a in call.args):
+            return True  # print(t), float(t): the value is computed to be shown (measured on 2.9)
         return any(self.func_syncs(g) or self.does_step(g) for g in self.function_of(f, ctx))
 
     def computes_before(self, ctx: Ctx, line: int) -> ast.AST | None:

@@ -101,10 +101,14 @@ class InitializeCachePlacement(Rule):
     files at once.
 
     ## Known problems
-    "Computations ran" means a visible sync, training loop, host read of a device value or
-    a module helper that trains, on every path to the call: creating the device or moving
-    a model does not create the computation cache (`XLAGraphExecutor::GetComputationCache`
-    builds it at the first compilation), so it is no error. A path that cannot be seen
+    "Computations ran" means a visible sync, training loop, host read of a device value
+    (`.item()`, `.cpu()`, `print(t)`, `float(t)`) or a module helper that trains, on every
+    path to the call: creating the device, a tensor on it or moving a model does not create
+    the computation cache (`XLAGraphExecutor::GetComputationCache` builds it at the first
+    compilation), so it is no error (measured on 2.9 (CPU): `initialize_cache` passes after
+    `torch_xla.device()`, `torch.ones(2, device=d)`, `model.to(d)`, a moved tensor's
+    `.cpu()`; raises `AssertionError` after `torch_xla.sync()`, `.item()`, `print(t)` or
+    `.cpu()` of a computed tensor). A path that cannot be seen
     (`args.cache_dir`, a helper's result) is not reported, nor a call under a rank test
     (`if xr.global_ordinal() == 0:`) or a `_xla_computation_cache_is_initialized()` probe,
     nor the parent's call when the launched function calls `initialize_cache` itself. SPMD
