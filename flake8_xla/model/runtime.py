@@ -191,7 +191,8 @@ class Runtime:
         """True when code at ``ctx`` runs under SPMD: SPMD is turned on unconditionally at
         module level (``if __name__ == "__main__":`` aside), or in the same function on the
         same branch, or unconditionally in a function from which ``ctx``'s function is
-        reached; a script that turns it on only under a flag keeps its other mode."""
+        reached; a script that turns it on only under a flag keeps its other mode, and its
+        flagged path is SPMD code (the functions called only from it after the switch)."""
         evidence = self.spmd_evidence()
         if not evidence:
             return False
@@ -213,8 +214,46 @@ class Runtime:
                 roots.append(ectx.func)
         if not result and roots and ctx.func is not None:
             result = id(ctx.func) in self.reachable(roots)
+        if not result and ctx.func is not None:
+            result = id(ctx.func) in self._flag_spmd_functions()
         self._cache[key] = result
         return result
+
+    def _flag_spmd_functions(self) -> set[int]:
+        """ids of the functions that run only on a path where SPMD was switched on under a
+        flag (``if args.spmd: xr.use_spmd(); return build(ds)``): called after the switch on
+        its branch (or a branch with the same test), and from nowhere else but such calls
+        and the functions they reach (memoised)."""
+        found = self._cache.get("rt_flag_spmd")
+        if found is not None:
+            return found
+        found = self._cache["rt_flag_spmd"] = set()
+        flagged = []  # (function or None, frames, line) of each switch under a flag
+        for node, ectx in self.spmd_evidence():
+            base = ectx.func.ctx.frames if ectx.func is not None else None
+            if not _only_main_guard(ectx.frames, base):
+                flagged.append((ectx.func, ectx.frames, node.lineno))
+        if not flagged:
+            return found
+
+        candidates, path_ctxs = [], set()
+        for f, frames, after in flagged:
+            for call, c in (f.calls if f is not None else self.calls):
+                if c.func is f and call.lineno > after and frames_within(frames, c.frames):
+                    targets = self.function_of(call.func, c)
+                    if targets:
+                        candidates.extend(targets)
+                        path_ctxs.add(id(c))
+        reached = self.reachable(candidates) if candidates else set()
+        for func in self.functions:
+            if id(func) not in reached:
+                continue
+            sites = self._func_sites(func)
+            # every site is on a flagged path, or in another function reached from one
+            if sites and all(id(c) in path_ctxs or (c.func is not None and c.func is not func and id(c.func) in reached)
+                             for c in sites):
+                found.add(id(func))
+        return found
 
     # ------------------------------------------------------------------ devices
     def device_place(self, expr, ctx: Ctx, _depth: int = 0) -> str | None:

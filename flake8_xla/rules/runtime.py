@@ -222,8 +222,9 @@ class SpmdWorldSizeMisuse(Rule):
     ## Known problems
     Other uses (logging, `if xr.world_size() > 1:`, arithmetic on the batch size) are not
     reported. A script that turns SPMD on only under a flag keeps its other mode: a sampler
-    counts only on the branch that turns SPMD on, or in a function reached from one that
-    turns it on unconditionally (a `Mesh` is SPMD wherever it is); a count picked by mode
+    counts only on the branch that turns SPMD on, in a function reached from one that
+    turns it on unconditionally, or in one called only from the flagged branch after the
+    switch (`if args.spmd: xr.use_spmd(); build(ds)`; a `Mesh` is SPMD wherever it is); a count picked by mode
     (`xr.world_size() if not spmd else ...`) is not reported. The finding replaces XLA801 /
     XLA802 on the old `xm` spellings: one fix.
 
