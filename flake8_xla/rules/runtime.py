@@ -8,7 +8,7 @@ import bisect
 import re
 
 from .. import api_table
-from ..model import UNKNOWN, Ctx
+from ..model import UNKNOWN
 from ..model.replicas import is_rank_value
 from ..model.runtime import _PARAM_NAMES, SPMD_PACKAGES, dotted, frames_within
 from ..registry import Rule, rule
@@ -814,34 +814,22 @@ def _moved_module_param(model, expr, ctx) -> bool:
         return _moved_to_xla_before(model, expr.value, ctx, expr.lineno)
     if t is not ast.Name:
         return False
-    bindings = model.lookup(expr.id, ctx, expr.lineno)
-    if not bindings or len(bindings) != 1 or bindings[0][1] != "unknown" or bindings[0][3] is None:
+    found = model.loop_source(expr, ctx)
+    if found is None:
         return False
-    line, _, _, bctx = bindings[0]
-    scope = bctx.scope
-    if scope.kind == "comprehension":
-        loops = [(g.target, g.iter) for g in getattr(scope.node, "generators", ())]
-        outer = scope.parent
-        while outer is not None and outer.kind == "comprehension":
-            outer = outer.parent
-        where = Ctx(outer, bctx.func, (), ()) if outer is not None else None
+    target, it, where = found
+    if type(it) is not ast.Call or type(it.func) is not ast.Attribute or it.args or it.keywords:
+        return False
+    method = it.func.attr
+    if method == "parameters":
+        hit = target is not None and type(target) is ast.Name
+    elif method == "named_parameters":
+        hit = type(target) is ast.Tuple and len(target.elts) == 2 and type(target.elts[1]) is ast.Name \
+            and target.elts[1].id == expr.id
     else:
-        loops = [(lp.node.target, lp.node.iter) for lp in model.loops
-                 if lp.ctx.scope is scope and type(lp.node) in (ast.For, ast.AsyncFor) and lp.node.lineno == line]
-        where = bctx
-    for target, it in loops:
-        if type(it) is not ast.Call or type(it.func) is not ast.Attribute or it.args or it.keywords:
-            continue
-        method = it.func.attr
-        if method == "parameters":
-            hit = type(target) is ast.Name and target.id == expr.id
-        elif method == "named_parameters":
-            hit = type(target) is ast.Tuple and len(target.elts) == 2 and type(target.elts[1]) is ast.Name \
-                and target.elts[1].id == expr.id
-        else:
-            continue
-        if hit and where is not None:
-            return _moved_to_xla_before(model, it.func.value, where, it.lineno)
+        hit = False
+    if hit:
+        return _moved_to_xla_before(model, it.func.value, where, it.lineno)
     return False
 
 
