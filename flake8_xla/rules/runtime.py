@@ -403,10 +403,22 @@ class WeightTyingBeforeToDevice(Rule):
     parameter get two independent copies on the device: the weights are silently untied
     and train apart.
 
+    Also flags, at the move, a transformers model with an LM head built with
+    `from_pretrained` / `from_config` (`AutoModelForCausalLM`, `GPT2LMHeadModel`,
+    `T5ForConditionalGeneration`, ...: the library ties its embeddings) moved to the XLA
+    device with no `model.tie_weights()` after the move.
+
     ## Known problems
     Only ties and moves in this file are seen: a model class imported from another module
-    (nanoGPT's `GPT` in `model.py`, a transformers model) is not. A device that cannot be
-    seen (a parameter) is not taken for the XLA device.
+    (nanoGPT's `GPT` in `model.py`) is not; transformers models only through the
+    constructors above, moved with `.to(...)` (`accelerator.prepare(...)` is not followed).
+    A device that cannot be seen (a parameter) is not taken for the XLA device. The
+    transformers shape is silent with `tie_word_embeddings=False` (on the load or set on a
+    config anywhere in the module), for a checkpoint literal of a family that does not tie
+    (Llama 2 / 3 / 3.1, Mistral, Mixtral), for classes with no LM head (`AutoModel`) and with
+    a training framework that re-ties after its move (the HF `Trainer`, Lightning); an
+    `Auto...` class loading a checkpoint that does not tie gets harmless advice (its
+    `tie_weights()` does nothing).
 
     ## Example
     ```python
@@ -419,6 +431,7 @@ class WeightTyingBeforeToDevice(Rule):
     model.to(torch_xla.device())
     model.lm_head.weight = model.embed.weight   # or model.tie_weights()
     ```
+    A transformers model: `model.to(device)` then `model.tie_weights()`.
 
     ## References
     - torch_xla `docs/source/learn/troubleshoot.md` "XLA Tensor Quirks" 4 ("This 'tying' of
@@ -427,11 +440,15 @@ class WeightTyingBeforeToDevice(Rule):
       when `_has_compatible_shallow_copy_type` is false, as for CPU to XLA)
     - Lightning `src/lightning/pytorch/strategies/xla.py` `setup` (finds the shared
       parameters before `model_to_device()` and sets them again after it)
+    - transformers#18676 (tied embeddings untied by the move to XLA); transformers
+      `PreTrainedModel.tie_weights` (`tie_word_embeddings`, default True in `PretrainedConfig`)
+    - Measured on 2.9 (CPU): a module whose `head.weight` is `emb.weight` has two different
+      parameters after `.to(torch_xla.device())`.
     - Applies to every torch_xla release.
     """
 
     code = "XLA903"
-    reported_at = 'the tying assignment (`model.head.weight = model.embed.weight`)'
+    reported_at = 'the tying assignment (`model.head.weight = model.embed.weight`), or for a transformers model the move (`model.to(device)`)'
     name = "weight-tying-before-to-device"
     message = "weights tied before the module moves to XLA, which unties them"
     fix = "tie them after the .to(device)"
@@ -451,8 +468,10 @@ class WeightTyingBeforeToDevice(Rule):
     def check(self, model):
         ties = model.weight_ties()
         if not ties:
+            yield from self._library_tied(model)
             return
         index = _TieIndex(model)
+        yield from self._library_tied(model, index)
         by_class: dict[int, object] = {}
         for target, value, ctx in ties:
             root = _root_name(target)
@@ -468,6 +487,31 @@ class WeightTyingBeforeToDevice(Rule):
             if move is not None:
                 yield self.finding(target, f"weights tied before the move to XLA on line {move.lineno}, "
                                            "which unties them")
+
+    def _library_tied(self, model, index=None):
+        """A transformers model with an LM head (`from_pretrained` / `from_config`: the library
+        ties its embeddings) moved to the XLA device with no `tie_weights()` after the move."""
+        loads = [(c, x) for c, x in model.calls
+                 if type(c.func) is ast.Attribute and c.func.attr in _HF_LOADERS and _hf_tied_head(model, c, x)]
+        if not loads or model.uses_framework() or _untied_by_config(model):
+            return
+        index = index or _TieIndex(model)
+        load_ids = {id(c) for c, _ in loads}
+        for call, ctx in index.xla_moves:
+            receiver = call.func.value
+            if type(receiver) is ast.Call:
+                if id(receiver) not in load_ids:
+                    continue
+                name = index.bound_name(call)
+            else:
+                values = model.values(receiver, ctx) if type(receiver) is ast.Name else None
+                if not values or any(id(v) not in load_ids for v, _ in values):
+                    continue
+                name = receiver.id
+            if name is None or index.tied_after(ctx, name.split(".")[0], call.lineno, None):
+                continue
+            yield self.finding(call, "transformers model moved to XLA: the move unties the embeddings it tied",
+                               f"call {name[:24]}.tie_weights() after the move")
 
     @staticmethod
     def _scope_move(model, root, target, ctx, index):
@@ -682,6 +726,45 @@ def _root_name(expr) -> str | None:
 
 
 _INTROSPECTION = frozenset({"data_ptr", "storage", "untyped_storage", "stride"})
+
+#: transformers constructors that tie the input and output embeddings inside the library
+_HF_LOADERS = frozenset({"from_pretrained", "from_config"})
+#: model classes with an output embedding the library ties to the input one
+#: (`PreTrainedModel.tie_weights`; `tie_word_embeddings` defaults to True in `PretrainedConfig`)
+_HF_TIED_HEAD = re.compile(r"(LMHead|ForCausalLM|ForMaskedLM|ForConditionalGeneration|ForPreTraining|WithLMHead)")
+#: checkpoint families whose configs do not tie (Llama 2 / 3 / 3.1, Mistral, Mixtral)
+_HF_UNTIED_CHECKPOINTS = re.compile(r"(?i)(llama-2|meta-llama-3-|llama-3\.1|mistral|mixtral)")
+
+
+def _hf_tied_head(model, call, ctx) -> bool:
+    """``Cls.from_pretrained(...)`` / ``Cls.from_config(...)`` of a transformers class with
+    a tied LM head, not given ``tie_word_embeddings=False`` nor a checkpoint of a family
+    that does not tie."""
+    q = model.call_name(call, ctx)
+    if q is None or not q.startswith("transformers.") or not _HF_TIED_HEAD.search(q.rsplit(".", 2)[-2]):
+        return False
+    for kw in call.keywords:
+        if kw.arg == "tie_word_embeddings" and not (type(kw.value) is ast.Constant and kw.value.value is True):
+            return False
+        if kw.arg is None:
+            return False  # **kwargs may untie
+    first = call.args[0] if call.args else model.kwarg(call, "pretrained_model_name_or_path")
+    text = model.const(first, ctx) if isinstance(first, ast.AST) else None
+    return not (isinstance(text, str) and _HF_UNTIED_CHECKPOINTS.search(text))
+
+
+def _untied_by_config(model) -> bool:
+    """The module sets ``tie_word_embeddings`` to something other than True in a config
+    (``AutoConfig.from_pretrained(..., tie_word_embeddings=False)``, ``config.tie_word_embeddings = False``):
+    which models use that config is not followed, so every one counts as untied."""
+    for call, ctx in model.kw_calls.get("tie_word_embeddings", ()):
+        if "Config" not in (model.call_name(call, ctx) or "Config"):
+            continue  # a model's own keyword is read at its load (_hf_tied_head)
+        for kw in call.keywords:
+            if kw.arg == "tie_word_embeddings" and not (type(kw.value) is ast.Constant and kw.value.value is True):
+                return True
+    return any(type(t) is ast.Attribute and t.attr == "tie_word_embeddings" and not (
+        type(v) is ast.Constant and v.value is True) for t, v, _ in model.attr_stores)
 
 
 @rule
