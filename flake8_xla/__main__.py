@@ -252,8 +252,7 @@ def _main(argv: list[str] | None) -> int:
             per_file_ignores=cfg.as_per_file_ignores(pfi_value, pfi_base, _label(args, config, "per-file-ignores")),
         )
         # a rule not reported supersedes nothing: --select=XLA805 alone reports every xm.mark_step()
-        settings = dataclasses.replace(settings, unreported=tuple(
-            code for code in sorted(all_rules()) if not selector.reported("", code)))
+        settings = dataclasses.replace(settings, unreported=selector.unreported())
         respect_gitignore = _pick(args, config, "respect-gitignore")[0]
         exit_zero = bool(_pick(args, config, "exit-zero")[0])
         # (none with --write-baseline: it records every finding, whatever baseline is configured)

@@ -10,6 +10,7 @@ import ast
 from flake8_xla.__main__ import main
 from flake8_xla.engine import run
 from flake8_xla.flake8_plugin import Plugin
+from flake8_xla.registry import hint_codes
 from flake8_xla.settings import Settings
 
 SRC = (
@@ -63,3 +64,12 @@ def test_cli_select_xla805_alone_reports_every_mark_step(tmp_path, capsys, monke
     assert main(["--isolated", "--select=XLA805", "t.py"]) == 1
     assert capsys.readouterr().out.splitlines() == [
         f"t.py:{n}:9: XLA805 xm.mark_step is deprecated since torch_xla 2.8; use torch_xla.sync()" for n in (6, 8, 12)]
+
+
+def test_language_server_resolves_the_selection_into_the_settings(tmp_path):
+    from flake8_xla.server import resolve
+
+    found = resolve(str(tmp_path / "t.py"), {"select": ["XLA805"], "isolated": True}, tmp_path)
+    assert found.error is None and "XLA505" in found.settings.unreported and "XLA805" not in found.settings.unreported
+    # by default only the hints (flake8's default-ignore) are left out
+    assert resolve(str(tmp_path / "t.py"), {"isolated": True}, tmp_path).settings.unreported == tuple(hint_codes())
