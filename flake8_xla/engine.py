@@ -161,24 +161,29 @@ def _check(model: Model, settings: Settings, rule_classes: list[type[Rule]]) -> 
             findings.extend(cls(settings).check(model))
         except Exception as exc:
             findings.append(internal_error(cls.code, exc))
-    return _one_finding_per_fix(findings, rule_classes)
+    return _one_finding_per_fix(findings, rule_classes, settings.unreported)
 
 
-def _one_finding_per_fix(findings: list[Finding], rule_classes: list[type[Rule]]) -> list[Finding]:
+def _one_finding_per_fix(findings: list[Finding], rule_classes: list[type[Rule]],
+                         unreported: tuple[str, ...] = ()) -> list[Finding]:
     """Drop a finding that lies inside the node of a finding whose rule supersedes its code
     (XLA103 on ``init_process_group("gloo", rank=int(os.environ["RANK"]))`` covers the
-    XLA109 on the env read: one fix rewrites the whole call)."""
+    XLA109 on the env read: one fix rewrites the whole call). A rule in ``unreported`` (the
+    host will not show it) supersedes nothing, nor does a finding with ``covers=False``
+    (its fix leaves the other finding's problem in place)."""
     if len(findings) < 2:
         return findings
     superseded: dict[str, set[str]] = {}
     for cls in rule_classes:
+        if cls.code in unreported:
+            continue
         for code in cls.supersedes:
             superseded.setdefault(code, set()).add(cls.code)
     # per superseding code: its findings' spans sorted by start, with the running maximum of
     # their ends, so "inside a span of code C" is one bisect (linear in findings overall)
     spans: dict[str, tuple[list, list]] = {}
     for code in {c for sups in superseded.values() for c in sups}:
-        found = sorted(((f.line, f.col), f.end or (f.line, f.col)) for f in findings if f.code == code)
+        found = sorted(((f.line, f.col), f.end or (f.line, f.col)) for f in findings if f.code == code and f.covers)
         starts, reach, best = [], [], None
         for start, end in found:
             best = end if best is None or end > best else best

@@ -18,13 +18,14 @@ Python code under a ``.ipynb`` name (an editor or flake8-nb passing the cells) i
 from __future__ import annotations
 
 import ast
+import dataclasses
 import sys
 from typing import Iterator, Sequence
 
 from . import __version__
 from .baseline import filter_lines
 from .engine import run
-from .registry import hint_codes, notebook_finding
+from .registry import all_rules, hint_codes, notebook_finding
 from .settings import OPTIONS, SCOPES, Settings, SettingsError, from_options
 
 
@@ -65,6 +66,7 @@ class Plugin:
             # 1, the status of "findings"; any other exception is a traceback.
             sys.stderr.write(f"flake8: error: {exc}\n")
             raise SystemExit(2) from None
+        cls.settings = dataclasses.replace(cls.settings, unreported=_unreported(options))
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         notebook = notebook_finding(self.filename, self.tree, "flake8")
@@ -81,6 +83,19 @@ class Plugin:
                 raise SystemExit(2) from None
         for f in found:
             yield f.line, f.col, f.text, type(self)
+
+
+def _unreported(options) -> tuple[str, ...]:
+    """The XLA codes flake8's select / ignore options (not per-file-ignores) leave out:
+    their findings supersede nothing (``Settings.unreported``). None when flake8 gave no
+    selection (a host that calls ``parse_options`` with a namespace of its own)."""
+    try:
+        from flake8.style_guide import Decision, DecisionEngine
+
+        engine = DecisionEngine(options)
+        return tuple(code for code in sorted(all_rules()) if engine.decision_for(code) is not Decision.Selected)
+    except (AttributeError, TypeError, ValueError):
+        return ()
 
 
 __all__ = ["Plugin", "SCOPES"]

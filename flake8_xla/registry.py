@@ -78,6 +78,10 @@ class Finding:
     #: where the reported node ends (for "one finding per fix": a finding that supersedes
     #: others covers the findings inside its node); not part of equality or order
     end: tuple[int, int] | None = dataclasses.field(default=None, compare=False, repr=False)
+    #: whether it supersedes the findings inside its node (its rule's ``supersedes``): false
+    #: where its fix leaves their problem in place (XLA505 moving an ``xm.mark_step()`` that
+    #: stays deprecated); not part of equality or order
+    covers: bool = dataclasses.field(default=True, compare=False, repr=False)
 
     @property
     def text(self) -> str:

@@ -165,6 +165,7 @@ def resolve(path: str | None, client: dict[str, object], root: Path | None) -> R
             extend_ignore=cfg.as_codes(pick("extend-ignore")[0]) or [],
             per_file_ignores=cfg.as_per_file_ignores(pfi, pfi_base, pfi_label),
         )
+        settings = dataclasses.replace(settings, unreported=selector.unreported())  # as the CLI
     except SettingsError as exc:
         return Resolved(error=str(exc))
     except Exception as exc:  # never let a configuration stop the server

@@ -49,6 +49,10 @@ class Settings:
             modules, parse only) or ``"off"`` (each file alone), option ``xla-project``.
         baseline: the baseline file (option ``xla-baseline``, see :mod:`flake8_xla.baseline`)
             whose findings the hosts do not report, or ``None``; the engine does not read it.
+        unreported: rule codes the host will not report (its ``select`` / ``ignore``; set
+            by the flake8 plugin and the CLI, not an option): a finding of one of them does
+            not supersede another rule's finding ("one finding per fix"), so
+            ``--select=XLA805`` alone reports every ``xm.mark_step()``.
 
     ``reducing_calls`` and ``launchers`` hold dotted names: ``mylib.dist.sync_grads``
     matches a call whose name resolves (through imports) to it; a name without a dot,
@@ -63,6 +67,7 @@ class Settings:
     docs_url: str | None = DEFAULT_DOCS_URL
     project: str = "on"
     baseline: str | None = None
+    unreported: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # a template the rule URLs cannot be made from fails here, not at the first finding

@@ -52,6 +52,11 @@ class Selector:
             extend_ignore=self.extend_ignore + list(extra),
             extended_default_select=["XLA"], extended_default_ignore=hint_codes()))
 
+    def unreported(self) -> tuple[str, ...]:
+        """The rule codes these options leave out, per-file-ignores aside (for
+        ``Settings.unreported``: a rule not reported supersedes nothing)."""
+        return tuple(code for code in sorted(all_rules()) if not self.reported("", code))
+
     def reported(self, path: str, code: str) -> bool:
         extra = self._for_path(path)
         if code in ALWAYS:

@@ -99,6 +99,7 @@ FIX_DOCS = {
               "move to the device",
     "XLA405": "moves the optimizer's assignment statement to just after the statement that moves the "
               "module, when nothing between uses the optimizer or rebinds a name its constructor reads "
+              "and the constructor itself calls `.parameters()` (a list collected before it keeps the old ones) "
               "(moving the module up instead could move it before code that expects it on the CPU, such "
               "as a weight tie): unsafe, code between no longer sees the optimizer",
     "XLA401": "`.cuda()` -> `.to(torch_xla.device())`, `.to(\"cuda\")` / `device=\"cuda\"` / "

@@ -778,6 +778,9 @@ def _optimizer_after_move(b, node):
             break
     if anchor is None:
         return False
+    if not any(isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)
+               and n.func.attr.value in ("parameters", "named_parameters") for n in _walk(node)):
+        return False  # parameters collected before it (a list, groups built in a loop) stay the old ones
     reads = _names_of(node).read
     module_root = _move_receiver_root(anchor, move_line, b)
     opt_root = opt_text.split(".")[0]

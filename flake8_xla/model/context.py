@@ -156,7 +156,12 @@ class XlaContext:
             elif type(node) is ast.BoolOp:
                 vals = [results[id(v)] for v in node.values]
                 if type(node.op) is ast.And:
-                    results[id(node)] = (any(v[0] for v in vals), all(v[1] for v in vals))
+                    off_false = all(v[1] for v in vals) or (
+                        # `is_tpu_available() and not cpu`: a backend test the user may force
+                        # onto the CPU; when false, no XLA device is chosen either way
+                        any(v[1] for v in vals)
+                        and all(v[1] or _cpu_opt_out(x) for v, x in zip(vals, node.values)))
+                    results[id(node)] = (any(v[0] for v in vals), off_false)
                 else:
                     results[id(node)] = (all(v[0] for v in vals), any(v[1] for v in vals))
             else:
@@ -332,6 +337,19 @@ class XlaContext:
             if ident and self._VERSION_NAME.search(ident):
                 return True
         return False
+
+
+def _cpu_opt_out(node) -> bool:
+    """``not cpu``, ``not args.use_cpu``, ``device != "cpu"``: true when the user did not
+    force the CPU (a conjunct of a backend test that keeps the accelerator off when false)."""
+    if type(node) is ast.UnaryOp and type(node.op) is ast.Not:
+        inner = node.operand
+        ident = inner.attr if type(inner) is ast.Attribute else inner.id if type(inner) is ast.Name else ""
+        return re.search(r"(?i)(^|_)cpu($|_)", ident) is not None
+    if type(node) is ast.Compare and len(node.ops) == 1 and type(node.ops[0]) in (ast.NotEq, ast.IsNot):
+        right = node.comparators[0]
+        return type(right) is ast.Constant and isinstance(right.value, str) and right.value.lower() == "cpu"
+    return False
 
 
 def _string_collection(node) -> bool:

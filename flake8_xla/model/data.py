@@ -19,6 +19,14 @@ WHOLE_SAMPLERS = ("torch.utils.data.RandomSampler", "torch.utils.data.Sequential
 DATASET_BUILDERS = ("torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset", "torch.load")
 DATASET_PACKAGES = ("torchvision.datasets.", "torchaudio.datasets.")
 MAP_DATASET_BASES = ("torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset")
+#: Hugging Face ``datasets``: ``load_dataset(..., split=...)`` is a map-style dataset whose
+#: methods below return the same rows (transformed, filtered or reordered), never a shard
+HF_LOAD_DATASET = "datasets.load_dataset"
+HF_DATASET_METHODS = frozenset({
+    "map", "filter", "shuffle", "select", "sort", "flatten", "with_format", "remove_columns",
+    "rename_column", "rename_columns", "cast", "cast_column", "select_columns", "with_transform",
+    "flatten_indices", "class_encode_column",
+})
 #: calls whose value names a replica (or the number of replicas): a dataset built from one is per rank
 REPLICA_APIS = frozenset({
     "torch_xla.runtime.global_ordinal", "torch_xla.runtime.local_ordinal", "torch_xla.runtime.world_size",
@@ -114,9 +122,26 @@ class Data:
                         return False
                     todo.extend((v, vc, depth + 1) for v, vc in values)
                 continue
+            if t is ast.Subscript:  # load_dataset("imdb")["train"], ds.train_test_split(...)["train"]
+                if type(e.slice) is ast.Constant and isinstance(e.slice.value, str) \
+                        and self._hf_dataset_dict(e.value, c, depth + 1):
+                    found = True
+                    continue
+                return False
             if t is not ast.Call or self._names_replica(e, c):
                 return False
             q = self.call_name(e, c)
+            if q == HF_LOAD_DATASET:  # a split of a Hugging Face dataset (map-style unless streaming)
+                split = self.kwarg(e, "split")
+                if not isinstance(split, ast.AST) or self._streaming(e, c) or type(split) in (ast.List, ast.Tuple) \
+                        or (type(split) is ast.Constant and not isinstance(split.value, str)):
+                    return False
+                found = True
+                continue
+            f = e.func
+            if q is None and type(f) is ast.Attribute and f.attr in HF_DATASET_METHODS:
+                todo.append((f.value, c, depth + 1))  # ds.map(tokenize): the same rows
+                continue
             helper = self.project_helper(e.func, c) if self.project_lookup is not None else None
             if helper is not None:  # a class of another project module
                 if not helper.plain_dataset:
@@ -140,6 +165,30 @@ class Data:
                 return False
             todo.extend((v, vc, depth + 1) for v, vc in funcs[0].returns)
         return found
+
+    def _streaming(self, call: ast.Call, ctx: Ctx) -> bool:
+        """``streaming=`` is not visibly false (an ``IterableDataset``: left alone)."""
+        value = self.kwarg(call, "streaming")
+        return value is not None and (not isinstance(value, ast.AST) or self.const(value, ctx) is not False)
+
+    def _hf_dataset_dict(self, expr: ast.AST, ctx: Ctx, depth: int) -> bool:
+        """``expr`` is a Hugging Face ``DatasetDict`` built here: ``load_dataset(...)`` with
+        no ``split=`` and not streaming, or ``ds.train_test_split(...)`` of a dataset built
+        here, through names."""
+        if depth > 8:
+            return False
+        if type(expr) is ast.Name:
+            bindings = self.read_bindings(expr, ctx)
+            return bool(bindings) and all(kind == "value" and b_ctx is not None
+                                          and self._hf_dataset_dict(v, b_ctx, depth + 1)
+                                          for _, kind, v, b_ctx in bindings)
+        if type(expr) is not ast.Call or self._names_replica(expr, ctx):
+            return False
+        if self.call_name(expr, ctx) == HF_LOAD_DATASET:
+            return self.kwarg(expr, "split") is None and not self._streaming(expr, ctx)
+        f = expr.func
+        return type(f) is ast.Attribute and f.attr == "train_test_split" and self.call_name(expr, ctx) is None \
+            and self.dataset_built_here(f.value, ctx)
 
     def plain_dataset_class(self, cls: ClassInfo) -> bool:
         """True for a module class that is a map-style dataset with no sharding of its own

@@ -113,11 +113,66 @@ class Optimizers:
                 if type(node) is ast.Call and type(node.func) is ast.Attribute \
                         and node.func.attr in ("parameters", "named_parameters"):
                     out.append((node.func.value, c))
-                elif type(node) is ast.Name and depth < 3 and node is expr:
-                    for v, vc in self.values(node, c) or ():
-                        if v is not None and vc is not None:
-                            todo.append((v, vc, depth + 1))
+                elif type(node) is ast.Name and depth < 4 and type(node.ctx) is ast.Load:
+                    if node is expr:
+                        for v, vc in self.values(node, c) or ():
+                            if v is not None and vc is not None:
+                                todo.append((v, vc, depth + 1))
+                        # groups = []; groups.append({"params": [p], ...}) before the optimizer
+                        for grown, gctx in self._grown_list(node, c, call.lineno):
+                            todo.append((grown, gctx, depth + 1))
+                    found = self.loop_source(node, c)
+                    if found is not None:  # p of `for n, p in model.named_parameters()`
+                        todo.append((found[1], found[2], depth + 1))
         return out or None
+
+    def _grown_list(self, name: ast.Name, ctx: Ctx, line: int) -> list:
+        """The arguments of ``name.append(x)`` / ``name.extend(x)`` / ``name += x`` calls in
+        ``ctx``'s scope before ``line``, when ``name`` is bound there only to list displays."""
+        bindings = self.lookup(name.id, ctx, getattr(name, "lineno", None))
+        if not bindings or any(kind != "value" or type(v) is not ast.List for _, kind, v, _ in bindings):
+            return []
+        out = []
+        for method in ("append", "extend"):
+            for call, c in self.attr_calls.get(method, ()):
+                f = call.func
+                if type(f.value) is ast.Name and f.value.id == name.id and c.scope is ctx.scope \
+                        and call.lineno < line and len(call.args) == 1:
+                    out.append((call.args[0], c))
+        return out
+
+    def loop_source(self, name: ast.Name, ctx: Ctx):
+        """For a name bound only as the target of a ``for`` loop or a comprehension:
+        ``(target, iterable, ctx of the iterable)`` (``for n, p in model.named_parameters()``
+        gives the ``(n, p)`` tuple and the call); None otherwise."""
+        bindings = self.lookup(name.id, ctx, getattr(name, "lineno", None))
+        if not bindings or len(bindings) != 1 or bindings[0][1] != "unknown" or bindings[0][3] is None:
+            return None
+        line, _, _, bctx = bindings[0]
+        scope = bctx.scope
+        if scope.kind == "comprehension":
+            outer = scope.parent
+            while outer is not None and outer.kind == "comprehension":
+                outer = outer.parent
+            if outer is None:
+                return None
+            where = Ctx(outer, bctx.func, (), ())
+            pairs = [(g.target, g.iter) for g in getattr(scope.node, "generators", ())]
+        else:
+            where = bctx
+            index = self._cache.get("for_loops_by_scope")
+            if index is None:
+                index = self._cache["for_loops_by_scope"] = {}
+                for lp in self.loops:
+                    if type(lp.node) in (ast.For, ast.AsyncFor):
+                        index.setdefault((id(lp.ctx.scope), lp.node.target.lineno), []).append(lp)
+            pairs = [(lp.node.target, lp.node.iter) for lp in index.get((id(scope), line), ())]
+        for target, it in pairs:
+            names = [target] if type(target) is ast.Name else \
+                [e for e in target.elts if type(e) is ast.Name] if type(target) in (ast.Tuple, ast.List) else []
+            if any(n.id == name.id for n in names):
+                return target, it, where
+        return None
 
     # -- wrappers --------------------------------------------------------------------------
 

@@ -382,7 +382,15 @@ class Placement:
         function and nothing moved it, or handed it to a call, before ``line``."""
         parts = receiver.split(".")
         holder = ".".join(parts[:2]) if parts[0] == "self" and len(parts) > 1 else parts[0]
-        return self.host_module(holder, ctx, line) is not None
+        if self.host_module(holder, ctx, line) is not None:
+            return True
+        if "." in holder:
+            return False
+        found = self._host_binding(holder, ctx, line)  # model = make_model(): a factory's module
+        if found is None:
+            return False
+        bound = found[0].lineno
+        return not self.moved_between(holder, ctx, bound, line) and not self.passed_between(holder, ctx, bound, line)
 
     def _same_module(self, receiver: str, ctx: Ctx, line: int, mctx: Ctx, move_line: int) -> bool:
         """The root name of ``receiver`` holds the same binding at the constructor and just

@@ -9,6 +9,7 @@ what reduces them without a visible call (wrappers, SPMD, training frameworks).
   collective over gradients, a module helper doing one of those, or an imported helper
   whose name says it reduces.
 - :func:`reduces_directly`: the same for the call itself, helpers not followed.
+- :func:`reduces_visible_gradients`: a call that visibly reduces gradients (unknown does not count).
 
 The two functions take the module's :class:`~flake8_xla.model.Model` first and memoise in its
 ``_cache``. What cannot be seen counts as a reduction (unknown never fires).
@@ -74,6 +75,21 @@ def reduces_directly(model: Model, call: ast.Call, ctx: Ctx) -> bool:
         arg = model.kwarg(call, *REDUCED_ARG[q])
         return arg is UNKNOWN or (arg is not None and _gradients(model, arg, ctx) is not False)
     return not q.startswith(("torch.", "torch_xla.")) and any(w in q.rsplit(".", 1)[-1].lower() for w in _MAYBE_REDUCER)
+
+
+def reduces_visible_gradients(model: Model, call: ast.Call, ctx: Ctx) -> bool:
+    """``call`` visibly averages gradients across replicas: ``xm.reduce_gradients``,
+    ``xm.all_reduce_bucketized_gradients``, ``xm.optimizer_step``, or a collective
+    (``xm.all_reduce``, ``dist.all_reduce``, ...) whose reduced argument holds gradients
+    (``[p.grad for p in ...]``, ``p.grad``). Unlike :func:`reduces_directly`, what cannot
+    be seen does not count (for rules that fire on a reduction)."""
+    q = model.call_name(call, ctx)
+    if q in GRADIENT_REDUCERS or q == OPTIMIZER_STEP:
+        return True
+    if q in REDUCED_ARG:
+        arg = model.kwarg(call, *REDUCED_ARG[q])
+        return isinstance(arg, ast.AST) and _gradients(model, arg, ctx) is True
+    return False
 
 
 def _gradients(model, expr, ctx):

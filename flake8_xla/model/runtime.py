@@ -50,6 +50,8 @@ _INERT_PREFIXES = ("torch_xla.distributed.spmd.", "torch_xla.experimental.xla_sh
                    "enumerate", "zip", "logging.", "torch.nn.init.", "torch.nn.utils.", "copy.deepcopy")
 #: tensor methods that read a device value on the host (the graph before runs)
 _READS = frozenset({"item", "tolist", "numpy", "cpu"})
+#: builtins that read a tensor's value on the host (``print(t)`` runs the computation)
+_BUILTIN_READS = frozenset({"print", "float", "int", "bool", "str", "repr"})
 
 
 def chain_parts(chain) -> tuple[str, ...] | None:
@@ -193,8 +195,9 @@ class Runtime:
         """True when code at ``ctx`` runs under SPMD: SPMD is turned on unconditionally at
         module level (``if __name__ == "__main__":`` aside), or in the same function on the
         same branch, or unconditionally in a function from which ``ctx``'s function is
-        reached; a script that turns it on only under a flag keeps its other mode. In project
-        mode, without evidence of its own: a function an SPMD module of the project reaches."""
+        reached; a script that turns it on only under a flag keeps its other mode, and its
+        flagged path is SPMD code (the functions called only from it after the switch). In
+        project mode, without evidence of its own: a function an SPMD module of the project reaches."""
         evidence = self.spmd_evidence()
         if not evidence:  # project mode: code an SPMD module of the project reaches runs under it
             return self._project_spmd() and self.in_project_reach(ctx)
@@ -216,8 +219,46 @@ class Runtime:
                 roots.append(ectx.func)
         if not result and roots and ctx.func is not None:
             result = id(ctx.func) in self.reachable(roots)
+        if not result and ctx.func is not None:
+            result = id(ctx.func) in self._flag_spmd_functions()
         self._cache[key] = result
         return result
+
+    def _flag_spmd_functions(self) -> set[int]:
+        """ids of the functions that run only on a path where SPMD was switched on under a
+        flag (``if args.spmd: xr.use_spmd(); return build(ds)``): called after the switch on
+        its branch (or a branch with the same test), and from nowhere else but such calls
+        and the functions they reach (memoised)."""
+        found = self._cache.get("rt_flag_spmd")
+        if found is not None:
+            return found
+        found = self._cache["rt_flag_spmd"] = set()
+        flagged = []  # (function or None, frames, line) of each switch under a flag
+        for node, ectx in self.spmd_evidence():
+            base = ectx.func.ctx.frames if ectx.func is not None else None
+            if not _only_main_guard(ectx.frames, base):
+                flagged.append((ectx.func, ectx.frames, node.lineno))
+        if not flagged:
+            return found
+
+        candidates, path_ctxs = [], set()
+        for f, frames, after in flagged:
+            for call, c in (f.calls if f is not None else self.calls):
+                if c.func is f and call.lineno > after and frames_within(frames, c.frames):
+                    targets = self.function_of(call.func, c)
+                    if targets:
+                        candidates.extend(targets)
+                        path_ctxs.add(id(c))
+        reached = self.reachable(candidates) if candidates else set()
+        for func in self.functions:
+            if id(func) not in reached:
+                continue
+            sites = self._func_sites(func)
+            # every site is on a flagged path, or in another function reached from one
+            if sites and all(id(c) in path_ctxs or (c.func is not None and c.func is not func and id(c.func) in reached)
+                             for c in sites):
+                found.add(id(func))
+        return found
 
     # ------------------------------------------------------------------ devices
     def device_place(self, expr, ctx: Ctx, _depth: int = 0) -> str | None:
@@ -558,13 +599,16 @@ class Runtime:
     def computes(self, call: ast.Call, ctx: Ctx) -> bool:
         """A call that runs an XLA computation: a sync (``torch_xla.sync()``,
         ``xm.mark_step()``, ``barrier=True``), a host read of a device value (``.item()``,
-        ``.cpu()``), or a module function that syncs or trains."""
+        ``.cpu()``, ``print(t)``, ``float(t)``), or a module function that syncs or trains."""
         if self.is_sync_call(call, ctx):
             return True
         f = call.func
         if type(f) is ast.Attribute and f.attr in _READS and self.call_name(call, ctx) is None \
                 and self.tensor_kind(f.value, ctx) == "device":
             return True
+        if type(f) is ast.Name and f.id in _BUILTIN_READS and call.args and self.lookup(f.id, ctx, f.lineno) is None \
+                and any(type(a) is not ast.Starred and self.tensor_kind(a, ctx) == "device" for a in call.args):
+            return True  # print(t), float(t): the value is computed to be shown (measured on 2.9)
         return any(self.func_syncs(g) or self.does_step(g) for g in self.function_of(f, ctx))
 
     def computes_before(self, ctx: Ctx, line: int) -> ast.AST | None:

@@ -63,6 +63,14 @@ def _problem(entry, display, status) -> str:
     return text
 
 
+def _imported_plainly(model, name: ast.Name, ctx) -> bool:
+    """Is every binding of ``name`` seen at ``ctx`` an import outside version-adaptive code
+    (not the ``except ImportError:`` fallback of a try-import of the replacement)?"""
+    bindings = model.lookup(name.id, ctx, name.lineno)
+    return bool(bindings) and all(kind == "import" and b_ctx is not None and not model.version_adaptive(b_ctx)
+                                  for _, kind, _, b_ctx in bindings)
+
+
 class ApiChangeRule(Rule):
     """Base of the rules that report records of ``api_table.changes()`` (one code each)."""
 
@@ -76,9 +84,20 @@ class ApiChangeRule(Rule):
             if entry["kind"] == "module":
                 yield from self._module(model, entry, status, fix)
                 continue
+            text = _problem(entry, short_name(entry["name"]), status)
+            seen = set()
             for node, q, ctx in model.references(entry["name"]):
                 if q == entry["name"] and not model.version_adaptive(ctx):
-                    yield self.finding(node, _problem(entry, short_name(entry["name"]), status), fix)
+                    seen.add((node.lineno, node.col_offset))
+                    yield self.finding(node, text, fix)
+            # a name bound by `from ... import xrt_world_size [as ws]`: each call `ws()` needs
+            # its own edit too (a name bound two ways, as by a try-import fallback, resolves
+            # to nothing and stays silent)
+            for call, ctx in model.calls_to(entry["name"]):
+                func = call.func
+                if type(func) is ast.Name and (func.lineno, func.col_offset) not in seen \
+                        and not model.version_adaptive(ctx) and _imported_plainly(model, func, ctx):
+                    yield self.finding(func, text, fix)
 
     def _module(self, model, entry, status, fix):
         module = entry["name"]
@@ -98,6 +117,14 @@ class ApiChangeRule(Rule):
                     continue  # the import is reported; the use needs no other change
             yield self.finding(node, _problem(entry, display, status),
                                _use(api_table.pick(specific, self.settings.target_version)) if specific else fix)
+        # `from torch_xla.experimental.pjrt import world_size`: each call `world_size()` needs
+        # its own edit (to `xr.world_size()`) when the name has a replacement of its own
+        for rest, specific in names.items():
+            for call, ctx in model.calls_to(f"{module}.{rest}"):
+                func = call.func
+                if type(func) is ast.Name and not model.version_adaptive(ctx) and _imported_plainly(model, func, ctx):
+                    yield self.finding(func, _problem(entry, f"{module}.{rest}", status),
+                                       _use(api_table.pick(specific, self.settings.target_version)))
 
 
 @rule
@@ -133,7 +160,8 @@ class RemovedXrtWorldSize(ApiChangeRule):
     fix = "use xr.world_size()"
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.5, removed 2.7"
-    reported_at = 'each use: the attribute chain (`xm.xrt_world_size`), or the name in `from ... import xrt_world_size`'
+    reported_at = ('each use: the attribute chain (`xm.xrt_world_size`), or the name in `from ... import xrt_world_size`'
+                   ' and each call of the name it binds (`xrt_world_size()`, an `as` alias too)')
     fix_applicability = "safe"
     bad = ["import torch_xla.core.xla_model as xm\nn = xm.xrt_world_size()\n",
            "from torch_xla.core.xla_model import xrt_world_size\n"]
@@ -171,7 +199,8 @@ class RemovedGetOrdinal(ApiChangeRule):
     fix = "use xr.global_ordinal()"
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.5, removed 2.7"
-    reported_at = 'each use: the attribute chain (`xm.get_ordinal`), or the name in `from ... import get_ordinal`'
+    reported_at = ('each use: the attribute chain (`xm.get_ordinal`), or the name in `from ... import get_ordinal`'
+                   ' and each call of the name it binds (`get_ordinal()`, an `as` alias too)')
     fix_applicability = "safe"
     bad = ["from torch_xla.core import xla_model as xm\nr = xm.get_ordinal()\n"]
     good = ["import torch_xla.runtime as xr\nr = xr.global_ordinal()\n"]
@@ -212,7 +241,8 @@ class DeprecatedXlaDevice(ApiChangeRule):
     message = "xm.xla_device is deprecated"
     fix = "use torch_xla.device()"
     versions = "deprecated 2.8 (xm); removed 2.8 (xr)"
-    reported_at = 'each use: the attribute chain (`xm.xla_device`), or the name in `from ... import xla_device`'
+    reported_at = ('each use: the attribute chain (`xm.xla_device`), or the name in `from ... import xla_device`'
+                   ' and each call of the name it binds (`xla_device()`, an `as` alias too)')
     fix_applicability = "safe"
     bad = ["import torch_xla.core.xla_model as xm\nd = xm.xla_device()\n",
            "import torch_xla.runtime as xr\nd = xr.xla_device()\n"]
@@ -250,7 +280,8 @@ class DeprecatedMarkStep(ApiChangeRule):
     message = "xm.mark_step is deprecated"
     fix = "use torch_xla.sync()"
     versions = "deprecated 2.8"
-    reported_at = 'each use: the attribute chain (`xm.mark_step`), or the name in `from ... import mark_step`'
+    reported_at = ('each use: the attribute chain (`xm.mark_step`), or the name in `from ... import mark_step`'
+                   ' and each call of the name it binds (`mark_step()`, an `as` alias too)')
     fix_applicability = "safe"
     bad = ["import torch_xla.core.xla_model as xm\nxm.mark_step()\n"]
     good = ["import torch_xla\ntorch_xla.sync()\n"]
@@ -434,7 +465,8 @@ class RemovedParseXlaDevice(ApiChangeRule):
     fix = "use device.partition(':') on the 'KIND:N' string"
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.5, removed 2.7"
-    reported_at = 'each use: the attribute chain (`xm.parse_xla_device`), or the name in `from ... import parse_xla_device`'
+    reported_at = ('each use: the attribute chain (`xm.parse_xla_device`), or the name in `from ... import parse_xla_device`'
+                   ' and each call of the name it binds (`parse_xla_device()`, an `as` alias too)')
     fix_applicability = "safe"
     bad = ["import torch_xla.core.xla_model as xm\ni = xm.parse_xla_device('xla:0')\n"]
     good = ["import torch\nimport torch_xla\ni = torch.device('xla:0').index\n"]
@@ -474,7 +506,8 @@ class RemovedExperimentalPjrt(ApiChangeRule):
     fix = "use torch_xla.runtime"
     severity = "E"  # removed in the default target: it raises
     versions = "deprecated 2.1, removed 2.5"
-    reported_at = "the module's name in the import, and each use of one of its names that needs its own fix"
+    reported_at = ("the module's name in the import,"
+                   " and each use of one of its names that needs its own fix (`pjrt.world_size()`, or a call of a name imported from it: `world_size()`)")
     fix_applicability = "safe"
     bad = ["import torch_xla.experimental.pjrt as pjrt\n",
            "import torch_xla\nn = torch_xla.experimental.pjrt.world_size()\n"]
@@ -551,7 +584,8 @@ class RemovedExperimentalCompile(ApiChangeRule):
     fix = "use torch_xla.compile(fn)"
     severity = "E"  # removed in the default target: it raises
     versions = "added 2.4, deprecated 2.5, removed 2.7"
-    reported_at = 'each use: the attribute chain (`torch_xla.experimental.compile`), or the name in `from ... import compile`'
+    reported_at = ('each use: the attribute chain (`torch_xla.experimental.compile`), or the name in `from ... import compile`'
+                   ' and each call of the name it binds (`compile()`, an `as` alias too)')
     fix_applicability = "safe"
     bad = ["import torch_xla\nf = torch_xla.experimental.compile(lambda x: x)\n",
            "from torch_xla.experimental import compile\n"]

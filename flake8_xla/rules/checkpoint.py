@@ -195,7 +195,7 @@ def _device_holder(model, recv, ctx, line, depth) -> bool:
             device = model.kwarg(v, "device") if type(v) is ast.Call else None
             if isinstance(device, ast.AST) and _cpu_device(model, device, vctx):
                 return False  # ModelEmaV2(model, device="cpu"): a copy kept on the CPU
-    if values is None and _self_attr_cpu_binding(model, recv, ctx):
+    if values is None and _self_attr_cpu_binding(model, recv, ctx, line):
         return False  # self.model = self.model.cpu() in another method: mixed, unknown
     if model.is_optimizer(recv, ctx):
         return not _optimizer_of_cpu_module(model, values, line)
@@ -214,17 +214,18 @@ def _device_holder(model, recv, ctx, line, depth) -> bool:
     return bool(ident) and bool(_TENSOR_STATE.search(ident))
 
 
-def _self_attr_cpu_binding(model, recv, ctx) -> bool:
+def _self_attr_cpu_binding(model, recv, ctx, line) -> bool:
     """``recv`` is ``self.<attr>`` in a method and some binding of the attribute in the
     class hierarchy is visibly a CPU copy (``self.model = self.model.cpu()``,
     ``.to("cpu")``, ``device="cpu"``): where the bindings differ, which one a read sees
-    is unknown, and unknown never fires."""
+    is unknown, and unknown never fires. A CPU copy made later in the same method than
+    ``line`` does not count: the first run of the method reads the state before it."""
     func = ctx.func
     if type(recv) is not ast.Attribute or type(recv.value) is not ast.Name or func is None or func.cls is None \
             or not func.params or recv.value.id != func.params[0]:
         return False
     for v, vctx in model.self_attr_bindings(func.cls, recv.attr) or ():
-        if type(v) is not ast.Call:
+        if type(v) is not ast.Call or (vctx.func is func and v.lineno > line):
             continue
         f = v.func
         if model.call_name(v, vctx) == TO_CPU or (type(f) is ast.Attribute and (
@@ -415,7 +416,9 @@ class TorchSaveXlaState(Rule):
     `model.to("cpu")` first, `xm._maybe_convert_to_cpu(...)`, `sd[k] = sd[k].cpu()` in a
     loop over the dict), what the `state_dict()` of a class of the module returns when it
     is on the CPU (an EMA copy made with `.cpu()`), a `self.` attribute some method rebinds
-    to a CPU copy (`self.model = self.model.cpu()`: which binding a read sees is unknown), Python data (a metrics
+    to a CPU copy (`self.model = self.model.cpu()`: which binding a read sees is unknown;
+    a copy made after the save in its own method does not count, order matters: the first
+    save holds XLA tensors), Python data (a metrics
     list), the state of schedulers, scalers, samplers and loaders (Python values), a module
     built in the same function and never moved, or in an XLA-off (CUDA) branch. Only in a
     module that visibly puts work on the XLA device (`torch_xla.device()`,

@@ -30,7 +30,10 @@ class DistributedSamplerMissingOrUnbound(Rule):
       `MpDeviceLoader`, a name, a helper or a parameter) with no sampler, or a
       `RandomSampler` / `SequentialSampler`, over a dataset built in the module
       (`TensorDataset(...)`, `torchvision.datasets.X(...)`, `torch.load(...)`, a dataset
-      class of the module); reported at the `DataLoader(...)` call;
+      class of the module or of another project module, a Hugging Face
+      `load_dataset(..., split="train")` or `load_dataset(...)["train"]`, also after
+      `.map(...)`, `.filter(...)`, `.shuffle(...)` or `train_test_split(...)["train"]`);
+      reported at the `DataLoader(...)` call;
     - a `DistributedSampler(ds)` without `num_replicas=` / `rank=` where nothing sets up a
       process group; reported at the `DistributedSampler(...)` call.
 
@@ -47,8 +50,9 @@ class DistributedSamplerMissingOrUnbound(Rule):
     ## Known problems
     Not reported: a dataset that arrives as a parameter or from a helper of another module
     (it may be sharded already), datasets built per rank (a path, split or argument that
-    names the rank or world size, `split_dataset_by_node`, a dataset class that asks for
-    them), `IterableDataset`s (they shard themselves), loaders with a batch sampler or a
+    names the rank or world size, `split_dataset_by_node`, `.shard(...)`, a dataset class
+    that asks for them), `IterableDataset`s (they shard themselves; also
+    `load_dataset(..., streaming=True)`), `load_dataset` with several splits, loaders with a batch sampler or a
     custom sampler, SPMD programs (one process per host, the batch is sharded by
     `input_sharding`), training frameworks (Lightning and Accelerate add the sampler),
     `xu.SampleGenerator` data, single-process runs (`nprocs=1`,

@@ -125,6 +125,11 @@ class TorchMpSpawnWithXla(Rule):
     `.to("cpu")` / `.to(torch.long)` computes on the CPU, where its tensors live. A target
     defined in another module is reported, since it cannot be seen; one that hands its work
     to a function imported from another module is not (what that function does is unknown).
+    Nor are workers forced onto the CPU, with no chip to race for: `PJRT_DEVICE` set to
+    `"CPU"` unconditionally in the launched code, or before the launch in the launching block
+    or at module level, or `use_cpu=True` (`TrainingArguments(use_cpu=True)`, on the launch)
+    / `Accelerator(cpu=True)` in the launched code. A CPU setting under a condition
+    (`if args.cpu:`) or after the launch leaves the workers on the TPU: still reported.
 
     ## Example
     ```python
@@ -177,9 +182,45 @@ class TorchMpSpawnWithXla(Rule):
             q = model.call_name(call, ctx)
             if q not in model.TORCH_LAUNCHERS:
                 continue
-            if targets and not any(_does_device_work(model, f) for f in _funcs(model, targets)):
+            funcs = _funcs(model, targets) if targets else []
+            if targets and not any(_does_device_work(model, f) for f in funcs):
                 continue
+            if targets and _forced_cpu(model, call, ctx, funcs):
+                continue  # PJRT_DEVICE=CPU / use_cpu=True set for the workers: no chip to race for
             yield self.finding(call, fix=fix)
+
+
+def _forced_cpu(model, launch, launch_ctx, funcs) -> bool:
+    """Are the launched workers forced onto the CPU: ``PJRT_DEVICE`` set to ``"CPU"``
+    unconditionally in the launched code or in the launching block before the launch (or
+    at module level before it), or ``use_cpu=True`` on the launch or an unconditional call
+    of the launched code (``TrainingArguments(use_cpu=True)``, ``Accelerator(cpu=True)``)?"""
+    ids = {id(f) for f in funcs}
+    for key, node, value, ctx in model.env_writes():
+        if key != "PJRT_DEVICE" or value is None:
+            continue
+        text = str_value(model, value, ctx)
+        if text is None or text.upper() != "CPU":
+            continue
+        if ctx.func is not None and id(ctx.func) in ids and not ctx.frames:
+            return True
+        if ctx.func is launch_ctx.func and (not ctx.frames or ctx.frames is launch_ctx.frames) \
+                and node.lineno < launch.lineno:
+            return True
+        if ctx.func is None and not ctx.frames and (launch_ctx.func is not None or node.lineno < launch.lineno):
+            return True
+    if _true_keyword(launch, ("use_cpu",)):
+        return True
+    for f in funcs:
+        for call, ctx in f.calls:
+            if not ctx.frames and (_true_keyword(call, ("use_cpu",)) or (
+                    _true_keyword(call, ("cpu",)) and model.call_name(call, ctx) == "accelerate.Accelerator")):
+                return True
+    return False
+
+
+def _true_keyword(call, names) -> bool:
+    return any(kw.arg in names and type(kw.value) is ast.Constant and kw.value.value is True for kw in call.keywords)
 
 
 def _funcs(model, roots):

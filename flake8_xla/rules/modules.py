@@ -112,7 +112,9 @@ class ModuleNotOnDevice(Rule):
 class OptimizerBeforeToDevice(Rule):
     """## What it does
     In XLA code, flags an optimizer built over a module's parameters
-    (`SGD(model.parameters())`, also in param groups and through names) that the same
+    (`SGD(model.parameters())`, also in param groups, through names, comprehensions
+    `[p for p in model.parameters() if ...]` and groups appended in a loop over
+    `model.named_parameters()` before it) that the same
     function then moves to the XLA device (`model.to(torch_xla.device())`, `.to(device)`
     with `device` visibly the XLA device; also `.cuda()`, `.to("cuda")` and `.to(rank)`,
     which XLA401 / XLA402 turn into that move). Reported at the optimizer's constructor.
@@ -129,8 +131,9 @@ class OptimizerBeforeToDevice(Rule):
     were). The same script works on CUDA, which hides it in a port.
 
     ## Known problems
-    Reported only for a module built on the host in the same function (or at module level)
-    and neither moved nor handed to a call before the optimizer: a module that arrives as a
+    Reported only for a module built on the host in the same function (or at module level;
+    a constructor, or a call of a module function of this file whose every `return` builds
+    one, `model = make_model()`) and neither moved nor handed to a call before the optimizer: a module that arrives as a
     parameter, or was moved already, may be on the device, and a second move is a no-op.
     Not reported when the device cannot be seen (a parameter), when the module is bound
     again between the two (`model = other`), when the optimizer is built again after the

@@ -6,12 +6,12 @@ from __future__ import annotations
 import ast
 
 from .. import api_table
-from ..model.reductions import OPTIMIZER_STEP, reduces_gradients
+from ..model.reductions import GRADIENT_REDUCERS, OPTIMIZER_STEP, REDUCED_ARG, reduces_gradients, \
+    reduces_visible_gradients
 from ..model.replicas import is_rank_value, single_replica_branch
 from ..registry import Rule, rule
 from ._common import render, source_text
 
-REDUCE_GRADIENTS = "torch_xla.core.xla_model.reduce_gradients"
 CLIPS = (
     "torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_value_", "torch.nn.utils.clip_grad_norm",
     "torch.nn.utils.clip_grad.clip_grad_norm_", "torch.nn.utils.clip_grad.clip_grad_value_",
@@ -471,9 +471,12 @@ def _not_weights(model, expr, ctx) -> bool:
 
 
 def _native_reduction(model) -> bool:
-    """The module reduces gradients the native XLA way somewhere in XLA code
-    (``xm.optimizer_step``, ``xm.reduce_gradients``)."""
-    return any(model.in_xla_code(x) for _, x in model.calls_to(OPTIMIZER_STEP, REDUCE_GRADIENTS))
+    """The module averages gradients itself somewhere in XLA code, with no wrapper that
+    broadcasts the weights: ``xm.optimizer_step``, ``xm.reduce_gradients`` (+ ``opt.step()``),
+    or an all-reduce of the gradients (``xm.all_reduce(..., [p.grad ...])``,
+    ``dist.all_reduce(p.grad)``), also inside a compiled step."""
+    return any(model.in_xla_code(x) and reduces_visible_gradients(model, c, x)
+               for c, x in model.calls_to(OPTIMIZER_STEP, *GRADIENT_REDUCERS, *REDUCED_ARG))
 
 
 @rule
@@ -482,8 +485,10 @@ class DivergentReplicaInit(Rule):
     Flags `torch.manual_seed(...)` given a per-rank seed (`base + rank`,
     `xr.global_ordinal()`, the index the launcher passes, a name bound to such) in code
     started by a multi-process XLA launcher, when a model is built after it in the same
-    function and the replicas train with native XLA data parallel (`xm.optimizer_step` /
-    `xm.reduce_gradients`), with no DDP and no parameter broadcast. Reported at the seed.
+    function and the replicas average their gradients themselves (`xm.optimizer_step`,
+    `xm.reduce_gradients` + `opt.step()`, an all-reduce of the gradients such as
+    `xm.all_reduce(xm.REDUCE_SUM, [p.grad ...])` or `dist.all_reduce(p.grad)`, also in a
+    `torch_xla.compile`d step), with no DDP and no parameter broadcast. Reported at the seed.
 
     ## Why is this bad?
     A per-rank seed gives every replica different initial weights. Native XLA data

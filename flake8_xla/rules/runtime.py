@@ -10,7 +10,7 @@ import re
 from .. import api_table
 from ..model import UNKNOWN
 from ..model.replicas import is_rank_value
-from ..model.runtime import SPMD_PACKAGES, dotted, frames_within
+from ..model.runtime import _PARAM_NAMES, SPMD_PACKAGES, dotted, frames_within
 from ..model.tensors import TORCH_FACTORIES
 from ..registry import Rule, rule
 from ._common import at_least, device_call, short_name
@@ -102,10 +102,14 @@ class InitializeCachePlacement(Rule):
     files at once.
 
     ## Known problems
-    "Computations ran" means a visible sync, training loop, host read of a device value or
-    a module helper that trains, on every path to the call: creating the device or moving
-    a model does not create the computation cache (`XLAGraphExecutor::GetComputationCache`
-    builds it at the first compilation), so it is no error. A path that cannot be seen
+    "Computations ran" means a visible sync, training loop, host read of a device value
+    (`.item()`, `.cpu()`, `print(t)`, `float(t)`) or a module helper that trains, on every
+    path to the call: creating the device, a tensor on it or moving a model does not create
+    the computation cache (`XLAGraphExecutor::GetComputationCache` builds it at the first
+    compilation), so it is no error (measured on 2.9 (CPU): `initialize_cache` passes after
+    `torch_xla.device()`, `torch.ones(2, device=d)`, `model.to(d)`, a moved tensor's
+    `.cpu()`; raises `AssertionError` after `torch_xla.sync()`, `.item()`, `print(t)` or
+    `.cpu()` of a computed tensor). A path that cannot be seen
     (`args.cache_dir`, a helper's result) is not reported, nor a call under a rank test
     (`if xr.global_ordinal() == 0:`) or a `_xla_computation_cache_is_initialized()` probe,
     nor the parent's call when the launched function calls `initialize_cache` itself. SPMD
@@ -599,9 +603,11 @@ class SpmdWorldSizeMisuse(Rule):
 
     ## Known problems
     Other uses (logging, `if xr.world_size() > 1:`, other arithmetic) are not reported; a
-    scale is reported only where the count is an operand of the `*` itself. A script that turns SPMD on only under a flag keeps its other mode: a sampler
-    counts only on the branch that turns SPMD on, or in a function reached from one that
-    turns it on unconditionally (a `Mesh` is SPMD wherever it is); a count picked by mode
+    scale is reported only where the count is an operand of the `*` itself. A script that
+    turns SPMD on only under a flag keeps its other mode: a sampler counts only on the
+    branch that turns SPMD on, in a function reached from one that turns it on
+    unconditionally, or in one called only from the flagged branch after the switch (`if
+    args.spmd: xr.use_spmd(); build(ds)`; a `Mesh` is SPMD wherever it is); a count picked by mode
     (`xr.world_size() if not spmd else ...`) is not reported. The finding replaces XLA801 /
     XLA802 on the old `xm` spellings: one fix.
 
@@ -804,10 +810,22 @@ class WeightTyingBeforeToDevice(Rule):
     parameter get two independent copies on the device: the weights are silently untied
     and train apart.
 
+    Also flags, at the move, a transformers model with an LM head built with
+    `from_pretrained` / `from_config` (`AutoModelForCausalLM`, `GPT2LMHeadModel`,
+    `T5ForConditionalGeneration`, ...: the library ties its embeddings) moved to the XLA
+    device with no `model.tie_weights()` after the move.
+
     ## Known problems
     Only ties and moves in this file are seen: a model class imported from another module
-    (nanoGPT's `GPT` in `model.py`, a transformers model) is not. A device that cannot be
-    seen (a parameter) is not taken for the XLA device.
+    (nanoGPT's `GPT` in `model.py`) is not; transformers models only through the
+    constructors above, moved with `.to(...)` (`accelerator.prepare(...)` is not followed).
+    A device that cannot be seen (a parameter) is not taken for the XLA device. The
+    transformers shape is silent with `tie_word_embeddings=False` (on the load or set on a
+    config anywhere in the module), for a checkpoint literal of a family that does not tie
+    (Llama 2 / 3 / 3.1, Mistral, Mixtral), for classes with no LM head (`AutoModel`) and with
+    a training framework that re-ties after its move (the HF `Trainer`, Lightning); an
+    `Auto...` class loading a checkpoint that does not tie gets harmless advice (its
+    `tie_weights()` does nothing).
 
     ## Example
     ```python
@@ -820,6 +838,7 @@ class WeightTyingBeforeToDevice(Rule):
     model.to(torch_xla.device())
     model.lm_head.weight = model.embed.weight   # or model.tie_weights()
     ```
+    A transformers model: `model.to(device)` then `model.tie_weights()`.
 
     ## References
     - torch_xla `docs/source/learn/troubleshoot.md` "XLA Tensor Quirks" 4 ("This 'tying' of
@@ -828,11 +847,15 @@ class WeightTyingBeforeToDevice(Rule):
       when `_has_compatible_shallow_copy_type` is false, as for CPU to XLA)
     - Lightning `src/lightning/pytorch/strategies/xla.py` `setup` (finds the shared
       parameters before `model_to_device()` and sets them again after it)
+    - transformers#18676 (tied embeddings untied by the move to XLA); transformers
+      `PreTrainedModel.tie_weights` (`tie_word_embeddings`, default True in `PretrainedConfig`)
+    - Measured on 2.9 (CPU): a module whose `head.weight` is `emb.weight` has two different
+      parameters after `.to(torch_xla.device())`.
     - Applies to every torch_xla release.
     """
 
     code = "XLA903"
-    reported_at = 'the tying assignment (`model.head.weight = model.embed.weight`)'
+    reported_at = 'the tying assignment (`model.head.weight = model.embed.weight`), or for a transformers model the move (`model.to(device)`)'
     name = "weight-tying-before-to-device"
     message = "weights tied before the module moves to XLA, which unties them"
     fix = "tie them after the .to(device)"
@@ -852,8 +875,10 @@ class WeightTyingBeforeToDevice(Rule):
     def check(self, model):
         ties = model.weight_ties()
         if not ties:
+            yield from self._library_tied(model)
             return
         index = _TieIndex(model)
+        yield from self._library_tied(model, index)
         by_class: dict[int, object] = {}
         for target, value, ctx in ties:
             root = _root_name(target)
@@ -869,6 +894,31 @@ class WeightTyingBeforeToDevice(Rule):
             if move is not None:
                 yield self.finding(target, f"weights tied before the move to XLA on line {move.lineno}, "
                                            "which unties them")
+
+    def _library_tied(self, model, index=None):
+        """A transformers model with an LM head (`from_pretrained` / `from_config`: the library
+        ties its embeddings) moved to the XLA device with no `tie_weights()` after the move."""
+        loads = [(c, x) for c, x in model.calls
+                 if type(c.func) is ast.Attribute and c.func.attr in _HF_LOADERS and _hf_tied_head(model, c, x)]
+        if not loads or model.uses_framework() or _untied_by_config(model):
+            return
+        index = index or _TieIndex(model)
+        load_ids = {id(c) for c, _ in loads}
+        for call, ctx in index.xla_moves:
+            receiver = call.func.value
+            if type(receiver) is ast.Call:
+                if id(receiver) not in load_ids:
+                    continue
+                name = index.bound_name(call)
+            else:
+                values = model.values(receiver, ctx) if type(receiver) is ast.Name else None
+                if not values or any(id(v) not in load_ids for v, _ in values):
+                    continue
+                name = receiver.id
+            if name is None or index.tied_after(ctx, name.split(".")[0], call.lineno, None):
+                continue
+            yield self.finding(call, "transformers model moved to XLA: the move unties the embeddings it tied",
+                               f"call {name[:24]}.tie_weights() after the move")
 
     @staticmethod
     def _scope_move(model, root, target, ctx, index):
@@ -1084,6 +1134,45 @@ def _root_name(expr) -> str | None:
 
 _INTROSPECTION = frozenset({"data_ptr", "storage", "untyped_storage", "stride"})
 
+#: transformers constructors that tie the input and output embeddings inside the library
+_HF_LOADERS = frozenset({"from_pretrained", "from_config"})
+#: model classes with an output embedding the library ties to the input one
+#: (`PreTrainedModel.tie_weights`; `tie_word_embeddings` defaults to True in `PretrainedConfig`)
+_HF_TIED_HEAD = re.compile(r"(LMHead|ForCausalLM|ForMaskedLM|ForConditionalGeneration|ForPreTraining|WithLMHead)")
+#: checkpoint families whose configs do not tie (Llama 2 / 3 / 3.1, Mistral, Mixtral)
+_HF_UNTIED_CHECKPOINTS = re.compile(r"(?i)(llama-2|meta-llama-3-|llama-3\.1|mistral|mixtral)")
+
+
+def _hf_tied_head(model, call, ctx) -> bool:
+    """``Cls.from_pretrained(...)`` / ``Cls.from_config(...)`` of a transformers class with
+    a tied LM head, not given ``tie_word_embeddings=False`` nor a checkpoint of a family
+    that does not tie."""
+    q = model.call_name(call, ctx)
+    if q is None or not q.startswith("transformers.") or not _HF_TIED_HEAD.search(q.rsplit(".", 2)[-2]):
+        return False
+    for kw in call.keywords:
+        if kw.arg == "tie_word_embeddings" and not (type(kw.value) is ast.Constant and kw.value.value is True):
+            return False
+        if kw.arg is None:
+            return False  # **kwargs may untie
+    first = call.args[0] if call.args else model.kwarg(call, "pretrained_model_name_or_path")
+    text = model.const(first, ctx) if isinstance(first, ast.AST) else None
+    return not (isinstance(text, str) and _HF_UNTIED_CHECKPOINTS.search(text))
+
+
+def _untied_by_config(model) -> bool:
+    """The module sets ``tie_word_embeddings`` to something other than True in a config
+    (``AutoConfig.from_pretrained(..., tie_word_embeddings=False)``, ``config.tie_word_embeddings = False``):
+    which models use that config is not followed, so every one counts as untied."""
+    for call, ctx in model.kw_calls.get("tie_word_embeddings", ()):
+        if "Config" not in (model.call_name(call, ctx) or "Config"):
+            continue  # a model's own keyword is read at its load (_hf_tied_head)
+        for kw in call.keywords:
+            if kw.arg == "tie_word_embeddings" and not (type(kw.value) is ast.Constant and kw.value.value is True):
+                return True
+    return any(type(t) is ast.Attribute and t.attr == "tie_word_embeddings" and not (
+        type(v) is ast.Constant and v.value is True) for t, v, _ in model.attr_stores)
+
 
 @rule
 class XlaTensorStorageIntrospection(Rule):
@@ -1091,7 +1180,11 @@ class XlaTensorStorageIntrospection(Rule):
     Flags `.data_ptr()`, `.storage()`, `.untyped_storage()` and `.stride()` called on a
     tensor that lives on the XLA device (a model output, a device-loader batch, a tensor
     created with `device=torch_xla.device()` or moved with `.to(<XLA device>)`, and what is
-    computed from them) in XLA code.
+    computed from them; a parameter of a module moved to the XLA device before the call:
+    `model.fc.weight`, `p` of `for p in model.parameters()` / `named_parameters()` or a
+    comprehension over them) in XLA code. Measured on 2.9 (CPU): after
+    `m.to(torch_xla.device())`, `p.data_ptr()` of a parameter is 0 and `p.untyped_storage()`
+    raises `RuntimeError`.
 
     ## Why is this bad?
     XLA tensors have no host memory: their storage is a placeholder whose data pointer
@@ -1168,9 +1261,65 @@ def _on_xla(model, expr, ctx, depth: int = 0) -> bool:
         return model.move_target(expr, ctx) == "xla"
     if model.tensor_kind(expr, ctx) == "device":
         return not _cpu_model_output(model, expr, ctx)
+    if _moved_module_param(model, expr, ctx):
+        return True
     if type(expr) is ast.Name:
         values = model.values(expr, ctx)
         return bool(values) and all(c is not None and _on_xla(model, v, c, depth + 1) for v, c in values)
+    return False
+
+
+def _moved_to_xla_before(model, module: ast.AST, ctx, line: int) -> bool:
+    """The module ``module`` names (``model``, ``self.net``) was moved to the XLA device
+    (``.to(device)``, ``.xla()``) in ``ctx``'s scope before ``line``, and its root name
+    still holds the moved binding there."""
+    text = dotted(module)
+    if text is None:
+        return False
+    if type(module) is ast.Name:  # model = Net().to(device)
+        values = model.values(module, ctx)
+        if values and all(c is not None and type(v) is ast.Call and model.move_target(v, c) == "xla"
+                          for v, c in values):
+            return True
+    root = text.split(".", 1)[0]
+    for move_line, call, mctx in model.moves(text, ctx):
+        if move_line < line and dotted(call.func.value) is not None and _covers(dotted(call.func.value), text) \
+                and model.move_target(call, mctx) == "xla" \
+                and model.lookup(root, ctx, line) == model.lookup(root, mctx, move_line):
+            return True
+    return False
+
+
+def _covers(moved: str, text: str) -> bool:
+    """Moving ``moved`` moves ``text``: the same chain or one above it."""
+    return text == moved or text.startswith(moved + ".")
+
+
+def _moved_module_param(model, expr, ctx) -> bool:
+    """A parameter of a module moved to the XLA device: ``model.fc.weight`` /
+    ``model.bias`` after ``model.to(device)``, or ``p`` of ``for p in model.parameters()``
+    (``for name, p in model.named_parameters()``, a comprehension over them) after it."""
+    t = type(expr)
+    if t is ast.Attribute and expr.attr in _PARAM_NAMES:
+        return _moved_to_xla_before(model, expr.value, ctx, expr.lineno)
+    if t is not ast.Name:
+        return False
+    found = model.loop_source(expr, ctx)
+    if found is None:
+        return False
+    target, it, where = found
+    if type(it) is not ast.Call or type(it.func) is not ast.Attribute or it.args or it.keywords:
+        return False
+    method = it.func.attr
+    if method == "parameters":
+        hit = target is not None and type(target) is ast.Name
+    elif method == "named_parameters":
+        hit = type(target) is ast.Tuple and len(target.elts) == 2 and type(target.elts[1]) is ast.Name \
+            and target.elts[1].id == expr.id
+    else:
+        hit = False
+    if hit:
+        return _moved_to_xla_before(model, it.func.value, where, it.lineno)
     return False
 
 
