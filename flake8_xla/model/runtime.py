@@ -512,8 +512,7 @@ class Runtime:
             return None
 
         def local(arg, actx, call):
-            return type(arg) is ast.Name and self.host_module(arg.id, actx, call.lineno - 1) is not None \
-                and not self.moved_between(arg.id, actx, call.lineno - 1, call.lineno)
+            return self.host_module_passed(arg, actx, call.lineno)
 
         key = ("host_param", id(func), name)
         found = self._cache.get(key)
@@ -521,6 +520,13 @@ class Runtime:
             self._cache[key] = False  # a cycle of calls: unknown
             found = self._cache[key] = self.every_caller_passes(func, name, local, "host_module")
         return start if found else None
+
+    def host_module_passed(self, arg: ast.AST, ctx: Ctx, line: int) -> bool:
+        """Argument ``arg`` of a call on ``line`` is a name bound to a module built on the host
+        that nothing moved or handed on before this call (the call itself is the first
+        hand-over): what :meth:`host_module` says of a parameter every caller passes it to."""
+        return type(arg) is ast.Name and self.host_module(arg.id, ctx, line - 1) is not None \
+            and not self.moved_between(arg.id, ctx, line - 1, line)
 
     def module_alias_root(self, name: str, ctx: Ctx, line: int, _depth: int = 0) -> str | None:
         """The module a plain name is a part of at ``line``: ``model`` for ``blk`` bound by

@@ -21,7 +21,7 @@ Ref = tuple[str, str]
 #: canonical dotted name), a device loader (``MpDeviceLoader``, ``per_device_loader``), a
 #: plain ``DataLoader``, a copy visibly on the host (``model.cpu()``, ``x.to("cpu")``, or a
 #: name every value of which is one), a module built on the host and not moved or handed on
-#: before the call (``model = TinyLlama(cfg)``; :meth:`~flake8_xla.model.runtime.Runtime.host_module`),
+#: before the call (``model = TinyLlama(cfg)``; :meth:`~flake8_xla.model.runtime.Runtime.host_module_passed`),
 #: a tensor on the XLA device (the model's ``tensor_kind``), or anything else
 NAME, DEVICE_LOADER, PLAIN_LOADER, HOST_COPY, HOST_MODULE, DEVICE_TENSOR, UNKNOWN = (
     "name", "device_loader", "plain_loader", "host_copy", "host_module", "device_tensor", "unknown")
@@ -177,7 +177,7 @@ def _describe(model, expr: ast.AST, ctx, line: int) -> ArgFacts:
                 return ArgFacts(NAME, q)
         if _host_copy(model, expr, ctx):
             return ArgFacts(HOST_COPY)
-        if type(expr) is ast.Name and model.in_xla_code(ctx) and _host_module_arg(model, expr, ctx, line):
+        if type(expr) is ast.Name and model.in_xla_code(ctx) and model.host_module_passed(expr, ctx, line):
             return ArgFacts(HOST_MODULE)
         if model.tensor_kind(expr, ctx) == "device":
             return ArgFacts(DEVICE_TENSOR)
@@ -189,12 +189,6 @@ def _describe(model, expr: ast.AST, ctx, line: int) -> ArgFacts:
     except RecursionError:
         pass
     return _UNKNOWN_ARG
-
-
-def _host_module_arg(model, expr: ast.Name, ctx, line: int) -> bool:
-    """``expr`` is bound to a module built on the host that nothing moved or handed on before
-    this call (the call itself is the first hand-over)."""
-    return model.host_module(expr.id, ctx, line - 1) is not None and not model.moved_between(expr.id, ctx, line - 1, line)
 
 
 def _to_host(call) -> bool:
