@@ -25,7 +25,7 @@ from pathlib import Path
 from ..settings import Settings
 from .callers import CallFacts
 from . import defs
-from .defs import NOTHING, DefFacts, def_facts, module_class
+from .defs import NOTHING, DefFacts, def_facts
 from .files import ProjectFiles, read_bytes, read_text, root_from
 from .summary import LaunchSetup, ModuleSummary, Ref, import_bindings, launch_wrappers, parse_module, \
     resolve_chain, summarise
@@ -99,7 +99,6 @@ class HelperFacts:
             module (``xm.optimizer_step(opt, barrier=True)`` on a parameter ``xm``).
         local_master: it returns the local-master test (``return xm.is_master_ordinal()``).
         plain_dataset: a class (not a function): a map-style ``Dataset`` that does not shard.
-        module_class: a class that subclasses ``torch.nn.Module`` (through project bases too).
     """
 
     module: str
@@ -113,7 +112,6 @@ class HelperFacts:
     plain_dataset: bool = False
     param_syncs: tuple[tuple[int, str], ...] = ()
     local_master: bool = False
-    module_class: bool = False
 
 
 def clear_cache() -> None:
@@ -416,8 +414,7 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
     cls = s.cls(qual) if s is not None and "." not in qual else None
     if cls is not None:  # a class: what it is, and nothing it does (its methods are asked by name)
         found = HelperFacts(_relative(Path(file), files.root), qual, frozenset(), True, False,
-                            plain_dataset=cls.plain_dataset and not cls.bases_out,
-                            module_class=module_class((file, qual), files))
+                            plain_dataset=cls.plain_dataset and not cls.bases_out)
         _HELPERS[key] = found
         return found
     targets = _functions_of(ref, files, settings)
