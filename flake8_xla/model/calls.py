@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from .attributes import _static
+from .runtime import chain_parts
 from .scopes import ClassInfo, Ctx, FunctionInfo
 
 
@@ -443,19 +444,14 @@ class Calls:
     def _import_chain(self, func_expr: ast.AST, ctx: Ctx) -> tuple[str, ...] | None:
         """``("utils", "train_fn")`` for ``utils.train_fn`` when its root name is bound by a
         module-level import only; else None."""
-        parts = []
-        node = func_expr
-        while type(node) is ast.Attribute:
-            parts.append(node.attr)
-            node = node.value
-        if type(node) is not ast.Name:
+        parts = chain_parts(func_expr)
+        if parts is None:
             return None
-        bindings = self.lookup(node.id, ctx, None)
+        bindings = self.lookup(parts[0], ctx, None)
         if not bindings or any(kind not in ("import", "unknown") or b_ctx is None or b_ctx.scope is not self.module_scope
                                for _, kind, _, b_ctx in bindings):
             return None
-        parts.append(node.id)
-        return tuple(reversed(parts))
+        return parts
 
     def in_project(self) -> bool:
         """Project mode found XLA code in this module: functions launched XLA code of another

@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 import dataclasses
 
+from ..model.runtime import chain_parts
+
 #: a reference to a function or class of a project module: (file, "f" / "Cls" / "Cls.m")
 Ref = tuple[str, str]
 
@@ -81,13 +83,13 @@ class CallFacts:
 _UNKNOWN_ARG = ArgFacts(UNKNOWN)
 
 
-def describe_calls(model, ref, bindings: dict) -> tuple[CallFacts, ...]:
+def describe_calls(model, resolve, bindings: dict) -> tuple[CallFacts, ...]:
     """The calls and references of the module of ``model`` into other project modules.
 
     Args:
         model: the module's :class:`~flake8_xla.model.Model` (walked; not kept).
-        ref: ``chain node -> Ref | None``: the project function or class a name or
-            attribute chain names through the module's imports.
+        resolve: ``parts -> Ref | None``: the project function or class a dotted chain
+            (``("utils", "train_fn")``) names through the module's imports.
         bindings: the names the module's imports bind to project modules.
 
     Returns:
@@ -108,9 +110,9 @@ def describe_calls(model, ref, bindings: dict) -> tuple[CallFacts, ...]:
         if type(root) is not ast.Name:
             continue
         if root.id in bindings:
-            target = ref(f)
+            target = resolve(chain_parts(f))
         elif f is root or type(f.value) is ast.Name:
-            target = _instance_forward(model, f, ctx, ref)  # model(x): the forward of its class
+            target = _instance_forward(model, f, ctx, resolve)  # model(x): the forward of its class
         else:
             continue
         if target is None:
@@ -147,23 +149,19 @@ def describe_calls(model, ref, bindings: dict) -> tuple[CallFacts, ...]:
             root = root.value
         if type(root) is not ast.Name or root.id not in bindings or type(root.ctx) is not ast.Load:
             continue
-        target = ref(node)
+        target = resolve(chain_parts(node))
         if target is not None:
             out.append(CallFacts(target, node.lineno, escape=True))
     return tuple(out)
 
 
-def _instance_forward(model, func: ast.AST, ctx, ref) -> Ref | None:
+def _instance_forward(model, func: ast.AST, ctx, resolve) -> Ref | None:
     """``(file, "Cls.forward")`` when ``func`` (``model`` in ``model(x)``) holds an instance
     of class ``Cls`` of another project module (the model's ``instance_class``)."""
     got = model.instance_class(func, ctx)
     if got is None or got[0] != "import":
         return None
-    parts = got[1]
-    chain: ast.AST = ast.Name(id=parts[0], ctx=ast.Load())
-    for p in parts[1:]:
-        chain = ast.Attribute(value=chain, attr=p, ctx=ast.Load())
-    target = ref(chain)
+    target = resolve(got[1])
     return (target[0], target[1] + ".forward") if target is not None and "." not in target[1] else None
 
 

@@ -240,7 +240,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         exports=tuple(exports),
         launched_multi=tuple(quals[id(f)] for f in model.functions if id(f) in multi),
         launched_single=tuple(quals[id(f)] for f in model.functions if id(f) in launched and id(f) not in multi),
-        calls_into=describe_calls(model, ref, bindings),
+        calls_into=describe_calls(model, lambda parts: resolve_chain(parts, bindings, files), bindings),
         setup=_setup(model) if launched or roots or out else None,
         script_roots=tuple(quals[id(f)] for f in model.functions if id(f) in roots),
         script_out=out,
