@@ -178,6 +178,10 @@ def _device_holder(model, recv, ctx, line, depth) -> bool:
     own = _own_state_dict(model, recv, ctx)
     if own is not None:  # a class of this module that defines state_dict(): what it returns
         return any(device_state(model, c, x, depth + 1) for v, vc in own for c, x in state_dicts(model, v, vc))
+    if t is ast.Call:  # make_model().state_dict(): what the module's helper returns
+        funcs = model.function_of(recv.func, ctx)
+        if len(funcs) == 1 and funcs[0].returns and all(v is not None and vc is not None for v, vc in funcs[0].returns):
+            return any(_device_holder(model, v, vc, v.lineno, depth + 1) for v, vc in funcs[0].returns)
     ident = _ident(recv)
     if ident and _PYTHON_STATE.search(ident) and not _TENSOR_STATE.search(ident.replace("config", "")):
         return False
