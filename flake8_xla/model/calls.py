@@ -411,6 +411,60 @@ class Calls:
                 cache[key] = None
         return cache[key]
 
+    def param_object_helpers(self, call: ast.Call, ctx: Ctx) -> tuple | None:
+        """Project mode: the :class:`flake8_xla.project.HelperFacts` of the methods a call
+        ``obj.m(...)`` runs, where ``obj`` is what a parameter brought in (or an element of
+        it: :meth:`receiver_origin`) and every caller of that function in other project
+        modules passes an instance of a project class (``trainer.save_model(path)`` in a
+        callback's ``on_epoch_end(self, trainer, epoch)``, called with the trainer's
+        ``self``): one per class passed. ``None`` when unknown: no caller seen, a caller
+        passing anything else, a method no class has. Memoised per call."""
+        f = call.func
+        if self.project_lookup is None or self.project_callers is None or type(f) is not ast.Attribute \
+                or type(f.value) not in (ast.Name, ast.Attribute):
+            return None
+        key = ("objhelpers", id(call))
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = None
+        origin = self.receiver_origin(f.value, ctx)
+        if origin is None or origin[0].ctx is None or origin[0].ctx.func is not None:
+            return None
+        func, param, element = origin
+        qual = self.function_quals().get(id(func))
+        if qual is None or (func.cls is not None and func.cls.ctx.func is not None):
+            return None
+        index = func.params.index(param) if param in func.params else None
+        if func.cls is not None:
+            index = index - 1 if index is not None else None
+            if func.name == "__init__":
+                qual = func.cls.name  # a constructor call passes __init__'s parameters
+        try:
+            calls = self.project_callers(qual, partial=True)
+        except (Exception, RecursionError):  # a project that cannot be read: unknown
+            return None
+        want = "instances" if element else "instance"
+        refs: list = []
+        for c in calls or ():
+            arg = c.argument(index, param)
+            if arg is None or arg.kind != want:
+                return None
+            refs.extend(r for r in arg.refs if r not in refs)
+        if not refs:
+            return None
+        helpers = []
+        for ref in refs:
+            try:
+                helper = self.project_lookup((f.attr,), cls=ref)
+            except (Exception, RecursionError):
+                helper = None
+            if helper is None:
+                return None
+            helpers.append(helper)
+        found = cache[key] = tuple(helpers)
+        return found
+
     def project_module_class(self, func_expr: ast.AST, ctx: Ctx) -> bool:
         """``func_expr`` names, through the module's imports, a class of another project
         module that subclasses ``torch.nn.Module`` (:attr:`project_defs`). False outside

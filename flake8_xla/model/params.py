@@ -228,6 +228,85 @@ class Params:
         cache[key] = found
         return found
 
+    #: builtins that give back their argument's elements (``self.callbacks = list(callbacks)``)
+    _SAME_ELEMENTS = frozenset({"list", "tuple", "sorted"})
+
+    def receiver_origin(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> tuple[FunctionInfo, str, bool] | None:
+        """``(function, parameter, element)`` when every value ``expr`` may hold is what a
+        parameter of a function of this module receives (``element`` False) or one element
+        of it (``element`` True): through names, ``self.`` attributes, ``for cb in
+        self.callbacks:`` and ``list(...)`` / ``tuple(...)`` / ``sorted(...)`` of it
+        (``self.callbacks = list(callbacks)`` in ``__init__``). ``None`` when unknown, mixed,
+        or when the parameter is ``self``. The callers of that function, in other project
+        modules, say what it is (:mod:`flake8_xla.project.callers`)."""
+        if _depth > 8 or expr is None:
+            return None
+        t = type(expr)
+        if t is ast.Name:
+            for lp in reversed(ctx.loops):  # a loop target read in its loop's body
+                target = lp.node.target if type(lp.node) in (ast.For, ast.AsyncFor) else None
+                if target is not None and type(target) is ast.Name and target.id == expr.id:
+                    if expr.id in self._loop_stores(lp.node):
+                        return None  # rebound in the body: mixed
+                    inner = self.receiver_origin(lp.node.iter, lp.ctx, _depth + 1)
+                    return (inner[0], inner[1], True) if inner is not None and not inner[2] else None
+            bindings = self.read_bindings(expr, ctx)
+            if not bindings or len(bindings) != 1:
+                return None
+            _, kind, target, b_ctx = bindings[0]
+            if kind == "param" and isinstance(target, FunctionInfo):
+                if target.cls is not None and target.params and target.params[0] == expr.id:
+                    return None  # self
+                return (target, expr.id, False) if expr.id in _all_params(target) else None
+            if kind == "value" and b_ctx is not None:
+                return self.receiver_origin(target, b_ctx, _depth + 1)
+            return None
+        if t is ast.Attribute:
+            if self.qualname(expr, ctx) is not None:
+                return None
+            values = self.values(expr, ctx)
+            if not values or len(values) != 1 or values[0][1] is None:
+                return None
+            return self.receiver_origin(values[0][0], values[0][1], _depth + 1)
+        if t is ast.Call and type(expr.func) is ast.Name and expr.func.id in self._SAME_ELEMENTS \
+                and len(expr.args) == 1 and not expr.keywords and self.lookup(expr.func.id, ctx, None) is None:
+            inner = self.receiver_origin(expr.args[0], ctx, _depth + 1)
+            return inner if inner is not None and not inner[2] else None
+        return None
+
+    def _loop_stores(self, node: ast.AST) -> frozenset[str]:
+        """The names assigned anywhere in the body of loop ``node`` (one walk per loop)."""
+        key = ("loopstores", id(node))
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = frozenset(
+                n.id for stmt in node.body for n in ast.walk(stmt) if type(n) is ast.Name and type(n.ctx) is ast.Store)
+        return found
+
+    def project_step_calls(self, func: FunctionInfo) -> tuple:
+        """Project mode: the calls of other project modules that run method ``func`` once per
+        training step of their XLA code (``cb.on_step_end(self, step, loss)`` in the step loop
+        of a trainer that holds this class's instances: ``CallFacts.in_step``). Methods of
+        top-level classes with a parameter besides ``self``, in XLA code; empty otherwise.
+        Memoised per function."""
+        if self.project_callers is None or func.cls is None or len(func.params) < 2 or func.scope is None \
+                or func.name.startswith("__") or func.ctx is None or func.ctx.func is not None \
+                or func.cls.ctx.func is not None:
+            return ()
+        key = ("projstep", id(func))
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = ()
+        if not self.in_xla_code(Ctx(func.scope, func, (), ())):
+            return ()
+        try:
+            calls = self.project_callers(self.function_quals()[id(func)], partial=True, dispatches_only=True) or ()
+        except (Exception, RecursionError):  # a project that cannot be read: unknown
+            calls = ()
+        found = cache[key] = tuple(c for c in calls if c.in_step)
+        return found
+
     def _escaped(self, func: FunctionInfo, calls: int) -> bool:
         """``func`` is read more often than the module calls it: handed on as a value."""
         reads = self._cache.get("name_reads")

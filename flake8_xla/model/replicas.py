@@ -55,6 +55,9 @@ RANK_NAMES = frozenset({"rank", "local_rank", "global_rank", "ordinal", "local_o
 #: Lightning, the transformers Trainer)
 RANK_PREDICATE_ATTRS = frozenset({"is_main_process", "is_local_main_process", "is_global_zero"})
 RANK_PREDICATE_METHODS = frozenset({"is_world_process_zero", "is_local_process_zero"})
+#: which master each of those predicates tests (Hugging Face Trainer, Accelerate, Lightning)
+_PREDICATE_SCOPES = {"is_world_process_zero": "global", "is_local_process_zero": "local",
+                     "is_main_process": "global", "is_local_main_process": "local", "is_global_zero": "global"}
 #: decorators that run a function on rank 0 only (Lightning's ``rank_zero_only``)
 RANK_ZERO_DECORATORS = frozenset({"rank_zero_only"})
 #: arithmetic that keeps a value rank-dependent: ``index + 1``, ``rank % 8``, ``rank // 4``
@@ -550,7 +553,8 @@ class Replicas:
         (``xm.is_master_ordinal()``, ``local=True``, ``xr.local_ordinal() == 0``,
         ``LOCAL_RANK`` is 0) or ``"global"`` (``is_master_ordinal(local=False)``,
         ``xr.global_ordinal() == 0``, ``dist.get_rank() == 0``, the launch index is 0, ``not
-        rank``); None for any other branch (``rank % 8 == 0``, a host index, unknown)."""
+        rank``, ``trainer.is_world_process_zero()``, ``accelerator.is_main_process``); None
+        for any other branch (``rank % 8 == 0``, a host index, unknown)."""
         todo = [(test, ctx, polarity, 0)]
         while todo:
             node, c, pol, depth = todo.pop()
@@ -562,6 +566,11 @@ class Replicas:
             elif t is ast.BoolOp:
                 if (type(node.op) is ast.And) == pol:
                     todo.extend((v, c, pol, depth + 1) for v in node.values)
+            elif pol and t is ast.Call and type(node.func) is ast.Attribute \
+                    and node.func.attr in _PREDICATE_SCOPES and self.call_name(node, c) is None:
+                return _PREDICATE_SCOPES[node.func.attr]  # trainer.is_world_process_zero()
+            elif pol and t is ast.Attribute and node.attr in _PREDICATE_SCOPES and self.qualname(node, c) is None:
+                return _PREDICATE_SCOPES[node.attr]  # accelerator.is_main_process
             elif t is ast.Call and self.call_name(node, c) == MASTER_TEST:
                 if pol:
                     local = self.kwarg(node, "local", 0)

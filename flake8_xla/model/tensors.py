@@ -759,13 +759,19 @@ class Tensors:
         for call, cx in self.calls_to(*self.COMPILERS):
             for g in self.function_of(call, cx):
                 func_state[id(g)] = False
+        if self.project_callers is not None:  # methods another module's step calls (callbacks)
+            for f in self.functions:
+                if id(f) not in func_state:
+                    calls = self.project_step_calls(f)
+                    if calls:
+                        func_state[id(f)] = all(c.gated for c in calls)
         # walk loops, then helpers breadth first (each at most twice: gated, then ungated)
         sites: dict[int, list] = {}
         pending = []
         for node, ctx, where in regions:
             self._walk_step(node, ctx, where, False, sites, pending, loop_root=True)
-        for fid in list(func_state):
-            pending.append((funcs_by_id[fid], False, 0))
+        for fid, gated in func_state.items():
+            pending.append((funcs_by_id[fid], gated, 0))
         walked: dict[int, bool] = {}
         while pending:
             func, gated, depth = pending.pop(0)
@@ -928,7 +934,7 @@ class Tensors:
         self.step_sites()
         calls = self._cache["stepcallers"].get(id(func))
         if not calls:
-            return False
+            return self._project_step_param_device(expr, ctx)
         bindings = self._bindings_before(expr, ctx)
         if not bindings or any(kind != "param" or target is not func for _, kind, target, _ in bindings):
             return False
@@ -947,6 +953,19 @@ class Tensors:
                 break
         cache[key] = found
         return found
+
+    def _project_step_param_device(self, expr: ast.Name, ctx: Ctx) -> bool:
+        """:meth:`step_param_device` for a method that other project modules call from their
+        step (:meth:`project_step_calls`): some such call passes a device tensor for it."""
+        func = ctx.func
+        steps = self.project_step_calls(func)
+        if not steps or expr.id not in func.params[1:]:
+            return False
+        bindings = self._bindings_before(expr, ctx)
+        if not bindings or any(kind != "param" or target is not func for _, kind, target, _ in bindings):
+            return False
+        index = func.params.index(expr.id) - 1
+        return any((a := c.argument(index, expr.id)) is not None and a.kind == "device_tensor" for c in steps)
 
     def redundant_barrier(self, call: ast.Call, ctx: Ctx) -> bool:
         """``xm.optimizer_step(opt, barrier=True)`` directly in a loop over a device loader,

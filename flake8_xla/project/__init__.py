@@ -23,7 +23,7 @@ import stat
 from pathlib import Path
 
 from ..settings import Settings
-from .callers import CallFacts
+from .callers import INSTANCE, INSTANCES, CallFacts
 from . import defs
 from .defs import NOTHING, DefFacts, def_facts
 from .files import ProjectFiles, read_bytes, read_text, root_from
@@ -49,6 +49,8 @@ _LAUNCHERS: dict[tuple, tuple[str, ...]] = {}
 _HELPERS: dict[tuple, HelperFacts | None] = {}
 _NODES: dict[tuple, object] = {}
 _CALLERS: dict[tuple, "_Callers"] = {}
+_METHOD_FILES: dict[Path, dict[str, tuple[Path, ...]]] = {}
+_DISPATCHED: dict[tuple, tuple[CallFacts, ...]] = {}
 _ROOTS: dict[str, Path] = {}
 _XLA_ROOTS: dict[Path, bool] = {}
 
@@ -126,6 +128,8 @@ def clear_cache() -> None:
     _HELPERS.clear()
     _NODES.clear()
     _CALLERS.clear()
+    _METHOD_FILES.clear()
+    _DISPATCHED.clear()
     _ROOTS.clear()
     defs.clear_cache()
     _XLA_ROOTS.clear()
@@ -510,15 +514,19 @@ def helper_lookup(filename: str, tree, settings: Settings):
     """A function ``parts -> HelperFacts | None`` for the module in ``filename`` whose tree is
     ``tree``: ``("iterate_batches",)`` or ``("utils", "train_fn")`` or
     ``("CheckpointSaver", "save")``, a dotted chain rooted in a name its imports bind to a
-    project module. ``None`` when project mode is off or the file is unknown."""
+    project module; or, with ``cls=(file, "Cls")`` (a class callers name, see
+    :class:`~.callers.ArgFacts`), ``(method,)``: that method of the class, its own or
+    inherited. ``None`` when project mode is off or the file is unknown."""
     found = _module_file(filename, settings)
     if found is None:
         return None
     path, files = found
     bindings = None
 
-    def lookup(parts: tuple[str, ...]) -> HelperFacts | None:
+    def lookup(parts: tuple[str, ...], cls: Ref | None = None) -> HelperFacts | None:
         nonlocal bindings
+        if cls is not None:  # method parts[-1] of project class cls (its own or inherited)
+            return helper_facts((cls[0], f"{cls[1]}.{parts[-1]}"), files, settings) if parts else None
         if bindings is None:
             bindings = _bindings_of(path, tree, files)
         ref = resolve_chain(parts, bindings, files)
@@ -544,11 +552,16 @@ def callers_lookup(filename: str | None, settings: Settings):
     """A function ``(qual, partial=False) -> tuple[CallFacts, ...] | None`` for the module in
     ``filename``: every call (and non-call reference) other project modules make of its
     function ``qual`` (``train_fn``), with what each passes (:class:`~.callers.CallFacts`);
+    for a method (``Cls.m``), also the method calls on objects other modules' functions
+    received as parameters that reach it (:func:`_dispatched_to`: ``cb.on_step_end(...)``
+    over a list of callbacks the caller of ``Trainer`` passed), arguments without ``self``;
     ``()`` when none does; ``None`` when some may and cannot be read (an importer that does
     not parse, or one whose text does not name torch_xla -- it is not summarised, so a
     function it names has unknown callers). With ``partial``, the calls of the importers
-    that could be read, never ``None`` (for "some caller does X" questions). ``None`` instead of a function when project mode is off or the file is
-    unknown.
+    that could be read, never ``None`` (for "some caller does X" questions); with
+    ``dispatches_only``, only the dispatched method calls (:func:`_dispatched_to`: the
+    module's importers are not read). ``None`` instead of a function when project mode is
+    off or the file is unknown.
 
     The module's importers (its text's import statements, and those of the package
     ``__init__.py`` files that import it, :data:`MAX_REEXPORT_DEPTH` levels) are read once
@@ -560,18 +573,89 @@ def callers_lookup(filename: str | None, settings: Settings):
     path, files = found
     found: _Callers | None = None
 
-    def lookup(qual: str, partial: bool = False):
+    def lookup(qual: str, partial: bool = False, dispatches_only: bool = False):
         nonlocal found
+        if dispatches_only:  # (the importers are not read: a step question asks only these)
+            return _dispatched_to(path, qual, files, settings) if "." in qual else ()
         if found is None:
             found = _callers_of(path, files, settings)
         if not partial and (found.unknown or qual.rsplit(".", 1)[-1] in found.unread):
             return None
-        return tuple(found.calls.get(qual, ()))
+        calls = tuple(found.calls.get(qual, ()))
+        if "." in qual:
+            calls += _dispatched_to(path, qual, files, settings)
+        return calls
 
     return lookup
 
 
 _WORD = re.compile(r"\w+")
+_METHOD_CALL = re.compile(r"\.\s*(\w+)\s*\(")
+#: how many modules one method's dispatch sites are looked for in
+MAX_DISPATCH_MODULES = 64
+
+
+def _method_files(files: ProjectFiles, name: str) -> tuple[Path, ...]:
+    """The project files whose text calls a method ``name`` (``.name(``) and names torch:
+    the index is one regular-expression pass over the project's files, once per root."""
+    index = _METHOD_FILES.get(files.root)
+    if index is None:
+        collected: dict[str, list[Path]] = {}
+        for p in files.files():
+            text = read_text(p)
+            if not text or "torch" not in text:
+                continue
+            for m in set(_METHOD_CALL.findall(text)):
+                collected.setdefault(m, []).append(p)
+        index = _METHOD_FILES[files.root] = {m: tuple(ps) for m, ps in collected.items()}
+    return index.get(name, ())
+
+
+def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Settings) -> tuple[CallFacts, ...]:
+    """The method calls of other project modules that run method ``qual`` (``Cls.m``) of the
+    module at ``path``: a call ``obj.m(...)`` whose object a parameter of a function there
+    brought in (:class:`~.callers.DispatchFacts`), where some caller of that function (in a
+    third module) passes an instance of ``Cls`` (or a list holding one) whose class runs
+    this ``m`` (its own, or inherited). As :class:`~.callers.CallFacts` with ``target``
+    ``(path, qual)``; memoised per (root, file, method, settings)."""
+    key = (files.root, str(path), qual, settings)
+    found = _DISPATCHED.get(key)
+    if found is not None:
+        return found
+    _DISPATCHED[key] = ()  # asked again while this one is built: none
+    me = (str(path), qual)
+    method = qual.rsplit(".", 1)[-1]
+    out: list[CallFacts] = []
+    for other in _method_files(files, method)[:MAX_DISPATCH_MODULES]:
+        s = summary_of(other, files, settings)
+        if s is None:
+            continue
+        for d in s.dispatches:
+            if d.method == method and _dispatch_runs(other, d, me, files, settings):
+                out.append(CallFacts(me, d.line, d.args, d.kwargs, d.splat, in_step=d.in_step, gated=d.gated))
+    found = _DISPATCHED[key] = tuple(out)
+    return found
+
+
+def _dispatch_runs(module: Path, d, me: Ref, files: ProjectFiles, settings: Settings) -> bool:
+    """Some caller of ``d.origin`` (in another module) passes an object whose method
+    ``d.method`` is ``me``. A constructor call passes ``__init__``'s parameters without ``self``."""
+    head, _, tail = d.origin.partition(".")
+    if tail == "__init__":
+        target, index = head, d.index - 1
+    elif not tail:
+        target, index = head, d.index
+    else:
+        return False  # a method's callers are method calls: not followed
+    want = INSTANCES if d.element else INSTANCE
+    for cf in _callers_of(module, files, settings).calls.get(target, ()):
+        arg = cf.argument(index, d.param)
+        if arg is None or arg.kind != want:
+            continue
+        for ref in arg.refs:
+            if any(r == me for r in _class_methods(ref, files, settings) if r[1].rsplit(".", 1)[-1] == d.method):
+                return True
+    return False
 
 
 def _callers_of(path: Path, files: ProjectFiles, settings: Settings) -> _Callers:

@@ -24,20 +24,26 @@ Ref = tuple[str, str]
 #: plain ``DataLoader``, a copy visibly on the host (``model.cpu()``, ``x.to("cpu")``, or a
 #: name every value of which is one), a module built on the host and not moved or handed on
 #: before the call (``model = TinyLlama(cfg)``; :meth:`~flake8_xla.model.runtime.Runtime.host_module_passed`),
-#: a tensor on the XLA device (the model's ``tensor_kind``), or anything else
-NAME, DEVICE_LOADER, PLAIN_LOADER, HOST_COPY, HOST_MODULE, DEVICE_TENSOR, UNKNOWN = (
-    "name", "device_loader", "plain_loader", "host_copy", "host_module", "device_tensor", "unknown")
+#: a tensor on the XLA device (the model's ``tensor_kind``), an instance of a project class
+#: (``Trainer(...)``, ``self`` in a method: ``refs`` names the class), a list or tuple of such
+#: instances (``callbacks=[ProgressCallback(), CheckpointCallback(out)]``: ``refs`` names
+#: their classes), or anything else
+NAME, DEVICE_LOADER, PLAIN_LOADER, HOST_COPY, HOST_MODULE, DEVICE_TENSOR, INSTANCE, INSTANCES, UNKNOWN = (
+    "name", "device_loader", "plain_loader", "host_copy", "host_module", "device_tensor", "instance", "instances",
+    "unknown")
 
 
 @dataclasses.dataclass(frozen=True)
 class ArgFacts:
     """One argument a call passes: ``kind`` (:data:`NAME`, :data:`DEVICE_LOADER`,
-    :data:`PLAIN_LOADER`, :data:`HOST_COPY`, :data:`HOST_MODULE`, :data:`DEVICE_TENSOR` or
-    :data:`UNKNOWN`) and, for :data:`NAME`, the canonical dotted
-    name (``torch_xla.core.xla_model``)."""
+    :data:`PLAIN_LOADER`, :data:`HOST_COPY`, :data:`HOST_MODULE`, :data:`DEVICE_TENSOR`,
+    :data:`INSTANCE`, :data:`INSTANCES` or :data:`UNKNOWN`); for :data:`NAME`, the canonical
+    dotted name (``torch_xla.core.xla_model``); for :data:`INSTANCE` / :data:`INSTANCES`, the
+    project classes (``(file, "Cls")``, as the caller's imports name them)."""
 
     kind: str
     name: str = ""
+    refs: tuple[Ref, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,6 +62,9 @@ class CallFacts:
         feeds_step: what the call returns is what a training step loop of XLA code in the
             caller draws its batches from (``loader = build_dataloader(ds, 32)`` ...
             ``for batch in pl.MpDeviceLoader(loader, dev):``).
+        in_step: the call runs once per training step of XLA code in the caller (a method
+            call dispatched on a parameter's object: :class:`DispatchFacts`).
+        gated: ... only under a step gate (``if step % N == 0:``).
     """
 
     target: Ref
@@ -65,6 +74,8 @@ class CallFacts:
     splat: bool = False
     escape: bool = False
     feeds_step: bool = False
+    in_step: bool = False
+    gated: bool = False
 
     def argument(self, index: int | None, name: str) -> ArgFacts | None:
         """What this call passes for parameter ``name`` at position ``index`` (``None`` for
@@ -80,10 +91,52 @@ class CallFacts:
         return None
 
 
+@dataclasses.dataclass(frozen=True)
+class DispatchFacts:
+    """One method call on an object that a parameter of the module's functions brought in:
+    ``cb.on_step_end(self, step, loss)`` in ``for cb in self.callbacks:`` where
+    ``self.callbacks = list(callbacks)`` and ``callbacks`` is a parameter of
+    ``Trainer.__init__``. Which method runs is decided by what the callers of that function
+    pass (:data:`INSTANCE` / :data:`INSTANCES` arguments), in other modules.
+
+    Attributes:
+        origin: the qual of the function whose parameter holds the object (``Trainer.__init__``).
+        param: that parameter's name; ``index`` its position in the ``def`` (``self`` is 0).
+        element: the object is one element of what the parameter holds (a list of callbacks).
+        method: the method called (``on_step_end``).
+        line: the call's line.
+        args, kwargs, splat: what the call passes, as in :class:`CallFacts` (without ``self``).
+        in_step: the call runs once per training step of XLA code (the model's ``step_sites``).
+        gated: ... only under a step gate (``if step % N == 0:``).
+    """
+
+    origin: str
+    param: str
+    index: int
+    element: bool
+    method: str
+    line: int
+    args: tuple[ArgFacts, ...] = ()
+    kwargs: tuple[tuple[str, ArgFacts], ...] = ()
+    splat: bool = False
+    in_step: bool = False
+    gated: bool = False
+
+    def argument(self, index: int | None, name: str) -> ArgFacts | None:
+        """What this call passes for parameter ``name`` of the method at position ``index``
+        counted without ``self``; ``None`` when it passes none or a splat may supply it."""
+        for key, value in self.kwargs:
+            if key == name:
+                return value
+        if index is not None and 0 <= index < len(self.args):
+            return self.args[index]
+        return None
+
+
 _UNKNOWN_ARG = ArgFacts(UNKNOWN)
 
 
-def describe_calls(model, resolve, bindings: dict) -> tuple[CallFacts, ...]:
+def describe_calls(model, resolve, bindings: dict, path: str = "") -> tuple[CallFacts, ...]:
     """The calls and references of the module of ``model`` into other project modules.
 
     Args:
@@ -91,6 +144,7 @@ def describe_calls(model, resolve, bindings: dict) -> tuple[CallFacts, ...]:
         resolve: ``parts -> Ref | None``: the project function or class a dotted chain
             (``("utils", "train_fn")``) names through the module's imports.
         bindings: the names the module's imports bind to project modules.
+        path: the module's file (names its own classes in :data:`INSTANCE` arguments).
 
     Returns:
         One :class:`CallFacts` per call (in walk order) and per non-call reference. Linear
@@ -123,13 +177,13 @@ def describe_calls(model, resolve, bindings: dict) -> tuple[CallFacts, ...]:
             if type(a) is ast.Starred:
                 splat = True
                 break
-            args.append(_describe(model, a, ctx, call.lineno))
+            args.append(_describe(model, a, ctx, call.lineno, resolve, path))
         kwargs = []
         for kw in call.keywords:
             if kw.arg is None:
                 splat = True
             else:
-                kwargs.append((kw.arg, _describe(model, kw.value, ctx, call.lineno)))
+                kwargs.append((kw.arg, _describe(model, kw.value, ctx, call.lineno, resolve, path)))
         out.append(CallFacts(target, call.lineno, tuple(args), tuple(kwargs), splat,
                              feeds_step=id(call) in model.step_loader_origins()))
     inner: set[int] = set()
@@ -165,9 +219,10 @@ def _instance_forward(model, func: ast.AST, ctx, resolve) -> Ref | None:
     return (target[0], target[1] + ".forward") if target is not None and "." not in target[1] else None
 
 
-def _describe(model, expr: ast.AST, ctx, line: int) -> ArgFacts:
+def _describe(model, expr: ast.AST, ctx, line: int, resolve=None, path: str = "") -> ArgFacts:
     """One argument of a call on ``line``, from the caller's model: an import-bound name, a
-    host copy, a module built on the host, a loader kind, or unknown."""
+    host copy, a module built on the host, a loader kind, an instance (or a list of
+    instances) of project classes (with ``resolve`` and ``path``), or unknown."""
     try:
         if type(expr) in (ast.Name, ast.Attribute):
             q = model.qualname(expr, ctx)
@@ -184,9 +239,105 @@ def _describe(model, expr: ast.AST, ctx, line: int) -> ArgFacts:
             return ArgFacts(DEVICE_LOADER)
         if kind == "plain":
             return ArgFacts(PLAIN_LOADER)
+        if resolve is not None:
+            return _instances(model, expr, ctx, resolve, path) or _UNKNOWN_ARG
     except RecursionError:
         pass
     return _UNKNOWN_ARG
+
+
+def _class_ref(model, expr: ast.AST, ctx, resolve, path: str) -> Ref | None:
+    """The project class ``expr`` holds an instance of (the model's ``instance_class``): a
+    top-level class of this module, or one its imports name."""
+    got = model.instance_class(expr, ctx)
+    if got is None:
+        return None
+    if got[0] == "local":
+        cls = got[1]
+        return (path, cls.name) if path and cls.ctx.func is None and cls.ctx.scope.kind == "module" else None
+    target = resolve(got[1])
+    return target if target is not None and "." not in target[1] else None
+
+
+def _instances(model, expr: ast.AST, ctx, resolve, path: str) -> ArgFacts | None:
+    """:data:`INSTANCE` for ``self`` in a method of a top-level class or an instance of a
+    project class; :data:`INSTANCES` for a list or tuple display (or a name whose one value
+    is one) every element of which is such an instance; ``None`` otherwise."""
+    t = type(expr)
+    func = ctx.func
+    if t is ast.Name and func is not None and func.cls is not None and func.params and expr.id == func.params[0]:
+        cls = func.cls
+        bindings = model.read_bindings(expr, ctx)
+        if path and cls.ctx.func is None and cls.ctx.scope.kind == "module" and bindings \
+                and all(kind == "param" for _, kind, _, _ in bindings):
+            return ArgFacts(INSTANCE, refs=((path, cls.name),))
+        return None
+    if t in (ast.Name, ast.Attribute, ast.Call):
+        ref = _class_ref(model, expr, ctx, resolve, path)
+        if ref is not None:
+            return ArgFacts(INSTANCE, refs=(ref,))
+    if t in (ast.Name, ast.Attribute):
+        values = model.values(expr, ctx)
+        if not values or len(values) != 1 or values[0][1] is None:
+            return None
+        expr, ctx = values[0]
+    if type(expr) not in (ast.List, ast.Tuple) or not expr.elts:
+        return None
+    refs: list[Ref] = []
+    for elt in expr.elts:
+        ref = _class_ref(model, elt, ctx, resolve, path) if type(elt) is not ast.Starred else None
+        if ref is None:
+            return None
+        if ref not in refs:
+            refs.append(ref)
+    return ArgFacts(INSTANCES, refs=tuple(refs))
+
+
+def describe_dispatches(model, resolve, path: str) -> tuple[DispatchFacts, ...]:
+    """The module's method calls on objects its functions' parameters bring in
+    (:class:`DispatchFacts`, the model's ``receiver_origin``), with what each passes and
+    whether it runs in the training step. Linear in the module's calls; the step is asked
+    only when there is such a call."""
+    quals = None
+    found = []
+    for call, ctx in model.calls:
+        f = call.func
+        if type(f) is not ast.Attribute or type(f.value) not in (ast.Name, ast.Attribute) or ctx.func is None:
+            continue
+        if type(f.value) is ast.Name and f.value.id in ("self", "cls", "super"):
+            continue
+        if model.qualname(f, ctx) is not None:
+            continue
+        origin = model.receiver_origin(f.value, ctx)
+        if origin is None or origin[0].scope is None:
+            continue
+        quals = quals or model.function_quals()
+        qual = quals.get(id(origin[0]))
+        if qual is None:
+            continue
+        found.append((call, ctx, qual, origin))
+    if not found:
+        return ()
+    step = {id(node): gated for node, _, gated, _ in model.step_sites()}
+    out = []
+    for call, ctx, qual, (func, param, element) in found:
+        args: list[ArgFacts] = []
+        splat = False
+        for a in call.args:
+            if type(a) is ast.Starred:
+                splat = True
+                break
+            args.append(_describe(model, a, ctx, call.lineno, resolve, path))
+        kwargs = []
+        for kw in call.keywords:
+            if kw.arg is None:
+                splat = True
+            else:
+                kwargs.append((kw.arg, _describe(model, kw.value, ctx, call.lineno, resolve, path)))
+        params = func.params + [a.arg for a in func.node.args.kwonlyargs]
+        out.append(DispatchFacts(qual, param, params.index(param), element, call.func.attr, call.lineno,
+                                 tuple(args), tuple(kwargs), splat, id(call) in step, bool(step.get(id(call)))))
+    return tuple(out)
 
 
 def _to_host(call) -> bool:

@@ -17,7 +17,7 @@ from ..model.reductions import OPTIMIZER_STEP, reduces_directly  # what XLA201 c
 from ..model.runtime import chain_parts
 from ..model.scopes import Ctx
 from ..settings import Settings
-from .callers import CallFacts, describe_calls
+from .callers import CallFacts, DispatchFacts, describe_calls, describe_dispatches
 from .files import ProjectFiles, read_text
 
 #: a reference to a function or class of a project module: (file, "f" / "Cls" / "Cls.m")
@@ -124,6 +124,9 @@ class ModuleSummary:
             block) runs in XLA code, directly or through the module's calls.
         script_out: the functions and classes of other project modules its module-level
             XLA code calls.
+        dispatches: its method calls on objects a parameter of its functions brings in
+            (``cb.on_step_end(self, step, loss)`` over ``self.callbacks``), with what each
+            passes and whether it runs in the training step (:class:`~.callers.DispatchFacts`).
     """
 
     path: str
@@ -137,6 +140,7 @@ class ModuleSummary:
     setup: LaunchSetup | None = None
     script_roots: tuple[str, ...] = ()
     script_out: tuple[Ref, ...] = ()
+    dispatches: tuple[DispatchFacts, ...] = ()
 
     def function(self, qual: str) -> FunctionFacts | None:
         return self._index()[0].get(qual)
@@ -232,6 +236,10 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
     multi = model.launched(multi_only=True)
     launched = model.launched()
     roots, out = _script_roots(model, ref) if not launched and model.uses_torch_xla else ((), ())
+
+    def resolver(parts):
+        return resolve_chain(parts, bindings, files)
+
     return ModuleSummary(
         path=str(path),
         uses_torch_xla=model.uses_torch_xla,
@@ -240,10 +248,11 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         exports=tuple(exports),
         launched_multi=tuple(quals[id(f)] for f in model.functions if id(f) in multi),
         launched_single=tuple(quals[id(f)] for f in model.functions if id(f) in launched and id(f) not in multi),
-        calls_into=describe_calls(model, lambda parts: resolve_chain(parts, bindings, files), bindings),
+        calls_into=describe_calls(model, resolver, bindings, str(path)),
         setup=_setup(model) if launched or roots or out else None,
         script_roots=tuple(quals[id(f)] for f in model.functions if id(f) in roots),
         script_out=out,
+        dispatches=describe_dispatches(model, resolver, str(path)),
     )
 
 

@@ -517,14 +517,17 @@ class XmSaveUnderRankGuard(Rule):
 
     ## Known problems
     The severity and message follow `--xla-version`: E (hang) up to 2.0, C (redundant)
-    from 2.1. From 2.1 a rank test is reported only where it picks no other writer than
-    `xm.save` itself would: a local-master test (`xm.is_master_ordinal()`,
-    `xr.local_ordinal() == 0`), or a global-master test (`local=False`,
-    `xr.global_ordinal() == 0`, `dist.get_rank() == 0`, the launch index) around
-    `xm.save(..., global_master=True)`. A global-master test around the default
-    `global_master=False` narrows the writers to one host, a save with
+    from 2.1. From 2.1 a rank test is reported where it tests a master: a local-master
+    test (`xm.is_master_ordinal()`, `xr.local_ordinal() == 0`) is redundant; a
+    global-master test (`local=False`, `xr.global_ordinal() == 0`, `dist.get_rank() == 0`,
+    the launch index, `trainer.is_world_process_zero()`) is redundant around
+    `xm.save(..., global_master=True)` and, around the default, is the spelling of
+    `global_master=True` done by hand (the message says so). A save with
     `master_only=False` under a rank test is a chosen writer, and other rank tests
-    (`rank % 8 == 0`) pick other writers: none is redundant, none is reported from 2.1. Not reported in a single-process launch, for an unconditional save,
+    (`rank % 8 == 0`) pick other writers: neither is reported from 2.1. A project
+    helper that saves (an imported `save_checkpoint`, or `trainer.save_model(path)` on
+    the trainer a callback receives, in project mode) is taken with `xm.save`'s defaults.
+    Not reported in a single-process launch, for an unconditional save,
     or under conditions every replica shares (the world size, a config flag, `epoch % N`,
     a metric reduced with `xm.mesh_reduce` / `all_reduce`).
 
@@ -566,6 +569,11 @@ class XmSaveUnderRankGuard(Rule):
         "def save(model, path):\n"
         "    if xr.global_ordinal() == 0:\n"
         "        xm.save(model.state_dict(), path, global_master=True)\n",
+        "import torch_xla.core.xla_model as xm\n"
+        "import torch_xla.runtime as xr\n"
+        "def save(model, path):\n"
+        "    if xr.global_ordinal() == 0:\n"
+        "        xm.save(model.state_dict(), path)\n",
     ]
     good = [
         "import torch_xla.core.xla_model as xm\n"
@@ -573,45 +581,83 @@ class XmSaveUnderRankGuard(Rule):
         "def save(model, path, epoch):\n"
         "    if epoch % 5 == 0:\n"
         "        xm.save(model.state_dict(), path)\n"
-        "    if xr.global_ordinal() == 0:\n"
-        "        xm.save(model.state_dict(), path)  # one host writes, not each\n",
+        "    if xr.global_ordinal() % 8 == 0:\n"
+        "        xm.save(model.state_dict(), path, master_only=False)  # a chosen writer per host\n",
     ]
 
     def check(self, model):
-        saves = model.calls_to(*SAVES)
+        saves = [(call, ctx, True) for call, ctx in model.calls_to(*SAVES)] + _helper_saves(model)
         if not saves or _single_process(model):
             return
         hangs = not at_least(self.settings, api_table.behaviour_since(XM_SAVE, self.code))
         reported = set()
-        for call, ctx in saves:
+        for call, ctx, direct in saves:
             if not model.in_xla_code(ctx):
                 continue
-            name = _short(model.call_name(call, ctx))
-            master_only = model.kwarg(call, "master_only", 2)
-            chosen_writer = master_only is UNKNOWN or (master_only is not None and model.const(master_only, ctx) is not True)
+            if direct:
+                name = _short(model.call_name(call, ctx))
+                master_only = model.kwarg(call, "master_only", 2)
+                chosen_writer = master_only is UNKNOWN or (
+                    master_only is not None and model.const(master_only, ctx) is not True)
+                global_master = model.kwarg(call, "global_master", 3)
+                one_writer = isinstance(global_master, ast.AST) and model.const(global_master, ctx) is True
+            else:  # a project helper that saves: its xm.save's arguments are its own (the defaults)
+                name, chosen_writer, one_writer = f"{source_text(call.func, 24)}() (xm.save)", False, False
             if chosen_writer and not hangs:
                 continue  # master_only=False under a rank test: the writer is picked on purpose
-            global_master = model.kwarg(call, "global_master", 3)
-            one_writer = isinstance(global_master, ast.AST) and model.const(global_master, ctx) is True
             for site, sctx, test, polarity, kind in model.replica_guarded_sites(call, ctx):
                 if id(site) in reported or not model.in_xla_code(sctx):
                     continue
+                scope = None
                 if not hangs and kind == "rank":
                     scope = model.master_scope(test, sctx, polarity)
-                    if scope is None or (scope == "global" and not one_writer):
-                        continue  # the test picks other writers than xm.save would (one host, not each)
+                    if scope is None:
+                        continue  # `rank % 8 == 0`: other writers than xm.save picks
                 reported.add(id(site))
                 who = name if site is call else f"{source_text(site.func, 24)}() ({name})"
                 if hangs:
                     where = "a rank test" if kind == "rank" else "a test of this replica's data"
                     yield self.finding(site, f"{who} under {where} hangs: its rendezvous is never met",
                                        "call it on every replica")
+                elif kind == "rank" and scope == "global" and not one_writer:
+                    yield self.finding(site, f"{who} under a global-master test: xm.save picks the writer itself",
+                                       "call it on every replica with global_master=True")
                 elif kind == "rank":
                     yield self.finding(site, f"{who} under a rank test is redundant: it writes on the master only",
                                        "call it on every replica")
                 else:
                     yield self.finding(site, f"{who} under a test of this replica's data: only the master's counts",
                                        "reduce it first (xm.mesh_reduce)")
+
+
+def _helper_saves(model) -> list:
+    """Project mode: calls of this module that run ``xm.save`` in a function of another
+    project module: an imported helper (``save_checkpoint(model, path)``) or a method of an
+    object a parameter brought in whose callers name its class (``trainer.save_model(path)``
+    in a callback): ``(call, ctx, False)``. Reported at the call when it is guarded."""
+    if model.project_lookup is None:
+        return []
+    out = []
+    for call, ctx in model.calls:
+        f = call.func
+        if type(f) not in (ast.Name, ast.Attribute) or not model.in_xla_code(ctx):
+            continue
+        q = model.call_name(call, ctx)
+        if q is not None and q.startswith("torch") or not model.replica_guarded_sites(call, ctx):
+            continue  # (the module's own guards first: the project's answers read other modules)
+        helpers = None
+        helper = model.project_helper(f, ctx)
+        if helper is None and type(f) is ast.Attribute and type(f.value) is ast.Name:
+            values = model.values(f.value, ctx)  # saver = CheckpointSaver(...); saver.save(...)
+            if values and len(values) == 1 and type(values[0][0]) is ast.Call and values[0][1] is not None:
+                helper = model.project_helper(values[0][0].func, values[0][1], method=f.attr)
+        if helper is not None:
+            helpers = (helper,)
+        elif type(f) is ast.Attribute and ctx.func is not None:
+            helpers = model.param_object_helpers(call, ctx)
+        if helpers and all(any(q in SAVES for q in h.xla_calls) for h in helpers):
+            out.append((call, ctx, False))
+    return out
 
 
 @rule
