@@ -5,8 +5,6 @@ its row is removed here. False positives are never listed: they are fixed.
 """
 
 PENDING: dict[tuple[str, str, str, int, str], str] = {
-    ('p01_kaggle_melanoma', 'model.py', 'default', 38, 'XLA502'): 'call-site tensors into forward across modules',
-    ('p01_kaggle_melanoma', 'utils.py', 'default', 19, 'XLA206'): 'the device model with Dropout is in other modules',
     ('p03_dual_backend_lib', 'fastfit/backends/__init__.py', 'default', 61, 'XLA601'): 'backend is a parameter: its class is a call-site value',
     ('p03_dual_backend_lib', 'fastfit/loop.py', 'default', 53, 'XLA405'): 'backend is a parameter: call-site value',
     ('p03_dual_backend_lib', 'fastfit/loop.py', 'default', 75, 'XLA203'): 'backend is a parameter: call-site value',

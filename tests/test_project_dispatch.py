@@ -195,3 +195,191 @@ def test_xla602_on_the_guarded_call_of_an_imported_helper(tmp_path):
     write(tmp_path, {"pyproject.toml": "", "save_utils.py": SAVE_UTILS, "train.py": SAVE_TRAIN})
     # the guarded calls only: the unguarded one runs everywhere, `index % 8` picks other writers
     assert lint_all(tmp_path) == {("train.py", 10, "XLA602"), ("train.py", 13, "XLA602")}
+
+
+NET = '''\
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x, meta, flag):
+        if torch.isnan(meta).any():
+            meta = torch.nan_to_num(meta)
+        if flag:
+            x = x * 2
+        return self.fc(x) + meta
+
+
+def build_model():
+    return Net()
+'''
+
+LOOP = '''\
+def train_fn(loader, model, optimizer, device, xm):
+    for x, meta in loader:
+        x, meta = x.to(device), meta.to(device)
+        loss = model(x, meta, True).sum()
+        loss.backward()
+        xm.optimizer_step(optimizer)
+'''
+
+RUN = '''\
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.xla_multiprocessing as xmp
+from net import build_model
+from loop import train_fn
+
+MX = xmp.MpModelWrapper(build_model())
+
+
+def _mp_fn(index, loader):
+    device = torch_xla.device()
+    model = MX.to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    train_fn(loader, model, optimizer, device, xm)
+
+
+if __name__ == "__main__":
+    xmp.spawn(_mp_fn, args=(None,))
+'''
+
+
+def test_forward_of_a_model_handed_to_a_helper_gets_device_tensors(tmp_path):
+    # run.py moves the model built by net.build_model() (through MpModelWrapper) to the
+    # device and hands it to loop.train_fn, which calls it with tensors it moved: forward's
+    # `meta` is a device tensor (XLA502 on the NaN test); `flag` is a Python bool (silent)
+    write(tmp_path, {"pyproject.toml": "", "net.py": NET, "loop.py": LOOP, "run.py": RUN})
+    assert {f for f in lint_all(tmp_path) if f[0] == "net.py"} == {("net.py", 11, "XLA502")}
+    assert lint(tmp_path, "net.py") == {("net.py", 11, "XLA502")}
+
+
+def test_forward_of_a_model_left_on_the_host_is_unknown(tmp_path):
+    run = RUN.replace("model = MX.to(device)", "model = build_model()")
+    write(tmp_path, {"pyproject.toml": "", "net.py": NET, "loop.py": LOOP, "run.py": run})
+    assert {f for f in lint_all(tmp_path) if f[0] == "net.py"} == set()
+
+
+def test_builder_functions_in_the_light_index(tmp_path):
+    from flake8_xla.project.defs import returns_class
+    from flake8_xla.project.files import ProjectFiles
+
+    write(tmp_path, {"pyproject.toml": "", "net.py": NET + textwrap.dedent('''
+        def either(flag):
+            if flag:
+                return Net()
+            return nn.Linear(2, 2)
+
+
+        def gen():
+            yield Net()
+        ''')})
+    files = ProjectFiles(tmp_path.resolve())
+    net = str((tmp_path / "net.py").resolve())
+    assert returns_class((net, "build_model"), files) == (net, "Net")
+    assert returns_class((net, "either"), files) is None  # two classes: mixed
+    assert returns_class((net, "gen"), files) is None
+
+
+CONFIG = '''\
+DROPOUT = 0.3
+NO_DROPOUT = 0.0
+HIDDEN = 64
+LR = -1
+'''
+
+DROP_NET = '''\
+import torch
+from torch import nn
+
+import config
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, config.HIDDEN)
+        self.drop = nn.Dropout(config.DROPOUT)
+
+    def forward(self, x):
+        return self.drop(self.fc(x))
+'''
+
+SEEDS = '''\
+import random
+
+import numpy as np
+import torch
+
+
+def seed_everything(seed):
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+'''
+
+DROP_RUN = '''\
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+from net import Net
+from seeds import seed_everything
+
+
+def _mp_fn(index, loader):
+    seed_everything(0)
+    device = torch_xla.device()
+    model = Net().to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x in loader:
+        model(x.to(device)).sum().backward()
+        xm.optimizer_step(optimizer)
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, args=(None,))
+'''
+
+
+def test_seed_in_a_helper_module_with_dropout_in_the_model_module(tmp_path):
+    # the dropout rate is a constant of config.py; NumPy's and random's seeders are no
+    # imported helper that seeds the device
+    write(tmp_path, {"pyproject.toml": "", "config.py": CONFIG, "net.py": DROP_NET, "seeds.py": SEEDS,
+                     "run.py": DROP_RUN})
+    assert {f for f in lint_all(tmp_path) if f[1:] == (10, "XLA206")} == {("seeds.py", 10, "XLA206")}
+    assert lint(tmp_path, "seeds.py") == {("seeds.py", 10, "XLA206")}
+
+
+def test_a_zero_dropout_rate_in_a_config_module_draws_nothing(tmp_path):
+    net = DROP_NET.replace("config.DROPOUT", "config.NO_DROPOUT")
+    write(tmp_path, {"pyproject.toml": "", "config.py": CONFIG, "net.py": net, "seeds.py": SEEDS, "run.py": DROP_RUN})
+    assert lint(tmp_path, "seeds.py") == set()
+
+
+def test_module_constants_in_the_light_index(tmp_path):
+    from flake8_xla.project.defs import constant
+    from flake8_xla.project.files import ProjectFiles
+
+    write(tmp_path, {"pyproject.toml": "", "config.py": CONFIG + textwrap.dedent('''
+        LATER = 1
+        LATER = 2
+        BUMPED = 3
+        def bump():
+            global BUMPED
+            BUMPED += 1
+        NAME = "x"
+        ''')})
+    files = ProjectFiles(tmp_path.resolve())
+    cfg = str((tmp_path / "config.py").resolve())
+    assert constant((cfg, "DROPOUT"), files) == (True, 0.3)
+    assert constant((cfg, "LR"), files) == (True, -1)
+    assert constant((cfg, "NAME"), files) == (True, "x")
+    assert constant((cfg, "LATER"), files) == (False, None)  # bound twice
+    assert constant((cfg, "BUMPED"), files) == (False, None)  # written by a function
+    assert constant((cfg, "missing"), files) == (False, None)

@@ -122,11 +122,14 @@ class Params:
                             "torch_xla.distributed.fsdp.", "torch_xla.distributed.spmd.", "torch.distributed.fsdp.",
                             "torch.compile")
 
+    #: ``xmp.MpModelWrapper(model)``: its ``.to(device)`` gives back the wrapped module, moved
+    _MP_WRAPPER = "torch_xla.distributed.xla_multiprocessing.MpModelWrapper"
+
     def instance_class(self, expr: ast.AST, ctx: Ctx, _depth: int = 0):
         """The class whose instance ``expr`` holds, when every value it may hold is one
         constructor call of the same class (through names, ``self.`` attributes set in
         ``__init__``, ``.to(dev)`` / ``.train()`` and the like, DDP / FSDP / ``torch.compile``
-        wrappers): ``("local", ClassInfo)`` for a class of this module, ``("import", parts,
+        wrappers, ``xmp.MpModelWrapper``): ``("local", ClassInfo)`` for a class of this module, ``("import", parts,
         ctx)`` for a class named through the module's imports (``("model", "TinyLlama")``);
         ``None`` when unknown or mixed. Memoised per expression."""
         key = ("instcls", id(expr))
@@ -159,7 +162,7 @@ class Params:
         q = self.call_name(expr, ctx)
         if q is None and type(f) is ast.Attribute and f.attr in self._SAME_MODULE:
             return self.instance_class(f.value, ctx, depth + 1)
-        if q is not None and q.startswith(self._FORWARDING_WRAPPERS):
+        if q is not None and (q.startswith(self._FORWARDING_WRAPPERS) or q == self._MP_WRAPPER):
             inner = expr.args[0] if expr.args else self.kwarg(expr, "module")
             return self.instance_class(inner, ctx, depth + 1) if isinstance(inner, ast.AST) else None
         if type(f) is ast.Name:
@@ -197,7 +200,8 @@ class Params:
         """Parameter ``name`` of ``forward`` method ``func`` of a module class receives a
         device tensor from some call of an instance: in this module (``model(x)`` with ``x``
         on the device, :meth:`forward_calls`) or, in project mode, in another project module
-        (argument kind ``device_tensor`` of a call of ``Cls.forward``). "Some call": a module
+        (argument kind ``device_tensor`` of a call of ``Cls.forward``, or a tensor passed to an
+        instance the caller's caller moved to the device: ``CallFacts.on_device``). "Some call": a module
         on the XLA device is called with device tensors (a CPU tensor there is an error), so
         the code of its ``forward`` runs on device tensors wherever it runs on the device.
         Memoised per (function, parameter)."""
@@ -222,8 +226,8 @@ class Params:
                 calls = None
             for cf in calls or ():
                 arg = cf.argument(index, name)
-                if arg is not None and arg.kind == "device_tensor":
-                    found = True
+                if arg is not None and (arg.kind == "device_tensor" or (cf.on_device and arg.kind == "tensor")):
+                    found = True  # a tensor into a module on the XLA device is on the device
                     break
         cache[key] = found
         return found

@@ -138,6 +138,16 @@ def is_cuda_string(model: Model, expr, ctx: Ctx) -> bool:
     return False
 
 
+#: dropout that draws random numbers where its input lives (a function, and a module class)
+DROPOUT_FUNCTIONS = frozenset({
+    "torch.nn.functional.dropout", "torch.nn.functional.dropout1d", "torch.nn.functional.dropout2d",
+    "torch.nn.functional.dropout3d", "torch.nn.functional.alpha_dropout", "torch.nn.functional.feature_alpha_dropout",
+    "torch.dropout"})
+DROPOUT_MODULES = frozenset({
+    "torch.nn.Dropout", "torch.nn.Dropout1d", "torch.nn.Dropout2d", "torch.nn.Dropout3d", "torch.nn.AlphaDropout",
+    "torch.nn.FeatureAlphaDropout"})
+
+
 class Runtime:
     """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
 
@@ -583,6 +593,24 @@ class Runtime:
         return table
 
     # ------------------------------------------------------------------ weight ties
+    def class_dropout(self, cls) -> bool:
+        """A method of class ``cls`` (its own, not inherited) builds or calls dropout with a
+        rate that is visibly above zero (the default, a literal, a constant of a project
+        module: ``nn.Dropout(config.DROPOUT)``) and not ``training=False``."""
+        for method in cls.methods.values():
+            for call, ctx in method.calls:
+                q = self.call_name(call, ctx)
+                if q not in DROPOUT_FUNCTIONS and q not in DROPOUT_MODULES:
+                    continue
+                function = q in DROPOUT_FUNCTIONS
+                if self.const(self.kwarg(call, "training", 2 if function else None), ctx) is False:
+                    continue
+                p = self.kwarg(call, "p", 1 if function else 0)
+                rate = self.const(p, ctx) if p is not None else 0.5
+                if type(rate) in (int, float) and rate > 0:
+                    return True
+        return False
+
     def weight_ties(self) -> list[tuple[ast.Attribute, ast.Attribute, Ctx]]:
         """``a.x.weight = b.y.weight`` (both sides attribute chains of two or more levels
         ending in the same parameter name): ``(target, value, ctx)``."""

@@ -15,7 +15,9 @@ class Values:
     """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
 
     def const(self, expr: ast.AST | None, ctx: Ctx, _depth: int = 0):
-        """The literal value of ``expr``, following simple constant assignments; else UNKNOWN."""
+        """The literal value of ``expr``, following simple constant assignments and (project
+        mode) a constant of another project module its imports name (``config.DROPOUT``);
+        else UNKNOWN."""
         if expr is None:
             return UNKNOWN
         t = type(expr)
@@ -31,6 +33,10 @@ class Values:
                 first = self.const(values[0][0], values[0][1], _depth + 1)
                 if len(results) == 1 and first is not UNKNOWN:
                     return first
+        if t in (ast.Name, ast.Attribute) and self.project_defs is not None:
+            facts = self._project_def(expr, ctx)  # config.DROPOUT: a constant of a project module
+            if facts is not None and facts.has_value:
+                return facts.value
         return UNKNOWN
 
     def const_values(self, expr: ast.AST | None, ctx: Ctx) -> list | None:

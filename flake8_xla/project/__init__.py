@@ -49,8 +49,8 @@ _LAUNCHERS: dict[tuple, tuple[str, ...]] = {}
 _HELPERS: dict[tuple, HelperFacts | None] = {}
 _NODES: dict[tuple, object] = {}
 _CALLERS: dict[tuple, "_Callers"] = {}
-_METHOD_FILES: dict[Path, dict[str, tuple[Path, ...]]] = {}
 _DISPATCHED: dict[tuple, tuple[CallFacts, ...]] = {}
+_METHOD_FILES: dict[Path, dict[str, set[str]]] = {}
 _ROOTS: dict[str, Path] = {}
 _XLA_ROOTS: dict[Path, bool] = {}
 
@@ -128,8 +128,8 @@ def clear_cache() -> None:
     _HELPERS.clear()
     _NODES.clear()
     _CALLERS.clear()
-    _METHOD_FILES.clear()
     _DISPATCHED.clear()
+    _METHOD_FILES.clear()
     _ROOTS.clear()
     defs.clear_cache()
     _XLA_ROOTS.clear()
@@ -310,7 +310,10 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
             continue
         caller = _relative(path, files.root)
         setup = s.setup or LaunchSetup()
-        for (file, qual), multi in _reached_from(path, files, settings).items():
+        reached = _reached_from(path, files, settings)
+        if not setup.device_random and _builds_dropout(reached, files, settings):
+            setup = dataclasses.replace(setup, device_random=True)
+        for (file, qual), multi in reached.items():
             if file == str(path):
                 continue  # the module's own launches are its own model's
             old_setup = setups.get(file)
@@ -319,6 +322,18 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
             old = entry.get(qual)
             entry[qual] = (multi or (old is not None and old[0]), old[1] if old is not None else caller)
     return index
+
+
+def _builds_dropout(reached: dict[Ref, bool], files: ProjectFiles, settings: Settings) -> bool:
+    """Some class whose ``__init__`` the launched code reaches uses dropout (``ClassFacts.dropout``)."""
+    for file, qual in reached:
+        head, _, tail = qual.partition(".")
+        if tail == "__init__":
+            s = summary_of(Path(file), files, settings)
+            cls = s.cls(head) if s is not None else None
+            if cls is not None and cls.dropout:
+                return True
+    return False
 
 
 def _reached_from(launcher: Path, files: ProjectFiles, settings: Settings) -> dict[Ref, bool]:
@@ -554,7 +569,8 @@ def callers_lookup(filename: str | None, settings: Settings):
     function ``qual`` (``train_fn``), with what each passes (:class:`~.callers.CallFacts`);
     for a method (``Cls.m``), also the method calls on objects other modules' functions
     received as parameters that reach it (:func:`_dispatched_to`: ``cb.on_step_end(...)``
-    over a list of callbacks the caller of ``Trainer`` passed), arguments without ``self``;
+    over a list of callbacks the caller of ``Trainer`` passed, ``model(x)`` for ``forward``),
+    arguments without ``self``;
     ``()`` when none does; ``None`` when some may and cannot be read (an importer that does
     not parse, or one whose text does not name torch_xla -- it is not summarised, so a
     function it names has unknown callers). With ``partial``, the calls of the importers
@@ -576,13 +592,15 @@ def callers_lookup(filename: str | None, settings: Settings):
     def lookup(qual: str, partial: bool = False, dispatches_only: bool = False):
         nonlocal found
         if dispatches_only:  # (the importers are not read: a step question asks only these)
-            return _dispatched_to(path, qual, files, settings) if "." in qual else ()
+            if qual.count(".") != 1 or not _called_elsewhere(path, qual.rsplit(".", 1)[-1], files):
+                return ()
+            return _dispatched_to(path, qual, files, settings)
         if found is None:
             found = _callers_of(path, files, settings)
         if not partial and (found.unknown or qual.rsplit(".", 1)[-1] in found.unread):
             return None
         calls = tuple(found.calls.get(qual, ()))
-        if "." in qual:
+        if qual.count(".") == 1:
             calls += _dispatched_to(path, qual, files, settings)
         return calls
 
@@ -590,34 +608,39 @@ def callers_lookup(filename: str | None, settings: Settings):
 
 
 _WORD = re.compile(r"\w+")
-_METHOD_CALL = re.compile(r"\.\s*(\w+)\s*\(")
-#: how many modules one method's dispatch sites are looked for in
+#: how many importers of a module are read for the objects they hand on
 MAX_DISPATCH_MODULES = 64
+_METHOD_CALL = re.compile(r"\.\s*(\w+)\s*\(")
 
 
-def _method_files(files: ProjectFiles, name: str) -> tuple[Path, ...]:
-    """The project files whose text calls a method ``name`` (``.name(``) and names torch:
-    the index is one regular-expression pass over the project's files, once per root."""
+def _called_elsewhere(path: Path, method: str, files: ProjectFiles) -> bool:
+    """Some other project file whose text names torch calls a method ``method``
+    (``.method(``): a cheap necessary condition of :func:`_dispatched_to` for any method
+    but ``forward`` (``model(x)``), read by one regular-expression pass over the project's
+    files, once per root."""
     index = _METHOD_FILES.get(files.root)
     if index is None:
-        collected: dict[str, list[Path]] = {}
+        collected: dict[str, set[str]] = {}
         for p in files.files():
             text = read_text(p)
-            if not text or "torch" not in text:
-                continue
-            for m in set(_METHOD_CALL.findall(text)):
-                collected.setdefault(m, []).append(p)
-        index = _METHOD_FILES[files.root] = {m: tuple(ps) for m, ps in collected.items()}
-    return index.get(name, ())
+            if text and "torch" in text:
+                for m in set(_METHOD_CALL.findall(text)):
+                    collected.setdefault(m, set()).add(str(p))
+        index = _METHOD_FILES[files.root] = collected
+    return bool(index.get(method, set()) - {str(path)})
 
 
 def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Settings) -> tuple[CallFacts, ...]:
     """The method calls of other project modules that run method ``qual`` (``Cls.m``) of the
-    module at ``path``: a call ``obj.m(...)`` whose object a parameter of a function there
-    brought in (:class:`~.callers.DispatchFacts`), where some caller of that function (in a
-    third module) passes an instance of ``Cls`` (or a list holding one) whose class runs
-    this ``m`` (its own, or inherited). As :class:`~.callers.CallFacts` with ``target``
-    ``(path, qual)``; memoised per (root, file, method, settings)."""
+    module at ``path`` on an object handed to them: an importer of the module passes an
+    instance of a class that runs this ``m`` (``Cls`` or a subclass that inherits it; a
+    list of such instances for ``callbacks=[...]``) to a function or class of a third
+    module, whose code calls ``m`` on what that parameter brought in
+    (:class:`~.callers.DispatchFacts`: ``for cb in self.callbacks: cb.on_step_end(...)``;
+    ``model(x)`` for ``forward``). As :class:`~.callers.CallFacts` with ``target``
+    ``(path, qual)``, arguments without ``self``, ``on_device`` when the instance handed on
+    was visibly moved to the XLA device. Only importers whose text names torch_xla are read
+    (as the reverse call index). Memoised per (root, file, method, settings)."""
     key = (files.root, str(path), qual, settings)
     found = _DISPATCHED.get(key)
     if found is not None:
@@ -625,37 +648,46 @@ def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Setting
     _DISPATCHED[key] = ()  # asked again while this one is built: none
     me = (str(path), qual)
     method = qual.rsplit(".", 1)[-1]
+    methods = ("__call__", "forward") if method == "forward" else (method,)
+    runs_me: dict[Ref, bool] = {}
     out: list[CallFacts] = []
-    for other in _method_files(files, method)[:MAX_DISPATCH_MODULES]:
-        s = summary_of(other, files, settings)
-        if s is None:
-            continue
-        for d in s.dispatches:
-            if d.method == method and _dispatch_runs(other, d, me, files, settings):
-                out.append(CallFacts(me, d.line, d.args, d.kwargs, d.splat, in_step=d.in_step, gated=d.gated))
+    built = re.compile(r"\b(?:%s)\s*\(" % "|".join(map(re.escape, sorted(defs.instance_names(path, qual.split(".")[0], files)))))
+    for imp in sorted(files.importers(path))[:MAX_DISPATCH_MODULES]:
+        text = read_text(imp)
+        if text is None or "torch_xla" not in text or not built.search(text):
+            continue  # (an importer that builds no instance of the class hands none on)
+        s = summary_of(imp, files, settings)
+        for cf in s.calls_into if s is not None else ():
+            passed = [(i, None, a) for i, a in enumerate(cf.args)] + [(None, k, a) for k, a in cf.kwargs]
+            passed = [(i, k, a) for i, k, a in passed if a.kind in (INSTANCE, INSTANCES)
+                      and any(_runs_method(r, method, me, runs_me, files, settings) for r in a.refs)]
+            if not passed:
+                continue
+            file, target = _reexported(cf.target, files, settings)
+            other = summary_of(Path(file), files, settings)
+            if other is None:
+                continue
+            shift = 0
+            if "." not in target and other.cls(target) is not None:
+                target, shift = target + ".__init__", 1  # a constructor call: __init__'s parameters
+            for d in other.dispatches:
+                if d.origin != target or d.method not in methods:
+                    continue
+                for i, k, a in passed:
+                    if d.element == (a.kind == INSTANCES) and (k == d.param or (i is not None and i + shift == d.index)):
+                        out.append(CallFacts(me, d.line, d.args, d.kwargs, d.splat, in_step=d.in_step,
+                                             gated=d.gated, on_device=a.name == "device"))
+                        break
     found = _DISPATCHED[key] = tuple(out)
     return found
 
 
-def _dispatch_runs(module: Path, d, me: Ref, files: ProjectFiles, settings: Settings) -> bool:
-    """Some caller of ``d.origin`` (in another module) passes an object whose method
-    ``d.method`` is ``me``. A constructor call passes ``__init__``'s parameters without ``self``."""
-    head, _, tail = d.origin.partition(".")
-    if tail == "__init__":
-        target, index = head, d.index - 1
-    elif not tail:
-        target, index = head, d.index
-    else:
-        return False  # a method's callers are method calls: not followed
-    want = INSTANCES if d.element else INSTANCE
-    for cf in _callers_of(module, files, settings).calls.get(target, ()):
-        arg = cf.argument(index, d.param)
-        if arg is None or arg.kind != want:
-            continue
-        for ref in arg.refs:
-            if any(r == me for r in _class_methods(ref, files, settings) if r[1].rsplit(".", 1)[-1] == d.method):
-                return True
-    return False
+def _runs_method(cls: Ref, method: str, me: Ref, memo: dict, files: ProjectFiles, settings: Settings) -> bool:
+    """An instance of project class ``cls`` runs ``me`` as its method ``method`` (its own or
+    inherited: :func:`_class_methods`)."""
+    if cls not in memo:
+        memo[cls] = any(r == me for r in _class_methods(cls, files, settings) if r[1].rsplit(".", 1)[-1] == method)
+    return memo[cls]
 
 
 def _callers_of(path: Path, files: ProjectFiles, settings: Settings) -> _Callers:

@@ -28,9 +28,9 @@ Ref = tuple[str, str]
 #: (``Trainer(...)``, ``self`` in a method: ``refs`` names the class), a list or tuple of such
 #: instances (``callbacks=[ProgressCallback(), CheckpointCallback(out)]``: ``refs`` names
 #: their classes), or anything else
-NAME, DEVICE_LOADER, PLAIN_LOADER, HOST_COPY, HOST_MODULE, DEVICE_TENSOR, INSTANCE, INSTANCES, UNKNOWN = (
+NAME, DEVICE_LOADER, PLAIN_LOADER, HOST_COPY, HOST_MODULE, DEVICE_TENSOR, INSTANCE, INSTANCES, TENSOR, UNKNOWN = (
     "name", "device_loader", "plain_loader", "host_copy", "host_module", "device_tensor", "instance", "instances",
-    "unknown")
+    "tensor", "unknown")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,7 +39,11 @@ class ArgFacts:
     :data:`PLAIN_LOADER`, :data:`HOST_COPY`, :data:`HOST_MODULE`, :data:`DEVICE_TENSOR`,
     :data:`INSTANCE`, :data:`INSTANCES` or :data:`UNKNOWN`); for :data:`NAME`, the canonical
     dotted name (``torch_xla.core.xla_model``); for :data:`INSTANCE` / :data:`INSTANCES`, the
-    project classes (``(file, "Cls")``, as the caller's imports name them)."""
+    project classes (``(file, "Cls")``, as the caller's imports name them, through a project
+    function that builds one: ``build_model()``), and for an :data:`INSTANCE` visibly moved
+    to the XLA device (a module: ``model.to(device)``), ``name`` ``"device"``; :data:`TENSOR`
+    for an argument visibly a tensor whose device is not seen (``x.to(device)`` with a
+    parameter ``device``)."""
 
     kind: str
     name: str = ""
@@ -65,6 +69,10 @@ class CallFacts:
         in_step: the call runs once per training step of XLA code in the caller (a method
             call dispatched on a parameter's object: :class:`DispatchFacts`).
         gated: ... only under a step gate (``if step % N == 0:``).
+        on_device: the call runs ``forward`` of a module the caller of its function moved to
+            the XLA device (``model = MX.to(device)``; ``train_fn(loader, model)``;
+            ``model(images, meta)`` there): its tensor arguments are device tensors.
+        caller: the qual of the caller's function that makes the call (``""`` at module level).
     """
 
     target: Ref
@@ -76,6 +84,8 @@ class CallFacts:
     feeds_step: bool = False
     in_step: bool = False
     gated: bool = False
+    on_device: bool = False
+    caller: str = ""
 
     def argument(self, index: int | None, name: str) -> ArgFacts | None:
         """What this call passes for parameter ``name`` at position ``index`` (``None`` for
@@ -103,10 +113,12 @@ class DispatchFacts:
         origin: the qual of the function whose parameter holds the object (``Trainer.__init__``).
         param: that parameter's name; ``index`` its position in the ``def`` (``self`` is 0).
         element: the object is one element of what the parameter holds (a list of callbacks).
-        method: the method called (``on_step_end``).
+        method: the method called (``on_step_end``; ``__call__`` for ``model(x)``, which runs
+            ``forward`` on a module).
         line: the call's line.
         args, kwargs, splat: what the call passes, as in :class:`CallFacts` (without ``self``).
-        in_step: the call runs once per training step of XLA code (the model's ``step_sites``).
+        in_step: the call runs once per training step of XLA code: inside a step loop of its
+            own function (:func:`_step_context`).
         gated: ... only under a step gate (``if step % N == 0:``).
     """
 
@@ -136,7 +148,7 @@ class DispatchFacts:
 _UNKNOWN_ARG = ArgFacts(UNKNOWN)
 
 
-def describe_calls(model, resolve, bindings: dict, path: str = "") -> tuple[CallFacts, ...]:
+def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None) -> tuple[CallFacts, ...]:
     """The calls and references of the module of ``model`` into other project modules.
 
     Args:
@@ -145,6 +157,8 @@ def describe_calls(model, resolve, bindings: dict, path: str = "") -> tuple[Call
             (``("utils", "train_fn")``) names through the module's imports.
         bindings: the names the module's imports bind to project modules.
         path: the module's file (names its own classes in :data:`INSTANCE` arguments).
+        classes: ``Ref -> Ref | None``: the project class a called project name builds
+            (the class itself, or what a builder function returns); ``None``: the name.
 
     Returns:
         One :class:`CallFacts` per call (in walk order) and per non-call reference. Linear
@@ -155,6 +169,8 @@ def describe_calls(model, resolve, bindings: dict, path: str = "") -> tuple[Call
         return ()
     out: list[CallFacts] = []
     call_funcs: set[int] = set()
+    quals = model.function_quals()
+    site = _Site(resolve, path, classes)
     for call, ctx in model.calls:
         f = call.func
         call_funcs.add(id(f))
@@ -177,15 +193,16 @@ def describe_calls(model, resolve, bindings: dict, path: str = "") -> tuple[Call
             if type(a) is ast.Starred:
                 splat = True
                 break
-            args.append(_describe(model, a, ctx, call.lineno, resolve, path))
+            args.append(_describe(model, a, ctx, call.lineno, site))
         kwargs = []
         for kw in call.keywords:
             if kw.arg is None:
                 splat = True
             else:
-                kwargs.append((kw.arg, _describe(model, kw.value, ctx, call.lineno, resolve, path)))
+                kwargs.append((kw.arg, _describe(model, kw.value, ctx, call.lineno, site)))
         out.append(CallFacts(target, call.lineno, tuple(args), tuple(kwargs), splat,
-                             feeds_step=id(call) in model.step_loader_origins()))
+                             feeds_step=id(call) in model.step_loader_origins(),
+                             caller=quals.get(id(ctx.func), "") if ctx.func is not None else ""))
     inner: set[int] = set()
     chains = []
     for node in ast.walk(model.tree):
@@ -219,10 +236,10 @@ def _instance_forward(model, func: ast.AST, ctx, resolve) -> Ref | None:
     return (target[0], target[1] + ".forward") if target is not None and "." not in target[1] else None
 
 
-def _describe(model, expr: ast.AST, ctx, line: int, resolve=None, path: str = "") -> ArgFacts:
+def _describe(model, expr: ast.AST, ctx, line: int, site: "_Site | None" = None) -> ArgFacts:
     """One argument of a call on ``line``, from the caller's model: an import-bound name, a
     host copy, a module built on the host, a loader kind, an instance (or a list of
-    instances) of project classes (with ``resolve`` and ``path``), or unknown."""
+    instances) of project classes (with ``site``), a tensor, or unknown."""
     try:
         if type(expr) in (ast.Name, ast.Attribute):
             q = model.qualname(expr, ctx)
@@ -239,27 +256,57 @@ def _describe(model, expr: ast.AST, ctx, line: int, resolve=None, path: str = ""
             return ArgFacts(DEVICE_LOADER)
         if kind == "plain":
             return ArgFacts(PLAIN_LOADER)
-        if resolve is not None:
-            return _instances(model, expr, ctx, resolve, path) or _UNKNOWN_ARG
+        if site is not None:
+            found = _instances(model, expr, ctx, site)
+            if found is not None:
+                return found
+        if _moved_tensor(model, expr, ctx):
+            return ArgFacts(TENSOR)
     except RecursionError:
         pass
     return _UNKNOWN_ARG
 
 
-def _class_ref(model, expr: ast.AST, ctx, resolve, path: str) -> Ref | None:
+def _moved_tensor(model, expr: ast.AST, ctx) -> bool:
+    """``expr`` is a tensor moved to some device (``batch["x"].to(device)``), or a name every
+    value of which is one; what the device is may be unseen (a parameter)."""
+    if type(expr) is ast.Name:
+        values = model.values(expr, ctx)
+        return bool(values) and all(v is not None and c is not None and _moved_tensor(model, v, c) for v, c in values)
+    if type(expr) is not ast.Call or type(expr.func) is not ast.Attribute or expr.func.attr != "to" or not expr.args:
+        return False
+    return model.move_target(expr, ctx) != "dtype" and not _to_host(expr)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Site:
+    """Where the described calls are: ``resolve`` (``parts -> Ref | None`` through the
+    module's imports), the module's ``path``, and ``classes`` (``Ref -> Ref | None``: the
+    class a project name builds, or ``None`` to take the name as the class)."""
+
+    resolve: object
+    path: str
+    classes: object = None
+
+
+def _class_ref(model, expr: ast.AST, ctx, site: _Site) -> Ref | None:
     """The project class ``expr`` holds an instance of (the model's ``instance_class``): a
-    top-level class of this module, or one its imports name."""
+    top-level class of this module, or one its imports name (with ``classes``, ``Ref ->
+    Ref | None``, what the light index says the name builds: a class, or the class a
+    builder function such as ``build_model()`` returns)."""
     got = model.instance_class(expr, ctx)
     if got is None:
         return None
     if got[0] == "local":
         cls = got[1]
-        return (path, cls.name) if path and cls.ctx.func is None and cls.ctx.scope.kind == "module" else None
-    target = resolve(got[1])
-    return target if target is not None and "." not in target[1] else None
+        return (site.path, cls.name) if site.path and cls.ctx.func is None and cls.ctx.scope.kind == "module" else None
+    target = site.resolve(got[1])
+    if target is None or "." in target[1]:
+        return None
+    return site.classes(target) if site.classes is not None else target
 
 
-def _instances(model, expr: ast.AST, ctx, resolve, path: str) -> ArgFacts | None:
+def _instances(model, expr: ast.AST, ctx, site: _Site) -> ArgFacts | None:
     """:data:`INSTANCE` for ``self`` in a method of a top-level class or an instance of a
     project class; :data:`INSTANCES` for a list or tuple display (or a name whose one value
     is one) every element of which is such an instance; ``None`` otherwise."""
@@ -268,14 +315,14 @@ def _instances(model, expr: ast.AST, ctx, resolve, path: str) -> ArgFacts | None
     if t is ast.Name and func is not None and func.cls is not None and func.params and expr.id == func.params[0]:
         cls = func.cls
         bindings = model.read_bindings(expr, ctx)
-        if path and cls.ctx.func is None and cls.ctx.scope.kind == "module" and bindings \
+        if site.path and cls.ctx.func is None and cls.ctx.scope.kind == "module" and bindings \
                 and all(kind == "param" for _, kind, _, _ in bindings):
-            return ArgFacts(INSTANCE, refs=((path, cls.name),))
+            return ArgFacts(INSTANCE, refs=((site.path, cls.name),))
         return None
     if t in (ast.Name, ast.Attribute, ast.Call):
-        ref = _class_ref(model, expr, ctx, resolve, path)
-        if ref is not None:
-            return ArgFacts(INSTANCE, refs=(ref,))
+        ref = _class_ref(model, expr, ctx, site)
+        if ref is not None:  # name "device": the instance (a module) is visibly on the XLA device
+            return ArgFacts(INSTANCE, "device" if model._on_device(expr, ctx, 0) else "", refs=(ref,))
     if t in (ast.Name, ast.Attribute):
         values = model.values(expr, ctx)
         if not values or len(values) != 1 or values[0][1] is None:
@@ -285,7 +332,7 @@ def _instances(model, expr: ast.AST, ctx, resolve, path: str) -> ArgFacts | None
         return None
     refs: list[Ref] = []
     for elt in expr.elts:
-        ref = _class_ref(model, elt, ctx, resolve, path) if type(elt) is not ast.Starred else None
+        ref = _class_ref(model, elt, ctx, site) if type(elt) is not ast.Starred else None
         if ref is None:
             return None
         if ref not in refs:
@@ -293,22 +340,50 @@ def _instances(model, expr: ast.AST, ctx, resolve, path: str) -> ArgFacts | None
     return ArgFacts(INSTANCES, refs=tuple(refs))
 
 
-def describe_dispatches(model, resolve, path: str) -> tuple[DispatchFacts, ...]:
+def _step_context(model, ctx) -> tuple[bool, bool]:
+    """(in the step, under a step gate) for code at ``ctx``: inside a training step loop of
+    XLA code (an enclosing loop of its own function, :meth:`is_inner_step_loop`), and under an
+    ``if step % N == 0:`` inside that loop."""
+    loops = ctx.loops
+    step = next((i for i, lp in enumerate(loops) if model.is_inner_step_loop(lp) and model.in_xla_code(lp.ctx)), None)
+    if step is None:
+        return False, False
+    gated = False
+    link = ctx.frames or None
+    base = loops[step].ctx.frames or None
+    while link is not None and link is not base:
+        frame = link.frame
+        if type(frame) is tuple and len(frame) == 2 and not isinstance(frame[0], ast.pattern):
+            polarity = model._gate_polarity(frame[0], ctx)
+            if (polarity > 0 and frame[1]) or (polarity < 0 and not frame[1]):
+                gated = True
+                break
+        link = link.parent
+    return True, gated
+
+
+def describe_dispatches(model, resolve, path: str, classes=None) -> tuple[DispatchFacts, ...]:
     """The module's method calls on objects its functions' parameters bring in
     (:class:`DispatchFacts`, the model's ``receiver_origin``), with what each passes and
-    whether it runs in the training step. Linear in the module's calls; the step is asked
-    only when there is such a call."""
+    whether it runs in a training step loop of its function (:func:`_step_context`). Linear
+    in the module's calls."""
     quals = None
     found = []
     for call, ctx in model.calls:
         f = call.func
-        if type(f) is not ast.Attribute or type(f.value) not in (ast.Name, ast.Attribute) or ctx.func is None:
+        if ctx.func is None:
             continue
-        if type(f.value) is ast.Name and f.value.id in ("self", "cls", "super"):
+        if type(f) is ast.Name:  # model(x) on a module a parameter brought in: its forward
+            receiver = f
+        elif type(f) is ast.Attribute and type(f.value) in (ast.Name, ast.Attribute):
+            receiver = f.value
+            if type(receiver) is ast.Name and receiver.id in ("self", "cls", "super"):
+                continue
+        else:
             continue
         if model.qualname(f, ctx) is not None:
             continue
-        origin = model.receiver_origin(f.value, ctx)
+        origin = model.receiver_origin(receiver, ctx)
         if origin is None or origin[0].scope is None:
             continue
         quals = quals or model.function_quals()
@@ -318,7 +393,7 @@ def describe_dispatches(model, resolve, path: str) -> tuple[DispatchFacts, ...]:
         found.append((call, ctx, qual, origin))
     if not found:
         return ()
-    step = {id(node): gated for node, _, gated, _ in model.step_sites()}
+    site = _Site(resolve, path, classes)
     out = []
     for call, ctx, qual, (func, param, element) in found:
         args: list[ArgFacts] = []
@@ -327,16 +402,18 @@ def describe_dispatches(model, resolve, path: str) -> tuple[DispatchFacts, ...]:
             if type(a) is ast.Starred:
                 splat = True
                 break
-            args.append(_describe(model, a, ctx, call.lineno, resolve, path))
+            args.append(_describe(model, a, ctx, call.lineno, site))
         kwargs = []
         for kw in call.keywords:
             if kw.arg is None:
                 splat = True
             else:
-                kwargs.append((kw.arg, _describe(model, kw.value, ctx, call.lineno, resolve, path)))
+                kwargs.append((kw.arg, _describe(model, kw.value, ctx, call.lineno, site)))
         params = func.params + [a.arg for a in func.node.args.kwonlyargs]
-        out.append(DispatchFacts(qual, param, params.index(param), element, call.func.attr, call.lineno,
-                                 tuple(args), tuple(kwargs), splat, id(call) in step, bool(step.get(id(call)))))
+        method = call.func.attr if type(call.func) is ast.Attribute else "__call__"
+        in_step, gated = _step_context(model, ctx)
+        out.append(DispatchFacts(qual, param, params.index(param), element, method, call.lineno,
+                                 tuple(args), tuple(kwargs), splat, in_step, gated))
     return tuple(out)
 
 

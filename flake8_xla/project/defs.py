@@ -34,11 +34,18 @@ MAX_DEPTH = 16
 @dataclasses.dataclass(frozen=True)
 class DefFacts:
     """What the light index says about one name of a project module: a class that
-    subclasses ``torch.nn.Module`` (:func:`module_class`), or a function that returns its
-    parameter at ``returns_param`` unchanged (-1: none)."""
+    subclasses ``torch.nn.Module`` (:func:`module_class`), a function that returns its
+    parameter at ``returns_param`` unchanged (-1: none), or a function every ``return`` of
+    which builds an instance of one project class (``def build_model(): return
+    MelanomaNet(...)``: ``returns_class``, :func:`returns_class`), or a module constant
+    bound once at the top level to a literal (``DROPOUT = 0.3`` in ``config.py``: ``value``,
+    with ``has_value``; :func:`constant`)."""
 
     module_class: bool = False
     returns_param: int = -1
+    returns_class: Ref | None = None
+    value: object = None
+    has_value: bool = False
 
 
 NOTHING = DefFacts()
@@ -51,8 +58,10 @@ class _ClassBases:
     project: tuple[Ref, ...]  # bases that are classes of other project modules
 
 
-#: file state -> (classes and their bases, functions returning a parameter, project import bindings)
-_INDEX: dict[tuple, tuple[dict[str, _ClassBases], dict[str, int], dict]] = {}
+#: file state -> (classes and their bases, functions returning a parameter, project import
+#: bindings, functions returning one class's instance: name -> the class's dotted parts,
+#: module constants: name -> literal value)
+_INDEX: dict[tuple, tuple[dict[str, _ClassBases], dict[str, int], dict, dict[str, tuple[str, ...]], dict]] = {}
 
 
 def clear_cache() -> None:
@@ -67,9 +76,102 @@ def def_facts(ref: Ref, files: ProjectFiles) -> DefFacts:
         if module_class(ref, files):
             return DefFacts(module_class=True)
         index = returns_param(ref, files)
-        return DefFacts(returns_param=index) if index >= 0 else NOTHING
+        if index >= 0:
+            return DefFacts(returns_param=index)
+        built = returns_class(ref, files)
+        if built is not None:
+            return DefFacts(returns_class=built)
+        found, value = constant(ref, files)
+        return DefFacts(value=value, has_value=True) if found else NOTHING
     except (Exception, RecursionError):
         return NOTHING
+
+
+def constant(ref: Ref, files: ProjectFiles) -> tuple[bool, object]:
+    """``(True, value)`` when name ``ref`` of a project module is bound exactly once in the
+    module, at its top level, to a literal number, string, bool or ``None`` (a negative
+    number too): ``config.DROPOUT``; ``(False, None)`` otherwise (through package
+    re-exports). Never raises."""
+    try:
+        for _ in range(4):
+            file, name = ref
+            index = _index(Path(file), files)
+            if name in index[4]:
+                return True, index[4][name]
+            target = _reexport(Path(file), name, files)
+            if target is None:
+                return False, None
+            ref = target
+        return False, None
+    except (Exception, RecursionError):
+        return False, None
+
+
+def returns_class(ref: Ref, files: ProjectFiles) -> Ref | None:
+    """The project class (``(file, "Cls")``) every ``return`` of top-level function ``ref``
+    builds (``return MelanomaNet(pretrained=pretrained)``: a class of the same module or
+    one its imports bind to a project module), through package re-exports; ``None`` when
+    unknown or mixed. Never raises."""
+    try:
+        for _ in range(4):  # re-exports
+            file, name = ref
+            index = _index(Path(file), files)
+            found = index[3].get(name)
+            if found is not None:
+                parts = found
+                if len(parts) == 1 and parts[0] in index[0]:
+                    return (file, parts[0])
+                target = resolve_chain(parts, index[2], files)
+                return target if target is not None and "." not in target[1] else None
+            target = _reexport(Path(file), name, files)
+            if target is None:
+                return None
+            ref = target
+        return None
+    except (Exception, RecursionError):
+        return None
+
+
+def instance_class(ref: Ref, files: ProjectFiles) -> Ref | None:
+    """The project class whose instance a call of ``ref`` gives: ``ref`` itself when it names
+    a class (through package re-exports), the class a builder function returns
+    (:func:`returns_class`), else ``None``. Never raises."""
+    try:
+        for _ in range(4):
+            file, name = ref
+            index = _index(Path(file), files)
+            if name in index[0]:
+                return (file, name)
+            if name in index[1] or name in index[3]:
+                return returns_class((file, name), files)
+            target = _reexport(Path(file), name, files)
+            if target is None:
+                return None
+            ref = target
+        return None
+    except (Exception, RecursionError):
+        return None
+
+
+def instance_names(path: Path, cls: str, files: ProjectFiles) -> frozenset[str]:
+    """The names a module that builds an instance of class ``cls`` of the module at
+    ``path`` must call: the class, its subclasses in the same module, and the module's
+    functions that return one of those (``build_model``). A cheap necessary condition (a
+    text test) before another module is read for the instances it hands on. Never raises."""
+    try:
+        classes, _, _, builders, _ = _index(path, files)
+        names = {cls}
+        changed = True
+        while changed:
+            changed = False
+            for name, bases in classes.items():
+                if name not in names and any(b in names for b in bases.local):
+                    names.add(name)
+                    changed = True
+        names.update(f for f, parts in builders.items() if len(parts) == 1 and parts[0] in names)
+        return frozenset(names)
+    except (Exception, RecursionError):
+        return frozenset((cls,))
 
 
 def returns_param(ref: Ref, files: ProjectFiles) -> int:
@@ -124,16 +226,17 @@ def _reexport(path: Path, name: str, files: ProjectFiles) -> Ref | None:
     return resolve_chain((name,), _index(path, files)[2], files)
 
 
-def _index(path: Path, files: ProjectFiles) -> tuple[dict[str, _ClassBases], dict[str, int], dict]:
+def _index(path: Path, files: ProjectFiles) -> tuple[dict[str, _ClassBases], dict[str, int], dict, dict, dict]:
     """The module's top-level classes with their bases, its functions that return a
-    parameter unchanged, and the names its imports bind to project modules, once per file
-    state."""
+    parameter unchanged, the names its imports bind to project modules, its functions
+    every return of which calls one class (by dotted name), and its literal constants
+    (:func:`_constants`), once per file state."""
     try:
         st = os.stat(path)
     except OSError:
-        return {}, {}, {}
+        return {}, {}, {}, {}, {}
     if not stat.S_ISREG(st.st_mode):
-        return {}, {}, {}
+        return {}, {}, {}, {}, {}
     key = (str(path), st.st_size, st.st_mtime_ns)
     found = _INDEX.get(key)
     if found is not None:
@@ -141,10 +244,13 @@ def _index(path: Path, files: ProjectFiles) -> tuple[dict[str, _ClassBases], dic
     tree = parse_module(path)
     classes: dict[str, _ClassBases] = {}
     identities: dict[str, int] = {}
+    builders: dict[str, tuple[str, ...]] = {}
+    constants: dict[str, object] = {}
     project = _import_bindings(path, tree, files) if tree is not None else {}
-    found = _INDEX[key] = (classes, identities, project)
+    found = _INDEX[key] = (classes, identities, project, builders, constants)
     if tree is None:
         return found
+    constants.update(_constants(tree))
     external = _external_imports(tree)
     names = {n.name for n in tree.body if type(n) is ast.ClassDef}
     for node in tree.body:
@@ -152,6 +258,10 @@ def _index(path: Path, files: ProjectFiles) -> tuple[dict[str, _ClassBases], dic
             index = _identity(node)
             if index >= 0:
                 identities[node.name] = index
+            else:
+                built = _builds(node)
+                if built is not None and (built[0] in names or built[0] in project):
+                    builders[node.name] = built
         if type(node) is not ast.ClassDef:
             continue
         dotted, local, out = [], [], []
@@ -197,6 +307,63 @@ def _identity(func: ast.FunctionDef) -> int:
     if returned is None or returned in stores:
         return -1
     return params.index(returned)
+
+
+def _constants(tree: ast.Module) -> dict[str, object]:
+    """Names bound exactly once in the whole module (any scope, any way of binding: an
+    assignment, ``+=``, a loop or ``with`` target, an import, a ``def``) by a top-level
+    ``NAME = <literal>`` (number, string, bool, ``None``, ``-number``)."""
+    candidates: dict[str, object] = {}
+    for node in tree.body:
+        if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
+            v = node.value
+            if type(v) is ast.UnaryOp and type(v.op) is ast.USub and type(v.operand) is ast.Constant \
+                    and type(v.operand.value) in (int, float):
+                candidates[node.targets[0].id] = -v.operand.value
+            elif type(v) is ast.Constant and type(v.value) in (int, float, str, bool, type(None)):
+                candidates[node.targets[0].id] = v.value
+    if not candidates:
+        return {}
+    bound: dict[str, int] = {}
+    for node in ast.walk(tree):
+        t = type(node)
+        if t is ast.Name and type(node.ctx) is not ast.Load and node.id in candidates:
+            bound[node.id] = bound.get(node.id, 0) + 1
+        elif t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) and node.name in candidates:
+            bound[node.name] = bound.get(node.name, 0) + 1
+        elif t in (ast.Import, ast.ImportFrom):
+            for a in node.names:
+                n = a.asname or a.name.split(".")[0]
+                if n in candidates:
+                    bound[n] = bound.get(n, 0) + 1
+        elif t is ast.Global:
+            for n in node.names:
+                if n in candidates:
+                    bound[n] = bound.get(n, 0) + 2  # written from a function: not a constant
+    return {n: v for n, v in candidates.items() if bound.get(n) == 1}
+
+
+def _builds(func: ast.FunctionDef) -> tuple[str, ...] | None:
+    """The dotted name every ``return`` of ``func`` calls (``return MelanomaNet(...)``),
+    when there is at least one return, all call the same name and there is no ``yield``;
+    ``None`` otherwise. Nested defs and classes are their own."""
+    found = None
+    todo = list(func.body)
+    while todo:
+        node = todo.pop()
+        t = type(node)
+        if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda):
+            continue
+        if t in (ast.Yield, ast.YieldFrom):
+            return None
+        if t is ast.Return:
+            v = node.value
+            parts = chain_parts(v.func) if type(v) is ast.Call else None
+            if parts is None or (found is not None and parts != found):
+                return None
+            found = parts
+        todo.extend(ast.iter_child_nodes(node))
+    return tuple(found) if found is not None else None
 
 
 def _external_imports(tree: ast.Module) -> dict[str, str]:

@@ -32,7 +32,10 @@ class FunctionFacts:
         qual: ``f``, ``Cls.m``, or ``outer.inner`` for a nested def.
         line: the line of its ``def``.
         calls_local: quals of the module's functions it calls or names (the model's callees).
-        calls_out: functions and classes of other project modules it calls or names.
+        calls_out: functions and classes of other project modules it calls or names, and the
+            classes whose instances its calls hand to other project modules (their methods
+            run where the instance goes: ``train_fn(loader, model)`` with ``model`` built by
+            ``build_model()``).
         xla_calls: the torch_xla functions it calls itself (canonical dotted names).
         may_sync: it may cut the graph itself: a sync (``torch_xla.sync()``,
             ``barrier=True``) or a call that may hide one (a third-party helper, ``next()``
@@ -64,14 +67,17 @@ class FunctionFacts:
 
 @dataclasses.dataclass(frozen=True)
 class ClassFacts:
-    """One class: its methods (own, by name), its bases in the project, and whether it is a
-    map-style ``Dataset`` with no sharding of its own (the model's ``_plain_dataset_class``)."""
+    """One class: its methods (own, by name), its bases in the project, whether it is a
+    map-style ``Dataset`` with no sharding of its own (the model's ``_plain_dataset_class``),
+    and whether its own methods use dropout with a rate visibly above zero (the model's
+    ``class_dropout``: random numbers drawn where the module runs)."""
 
     name: str
     methods: tuple[str, ...]
     bases_local: tuple[str, ...]
     bases_out: tuple[Ref, ...]
     plain_dataset: bool = False
+    dropout: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,17 +95,22 @@ class LaunchSetup:
             (``dist.init_process_group``; the model's ``process_group_possible``).
         spmd: it uses SPMD (the model's ``uses_spmd``).
         framework: it uses a training framework (the model's ``uses_framework``).
+        device_random: its launched code builds, in another project module, a class whose
+            methods use dropout (``ClassFacts.dropout``): random numbers drawn on the
+            device (set when the reach is computed, not by the module's own model).
     """
 
     reduces: bool = False
     process_group: bool = False
     spmd: bool = False
     framework: bool = False
+    device_random: bool = False
 
     def union(self, other: "LaunchSetup") -> "LaunchSetup":
         """Either's facts (any launching module that sets something up keeps the rules silent)."""
         return LaunchSetup(self.reduces or other.reduces, self.process_group or other.process_group,
-                           self.spmd or other.spmd, self.framework or other.framework)
+                           self.spmd or other.spmd, self.framework or other.framework,
+                           self.device_random or other.device_random)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -201,10 +212,25 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
     def ref(chain: ast.AST) -> Ref | None:
         return resolve_chain(chain_parts(chain), bindings, files)
 
+    def resolver(parts):
+        return resolve_chain(parts, bindings, files)
+
+    from .defs import instance_class  # (defs reads summaries' helpers: imported when used)
+
+    def classes(ref: Ref) -> Ref | None:
+        return instance_class(ref, files)
+
+    calls_into = describe_calls(model, resolver, bindings, str(path), classes)
+    handed: dict[str, list[Ref]] = {}  # qual -> classes whose instances its calls hand on
+    for cf in calls_into:
+        for a in list(cf.args) + [a for _, a in cf.kwargs]:
+            if a.refs and cf.caller:
+                handed.setdefault(cf.caller, []).extend(a.refs)
+
     functions = []
     for func in model.functions:
         local = [quals[id(f)] for f in model.callees(func) if id(f) in quals]
-        out: list[Ref] = []
+        out: list[Ref] = list(dict.fromkeys(r for r in handed.get(quals[id(func)], ()) if r[0] != str(path)))
         for call, _ in func.calls:
             r = ref(call.func)
             if r is not None and r not in out:
@@ -227,7 +253,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                 if r is not None:
                     out.append(r)
         classes.append(ClassFacts(cls.name, tuple(cls.methods), tuple(local), tuple(out),
-                                  model.plain_dataset_class(cls)))
+                                  model.plain_dataset_class(cls), model.class_dropout(cls)))
     exports = []
     for name in bindings:
         r = ref(ast.Name(id=name))
@@ -236,10 +262,6 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
     multi = model.launched(multi_only=True)
     launched = model.launched()
     roots, out = _script_roots(model, ref) if not launched and model.uses_torch_xla else ((), ())
-
-    def resolver(parts):
-        return resolve_chain(parts, bindings, files)
-
     return ModuleSummary(
         path=str(path),
         uses_torch_xla=model.uses_torch_xla,
@@ -248,11 +270,11 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         exports=tuple(exports),
         launched_multi=tuple(quals[id(f)] for f in model.functions if id(f) in multi),
         launched_single=tuple(quals[id(f)] for f in model.functions if id(f) in launched and id(f) not in multi),
-        calls_into=describe_calls(model, resolver, bindings, str(path)),
+        calls_into=calls_into,
         setup=_setup(model) if launched or roots or out else None,
         script_roots=tuple(quals[id(f)] for f in model.functions if id(f) in roots),
         script_out=out,
-        dispatches=describe_dispatches(model, resolver, str(path)),
+        dispatches=describe_dispatches(model, resolver, str(path), classes),
     )
 
 

@@ -642,6 +642,8 @@ def _helper_saves(model) -> list:
         f = call.func
         if type(f) not in (ast.Name, ast.Attribute) or not model.in_xla_code(ctx):
             continue
+        if type(f) is ast.Name and model._import_chain(f, ctx) is None:
+            continue  # a function of this module: its own saves are found where they are
         q = model.call_name(call, ctx)
         if q is not None and q.startswith("torch") or not model.replica_guarded_sites(call, ctx):
             continue  # (the module's own guards first: the project's answers read other modules)

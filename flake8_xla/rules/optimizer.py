@@ -9,6 +9,7 @@ from .. import api_table
 from ..model.reductions import GRADIENT_REDUCERS, OPTIMIZER_STEP, REDUCED_ARG, reduces_gradients, \
     reduces_visible_gradients
 from ..model.replicas import is_rank_value, single_replica_branch
+from ..model.runtime import DROPOUT_FUNCTIONS, DROPOUT_MODULES
 from ..registry import Rule, rule
 from ._common import render, source_text
 
@@ -634,15 +635,6 @@ RANDOM_FACTORIES = frozenset("torch." + n for n in (
 RANDOM_LIKE = frozenset("torch." + n for n in ("rand_like", "randn_like", "randint_like"))
 RANDOM_METHODS = frozenset({"uniform_", "normal_", "bernoulli_", "random_", "exponential_", "geometric_",
                             "log_normal_", "cauchy_", "bernoulli", "multinomial"})
-DROPOUT_FUNCTIONS = frozenset({
-    "torch.nn.functional.dropout", "torch.nn.functional.dropout1d", "torch.nn.functional.dropout2d",
-    "torch.nn.functional.dropout3d", "torch.nn.functional.alpha_dropout", "torch.nn.functional.feature_alpha_dropout",
-    "torch.dropout"})
-DROPOUT_MODULES = frozenset({
-    "torch.nn.Dropout", "torch.nn.Dropout1d", "torch.nn.Dropout2d", "torch.nn.Dropout3d", "torch.nn.AlphaDropout",
-    "torch.nn.FeatureAlphaDropout"})
-
-
 _RANDOM_CALLS = RANDOM_FACTORIES | RANDOM_LIKE | DROPOUT_FUNCTIONS | DROPOUT_MODULES
 
 
@@ -740,6 +732,11 @@ def _runs_after(model, seed, ctx, targets) -> bool:
     return any(not model.exclusive((seed, ctx), (c, x)) for c, x in later)
 
 
+#: seeders of other generators than the XLA device's (``np.random.seed``, ``random.seed``,
+#: ``torch.cuda.manual_seed_all``): not an imported helper that may seed the device too
+_HOST_SEEDERS = ("numpy.", "random.", "torch.")
+
+
 @rule
 class DeviceRngNotSeeded(Rule):
     """## What it does
@@ -759,10 +756,13 @@ class DeviceRngNotSeeded(Rule):
     ## Known problems
     Not reported when the module calls `torch_xla.manual_seed` / `xm.set_rng_state`
     anywhere, or a seeding helper imported from another package (`set_seed`,
-    `seed_everything`: Accelerate's seeds the XLA generator too), when all randomness
+    `seed_everything`: Accelerate's and Transformers' seed the XLA generator too; NumPy's,
+    `random`'s and torch's own seeders do not), when all randomness
     visibly happens on the CPU (a model initialised before `.to(device)`, CPU data
     augmentation), or when the device randomness cannot be seen (dropout inside a model
-    built by a library). `torch_xla.manual_seed` exists from torch_xla 2.5; for older
+    built by a library). In project mode the dropout may be in another module: a class
+    with dropout (a rate visibly above zero, also a constant of a config module) that the
+    launched code builds makes every seed of the modules it reaches count. `torch_xla.manual_seed` exists from torch_xla 2.5; for older
     targets the message suggests `xm.set_rng_state(seed)`.
 
     ## Example
@@ -812,13 +812,14 @@ class DeviceRngNotSeeded(Rule):
         if not seeds or any(model.in_xla_code(x) for _, x in model.calls_to(*XLA_SEEDS)):
             return
         randomness = _device_randomness(model)
-        if not randomness or self._imported_seeder(model):
+        elsewhere = not randomness and model.project_setup is not None and model.project_setup.device_random
+        if not (randomness or elsewhere) or self._imported_seeder(model):
             return
         entry = api_table.introduced(TORCH_XLA_MANUAL_SEED)
         new = self.settings.target_version >= api_table.vtuple(entry["since"])
         for call, ctx in seeds:
-            if not _runs_after(model, call, ctx, randomness):
-                continue
+            if not elsewhere and not _runs_after(model, call, ctx, randomness):
+                continue  # (randomness in another module: the seed is set up before the model runs)
             seed = model.kwarg(call, "seed", 0)
             text = source_text(seed, 24) if isinstance(seed, ast.AST) else "seed"
             fix = f"also call torch_xla.manual_seed({text})" if new else f"also call xm.set_rng_state({text})"
@@ -830,6 +831,7 @@ class DeviceRngNotSeeded(Rule):
             q = model.call_name(call, ctx)
             f = call.func
             ident = f.id if type(f) is ast.Name else f.attr if type(f) is ast.Attribute else ""
-            if "seed" in ident.lower() and q not in TORCH_SEEDS and model._imported_helper(call, ctx):
+            if "seed" in ident.lower() and q not in TORCH_SEEDS and model._imported_helper(call, ctx) \
+                    and not (q or "").startswith(_HOST_SEEDERS):
                 return True
         return False
