@@ -118,10 +118,7 @@ PLANS: dict[str, Plan] = {
 }
 
 # Cases that train and are fixed but whose fixed script is not a port to run, with the reason.
-NOT_RUN: dict[str, str] = {
-    "XLA002_safe": "the safe run leaves torch's mp.spawn(nprocs=8) at module level (XLA002's fix is "
-                   "unsafe); its port is XLA002_201_unsafe",
-}
+NOT_RUN: dict[str, str] = {}
 
 # Handed cases: findings of a fixable code that the fix declines by design, (case, code) -> why.
 LEFT: dict[tuple[str, str], str] = {
@@ -255,26 +252,44 @@ def test_fixed_script_trains_on_the_runtime(port, run_program, runtime_version, 
     if port.key in NOT_RUN:
         pytest.skip(NOT_RUN[port.key])
 
-    plan = PLANS.get(port.key, Plan())
+    ran, records = _run(run_program, tmp_path, target.name, fixed, PLANS.get(port.key, Plan()))
+    if port.key in EXPECTED_FAILURES:
+        why, text = EXPECTED_FAILURES[port.key]
+        assert ran.returncode != 0 and text in ran.stderr, (why, ran.stderr[-3000:])
+        return
+    assert ran.returncode == 0, ran.stderr[-4000:]
+    stepped = [r for r in records if r["steps"]]
+    assert stepped, "no optimizer stepped"
+    for r in stepped:
+        assert r["after"] != r["before"], f"{r['type']} stepped {r['steps']} times and its weights did not change"
+        assert r["losses"] and None not in r["losses"], r
+
+
+def _run(run_program, tmp_path: Path, name: str, fixed: str, plan: Plan):
+    """Run ``fixed`` (as ``name``) by ``plan`` with the harness; return the run and the optimizer records."""
     report = tmp_path / "report"
     report.mkdir()
     env = {"PYTHONPATH": str(HARNESS), "FLAKE8_XLA_PORT_REPORT": str(report), **plan.env}
     if plan.launch:
         env["FLAKE8_XLA_PORT_STANDINS"] = json.dumps(plan.launch)
     if plan.calls:
-        ran = run_program(DRIVER.format(name=target.name, calls="\n".join(plan.calls)), timeout=TIMEOUT,
-                          env=env, files={target.name: fixed}, name="drive.py")
+        ran = run_program(DRIVER.format(name=name, calls="\n".join(plan.calls)), timeout=TIMEOUT,
+                          env=env, files={name: fixed}, name="drive.py")
     else:
-        ran = run_program(fixed, timeout=TIMEOUT, env=env, name=target.name)
-
-    if port.key in EXPECTED_FAILURES:
-        why, text = EXPECTED_FAILURES[port.key]
-        assert ran.returncode != 0 and text in ran.stderr, (why, ran.stderr[-3000:])
-        return
-    assert ran.returncode == 0, ran.stderr[-4000:]
+        ran = run_program(fixed, timeout=TIMEOUT, env=env, name=name)
     records = [r for path in sorted(report.glob("*.json")) for r in json.loads(path.read_text())]
-    stepped = [r for r in records if r["steps"]]
-    assert stepped, "no optimizer stepped"
-    for r in stepped:
-        assert r["after"] != r["before"], f"{r['type']} stepped {r['steps']} times and its weights did not change"
-        assert r["losses"] and None not in r["losses"], r
+    return ran, records
+
+
+def test_the_harness_sees_weights_that_stay_and_losses_that_are_not_finite(run_program, tmp_path):
+    """The two checks above can fail: an optimizer built before ``model.to(xla)`` (the XLA405
+    that XLA404_405_unsafe leaves for a human) steps 8 times and its weights stay; a NaN
+    input in the data makes every loss NaN (recorded as ``None``)."""
+    fixed = (FIX_CASES / "XLA404_405_unsafe.fixed.py").read_text(encoding="utf-8")
+    plan = Plan(calls=("case.optimizer_used_before_the_move(S.loader(S.pairs(10, outputs=2)))",
+                       "case.left_on_host(S.loader(S.poisoned(S.pairs(10, outputs=2))))"))
+    ran, records = _run(run_program, tmp_path, "case.py", fixed, plan)
+    assert ran.returncode == 0, ran.stderr[-4000:]
+    assert [(r["steps"], r["after"] == r["before"]) for r in records] == [(8, True), (8, False)]
+    assert records[0]["losses"].count(None) == 0
+    assert records[1]["losses"] == [None] * 8

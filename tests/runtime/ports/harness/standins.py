@@ -23,6 +23,12 @@ def pairs(features, outputs=None, classes=None):
     return TensorDataset(x, y)
 
 
+def poisoned(dataset):
+    """``dataset`` (a TensorDataset of (x, y)) with NaN inputs: every loss computed on it is NaN."""
+    x, y = dataset.tensors
+    return TensorDataset(torch.full_like(x, float("nan")), y)
+
+
 def loader(dataset):
     """A host DataLoader over ``dataset`` (batches of ``BATCH``, the last one dropped)."""
     return DataLoader(dataset, batch_size=BATCH, drop_last=True)
