@@ -459,7 +459,116 @@ class Runtime:
             return False
         if any(kw.arg is None for kw in node.keywords):
             return False  # **kwargs may pass device=
+        if q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):  # where its tensor was made
+            data = self.kwarg(node, "data", 0)
+            return isinstance(data, ast.AST) and self.cpu_tensor(data, ctx)
+        cls = self.constructed_class(node, ctx)
+        if cls is not None and self.class_places_all(cls):
+            return False  # its own constructor builds its weights on a device
         return True
+
+    def constructed_class(self, value: ast.AST, ctx: Ctx):
+        """The ``torch.nn.Module`` subclass of this module that ``value`` constructs
+        (``Net(...)``, also under ``.eval()`` / ``.float()``), or None."""
+        node = value
+        for _ in range(8):
+            if type(node) is not ast.Call:
+                return None
+            f = node.func
+            if type(f) is ast.Attribute and f.attr in _SELF_RETURNING and self.call_name(node, ctx) is None:
+                node = f.value
+                continue
+            if type(f) is not ast.Name:
+                return None
+            cls = self.class_named(f.id, ctx)
+            return cls if cls is not None and self.is_module_class(cls) else None
+        return None
+
+    def class_places_all(self, cls) -> bool:
+        """True when constructing module class ``cls`` leaves no weight of it on the host:
+        its ``__init__`` (or a base's, in the module) moves ``self`` to a device that is not
+        visibly the CPU (``self.to(device)``), or every layer or parameter it builds in its
+        attributes is built off the host (``nn.Linear(4, 4, device=dev)``, a device passed
+        in; at least one, and none visibly on the host). Memoised per class; a class whose
+        attributes build the class itself (a cycle) counts as not placed."""
+        key = ("rt_places_all", id(cls))
+        found = self._cache.get(key)
+        if found is None:
+            self._cache[key] = False  # a cycle of constructions: not placed
+            found = self._cache[key] = self.mro_any(cls, "rt_self_moved", self._moves_self) or \
+                self._parts_placed(cls)
+        return found
+
+    def _moves_self(self, cls) -> bool:
+        """``cls.__init__`` calls ``self.to(d)`` / ``self.cuda()`` / ``self.to_empty(device=d)``
+        with ``d`` not visibly the CPU."""
+        init = cls.methods.get("__init__")
+        if init is None or not init.params:
+            return False
+        me = init.params[0]
+        for call, _ctx in init.calls:
+            f = call.func
+            if type(f) is ast.Attribute and f.attr in MOVE_METHODS and type(f.value) is ast.Name \
+                    and f.value.id == me:
+                dev = self.kwarg(call, "device", 0)
+                if dev is None and f.attr == "to":
+                    continue  # self.to(dtype=...) moves nothing
+                if not isinstance(dev, ast.AST) or self.device_place(dev, _ctx) != "cpu":
+                    return True
+        return False
+
+    def _parts_placed(self, cls) -> bool:
+        """Every layer or parameter the attributes of ``cls`` and its module bases are built
+        with is built off the host, and there is at least one."""
+        placed = False
+        for c in self.mro(cls):
+            for values in c.attrs.values():
+                for v, vctx in values:
+                    if v is None or vctx is None or not self._model_value(v, vctx):
+                        continue
+                    if self.host_built(v, vctx):
+                        return False
+                    placed = True
+        return placed
+
+    def class_part_placed(self, cls, attr: str) -> bool:
+        """True when attribute ``attr`` of module class ``cls`` (or a base of it in the
+        module) is assigned, and some assignment builds a layer off the host (``device=``
+        not visibly the CPU, a move) or a value not seen: its weights may be on a device
+        when the class is constructed."""
+        seen = False
+        for c in self.mro(cls):
+            for v, vctx in c.attrs.get(attr, ()):
+                seen = True
+                if v is None or vctx is None or not self.host_built(v, vctx):
+                    return True
+        return False
+
+    def host_part_placed(self, name: str, attr: str, ctx: Ctx, line: int) -> bool:
+        """``name`` is bound at ``line`` (every visible binding in ``ctx``'s scope) to a
+        construction of a module class of this module whose constructor may place its
+        attribute ``attr`` on a device (:meth:`class_part_placed`): ``b.fc.weight`` of
+        ``b = Net()`` where ``Net.__init__`` has ``self.fc = nn.Linear(4, 4, device=dev)``.
+        ``name`` may be ``self.m`` in a method (the class's assignments of ``m``). False
+        when a binding is not such a construction, or ``name`` is a parameter."""
+        if "." in name:  # self.m of a method: what the class assigns to m
+            root, held = name.split(".", 1)
+            func = ctx.func
+            if "." in held or func is None or func.cls is None or not func.params or root != func.params[0]:
+                return False
+            values = func.cls.attrs.get(held, ())
+        else:
+            values = [(target, b_ctx) if kind == "value" else (None, None)
+                      for _line, kind, target, b_ctx in self.lookup(name, ctx, line) or ()]
+        if not values:
+            return False
+        for target, b_ctx in values:
+            if target is None or b_ctx is None:
+                return False
+            cls = self.constructed_class(target, b_ctx)
+            if cls is not None and self.class_part_placed(cls, attr):
+                return True
+        return False
 
     def host_module(self, name: str, ctx: Ctx, line: int) -> int | None:
         """The line where ``name`` (a plain name, or ``self.x`` in a method) was bound to a

@@ -1401,9 +1401,14 @@ class ShardingAnnotationOnCpuTensor(Rule):
     tensor` (2.9). Moving the module afterwards would also replace the parameters with new
     ones, dropping any annotation.
 
+    A layer a module class of the file builds on the device in its own `__init__`
+    (`self.fc = nn.Linear(4, 4, device=dev)`, a device passed in, `self.to(device)`) is on
+    the device already: sharding its weights is fine.
+
     ## Known problems
     A module that arrives as a parameter, or was handed to a helper before the call, is
-    taken as possibly moved (not reported).
+    taken as possibly moved (not reported). For such a parameter, a layer its class builds
+    on the device is not told apart from one built on the host.
 
     ## Example
     ```python
@@ -1465,10 +1470,12 @@ class ShardingAnnotationOnCpuTensor(Rule):
                 for loop in model.loops:
                     if type(loop.node) in (ast.For, ast.AsyncFor):
                         loops_at.setdefault((id(loop.ctx.scope), loop.node.lineno), []).append(loop)
-            holder = self._holder(model, t, ctx, loops_at)
+            holder, part = self._holder(model, t, ctx, loops_at)
             if holder is not None and "." not in holder:  # blk = model.blocks[0]; for blk in model.blocks:
-                holder = model.module_alias_root(holder, ctx, call.lineno)
-            if holder is not None and model.host_module(holder, ctx, call.lineno) is not None:
+                root = model.module_alias_root(holder, ctx, call.lineno)
+                holder, part = root, (part if root == holder else None)
+            if holder is not None and model.host_module(holder, ctx, call.lineno) is not None \
+                    and (part is None or not model.host_part_placed(holder, part, ctx, call.lineno)):
                 yield self.finding(call, f"{shown} on a CPU parameter of {holder} (RuntimeError)",
                                    f"call {holder}.to({device_call(self.settings)}) first")
             elif holder is None and model.cpu_tensor(t, ctx):
@@ -1476,10 +1483,11 @@ class ShardingAnnotationOnCpuTensor(Rule):
                                    f"create it on the XLA device, or .to({device_call(self.settings)}) first")
 
     @staticmethod
-    def _holder(model, t, ctx, loops_at) -> str | None:
-        """The module whose parameter ``t`` is: ``model`` for ``model.fc.weight``,
-        ``self.fc`` for ``self.fc.weight`` in a method, the module a ``for p in
-        m.parameters():`` loop walks."""
+    def _holder(model, t, ctx, loops_at) -> tuple[str | None, str | None]:
+        """The module whose parameter ``t`` is, and the attribute of it the parameter lies
+        under (None for the whole module): ``(model, fc)`` for ``model.fc.weight``,
+        ``(self.fc, None)`` for ``self.fc.weight`` in a method, ``(model, None)`` for the
+        module a ``for p in model.parameters():`` loop walks; ``(None, None)`` when unknown."""
         if type(t) in (ast.Attribute, ast.Subscript):
             chain = []
             node = t
@@ -1487,19 +1495,22 @@ class ShardingAnnotationOnCpuTensor(Rule):
                 chain.append(node)
                 node = node.value
             if type(node) is not ast.Name or not any(type(n) is ast.Attribute for n in chain):
-                return None
+                return None, None
             func = ctx.func
             if func is not None and func.cls is not None and func.params and node.id == func.params[0]:
                 first = chain[-1]
                 if type(first) is not ast.Attribute or len(chain) < 2:
-                    return None
-                return f"{node.id}.{first.attr}"
-            return node.id
+                    return None, None
+                part = chain[-2].attr if len(chain) >= 3 and type(chain[-2]) is ast.Attribute else None
+                return f"{node.id}.{first.attr}", part
+            first = chain[-1]
+            part = first.attr if len(chain) >= 2 and type(first) is ast.Attribute else None
+            return node.id, part
         if type(t) is not ast.Name:
-            return None
+            return None, None
         bindings = model.lookup(t.id, ctx, t.lineno)
         if not bindings or len(bindings) != 1 or bindings[0][1] != "unknown":
-            return None
+            return None, None
         line = bindings[0][0]
         for loop in loops_at.get((id(ctx.scope), line), ()):
             node = loop.node
@@ -1507,10 +1518,12 @@ class ShardingAnnotationOnCpuTensor(Rule):
             if type(it) is ast.Call and type(it.func) is ast.Attribute and it.func.attr in _PARAM_ITERATORS:
                 text = dotted(it.func.value)
                 if text is None:
-                    return None
+                    return None, None
                 func = ctx.func
                 parts = text.split(".")
                 if func is not None and func.cls is not None and func.params and parts[0] == func.params[0]:
-                    return ".".join(parts[:2]) if len(parts) >= 2 else None
-                return parts[0]
-        return None
+                    if len(parts) < 2:
+                        return None, None
+                    return ".".join(parts[:2]), (parts[2] if len(parts) >= 3 else None)
+                return parts[0], (parts[1] if len(parts) >= 2 else None)
+        return None, None
