@@ -137,3 +137,17 @@ def test_doubling_the_flags_at_most_doubles_work():
     assert len(found_small) == 30 + 14  # live: each unconditional one, and F0, F3, F5, F6, F9, F10, ...
     assert len(found_large) > len(found_mid) > len(found_small)
     assert mid <= 2.2 * small and large <= 2.2 * mid, (small, mid, large)
+
+
+def test_the_step_walk_skips_dead_branches():
+    """The step's own walk (``Model.step_sites``, which reads the tree itself) walks only the
+    branch that runs: nothing of ``if DEBUG:`` is step code, the ``else`` is."""
+    source = ("import torch_xla\nimport torch_xla.core.xla_model as xm\nDEBUG = False\n\n\n"
+              "def train(model, loader, opt):\n    dev = torch_xla.device()\n    model.to(dev)\n"
+              "    for x in loader:\n        loss = model(x.to(dev))\n        loss.backward()\n"
+              "        if DEBUG:\n            print(loss.item())\n        else:\n            print(loss.item())\n"
+              "        opt.step()\n        torch_xla.sync()\n")
+    model = Model(ast.parse(source), settings.build(None, None))
+    lines = {getattr(node, "lineno", None) for node, _ctx, _gated, _where in model.step_sites()}
+    assert 13 not in lines and 15 in lines
+    assert lint(source) == {(15, "XLA501")}

@@ -185,6 +185,8 @@ class Model(
         self._star_names = _star_imported_names(tree)  # names torch_xla star imports may bind
         self._chain_roots: set[int] = set()
         self.star_uses: list[tuple[ast.Name, Ctx]] = []  # reads of those names
+        # id(name read) -> its ctx, for reads under a type or device test (isinstance(x, T), x.device.type)
+        self.guarded_reads: dict[int, Ctx] = {}
         # code that never runs (walk.py): not walked; its spans, for in_dead_code()
         self.dead_blocks: list[tuple[tuple[int, int], tuple[int, int]]] = []
         # flags `if DEBUG:` may be pruned on (DEBUG = False), and the uses a local shadows

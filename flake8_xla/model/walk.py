@@ -624,6 +624,8 @@ class Walker:
         if type(node.ctx) is ast.Load:
             if ctx.func is not None:
                 ctx.func.names.add(node.id)
+            if ctx.frames and chain_any(ctx.frames, "typetest", _is_type_test_frame):
+                self.guarded_reads[id(node)] = ctx  # (tensors.guarded_not_device)
             sites = self.name_loads.get(node.id)
             if sites is None:
                 self.name_loads[node.id] = [ctx]
@@ -703,6 +705,22 @@ def false_constants(tree) -> frozenset[str]:
                 and not value.value:
             found.add(target.id)
     return frozenset(found)
+
+
+def _is_type_test_frame(frame) -> bool:
+    """The test of an ``if`` frame may say what type or device a name has: it calls
+    ``isinstance`` / ``type`` / ``torch.is_tensor`` or reads ``.device`` / ``.is_cpu``
+    (tensors.guarded_not_device)."""
+    if type(frame) is not tuple:
+        return False
+    for n in ast.walk(frame[0]):
+        t = type(n)
+        if t is ast.Call and ((type(n.func) is ast.Name and n.func.id in ("isinstance", "type"))
+                              or (type(n.func) is ast.Attribute and n.func.attr == "is_tensor")):
+            return True
+        if t is ast.Attribute and n.attr in ("device", "is_cpu"):
+            return True
+    return False
 
 
 def _type_checking_only(frames) -> bool:
