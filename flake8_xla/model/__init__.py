@@ -187,6 +187,8 @@ class Model(
         self.star_uses: list[tuple[ast.Name, Ctx]] = []  # reads of those names
         # id(name read) -> its ctx, for reads under a type or device test (isinstance(x, T), x.device.type)
         self.guarded_reads: dict[int, Ctx] = {}
+        # id(the frame test of a literal `case`: its value, or the MatchOr) -> the match subject
+        self.case_subjects: dict[int, ast.AST] = {}
         # code that never runs (walk.py): not walked; its spans, for in_dead_code()
         self.dead_blocks: list[tuple[tuple[int, int], tuple[int, int]]] = []
         # flags `if DEBUG:` may be pruned on (DEBUG = False), and the uses a local shadows

@@ -27,7 +27,7 @@ import ast
 import re
 
 from .reductions import OPTIMIZER_STEP
-from .scopes import UNKNOWN, Ctx, FunctionInfo, _child_fields
+from .scopes import UNKNOWN, Ctx, FunctionInfo, _case_test, _child_fields
 from .syncs import DEVICE_COLLECTIVES
 
 DEVICE, HOST = "device", "host"
@@ -937,21 +937,21 @@ class Tensors:
                 value = getattr(stmt, field, None)
                 if is_block:
                     if value:
-                        blocks.append(value)
+                        blocks.append((value, g))
                 elif type(value) is list:
                     for v in value:
                         if type(v) is ast.ExceptHandler:
-                            blocks.append(v.body)
+                            blocks.append((v.body, g))
                         elif type(v) is ast.withitem:
                             self._walk_expr(v.context_expr, ctx, g, where, sites, pending, closure_ids, depth)
                         elif type(v) is ast.match_case:
-                            blocks.append(v.body)
+                            blocks.append((v.body, g or self._gate_polarity(_case_test(v), ctx) > 0))
                         elif isinstance(v, ast.expr):
                             self._walk_expr(v, ctx, g, where, sites, pending, closure_ids, depth)
                 elif isinstance(value, ast.expr):
                     self._walk_expr(value, ctx, g, where, sites, pending, closure_ids, depth)
-            for block in reversed(blocks):
-                stack.append((block, 0, g))
+            for block, bg in reversed(blocks):
+                stack.append((block, 0, bg))
 
     def _walk_expr(self, expr, ctx, gated, where, sites, pending, closure_ids, depth, is_test=None):
         if is_test is not None:
@@ -1066,8 +1066,20 @@ class Tensors:
         """+1 when the body of ``if test:`` runs every N steps (``step % N == 0``,
         ``(i + 1) % N == 0``, ``not step % N``, such a test inside ``and``, or inside ``or``
         with other conditions such as ``last_batch``, or a name bound to one); -1 when the
-        ``else`` does (``step % N != 0``, ``if step % N:``); 0 otherwise."""
+        ``else`` does (``step % N != 0``, ``if step % N:``); 0 otherwise. ``test`` may be the
+        frame test of a literal ``case`` (its value, or the ``MatchOr``): +1 when the match
+        subject is ``step % N`` or a name bound to it (``match step % N: case 0:``)."""
         if _depth > _GATE_LIMIT:
+            return 0
+        subject = self.case_subjects.get(id(test))
+        if subject is not None:  # `match step % N:` / `case 0:` or `case 0 | 50:` (walk.py)
+            if type(test) is ast.MatchOr and not all(type(p) is ast.MatchValue for p in test.patterns):
+                return 0
+            if _mod_of_name(subject):
+                return 1
+            if type(subject) is ast.Name and ctx is not None:  # phase = step % N; match phase:
+                values = self.values(subject, ctx)
+                return 1 if values and len(values) == 1 and _mod_of_name(values[0][0]) else 0
             return 0
         t = type(test)
         if t is ast.BoolOp:

@@ -560,7 +560,10 @@ class Walker:
             pattern = case.pattern
             if type(pattern) is ast.MatchValue:  # case "cuda": / case "tpu":
                 cctx = Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (pattern.value, True)))
+                self.case_subjects[id(pattern.value)] = node.subject  # `match step % N: case 0:` (a gate)
             elif not (type(pattern) is ast.MatchAs and pattern.pattern is None):  # not `case _:` / `case x:`
+                if type(pattern) is ast.MatchOr:
+                    self.case_subjects[id(pattern)] = node.subject
                 # "cuda" | "gpu", Cuda(idx=i), torch.device(type="cuda"), ("cuda", rank), ... as b
                 cctx = Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (pattern, True)))
             stack.append((pattern, cctx))

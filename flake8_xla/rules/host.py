@@ -445,7 +445,8 @@ class HostSyncInGatedLogging(Rule):
 
     ## Known problems
     A gate is an `if` whose test compares a `%` expression (`step % N == 0`,
-    `(i + 1) % N == 0`, `not step % N`, also inside `and`); other conditions (`if
+    `(i + 1) % N == 0`, `not step % N`, also inside `and`), or a literal `case` of `match
+    step % N:` (`case 0:`, `case 0 | 50:`; not `case _:`); other conditions (`if
     step in log_steps:`) are not recognised as gates and the read is XLA501. Helpers
     called only under a gate are gated too. Everything XLA501 leaves alone is left alone
     here (step closures, after the loop or a sync, eager mode, values that cannot be seen),
