@@ -599,11 +599,13 @@ class SpmdWorldSizeMisuse(Rule):
     model is not sharded), and data sharded by them is the same on every host.
 
     Also a count multiplied into a per-device quantity (`per_device_batch * xr.world_size()`,
-    a learning-rate scale): it multiplies by 1.
+    a learning-rate scale): it multiplies by 1; and a global quantity divided by a count
+    (`global_batch // xr.world_size()`, `steps //= xr.world_size()`): it divides by 1.
 
     ## Known problems
     Other uses (logging, `if xr.world_size() > 1:`, other arithmetic) are not reported; a
-    scale is reported only where the count is an operand of the `*` itself. A script that
+    scale or a division is reported only where the count is an operand of the `*` or the
+    divisor of the `/` / `//` itself. A script that
     turns SPMD on only under a flag keeps its other mode: a sampler counts only on the
     branch that turns SPMD on, in a function reached from one that turns it on
     unconditionally, or in one called only from the flagged branch after the switch (`if
@@ -661,9 +663,9 @@ class SpmdWorldSizeMisuse(Rule):
         if not at_least(self.settings, "2.1") or not model.spmd_program():
             return
         seen: set[int] = set()
-        for call, ctx in self._scaled_counts(model):
+        for call, ctx, use in self._scaled_counts(model):
             seen.add(id(call))
-            yield self._finding(call, model.call_name(call, ctx), "scale")
+            yield self._finding(call, model.call_name(call, ctx), use)
         for call, ctx in self._sink_calls(model):  # in walk order: the first use of a shared source names it
             q = model.call_name(call, ctx)
             sinks = self._sinks(model, call, ctx, q)
@@ -679,9 +681,12 @@ class SpmdWorldSizeMisuse(Rule):
 
     @staticmethod
     def _scaled_counts(model) -> list:
-        """``xr.world_size()`` / ``xr.global_device_count()`` multiplied into a per-device
-        quantity (``per_device_batch * xr.world_size()``, a learning-rate scale) in SPMD code:
-        the operand of a ``*`` in the statement that calls it."""
+        """``(call, ctx, use)`` for ``xr.world_size()`` / ``xr.global_device_count()`` in SPMD
+        code multiplied into a per-device quantity (``per_device_batch * xr.world_size()``, a
+        learning-rate scale: use ``"scale"``), or dividing a global one (``global_batch //
+        xr.world_size()``, ``steps //= xr.world_size()``: use ``"divide"``): the operand of a
+        ``*`` (``*=``) or the divisor of a ``/`` / ``//`` (``/=``, ``//=``) in the statement
+        that calls it."""
         out = []
         for call, ctx in model.calls_to(*_COUNTS):
             if not model.in_xla_code(ctx) or not model.runs_spmd(ctx):
@@ -691,9 +696,16 @@ class SpmdWorldSizeMisuse(Rule):
             if stmt is None:
                 continue
             for node in ast.walk(stmt):
-                if type(node) is ast.BinOp and type(node.op) is ast.Mult and call in (node.left, node.right):
-                    out.append((call, ctx))
-                    break
+                t = type(node)
+                if t is ast.BinOp or t is ast.AugAssign:
+                    op = type(node.op)
+                    operands = (node.left, node.right) if t is ast.BinOp else (node.value,)
+                    if op is ast.Mult and call in operands:
+                        out.append((call, ctx, "scale"))
+                        break
+                    if op in (ast.Div, ast.FloorDiv) and call is operands[-1]:
+                        out.append((call, ctx, "divide"))
+                        break
         return out
 
     @staticmethod
@@ -772,6 +784,8 @@ class SpmdWorldSizeMisuse(Rule):
             return self.finding(source, f"{shown} is 1 under SPMD, not the device count")
         if use == "scale":
             return self.finding(source, f"{shown} is 1 under SPMD: this scale is not by the device count")
+        if use == "divide":
+            return self.finding(source, f"{shown} is 1 under SPMD: this divides by 1, not the device count")
         return self.finding(source, f"{shown} is 1 under SPMD, used to shard data",
                             "shard by host: xr.process_count()")
 
