@@ -289,6 +289,9 @@ class Runtime:
             if t in (ast.Name, ast.Attribute) and self.qualname(e, c) is None:
                 vals = self.values(e, c)
                 if not vals:
+                    if t is ast.Name and _depth + depth < 8 and self._param_on_xla(e, c, _depth + depth + 1):
+                        places.add("xla")  # a helper's parameter every caller passes the XLA device
+                        continue
                     return None
                 todo.extend((v, vc, depth + 1) for v, vc in vals)
                 continue
@@ -307,6 +310,25 @@ class Runtime:
         if "xla" in places:
             return "xla"
         return "cpu" if places == {"cpu"} else None
+
+    def _param_on_xla(self, name: ast.Name, ctx: Ctx, depth: int) -> bool:
+        """``name`` is a parameter of the plain module function it is read in, and every call
+        of that function passes the XLA device for it (:meth:`~.params.Params.every_caller_passes`:
+        calls in the module only, through the callers' own parameters a few levels; a
+        function launched or read as a value, a splat, a caller in another project module:
+        unknown). Memoised per (function, parameter)."""
+        bindings = self.lookup(name.id, ctx, name.lineno)
+        func = ctx.func
+        if func is None or not bindings or len(bindings) != 1 or bindings[0][1] != "param" \
+                or bindings[0][2] is not func:
+            return False
+        key = ("rt_param_xla", id(func), name.id)
+        found = self._cache.get(key)
+        if found is None:
+            self._cache[key] = False  # a cycle of calls: unknown
+            found = self._cache[key] = self.every_caller_passes(
+                func, name.id, lambda arg, actx, call: self.device_place(arg, actx, depth) == "xla", "xla_device")
+        return found
 
     def move_target(self, call: ast.Call, ctx: Ctx) -> str | None:
         """Where a ``X.to(...)`` / ``X.cuda()`` / ``X.to_empty(device=...)`` call moves ``X``:

@@ -491,7 +491,8 @@ class Tensors:
         tensor (``torch.randn(4)``, ``x.cpu()``, through names), or a loop target drawn from an iterable (``for x, y in
         loader:``), an item or attribute of one (``batch["ids"]``, ``batch.ids``). A module, a
         loss object, a parameter or anything else moved the same way is not taken for a tensor
-        (``print(model)`` after ``model = build().to(device)`` reads nothing)."""
+        (``print(model)`` after ``model = build().to(device)`` reads nothing), unless it is a
+        parameter every caller passes a batch or tensor for (:meth:`_param_batch`)."""
         if self.cpu_tensor(expr, ctx):
             return True  # torch.randn(4), x.cpu(), through names
         node = expr
@@ -502,6 +503,8 @@ class Tensors:
         bindings = self._bindings_before(node, ctx)
         if not bindings:
             return False
+        if len(bindings) == 1 and bindings[0][1] == "param" and bindings[0][2] is ctx.func and d < self.KIND_DEPTH:
+            return self._param_batch(ctx.func, node.id, d)
         loops = self._for_loops_at()
         hosts = self.loop_targets()
         for line, kind, _, b_ctx in bindings:
@@ -518,6 +521,19 @@ class Tensors:
             if not found:
                 return False
         return True
+
+    def _param_batch(self, func, name: str, d) -> bool:
+        """Parameter ``name`` of plain module function ``func`` is a batch or a tensor: every
+        call of ``func`` in the module passes one (:meth:`_batch_or_tensor` of the argument;
+        :meth:`~.params.Params.every_caller_passes`: a launched function, a splat, a caller in
+        another project module: unknown). Memoised per (function, parameter)."""
+        key = ("param_batch", id(func), name)
+        found = self._cache.get(key)
+        if found is None:
+            self._cache[key] = False  # a cycle of calls: unknown
+            found = self._cache[key] = self.every_caller_passes(
+                func, name, lambda arg, actx, call: self._batch_or_tensor(arg, actx, d + 1), "batch")
+        return found
 
     def _to_xla(self, call, ctx) -> bool:
         """``x.to(dev)`` (or ``device=dev``) where every value ``dev`` may have is the XLA device."""
