@@ -197,10 +197,11 @@ class Runtime:
         same branch, or unconditionally in a function from which ``ctx``'s function is
         reached; a script that turns it on only under a flag keeps its other mode, and its
         flagged path is SPMD code (the functions called only from it after the switch). In
-        project mode, without evidence of its own: a function an SPMD module of the project reaches."""
+        project mode, without evidence of its own: a function an SPMD module of the project
+        reaches, and no multi-process launch does (:meth:`_multi_reached`)."""
         evidence = self.spmd_evidence()
         if not evidence:  # project mode: code an SPMD module of the project reaches runs under it
-            return self._project_spmd() and self.in_project_reach(ctx)
+            return self._project_spmd() and self.in_project_reach(ctx) and not self._multi_reached(ctx)
         key = ("rt_runs_spmd", id(ctx.func), id(ctx.frames) if ctx.frames else 0)
         if key in self._cache:
             return self._cache[key]
@@ -223,6 +224,22 @@ class Runtime:
             result = id(ctx.func) in self._flag_spmd_functions()
         self._cache[key] = result
         return result
+
+    def _multi_reached(self, ctx: Ctx) -> bool:
+        """Project mode: code at ``ctx`` is in a function a multi-process launch of another
+        project module reaches (directly or through this module's calls): not (only) SPMD
+        code, since SPMD starts no second process (the setup of the launching modules is
+        merged: an SPMD script and an ``xmp.spawn`` one may reach the same module)."""
+        reach = self._cache.get("rt_multi_reach")
+        if reach is None:
+            roots = self.project_roots(multi_only=True)
+            reach = self._cache["rt_multi_reach"] = self.reachable(roots) if roots else set()
+        func = ctx.func
+        while func is not None:
+            if id(func) in reach:
+                return True
+            func = func.ctx.func
+        return False
 
     def _flag_spmd_functions(self) -> set[int]:
         """ids of the functions that run only on a path where SPMD was switched on under a

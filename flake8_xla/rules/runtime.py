@@ -610,7 +610,9 @@ class SpmdWorldSizeMisuse(Rule):
     branch that turns SPMD on, in a function reached from one that turns it on
     unconditionally, or in one called only from the flagged branch after the switch (`if
     args.spmd: xr.use_spmd(); build(ds)`; a `Mesh` is SPMD wherever it is); a count picked by mode
-    (`xr.world_size() if not spmd else ...`) is not reported. The finding replaces XLA801 /
+    (`xr.world_size() if not spmd else ...`) is not reported. In project mode, a helper
+    module's function that a multi-process launch of the project reaches is not SPMD code,
+    even when an SPMD script reaches the module too. The finding replaces XLA801 /
     XLA802 on the old `xm` spellings: one fix.
 
     ## Example
