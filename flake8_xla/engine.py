@@ -107,6 +107,8 @@ def run(
             return [internal_error("the semantic model", exc)]
         try:
             found = _check(model, settings, rule_classes)
+            if model.dead_blocks:  # code that never runs (if False:, if TYPE_CHECKING:, ...)
+                found = [f for f in found if not model.in_dead_code(f.line, f.col)]
             return _name_callers(model, facts, found) if facts.callers and not model.uses_torch_xla else found
         finally:
             model.release()

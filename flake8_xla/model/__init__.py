@@ -7,7 +7,9 @@ One module per question it answers:
 
 - :mod:`.scopes`: scopes, bindings and the context records (``Scope``, ``Ctx``,
   ``FunctionInfo``, ``ClassInfo``, ``LoopInfo``);
-- :mod:`.walk`: the one walk that fills them;
+- :mod:`.walk`: the one walk that fills them, skipping code that never runs (``if False:``,
+  ``if TYPE_CHECKING:``, ``if DEBUG:`` for a module constant ``DEBUG = False`` never rebound:
+  ``dead_blocks``, ``in_dead_code``);
 - :mod:`.names`: which binding a name means and the canonical dotted name of an import
   chain (``qualname``, ``calls_to``, ``references``);
 - :mod:`.values`: values through assignments, literals, call arguments;
@@ -70,7 +72,7 @@ from .tensors import Tensors
 from .scopes import _GUARDED, UNKNOWN, ClassInfo, Ctx, FunctionInfo, LoopInfo, Scope, Unknown
 from .training import Training
 from .values import Values
-from .walk import Walker
+from .walk import Walker, false_constants
 
 __all__ = [
     "CANONICAL", "UNKNOWN", "ClassInfo", "Ctx", "FunctionInfo", "LoopInfo", "Model", "Scope",
@@ -107,6 +109,12 @@ class Model(
             the imported project class a dotted chain names is a ``torch.nn.Module`` subclass
             (``TinyLlama`` from ``model.py``; :meth:`project_module_class`), or the function
             returns its argument (:meth:`project_returns_param`).
+        _flags: internal: ``(names, uses)``, the module constants bound to ``False`` / ``0``
+            that ``if FLAG:`` may be pruned on, and the ids of the uses not to prune on (a
+            local shadows the constant there); None: every candidate, every use. When the walk
+            finds a pruned flag rebound or shadowed, the model is built again trusting only
+            the rest, and if that fails too, no flag (literals and ``TYPE_CHECKING`` still
+            prune): at most three walks.
 
     Every query is memoised in ``self._cache`` once the walk is done, so a rule may ask
     the same question per node without re-walking.
@@ -114,7 +122,7 @@ class Model(
 
     def __init__(self, tree: ast.AST, settings: Settings | None = None, project_reached=None,
                  project_launchers: tuple[str, ...] = (), project_lookup=None, project_callers=None,
-                 project_setup=None, project_defs=None):
+                 project_setup=None, project_defs=None, _flags=None):
         self.tree = tree
         self.settings = settings or Settings()
         # project mode: {qual: multi} of the functions launched XLA code of other modules reaches
@@ -177,7 +185,24 @@ class Model(
         self._star_names = _star_imported_names(tree)  # names torch_xla star imports may bind
         self._chain_roots: set[int] = set()
         self.star_uses: list[tuple[ast.Name, Ctx]] = []  # reads of those names
+        # id(name read) -> its ctx, for reads under a type or device test (isinstance(x, T), x.device.type)
+        self.guarded_reads: dict[int, Ctx] = {}
+        # id(the frame test of a literal `case`: its value, or the MatchOr) -> the match subject
+        self.case_subjects: dict[int, ast.AST] = {}
+        # code that never runs (walk.py): not walked; its spans, for in_dead_code()
+        self.dead_blocks: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        # flags `if DEBUG:` may be pruned on (DEBUG = False), and the uses a local shadows
+        self._false_names, self._shadowed = (false_constants(tree), frozenset()) if _flags is None else _flags
+        self._dead_by_name: list = []  # (flag, ctx, line, id(use)) of each `if DEBUG:` pruned
+        self._star_seen = False  # a star import (it may rebind a flag)
         self._walk()
+        rebound, shadowed = self._rebound_flags()
+        if rebound or shadowed:  # a pruned flag is rebound somewhere: walk again without trusting it
+            Model.__init__(self, tree, settings, project_reached, project_launchers, project_lookup,
+                           project_callers, project_setup, project_defs,
+                           _flags=(self._false_names - rebound, self._shadowed | shadowed) if _flags is None
+                           else (frozenset(), frozenset()))
+            return
         self._settle_guards()
         self._walked = True
         self.uses_torch_xla = any(

@@ -207,10 +207,11 @@ class Runtime:
         same branch, or unconditionally in a function from which ``ctx``'s function is
         reached; a script that turns it on only under a flag keeps its other mode, and its
         flagged path is SPMD code (the functions called only from it after the switch). In
-        project mode, without evidence of its own: a function an SPMD module of the project reaches."""
+        project mode, without evidence of its own: a function an SPMD module of the project
+        reaches, and no multi-process launch does (:meth:`_multi_reached`)."""
         evidence = self.spmd_evidence()
         if not evidence:  # project mode: code an SPMD module of the project reaches runs under it
-            return self._project_spmd() and self.in_project_reach(ctx)
+            return self._project_spmd() and self.in_project_reach(ctx) and not self._multi_reached(ctx)
         key = ("rt_runs_spmd", id(ctx.func), id(ctx.frames) if ctx.frames else 0)
         if key in self._cache:
             return self._cache[key]
@@ -233,6 +234,22 @@ class Runtime:
             result = id(ctx.func) in self._flag_spmd_functions()
         self._cache[key] = result
         return result
+
+    def _multi_reached(self, ctx: Ctx) -> bool:
+        """Project mode: code at ``ctx`` is in a function a multi-process launch of another
+        project module reaches (directly or through this module's calls): not (only) SPMD
+        code, since SPMD starts no second process (the setup of the launching modules is
+        merged: an SPMD script and an ``xmp.spawn`` one may reach the same module)."""
+        reach = self._cache.get("rt_multi_reach")
+        if reach is None:
+            roots = self.project_roots(multi_only=True)
+            reach = self._cache["rt_multi_reach"] = self.reachable(roots) if roots else set()
+        func = ctx.func
+        while func is not None:
+            if id(func) in reach:
+                return True
+            func = func.ctx.func
+        return False
 
     def _flag_spmd_functions(self) -> set[int]:
         """ids of the functions that run only on a path where SPMD was switched on under a
@@ -299,6 +316,9 @@ class Runtime:
             if t in (ast.Name, ast.Attribute) and self.qualname(e, c) is None:
                 vals = self.values(e, c)
                 if not vals:
+                    if t is ast.Name and _depth + depth < 8 and self._param_on_xla(e, c, _depth + depth + 1):
+                        places.add("xla")  # a helper's parameter every caller passes the XLA device
+                        continue
                     return None
                 todo.extend((v, vc, depth + 1) for v, vc in vals)
                 continue
@@ -317,6 +337,25 @@ class Runtime:
         if "xla" in places:
             return "xla"
         return "cpu" if places == {"cpu"} else None
+
+    def _param_on_xla(self, name: ast.Name, ctx: Ctx, depth: int) -> bool:
+        """``name`` is a parameter of the plain module function it is read in, and every call
+        of that function passes the XLA device for it (:meth:`~.params.Params.every_caller_passes`:
+        calls in the module only, through the callers' own parameters a few levels; a
+        function launched or read as a value, a splat, a caller in another project module:
+        unknown). Memoised per (function, parameter)."""
+        bindings = self.lookup(name.id, ctx, name.lineno)
+        func = ctx.func
+        if func is None or not bindings or len(bindings) != 1 or bindings[0][1] != "param" \
+                or bindings[0][2] is not func:
+            return False
+        key = ("rt_param_xla", id(func), name.id)
+        found = self._cache.get(key)
+        if found is None:
+            self._cache[key] = False  # a cycle of calls: unknown
+            found = self._cache[key] = self.every_caller_passes(
+                func, name.id, lambda arg, actx, call: self.device_place(arg, actx, depth) == "xla", "xla_device")
+        return found
 
     def move_target(self, call: ast.Call, ctx: Ctx) -> str | None:
         """Where a ``X.to(...)`` / ``X.cuda()`` / ``X.to_empty(device=...)`` call moves ``X``:
@@ -469,7 +508,116 @@ class Runtime:
             return False
         if any(kw.arg is None for kw in node.keywords):
             return False  # **kwargs may pass device=
+        if q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):  # where its tensor was made
+            data = self.kwarg(node, "data", 0)
+            return isinstance(data, ast.AST) and self.cpu_tensor(data, ctx)
+        cls = self.constructed_class(node, ctx)
+        if cls is not None and self.class_places_all(cls):
+            return False  # its own constructor builds its weights on a device
         return True
+
+    def constructed_class(self, value: ast.AST, ctx: Ctx):
+        """The ``torch.nn.Module`` subclass of this module that ``value`` constructs
+        (``Net(...)``, also under ``.eval()`` / ``.float()``), or None."""
+        node = value
+        for _ in range(8):
+            if type(node) is not ast.Call:
+                return None
+            f = node.func
+            if type(f) is ast.Attribute and f.attr in _SELF_RETURNING and self.call_name(node, ctx) is None:
+                node = f.value
+                continue
+            if type(f) is not ast.Name:
+                return None
+            cls = self.class_named(f.id, ctx)
+            return cls if cls is not None and self.is_module_class(cls) else None
+        return None
+
+    def class_places_all(self, cls) -> bool:
+        """True when constructing module class ``cls`` leaves no weight of it on the host:
+        its ``__init__`` (or a base's, in the module) moves ``self`` to a device that is not
+        visibly the CPU (``self.to(device)``), or every layer or parameter it builds in its
+        attributes is built off the host (``nn.Linear(4, 4, device=dev)``, a device passed
+        in; at least one, and none visibly on the host). Memoised per class; a class whose
+        attributes build the class itself (a cycle) counts as not placed."""
+        key = ("rt_places_all", id(cls))
+        found = self._cache.get(key)
+        if found is None:
+            self._cache[key] = False  # a cycle of constructions: not placed
+            found = self._cache[key] = self.mro_any(cls, "rt_self_moved", self._moves_self) or \
+                self._parts_placed(cls)
+        return found
+
+    def _moves_self(self, cls) -> bool:
+        """``cls.__init__`` calls ``self.to(d)`` / ``self.cuda()`` / ``self.to_empty(device=d)``
+        with ``d`` not visibly the CPU."""
+        init = cls.methods.get("__init__")
+        if init is None or not init.params:
+            return False
+        me = init.params[0]
+        for call, _ctx in init.calls:
+            f = call.func
+            if type(f) is ast.Attribute and f.attr in MOVE_METHODS and type(f.value) is ast.Name \
+                    and f.value.id == me:
+                dev = self.kwarg(call, "device", 0)
+                if dev is None and f.attr == "to":
+                    continue  # self.to(dtype=...) moves nothing
+                if not isinstance(dev, ast.AST) or self.device_place(dev, _ctx) != "cpu":
+                    return True
+        return False
+
+    def _parts_placed(self, cls) -> bool:
+        """Every layer or parameter the attributes of ``cls`` and its module bases are built
+        with is built off the host, and there is at least one."""
+        placed = False
+        for c in self.mro(cls):
+            for values in c.attrs.values():
+                for v, vctx in values:
+                    if v is None or vctx is None or not self._model_value(v, vctx):
+                        continue
+                    if self.host_built(v, vctx):
+                        return False
+                    placed = True
+        return placed
+
+    def class_part_placed(self, cls, attr: str) -> bool:
+        """True when attribute ``attr`` of module class ``cls`` (or a base of it in the
+        module) is assigned, and some assignment builds a layer off the host (``device=``
+        not visibly the CPU, a move) or a value not seen: its weights may be on a device
+        when the class is constructed."""
+        seen = False
+        for c in self.mro(cls):
+            for v, vctx in c.attrs.get(attr, ()):
+                seen = True
+                if v is None or vctx is None or not self.host_built(v, vctx):
+                    return True
+        return False
+
+    def host_part_placed(self, name: str, attr: str, ctx: Ctx, line: int) -> bool:
+        """``name`` is bound at ``line`` (every visible binding in ``ctx``'s scope) to a
+        construction of a module class of this module whose constructor may place its
+        attribute ``attr`` on a device (:meth:`class_part_placed`): ``b.fc.weight`` of
+        ``b = Net()`` where ``Net.__init__`` has ``self.fc = nn.Linear(4, 4, device=dev)``.
+        ``name`` may be ``self.m`` in a method (the class's assignments of ``m``). False
+        when a binding is not such a construction, or ``name`` is a parameter."""
+        if "." in name:  # self.m of a method: what the class assigns to m
+            root, held = name.split(".", 1)
+            func = ctx.func
+            if "." in held or func is None or func.cls is None or not func.params or root != func.params[0]:
+                return False
+            values = func.cls.attrs.get(held, ())
+        else:
+            values = [(target, b_ctx) if kind == "value" else (None, None)
+                      for _line, kind, target, b_ctx in self.lookup(name, ctx, line) or ()]
+        if not values:
+            return False
+        for target, b_ctx in values:
+            if target is None or b_ctx is None:
+                return False
+            cls = self.constructed_class(target, b_ctx)
+            if cls is not None and self.class_part_placed(cls, attr):
+                return True
+        return False
 
     def host_module(self, name: str, ctx: Ctx, line: int) -> int | None:
         """The line where ``name`` (a plain name, or ``self.x`` in a method) was bound to a

@@ -282,3 +282,12 @@ def _catches_import_error(handler: ast.ExceptHandler) -> bool:
 
 def _is_main_guard(test: ast.AST) -> bool:
     return type(test) is ast.Compare and type(test.left) is ast.Name and test.left.id == "__name__"
+
+
+def _case_test(case):
+    """The frame test the walk gives a ``case`` (walk.py ``_on_match``): the value of
+    ``case 0:``, the pattern of ``case 0 | 50:``; None for any other pattern."""
+    pattern = case.pattern
+    if type(pattern) is ast.MatchValue:
+        return pattern.value
+    return pattern if type(pattern) is ast.MatchOr else None

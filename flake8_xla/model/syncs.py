@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from .scopes import Ctx, FunctionInfo, LoopInfo
+from .scopes import Ctx, FunctionInfo, LoopInfo, _case_test
 
 #: in-graph collectives of torch_xla: their result is a new lazy device tensor (traced, run
 #: at the next sync), unlike ``xm.mesh_reduce``, which copies its input to the host and waits
@@ -452,8 +452,10 @@ class Syncs:
                                 blocks.append((value, g))
                         elif type(value) is list:
                             for v in value:
-                                if type(v) in (ast.ExceptHandler, ast.match_case):
+                                if type(v) is ast.ExceptHandler:
                                     blocks.append((v.body, g))
+                                elif type(v) is ast.match_case:  # `match step % N: case 0:` gates
+                                    blocks.append((v.body, g or self._gate_polarity(_case_test(v), ctx) > 0))
                                 elif type(v) is ast.withitem:
                                     exprs.append((v.context_expr, g))
                                 elif isinstance(v, ast.expr):

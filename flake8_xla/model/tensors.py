@@ -27,10 +27,15 @@ import ast
 import re
 
 from .reductions import OPTIMIZER_STEP
-from .scopes import UNKNOWN, Ctx, FunctionInfo, _child_fields
+from .scopes import UNKNOWN, Ctx, FunctionInfo, _case_test, _child_fields
 from .syncs import DEVICE_COLLECTIVES
 
 DEVICE, HOST = "device", "host"
+#: builtin types no tensor is an instance of (an isinstance guard on them excludes tensors)
+_HOST_BUILTIN_TYPES = frozenset({"int", "float", "bool", "complex", "str", "bytes", "bytearray", "list", "tuple",
+                                 "dict", "set", "frozenset", "range", "type"})
+_NUMPY_HOST_TYPES = frozenset({"numpy.ndarray", "numpy.generic", "numpy.number", "numpy.floating", "numpy.integer",
+                               "numpy.bool_", "numpy.float32", "numpy.float64", "numpy.int32", "numpy.int64"})
 #: an unknown helper's result that a back-propagated loss is bound to: a device value where
 #: another definition reaching the same read is one (mixed reaching definitions)
 _BACKPROP = "backprop"
@@ -214,6 +219,8 @@ class Tensors:
         return None
 
     def _name_kind(self, e, ctx, d):
+        if self.guarded_reads and self.guarded_not_device(e, ctx):
+            return None  # `if isinstance(x, float):`, `if t.device.type == "cpu":` around the read
         bindings = self._bindings_before(e, ctx)
         if not bindings:
             return None
@@ -248,6 +255,92 @@ class Tensors:
         if _BACKPROP in kinds:  # `loss = F.ce(...)` or `loss = helper(...)`, then `loss.backward()`
             kinds = [DEVICE if k is _BACKPROP and DEVICE in kinds else k for k in kinds]
         return _combine(kinds)
+
+    def guarded_not_device(self, e: ast.Name, ctx: Ctx) -> bool:
+        """True when a test of ``e``'s own function around it says the name holds no XLA
+        tensor there: ``if isinstance(x, (int, float)):`` / ``numbers.Number`` /
+        ``np.ndarray`` (every type named is no tensor), the ``else`` of (or the code after
+        ``return`` under) ``if isinstance(x, torch.Tensor):``, ``if not isinstance(x,
+        torch.Tensor):``, ``type(x) is float``, ``if t.device.type == "cpu":`` / ``!= "xla"``,
+        ``if t.is_cpu:``; through ``not`` and ``and`` (``or`` when false; the first 16
+        operands), unless the name is
+        rebound between the test and ``e``; ``torch.is_tensor(x)`` as ``isinstance``. The
+        innermost 32 tests are looked at. ``ctx`` is not used: the walk's own context of the
+        read is (:attr:`guarded_reads`; a step site's ctx may be its region's)."""
+        ctx = self.guarded_reads.get(id(e))  # the read's own ctx (a step site's may be its region's)
+        if ctx is None:
+            return False
+        name = e.id
+        base = ctx.func.ctx.frames if ctx.func is not None else None
+        node = ctx.frames
+        for _ in range(32):
+            if node is None or node is base or not node:
+                return False
+            frame = node.frame
+            if type(frame) is tuple and self._excludes_device(frame[0], frame[1], name, ctx, 0):
+                at_test = self.lookup(name, ctx, frame[0].lineno)
+                here = self._bindings_before(e, ctx)
+                return at_test is not None and here is not None and len(at_test) == len(here) \
+                    and all(a is b for a, b in zip(at_test, here))
+            node = node.parent
+        return False
+
+    def _excludes_device(self, test, polarity: bool, name: str, ctx: Ctx, depth: int) -> bool:
+        """Test ``test`` having truth ``polarity`` means ``name`` holds no XLA tensor."""
+        t = type(test)
+        if depth > 8:
+            return False
+        if t is ast.UnaryOp and type(test.op) is ast.Not:
+            return self._excludes_device(test.operand, not polarity, name, ctx, depth + 1)
+        if t is ast.BoolOp:
+            if (type(test.op) is ast.And) is polarity:  # every operand has this truth
+                return any(self._excludes_device(v, polarity, name, ctx, depth + 1) for v in test.values[:16])
+            return False
+        if t is ast.Call and type(test.func) is ast.Name and test.func.id == "isinstance" \
+                and self.lookup("isinstance", ctx, None) is None and len(test.args) == 2 \
+                and type(test.args[0]) is ast.Name and test.args[0].id == name:
+            types = test.args[1].elts if type(test.args[1]) is ast.Tuple else [test.args[1]]
+            kinds = [self._type_kind(x, ctx) for x in types]
+            return all(k == HOST for k in kinds) if polarity else DEVICE in kinds
+        if t is ast.Call and len(test.args) == 1 and type(test.args[0]) is ast.Name and test.args[0].id == name \
+                and self.call_name(test, ctx) == "torch.is_tensor":
+            return not polarity
+        if t is ast.Compare and len(test.ops) == 1:
+            left, op, right = test.left, type(test.ops[0]), test.comparators[0]
+            if type(left) is ast.Call and type(left.func) is ast.Name and left.func.id == "type" \
+                    and len(left.args) == 1 and type(left.args[0]) is ast.Name and left.args[0].id == name:
+                if polarity and op in (ast.Is, ast.Eq):
+                    return self._type_kind(right, ctx) == HOST
+                if polarity and op is ast.In and type(right) in (ast.Tuple, ast.List, ast.Set):
+                    return bool(right.elts) and all(self._type_kind(x, ctx) == HOST for x in right.elts)
+                return False
+            if type(left) is ast.Attribute and left.attr == "type" and type(left.value) is ast.Attribute \
+                    and left.value.attr == "device" and type(left.value.value) is ast.Name \
+                    and left.value.value.id == name and type(right) is ast.Constant and isinstance(right.value, str) \
+                    and op in (ast.Eq, ast.NotEq):
+                equal = (op is ast.Eq) is polarity  # device.type == right.value
+                return right.value != "xla" if equal else right.value == "xla"
+            return False
+        if t is ast.Attribute and test.attr == "is_cpu" and type(test.value) is ast.Name and test.value.id == name:
+            return polarity
+        return False
+
+    def _type_kind(self, node, ctx) -> str | None:
+        """``DEVICE`` for a tensor type (``torch.Tensor``, ``nn.Parameter``, ``torch.*Tensor``),
+        ``HOST`` for a type whose values are no tensor (a builtin scalar or container,
+        ``numbers.*``, ``np.ndarray`` / numpy scalar types), None otherwise."""
+        if type(node) is ast.Name and node.id in _HOST_BUILTIN_TYPES and self.lookup(node.id, ctx, None) is None:
+            return HOST
+        if type(node) is ast.Constant and node.value is None:
+            return HOST
+        q = self.qualname(node, ctx) if type(node) in (ast.Name, ast.Attribute) else None
+        if q is None:
+            return None
+        if q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter") or (q.startswith("torch.") and q.endswith("Tensor")):
+            return DEVICE
+        if q.startswith(("numbers.", "decimal.", "fractions.")) or q in _NUMPY_HOST_TYPES:
+            return HOST
+        return None
 
     def _bindings_before(self, e, ctx):
         """The bindings a read of name ``e`` sees; in ``h = h / 2`` the ``h`` on the right
@@ -398,7 +491,8 @@ class Tensors:
         tensor (``torch.randn(4)``, ``x.cpu()``, through names), or a loop target drawn from an iterable (``for x, y in
         loader:``), an item or attribute of one (``batch["ids"]``, ``batch.ids``). A module, a
         loss object, a parameter or anything else moved the same way is not taken for a tensor
-        (``print(model)`` after ``model = build().to(device)`` reads nothing)."""
+        (``print(model)`` after ``model = build().to(device)`` reads nothing), unless it is a
+        parameter every caller passes a batch or tensor for (:meth:`_param_batch`)."""
         if self.cpu_tensor(expr, ctx):
             return True  # torch.randn(4), x.cpu(), through names
         node = expr
@@ -409,6 +503,8 @@ class Tensors:
         bindings = self._bindings_before(node, ctx)
         if not bindings:
             return False
+        if len(bindings) == 1 and bindings[0][1] == "param" and bindings[0][2] is ctx.func and d < self.KIND_DEPTH:
+            return self._param_batch(ctx.func, node.id, d)
         loops = self._for_loops_at()
         hosts = self.loop_targets()
         for line, kind, _, b_ctx in bindings:
@@ -425,6 +521,19 @@ class Tensors:
             if not found:
                 return False
         return True
+
+    def _param_batch(self, func, name: str, d) -> bool:
+        """Parameter ``name`` of plain module function ``func`` is a batch or a tensor: every
+        call of ``func`` in the module passes one (:meth:`_batch_or_tensor` of the argument;
+        :meth:`~.params.Params.every_caller_passes`: a launched function, a splat, a caller in
+        another project module: unknown). Memoised per (function, parameter)."""
+        key = ("param_batch", id(func), name)
+        found = self._cache.get(key)
+        if found is None:
+            self._cache[key] = False  # a cycle of calls: unknown
+            found = self._cache[key] = self.every_caller_passes(
+                func, name, lambda arg, actx, call: self._batch_or_tensor(arg, actx, d + 1), "batch")
+        return found
 
     def _to_xla(self, call, ctx) -> bool:
         """``x.to(dev)`` (or ``device=dev``) where every value ``dev`` may have is the XLA device."""
@@ -816,6 +925,13 @@ class Tensors:
             if t in _SKIP_NODES:
                 continue
             if t is ast.If:
+                if self.dead_blocks:  # `if False:` / `if DEBUG:` (walk.py): walk the branch that runs
+                    dead_body = bool(stmt.body) and self.in_dead_code(stmt.body[0].lineno, stmt.body[0].col_offset)
+                    if dead_body or (stmt.orelse and self.in_dead_code(stmt.orelse[0].lineno,
+                                                                       stmt.orelse[0].col_offset)):
+                        self._walk_expr(stmt.test, ctx, g, where, sites, pending, closure_ids, depth)
+                        stack.append((stmt.orelse if dead_body else stmt.body, 0, g))
+                        continue
                 polarity = self._gate_polarity(stmt.test, ctx)
                 if not g and polarity:
                     self._walk_expr(stmt.test, ctx, g, where, sites, pending, closure_ids, depth)
@@ -843,21 +959,21 @@ class Tensors:
                 value = getattr(stmt, field, None)
                 if is_block:
                     if value:
-                        blocks.append(value)
+                        blocks.append((value, g))
                 elif type(value) is list:
                     for v in value:
                         if type(v) is ast.ExceptHandler:
-                            blocks.append(v.body)
+                            blocks.append((v.body, g))
                         elif type(v) is ast.withitem:
                             self._walk_expr(v.context_expr, ctx, g, where, sites, pending, closure_ids, depth)
                         elif type(v) is ast.match_case:
-                            blocks.append(v.body)
+                            blocks.append((v.body, g or self._gate_polarity(_case_test(v), ctx) > 0))
                         elif isinstance(v, ast.expr):
                             self._walk_expr(v, ctx, g, where, sites, pending, closure_ids, depth)
                 elif isinstance(value, ast.expr):
                     self._walk_expr(value, ctx, g, where, sites, pending, closure_ids, depth)
-            for block in reversed(blocks):
-                stack.append((block, 0, g))
+            for block, bg in reversed(blocks):
+                stack.append((block, 0, bg))
 
     def _walk_expr(self, expr, ctx, gated, where, sites, pending, closure_ids, depth, is_test=None):
         if is_test is not None:
@@ -931,6 +1047,8 @@ class Tensors:
         func = ctx.func
         if type(expr) is not ast.Name or func is None or _depth > 3:
             return False
+        if self.guarded_reads and self.guarded_not_device(expr, ctx):
+            return False  # `if isinstance(x, float):` around the read
         self.step_sites()
         calls = self._cache["stepcallers"].get(id(func))
         if not calls:
@@ -983,8 +1101,20 @@ class Tensors:
         """+1 when the body of ``if test:`` runs every N steps (``step % N == 0``,
         ``(i + 1) % N == 0``, ``not step % N``, such a test inside ``and``, or inside ``or``
         with other conditions such as ``last_batch``, or a name bound to one); -1 when the
-        ``else`` does (``step % N != 0``, ``if step % N:``); 0 otherwise."""
+        ``else`` does (``step % N != 0``, ``if step % N:``); 0 otherwise. ``test`` may be the
+        frame test of a literal ``case`` (its value, or the ``MatchOr``): +1 when the match
+        subject is ``step % N`` or a name bound to it (``match step % N: case 0:``)."""
         if _depth > _GATE_LIMIT:
+            return 0
+        subject = self.case_subjects.get(id(test))
+        if subject is not None:  # `match step % N:` / `case 0:` or `case 0 | 50:` (walk.py)
+            if type(test) is ast.MatchOr and not all(type(p) is ast.MatchValue for p in test.patterns):
+                return 0
+            if _mod_of_name(subject):
+                return 1
+            if type(subject) is ast.Name and ctx is not None:  # phase = step % N; match phase:
+                values = self.values(subject, ctx)
+                return 1 if values and len(values) == 1 and _mod_of_name(values[0][0]) else 0
             return 0
         t = type(test)
         if t is ast.BoolOp:

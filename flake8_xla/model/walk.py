@@ -11,6 +11,7 @@ can be walked.
 from __future__ import annotations
 
 import ast
+import bisect
 
 from ..api_table import star_names
 from .scopes import (
@@ -274,6 +275,7 @@ class Walker:
         module = node.module or ""
         for alias in node.names:
             if alias.name == "*":
+                self._star_seen = True  # it may bind any name: no module flag is trusted
                 if not node.level and module:
                     self._on_star_import(node, module, ctx)
                 continue
@@ -384,8 +386,83 @@ class Walker:
         self._push_block(stack, node.orelse, ctx)
         return True
 
+    def _static_truth(self, test, ctx, depth: int = 0) -> bool | None:
+        """What an ``if`` / ``while`` test is on every run, or None: a literal (``False``,
+        ``0``, ``True``), ``TYPE_CHECKING`` / ``typing.TYPE_CHECKING`` (false when the program
+        runs), a module constant bound to a literal ``False`` / ``0`` (each use is recorded, and
+        :meth:`_rebound_flags` checks after the walk that the name is bound once and means the
+        module's binding there), and ``not`` / ``and`` / ``or`` of those."""
+        t = type(test)
+        if t is ast.Constant:
+            return bool(test.value)
+        if depth > 8:
+            return None  # `not not ... x` thousands deep: unknown (and no deep recursion)
+        if t is ast.Name:
+            if test.id == "TYPE_CHECKING":
+                return False
+            if test.id in self._false_names and id(test) not in self._shadowed:
+                self._dead_by_name.append((test.id, ctx, test.lineno, id(test)))
+                return False
+            return None
+        if t is ast.Attribute:
+            return False if test.attr == "TYPE_CHECKING" and type(test.value) is ast.Name else None
+        if t is ast.UnaryOp and type(test.op) is ast.Not:
+            inner = self._static_truth(test.operand, ctx, depth + 1)
+            return None if inner is None else not inner
+        if t is ast.BoolOp:
+            known = [self._static_truth(v, ctx, depth + 1) for v in test.values]
+            if type(test.op) is ast.And:
+                return False if False in known else True if all(k is True for k in known) else None
+            return True if True in known else False if all(k is False for k in known) else None
+        return None
+
+    def _note_dead(self, stmts) -> None:
+        """Record a statement list that never runs (its span, for :meth:`in_dead_code`)."""
+        if stmts:
+            first, last = stmts[0], stmts[-1]
+            self.dead_blocks.append(((first.lineno, first.col_offset),
+                                     (last.end_lineno or last.lineno, last.end_col_offset or 0)))
+
+    def _rebound_flags(self) -> tuple[frozenset[str], frozenset[int]]:
+        """After the walk, the flags some ``if FLAG:`` was pruned on that are not a module
+        constant bound exactly once (rebound anywhere: ``FLAG = True``, ``global FLAG``, an
+        import, a loop target, a star import), and the ids of the pruned uses that resolve to
+        another binding (a shadowing local). The walk must run again without trusting them."""
+        if not self._dead_by_name:
+            return frozenset(), frozenset()
+        if self._star_seen:
+            return frozenset(name for name, _ctx, _line, _use in self._dead_by_name), frozenset()
+        bindings = self.module_scope.bindings
+        rebound = set()
+        shadowed = set()
+        for name, ctx, line, use in self._dead_by_name:
+            bound = bindings.get(name)
+            if not bound or len(bound) != 1:
+                rebound.add(name)
+                continue
+            seen = self.lookup(name, ctx, line)
+            if not seen or len(seen) != 1 or seen[0] is not bound[0]:
+                shadowed.add(use)
+        return frozenset(rebound), frozenset(shadowed)
+
+    def in_dead_code(self, line: int, col: int) -> bool:
+        """True when position ``(line, col)`` (1-based line, 0-based column) lies in a block
+        that never runs (:attr:`dead_blocks`: the body of ``if False:``, ``if TYPE_CHECKING:``,
+        ``if DEBUG:`` for a module constant ``DEBUG = False`` never rebound, ...)."""
+        blocks = self._cache.get("dead_sorted")
+        if blocks is None or len(blocks) != len(self.dead_blocks):
+            blocks = self._cache["dead_sorted"] = sorted(self.dead_blocks)  # disjoint: never nested
+        pos = (line, col)
+        i = bisect.bisect_right(blocks, (pos, (float("inf"), 0))) - 1
+        return i >= 0 and blocks[i][0] <= pos < blocks[i][1]
+
     def _on_while(self, node, ctx, stack):
         self.tests.append(node.test)
+        if self._static_truth(node.test, ctx) is False:  # `while False:`: only the else runs
+            self._note_dead(node.body)
+            stack.append((node.test, ctx))
+            self._push_block(stack, node.orelse, ctx)
+            return True
         loop = LoopInfo(node, ctx, self._call_order)
         self.loops.append(loop)
         if ctx.loops:
@@ -403,8 +480,17 @@ class Walker:
             self._elif_next[id(node.test)] = orelse[0].test
         self.tests.append(node.test)
         stack.append((node.test, ctx))
-        self._push_block(stack, node.body, Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (node.test, True))))
-        self._push_block(stack, node.orelse, Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (node.test, False))))
+        truth = self._static_truth(node.test, ctx)
+        if truth is False:
+            self._note_dead(node.body)
+        else:
+            self._push_block(stack, node.body, Ctx(ctx.scope, ctx.func, ctx.loops,
+                                                   push_frame(ctx.frames, (node.test, True))))
+        if truth is True:
+            self._note_dead(node.orelse)
+        else:
+            self._push_block(stack, node.orelse, Ctx(ctx.scope, ctx.func, ctx.loops,
+                                                     push_frame(ctx.frames, (node.test, False))))
         return True
 
     def _on_ifexp(self, node, ctx, stack):
@@ -474,7 +560,10 @@ class Walker:
             pattern = case.pattern
             if type(pattern) is ast.MatchValue:  # case "cuda": / case "tpu":
                 cctx = Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (pattern.value, True)))
+                self.case_subjects[id(pattern.value)] = node.subject  # `match step % N: case 0:` (a gate)
             elif not (type(pattern) is ast.MatchAs and pattern.pattern is None):  # not `case _:` / `case x:`
+                if type(pattern) is ast.MatchOr:
+                    self.case_subjects[id(pattern)] = node.subject
                 # "cuda" | "gpu", Cuda(idx=i), torch.device(type="cuda"), ("cuda", rank), ... as b
                 cctx = Ctx(ctx.scope, ctx.func, ctx.loops, push_frame(ctx.frames, (pattern, True)))
             stack.append((pattern, cctx))
@@ -538,6 +627,8 @@ class Walker:
         if type(node.ctx) is ast.Load:
             if ctx.func is not None:
                 ctx.func.names.add(node.id)
+            if ctx.frames and chain_any(ctx.frames, "typetest", _is_type_test_frame):
+                self.guarded_reads[id(node)] = ctx  # (tensors.guarded_not_device)
             sites = self.name_loads.get(node.id)
             if sites is None:
                 self.name_loads[node.id] = [ctx]
@@ -597,6 +688,41 @@ def _ends_block(stmt) -> bool:
             return f.id in ("exit", "quit")
         if type(f) is ast.Attribute and type(f.value) is ast.Name:
             return f.attr in _EXITS and f.value.id in ("sys", "os")
+    return False
+
+
+def false_constants(tree) -> frozenset[str]:
+    """Names the module's own top-level statements bind to a literal ``False`` or ``0``
+    (``DEBUG = False``, ``VERBOSE: int = 0``): candidates for flags that are never on."""
+    found = set()
+    for stmt in getattr(tree, "body", ()):
+        t = type(stmt)
+        if t is ast.Assign and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+        elif t is ast.AnnAssign and stmt.value is not None:
+            target = stmt.target
+        else:
+            continue
+        value = stmt.value
+        if type(target) is ast.Name and type(value) is ast.Constant and type(value.value) in (bool, int) \
+                and not value.value:
+            found.add(target.id)
+    return frozenset(found)
+
+
+def _is_type_test_frame(frame) -> bool:
+    """The test of an ``if`` frame may say what type or device a name has: it calls
+    ``isinstance`` / ``type`` / ``torch.is_tensor`` or reads ``.device`` / ``.is_cpu``
+    (tensors.guarded_not_device)."""
+    if type(frame) is not tuple:
+        return False
+    for n in ast.walk(frame[0]):
+        t = type(n)
+        if t is ast.Call and ((type(n.func) is ast.Name and n.func.id in ("isinstance", "type"))
+                              or (type(n.func) is ast.Attribute and n.func.attr == "is_tensor")):
+            return True
+        if t is ast.Attribute and n.attr in ("device", "is_cpu"):
+            return True
     return False
 
 

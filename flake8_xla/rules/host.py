@@ -357,7 +357,10 @@ class HostSyncInStep(Rule):
     executions a step instead of 1; `xm.mesh_reduce` returns a host value and is no such
     work), and not under eager mode. Other sinks (`wandb.log`, `writer.add_scalar`,
     `pbar.set_postfix`) are reported only when the tensor is read by one of the
-    spellings above. Reads under a step gate (`if step % N == 0:`) are XLA507.
+    spellings above. Reads under a step gate (`if step % N == 0:`) are XLA507. A read under
+    a test that says the value is no XLA tensor there (`if isinstance(v, (int, float)):`,
+    the other branch of `isinstance(v, torch.Tensor)` / `torch.is_tensor(v)`, `if
+    t.device.type == "cpu":`; also for XLA502 and XLA904) is not reported.
 
     ## Example
     ```python
@@ -442,7 +445,8 @@ class HostSyncInGatedLogging(Rule):
 
     ## Known problems
     A gate is an `if` whose test compares a `%` expression (`step % N == 0`,
-    `(i + 1) % N == 0`, `not step % N`, also inside `and`); other conditions (`if
+    `(i + 1) % N == 0`, `not step % N`, also inside `and`), or a literal `case` of `match
+    step % N:` (`case 0:`, `case 0 | 50:`; not `case _:`); other conditions (`if
     step in log_steps:`) are not recognised as gates and the read is XLA501. Helpers
     called only under a gate are gated too. Everything XLA501 leaves alone is left alone
     here (step closures, after the loop or a sync, eager mode, values that cannot be seen),

@@ -599,16 +599,20 @@ class SpmdWorldSizeMisuse(Rule):
     model is not sharded), and data sharded by them is the same on every host.
 
     Also a count multiplied into a per-device quantity (`per_device_batch * xr.world_size()`,
-    a learning-rate scale): it multiplies by 1.
+    a learning-rate scale): it multiplies by 1; and a global quantity divided by a count
+    (`global_batch // xr.world_size()`, `steps //= xr.world_size()`): it divides by 1.
 
     ## Known problems
     Other uses (logging, `if xr.world_size() > 1:`, other arithmetic) are not reported; a
-    scale is reported only where the count is an operand of the `*` itself. A script that
+    scale or a division is reported only where the count is an operand of the `*` or the
+    divisor of the `/` / `//` itself. A script that
     turns SPMD on only under a flag keeps its other mode: a sampler counts only on the
     branch that turns SPMD on, in a function reached from one that turns it on
     unconditionally, or in one called only from the flagged branch after the switch (`if
     args.spmd: xr.use_spmd(); build(ds)`; a `Mesh` is SPMD wherever it is); a count picked by mode
-    (`xr.world_size() if not spmd else ...`) is not reported. The finding replaces XLA801 /
+    (`xr.world_size() if not spmd else ...`) is not reported. In project mode, a helper
+    module's function that a multi-process launch of the project reaches is not SPMD code,
+    even when an SPMD script reaches the module too. The finding replaces XLA801 /
     XLA802 on the old `xm` spellings: one fix.
 
     ## Example
@@ -661,9 +665,9 @@ class SpmdWorldSizeMisuse(Rule):
         if not at_least(self.settings, "2.1") or not model.spmd_program():
             return
         seen: set[int] = set()
-        for call, ctx in self._scaled_counts(model):
+        for call, ctx, use in self._scaled_counts(model):
             seen.add(id(call))
-            yield self._finding(call, model.call_name(call, ctx), "scale")
+            yield self._finding(call, model.call_name(call, ctx), use)
         for call, ctx in self._sink_calls(model):  # in walk order: the first use of a shared source names it
             q = model.call_name(call, ctx)
             sinks = self._sinks(model, call, ctx, q)
@@ -679,9 +683,12 @@ class SpmdWorldSizeMisuse(Rule):
 
     @staticmethod
     def _scaled_counts(model) -> list:
-        """``xr.world_size()`` / ``xr.global_device_count()`` multiplied into a per-device
-        quantity (``per_device_batch * xr.world_size()``, a learning-rate scale) in SPMD code:
-        the operand of a ``*`` in the statement that calls it."""
+        """``(call, ctx, use)`` for ``xr.world_size()`` / ``xr.global_device_count()`` in SPMD
+        code multiplied into a per-device quantity (``per_device_batch * xr.world_size()``, a
+        learning-rate scale: use ``"scale"``), or dividing a global one (``global_batch //
+        xr.world_size()``, ``steps //= xr.world_size()``: use ``"divide"``): the operand of a
+        ``*`` (``*=``) or the divisor of a ``/`` / ``//`` (``/=``, ``//=``) in the statement
+        that calls it."""
         out = []
         for call, ctx in model.calls_to(*_COUNTS):
             if not model.in_xla_code(ctx) or not model.runs_spmd(ctx):
@@ -691,9 +698,16 @@ class SpmdWorldSizeMisuse(Rule):
             if stmt is None:
                 continue
             for node in ast.walk(stmt):
-                if type(node) is ast.BinOp and type(node.op) is ast.Mult and call in (node.left, node.right):
-                    out.append((call, ctx))
-                    break
+                t = type(node)
+                if t is ast.BinOp or t is ast.AugAssign:
+                    op = type(node.op)
+                    operands = (node.left, node.right) if t is ast.BinOp else (node.value,)
+                    if op is ast.Mult and call in operands:
+                        out.append((call, ctx, "scale"))
+                        break
+                    if op in (ast.Div, ast.FloorDiv) and call is operands[-1]:
+                        out.append((call, ctx, "divide"))
+                        break
         return out
 
     @staticmethod
@@ -772,6 +786,8 @@ class SpmdWorldSizeMisuse(Rule):
             return self.finding(source, f"{shown} is 1 under SPMD, not the device count")
         if use == "scale":
             return self.finding(source, f"{shown} is 1 under SPMD: this scale is not by the device count")
+        if use == "divide":
+            return self.finding(source, f"{shown} is 1 under SPMD: this divides by 1, not the device count")
         return self.finding(source, f"{shown} is 1 under SPMD, used to shard data",
                             "shard by host: xr.process_count()")
 
@@ -1401,9 +1417,14 @@ class ShardingAnnotationOnCpuTensor(Rule):
     tensor` (2.9). Moving the module afterwards would also replace the parameters with new
     ones, dropping any annotation.
 
+    A layer a module class of the file builds on the device in its own `__init__`
+    (`self.fc = nn.Linear(4, 4, device=dev)`, a device passed in, `self.to(device)`) is on
+    the device already: sharding its weights is fine.
+
     ## Known problems
     A module that arrives as a parameter, or was handed to a helper before the call, is
-    taken as possibly moved (not reported).
+    taken as possibly moved (not reported). For such a parameter, a layer its class builds
+    on the device is not told apart from one built on the host.
 
     ## Example
     ```python
@@ -1465,10 +1486,12 @@ class ShardingAnnotationOnCpuTensor(Rule):
                 for loop in model.loops:
                     if type(loop.node) in (ast.For, ast.AsyncFor):
                         loops_at.setdefault((id(loop.ctx.scope), loop.node.lineno), []).append(loop)
-            holder = self._holder(model, t, ctx, loops_at)
+            holder, part = self._holder(model, t, ctx, loops_at)
             if holder is not None and "." not in holder:  # blk = model.blocks[0]; for blk in model.blocks:
-                holder = model.module_alias_root(holder, ctx, call.lineno)
-            if holder is not None and model.host_module(holder, ctx, call.lineno) is not None:
+                root = model.module_alias_root(holder, ctx, call.lineno)
+                holder, part = root, (part if root == holder else None)
+            if holder is not None and model.host_module(holder, ctx, call.lineno) is not None \
+                    and (part is None or not model.host_part_placed(holder, part, ctx, call.lineno)):
                 yield self.finding(call, f"{shown} on a CPU parameter of {holder} (RuntimeError)",
                                    f"call {holder}.to({device_call(self.settings)}) first")
             elif holder is None and model.cpu_tensor(t, ctx):
@@ -1476,10 +1499,11 @@ class ShardingAnnotationOnCpuTensor(Rule):
                                    f"create it on the XLA device, or .to({device_call(self.settings)}) first")
 
     @staticmethod
-    def _holder(model, t, ctx, loops_at) -> str | None:
-        """The module whose parameter ``t`` is: ``model`` for ``model.fc.weight``,
-        ``self.fc`` for ``self.fc.weight`` in a method, the module a ``for p in
-        m.parameters():`` loop walks."""
+    def _holder(model, t, ctx, loops_at) -> tuple[str | None, str | None]:
+        """The module whose parameter ``t`` is, and the attribute of it the parameter lies
+        under (None for the whole module): ``(model, fc)`` for ``model.fc.weight``,
+        ``(self.fc, None)`` for ``self.fc.weight`` in a method, ``(model, None)`` for the
+        module a ``for p in model.parameters():`` loop walks; ``(None, None)`` when unknown."""
         if type(t) in (ast.Attribute, ast.Subscript):
             chain = []
             node = t
@@ -1487,19 +1511,22 @@ class ShardingAnnotationOnCpuTensor(Rule):
                 chain.append(node)
                 node = node.value
             if type(node) is not ast.Name or not any(type(n) is ast.Attribute for n in chain):
-                return None
+                return None, None
             func = ctx.func
             if func is not None and func.cls is not None and func.params and node.id == func.params[0]:
                 first = chain[-1]
                 if type(first) is not ast.Attribute or len(chain) < 2:
-                    return None
-                return f"{node.id}.{first.attr}"
-            return node.id
+                    return None, None
+                part = chain[-2].attr if len(chain) >= 3 and type(chain[-2]) is ast.Attribute else None
+                return f"{node.id}.{first.attr}", part
+            first = chain[-1]
+            part = first.attr if len(chain) >= 2 and type(first) is ast.Attribute else None
+            return node.id, part
         if type(t) is not ast.Name:
-            return None
+            return None, None
         bindings = model.lookup(t.id, ctx, t.lineno)
         if not bindings or len(bindings) != 1 or bindings[0][1] != "unknown":
-            return None
+            return None, None
         line = bindings[0][0]
         for loop in loops_at.get((id(ctx.scope), line), ()):
             node = loop.node
@@ -1507,10 +1534,12 @@ class ShardingAnnotationOnCpuTensor(Rule):
             if type(it) is ast.Call and type(it.func) is ast.Attribute and it.func.attr in _PARAM_ITERATORS:
                 text = dotted(it.func.value)
                 if text is None:
-                    return None
+                    return None, None
                 func = ctx.func
                 parts = text.split(".")
                 if func is not None and func.cls is not None and func.params and parts[0] == func.params[0]:
-                    return ".".join(parts[:2]) if len(parts) >= 2 else None
-                return parts[0]
-        return None
+                    if len(parts) < 2:
+                        return None, None
+                    return ".".join(parts[:2]), (parts[2] if len(parts) >= 3 else None)
+                return parts[0], (parts[1] if len(parts) >= 2 else None)
+        return None, None

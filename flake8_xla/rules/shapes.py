@@ -38,7 +38,9 @@ class DynamicShapeOp(Rule):
     ## Known problems
     Only device tensors count: a value the model cannot place (a parameter of a helper, a
     value from an unseen call) is unknown and not reported (a parameter of `forward` is a
-    device tensor where some call of an instance passes one: `model(x.to(device))`), nor are CPU tensors
+    device tensor where some call of an instance passes one: `model(x.to(device))`; a
+    helper's batch moved with `x.to(device)` is one where every call of the helper in the
+    module passes a batch and the XLA device), nor are CPU tensors
     (pre-processing, collate functions), code outside the step, evaluation loops, reads
     gated by `if step % N == 0:`, or the experimental bounded dynamic shape mode
     (`XLA_EXPERIMENTAL="nonzero:masked_select"`). A mask bound to a name is followed
