@@ -139,13 +139,19 @@ def _name_callers(model: Model, facts: ProjectFacts, findings: list[Finding]) ->
     quals = model.function_quals()
     spans = sorted((f.node.lineno, f.node.end_lineno or f.node.lineno, quals[id(f)])
                    for f in model.project_roots())
+    starts = [start for start, _, _ in spans]
     out = []
     for f in findings:
-        inside = [q for start, end, q in spans if start <= f.line <= end]
-        caller = facts.callers.get(inside[-1]) if inside else None
+        # the innermost function around the line: the last one starting at or before it
+        # that also ends after it (nested defs come after their parent in start order)
+        i = bisect.bisect_right(starts, f.line) - 1
+        while i >= 0 and spans[i][1] < f.line:
+            i -= 1
+        inside = spans[i][2] if i >= 0 else None
+        caller = facts.callers.get(inside) if inside else None
         if caller and "; " in f.message:
             problem, fix = f.message.split("; ", 1)
-            f = Finding(f.line, f.col, f.code, f"{problem} (in {inside[-1][:40]}, run from {caller[-40:]}); {fix}", f.end)
+            f = Finding(f.line, f.col, f.code, f"{problem} (in {inside[:40]}, run from {caller[-40:]}); {fix}", f.end)
         out.append(f)
     return out
 

@@ -213,7 +213,7 @@ def _is_rank_argument(b, node) -> bool:
 @fixes("XLA109")
 def _runtime_ranks(b, node):
     """``os.environ["RANK"]`` -> ``xr.global_ordinal()`` (an int where the read was a string);
-    a literal ``world_size=8`` / ``num_replicas=8`` -> ``xr.world_size()``."""
+    a literal ``world_size=8`` / ``num_replicas=8`` (or a constant holding it) -> ``xr.world_size()``."""
     b.applicability = UNSAFE  # an int instead of a string; the runtime's count, not the script's
     m = _ENV_READ.match(b.finding.message)
     if m is not None:
@@ -245,8 +245,8 @@ def _runtime_ranks(b, node):
         def fn(c):
             for name in ("world_size", "num_replicas"):
                 i = keyword_index(c, name)
-                if i is not None and isinstance(c.args[i].value, cst.Integer):
-                    c = set_value(c, i, expr(text))
+                if i is not None and isinstance(c.args[i].value, (cst.Integer, cst.Name, cst.Attribute)):
+                    c = set_value(c, i, expr(text))  # 8, or a constant the rule resolved to 8
             if rank is not None and arg_index(c, "rank", 2) is None:
                 c = append_arg(c, kwarg("rank", expr(rank)))
             return c

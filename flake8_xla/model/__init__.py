@@ -109,9 +109,11 @@ class Model(
             the imported project class a dotted chain names is a ``torch.nn.Module`` subclass
             (``TinyLlama`` from ``model.py``; :meth:`project_module_class`), or the function
             returns its argument (:meth:`project_returns_param`).
-        _flags: internal: ``(names, uses)``, the module constants bound to ``False`` / ``0``
-            that ``if FLAG:`` may be pruned on, and the ids of the uses not to prune on (a
-            local shadows the constant there); None: every candidate, every use. When the walk
+        _flags: internal: ``(names, uses, untrusted)``, the module constants bound to
+            ``False`` / ``0`` that ``if FLAG:`` may be pruned on, the ids of the uses not to
+            prune on (a local shadows the constant there), and the names bound by imports of
+            project constants (``from config import DEBUG``) not to prune on (``None``: none
+            of those); None: every candidate, every use. When the walk
             finds a pruned flag rebound or shadowed, the model is built again trusting only
             the rest, and if that fails too, no flag (literals and ``TYPE_CHECKING`` still
             prune): at most three walks.
@@ -192,7 +194,8 @@ class Model(
         # code that never runs (walk.py): not walked; its spans, for in_dead_code()
         self.dead_blocks: list[tuple[tuple[int, int], tuple[int, int]]] = []
         # flags `if DEBUG:` may be pruned on (DEBUG = False), and the uses a local shadows
-        self._false_names, self._shadowed = (false_constants(tree), frozenset()) if _flags is None else _flags
+        self._false_names, self._shadowed, self._untrusted = \
+            (false_constants(tree), frozenset(), frozenset()) if _flags is None else _flags
         self._dead_by_name: list = []  # (flag, ctx, line, id(use)) of each `if DEBUG:` pruned
         self._star_seen = False  # a star import (it may rebind a flag)
         self._walk()
@@ -200,8 +203,8 @@ class Model(
         if rebound or shadowed:  # a pruned flag is rebound somewhere: walk again without trusting it
             Model.__init__(self, tree, settings, project_reached, project_launchers, project_lookup,
                            project_callers, project_setup, project_defs,
-                           _flags=(self._false_names - rebound, self._shadowed | shadowed) if _flags is None
-                           else (frozenset(), frozenset()))
+                           _flags=(self._false_names - rebound, self._shadowed | shadowed, rebound) if _flags is None
+                           else (frozenset(), frozenset(), None))
             return
         self._settle_guards()
         self._walked = True

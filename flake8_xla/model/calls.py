@@ -19,7 +19,8 @@ class Calls:
 
     def function_of(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> list[FunctionInfo]:
         """Module functions an expression names: ``f``, ``partial(f, ...)``, ``self.m``,
-        ``Cls.m``, ``obj.m`` for ``obj = Cls(...)``, and what a ``lambda`` calls."""
+        ``Cls.m``, ``obj.m`` for ``obj = Cls(...)``, ``cb.m`` for ``cb`` a loop target over a
+        list of instances (:meth:`_element_classes`), and what a ``lambda`` calls."""
         cache = self._cache
         if type(expr) is ast.Attribute and expr.attr not in (cache.get("member_names") or self._member_names()):
             return []  # no class of the module has a method or attribute of that name
@@ -79,6 +80,12 @@ class Calls:
                         if values and len(values) == 1 and type(values[0][0]) is ast.Call \
                                 and type(values[0][0].func) is ast.Name:
                             cls = self.class_named(values[0][0].func.id, values[0][1])
+                        elif values is None:  # for cb in callbacks: cb.on_step_end(...)
+                            out = []
+                            for c in self._element_classes(base, ctx):
+                                out.extend(m for m in self._mro_methods(c, expr.attr) if m not in out)
+                            if out:
+                                return out
             if cls is not None:
                 methods = self._mro_methods(cls, expr.attr)
                 if own:  # self.m(): a subclass's override may run (attributes.py)
@@ -93,6 +100,40 @@ class Calls:
                         if value is not None and type(value) in (ast.Name, ast.Attribute, ast.Call, ast.Lambda):
                             out.extend(f for f in self.function_of(value, v_ctx, _depth + 1) if f not in out)
                 return out
+        return []
+
+    def _element_classes(self, name: ast.Name, ctx: Ctx) -> list[ClassInfo]:
+        """The module's classes whose instances ``name`` may hold as the target of an
+        enclosing ``for`` loop over a list or tuple display (or a name, or ``self.`` attribute,
+        bound once to one, or to a parameter the module's calls pass one:
+        ``Trainer([PrintCb()])``) of constructor calls: ``for cb in [PrintCb(), SaveCb(out)]:``.
+        Elements that are not such calls add nothing (what they run is unknown)."""
+        for lp in reversed(ctx.loops):
+            target = lp.node.target if type(lp.node) in (ast.For, ast.AsyncFor) else None
+            if target is None or type(target) is not ast.Name or target.id != name.id:
+                continue
+            displays = []
+            origin = self.receiver_origin(lp.node.iter, lp.ctx)
+            if origin is not None and not origin[2]:  # self.callbacks = list(callbacks): what calls pass
+                displays = self.param_arguments(origin[0], origin[1]) or []
+            else:
+                it, ictx = lp.node.iter, lp.ctx
+                if type(it) in (ast.Name, ast.Attribute):
+                    values = self.values(it, ictx)
+                    if not values or len(values) != 1 or values[0][1] is None:
+                        return []
+                    it, ictx = values[0]
+                displays = [(it, ictx)]
+            out = []
+            for it, ictx in displays:
+                if type(it) not in (ast.List, ast.Tuple) or ictx is None:
+                    continue
+                for elt in it.elts:
+                    if type(elt) is ast.Call and type(elt.func) is ast.Name:
+                        cls = self.class_named(elt.func.id, ictx)
+                        if cls is not None and cls not in out:
+                            out.append(cls)
+            return out
         return []
 
     def _member_names(self) -> frozenset[str]:

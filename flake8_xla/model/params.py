@@ -240,7 +240,7 @@ class Params:
         parameter of a function of this module receives (``element`` False) or one element
         of it (``element`` True): through names, ``self.`` attributes, ``for cb in
         self.callbacks:`` and ``list(...)`` / ``tuple(...)`` / ``sorted(...)`` of it
-        (``self.callbacks = list(callbacks)`` in ``__init__``). ``None`` when unknown, mixed,
+        (``self.callbacks = list(callbacks or [])`` in ``__init__``). ``None`` when unknown, mixed,
         or when the parameter is ``self``. The callers of that function, in other project
         modules, say what it is (:mod:`flake8_xla.project.callers`)."""
         if _depth > 8 or expr is None:
@@ -276,6 +276,9 @@ class Params:
                 and len(expr.args) == 1 and not expr.keywords and self.lookup(expr.func.id, ctx, None) is None:
             inner = self.receiver_origin(expr.args[0], ctx, _depth + 1)
             return inner if inner is not None and not inner[2] else None
+        if t is ast.BoolOp and type(expr.op) is ast.Or and len(expr.values) == 2 \
+                and type(expr.values[1]) in (ast.List, ast.Tuple) and not expr.values[1].elts:
+            return self.receiver_origin(expr.values[0], ctx, _depth + 1)  # callbacks or []
         return None
 
     def _loop_stores(self, node: ast.AST) -> frozenset[str]:
@@ -288,27 +291,73 @@ class Params:
         return found
 
     def project_step_calls(self, func: FunctionInfo) -> tuple:
-        """Project mode: the calls of other project modules that run method ``func`` once per
-        training step of their XLA code (``cb.on_step_end(self, step, loss)`` in the step loop
-        of a trainer that holds this class's instances: ``CallFacts.in_step``). Methods of
-        top-level classes with a parameter besides ``self``, in XLA code; empty otherwise.
-        Memoised per function."""
-        if self.project_callers is None or func.cls is None or len(func.params) < 2 or func.scope is None \
+        """Project mode: the calls of other project modules that run ``func`` once per
+        training step of their XLA code (``CallFacts.in_step``): a module-level function
+        called in another module's step loop (``log_loss(step, loss)``), or a method
+        dispatched there on this class's instances (``cb.on_step_end(self, step, loss)`` in
+        the step loop of a trainer that holds them). Only for a function in XLA code whose
+        own code reads a parameter the way the step rules look at (:meth:`_reads_params`),
+        and for a plain function only in a module without torch_xla that launched code of
+        another module reaches; empty otherwise. Memoised per function."""
+        params = func.params[1:] if func.cls is not None else func.params
+        if self.project_callers is None or not params or func.scope is None \
                 or func.name.startswith("__") or func.ctx is None or func.ctx.func is not None \
-                or func.cls.ctx.func is not None:
+                or (func.cls is not None and func.cls.ctx.func is not None):
             return ()
         key = ("projstep", id(func))
         cache = self._cache
         if key in cache:
             return cache[key]
         cache[key] = ()
-        if not self.in_xla_code(Ctx(func.scope, func, (), ())):
+        if func.cls is None and (self.uses_torch_xla or self.function_quals().get(id(func)) not in self.project_reached):
+            # a plain function: asked only in a helper module without torch_xla that other
+            # modules' launched code reaches (asking every importer of a torch_xla module
+            # would summarise most of a torch_xla project, as for parameter aliases)
+            return ()
+        if not self.in_xla_code(Ctx(func.scope, func, (), ())) or not self._reads_params(func, params):
             return ()
         try:
-            calls = self.project_callers(self.function_quals()[id(func)], partial=True, dispatches_only=True) or ()
+            calls = self.project_callers(self.function_quals()[id(func)], partial=True, step_only=True) or ()
         except (Exception, RecursionError):  # a project that cannot be read: unknown
             calls = ()
         found = cache[key] = tuple(c for c in calls if c.in_step)
+        return found
+
+    #: calls that read their receiver on the host (XLA501's spellings)
+    _READ_METHODS = frozenset({"item", "tolist", "numpy", "cpu"})
+    #: builtins that read or print their argument
+    _READ_BUILTINS = frozenset({"float", "int", "bool", "print"})
+
+    def _reads_params(self, func: FunctionInfo, params: list[str]) -> bool:
+        """``func``'s own code reads a parameter the way the step rules look at: ``p.item()``
+        (``.tolist()``, ``.numpy()``, ``.cpu()``), ``float(p)`` / ``print(p)``, ``p`` in an
+        f-string, or a comparison or call on ``p`` in an ``if`` / ``while`` / ``assert``
+        test (a cheap gate before other modules are asked who calls it). Memoised."""
+        key = ("readsparams", id(func))
+        found = self._cache.get(key)
+        if found is not None:
+            return found
+        wanted = set(params)
+
+        def names(node):
+            return any(type(n) is ast.Name and n.id in wanted for n in ast.walk(node))
+
+        found = False
+        for node in ast.walk(func.node):
+            t = type(node)
+            if t is ast.Call:
+                f = node.func
+                if type(f) is ast.Attribute and f.attr in self._READ_METHODS and names(f.value):
+                    found = True
+                elif type(f) is ast.Name and f.id in self._READ_BUILTINS and any(names(a) for a in node.args):
+                    found = True
+            elif t is ast.FormattedValue and names(node.value):
+                found = True
+            elif t in (ast.If, ast.While, ast.Assert):
+                found = any(type(n) in (ast.Compare, ast.Call) and names(n) for n in ast.walk(node.test))
+            if found:
+                break
+        self._cache[key] = found
         return found
 
     def _escaped(self, func: FunctionInfo, calls: int) -> bool:

@@ -1073,16 +1073,18 @@ class Tensors:
         return found
 
     def _project_step_param_device(self, expr: ast.Name, ctx: Ctx) -> bool:
-        """:meth:`step_param_device` for a method that other project modules call from their
-        step (:meth:`project_step_calls`): some such call passes a device tensor for it."""
+        """:meth:`step_param_device` for a function or method that other project modules call
+        from their step (:meth:`project_step_calls`): some such call passes a device tensor
+        for the parameter."""
         func = ctx.func
         steps = self.project_step_calls(func)
-        if not steps or expr.id not in func.params[1:]:
+        method = func.cls is not None
+        if not steps or expr.id not in (func.params[1:] if method else func.params):
             return False
         bindings = self._bindings_before(expr, ctx)
         if not bindings or any(kind != "param" or target is not func for _, kind, target, _ in bindings):
             return False
-        index = func.params.index(expr.id) - 1
+        index = func.params.index(expr.id) - (1 if method else 0)
         return any((a := c.argument(index, expr.id)) is not None and a.kind == "device_tensor" for c in steps)
 
     def redundant_barrier(self, call: ast.Call, ctx: Ctx) -> bool:

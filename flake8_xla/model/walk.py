@@ -400,12 +400,18 @@ class Walker:
         if t is ast.Name:
             if test.id == "TYPE_CHECKING":
                 return False
-            if test.id in self._false_names and id(test) not in self._shadowed:
+            if (test.id in self._false_names or self._project_false((test.id,))) and id(test) not in self._shadowed:
                 self._dead_by_name.append((test.id, ctx, test.lineno, id(test)))
                 return False
             return None
         if t is ast.Attribute:
-            return False if test.attr == "TYPE_CHECKING" and type(test.value) is ast.Name else None
+            if test.attr == "TYPE_CHECKING" and type(test.value) is ast.Name:
+                return False
+            root = test.value
+            if type(root) is ast.Name and id(root) not in self._shadowed and self._project_false((root.id, test.attr)):
+                self._dead_by_name.append((root.id, ctx, test.lineno, id(root)))  # config.DEBUG
+                return False
+            return None
         if t is ast.UnaryOp and type(test.op) is ast.Not:
             inner = self._static_truth(test.operand, ctx, depth + 1)
             return None if inner is None else not inner
@@ -415,6 +421,24 @@ class Walker:
                 return False if False in known else True if all(k is True for k in known) else None
             return True if True in known else False if all(k is False for k in known) else None
         return None
+
+    def _project_false(self, parts: tuple[str, ...]) -> bool:
+        """Project mode: ``parts`` (``("DEBUG",)`` bound by ``from config import DEBUG``, or
+        ``("config", "DEBUG")``) names a constant of another project module bound once to
+        a literal ``False`` / ``0`` (the light index); its uses are checked after the walk
+        like the module's own flags (the root bound once, by the import)."""
+        if self.project_defs is None or self._untrusted is None or parts[0] in self._untrusted:
+            return False
+        table = self._cache.setdefault("project_false", {})
+        found = table.get(parts)
+        if found is None:
+            try:
+                facts = self.project_defs(parts)
+            except (Exception, RecursionError):
+                facts = None
+            found = table[parts] = bool(facts is not None and facts.has_value and type(facts.value) in (bool, int)
+                                        and not facts.value)
+        return found
 
     def _note_dead(self, stmts) -> None:
         """Record a statement list that never runs (its span, for :meth:`in_dead_code`)."""

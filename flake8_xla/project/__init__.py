@@ -101,6 +101,9 @@ class HelperFacts:
             module (``xm.optimizer_step(opt, barrier=True)`` on a parameter ``xm``).
         local_master: it returns the local-master test (``return xm.is_master_ordinal()``).
         plain_dataset: a class (not a function): a map-style ``Dataset`` that does not shard.
+        saves: how the ``xm.save`` calls it runs (itself or through its callees) pick their
+            writers (``FunctionFacts.saves``: ``"default"``, ``"global"``, ``"chosen"``).
+        master: the master its return value tests (``"local"`` / ``"global"``), or ``""``.
     """
 
     module: str
@@ -114,6 +117,8 @@ class HelperFacts:
     plain_dataset: bool = False
     param_syncs: tuple[tuple[int, str], ...] = ()
     local_master: bool = False
+    saves: frozenset[str] = frozenset()
+    master: str = ""
 
 
 def clear_cache() -> None:
@@ -130,6 +135,8 @@ def clear_cache() -> None:
     _CALLERS.clear()
     _DISPATCHED.clear()
     _METHOD_FILES.clear()
+    _CLASS_METHODS.clear()
+    _RUNS.clear()
     _ROOTS.clear()
     defs.clear_cache()
     _XLA_ROOTS.clear()
@@ -311,7 +318,7 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
         caller = _relative(path, files.root)
         setup = s.setup or LaunchSetup()
         reached = _reached_from(path, files, settings)
-        if not setup.device_random and _builds_dropout(reached, files, settings):
+        if not setup.device_random and not setup.device_seeded and _builds_dropout(reached, files, settings):
             setup = dataclasses.replace(setup, device_random=True)
         for (file, qual), multi in reached.items():
             if file == str(path):
@@ -325,14 +332,23 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
 
 
 def _builds_dropout(reached: dict[Ref, bool], files: ProjectFiles, settings: Settings) -> bool:
-    """Some class whose ``__init__`` the launched code reaches uses dropout (``ClassFacts.dropout``)."""
+    """Some class whose ``__init__`` the launched code reaches uses dropout (``ClassFacts.dropout``),
+    and some reached function trains (``FunctionFacts.steps``: dropout in a program that only
+    evaluates draws nothing)."""
+    dropout = trains = False
     for file, qual in reached:
+        s = summary_of(Path(file), files, settings)
+        if s is None:
+            continue
         head, _, tail = qual.partition(".")
-        if tail == "__init__":
-            s = summary_of(Path(file), files, settings)
-            cls = s.cls(head) if s is not None else None
-            if cls is not None and cls.dropout:
-                return True
+        if tail == "__init__" and not dropout:
+            cls = s.cls(head)
+            dropout = cls is not None and cls.dropout
+        if not trains:
+            f = s.function(qual)
+            trains = f is not None and f.steps
+        if dropout and trains:
+            return True
     return False
 
 
@@ -395,8 +411,20 @@ def _functions_of(ref: Ref, files: ProjectFiles, settings: Settings, depth: int 
     return []
 
 
+_CLASS_METHODS: dict[tuple, list[Ref]] = {}
+
+
 def _class_methods(ref: Ref, files: ProjectFiles, settings: Settings, depth: int = 0) -> list[Ref]:
-    """The methods of class ``ref``'s instances, an override hiding the base's: ``(file, Cls.m)``."""
+    """The methods of class ``ref``'s instances, an override hiding the base's: ``(file, Cls.m)``
+    (memoised per class and settings; do not modify the list returned)."""
+    key = (ref, settings)
+    got = _CLASS_METHODS.get(key)
+    if got is None:
+        got = _CLASS_METHODS[key] = _class_methods_of(ref, files, settings)
+    return got
+
+
+def _class_methods_of(ref: Ref, files: ProjectFiles, settings: Settings) -> list[Ref]:
     found: dict[str, Ref] = {}
     todo, seen = [(ref, 0)], set()
     while todo:
@@ -413,11 +441,13 @@ def _class_methods(ref: Ref, files: ProjectFiles, settings: Settings, depth: int
             if exported is not None:
                 todo.append((exported, d + 1))
             continue
+        for m in cls.assigned:
+            found.setdefault(m, None)  # on_step_end = Callback.on_step_end: not followed
         for m in cls.methods:
             found.setdefault(m, (file, f"{name}.{m}"))
         todo.extend(((file, b), d + 1) for b in cls.bases_local)
         todo.extend((b, d + 1) for b in cls.bases_out)
-    return list(found.values())
+    return [r for r in found.values() if r is not None]
 
 
 def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFacts | None:
@@ -443,13 +473,14 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
     done = _node_facts(start, files, settings)
     if done is None:
         return None  # a cycle or something unknown on the way: not a known helper
-    xla, may_sync, steps, updates, syncs = done
+    xla, may_sync, steps, updates, syncs, saves = done
     root = summary_of(Path(start[0]), files, settings)
     first = root.function(start[1]) if root is not None else None
     found = HelperFacts(_relative(Path(start[0]), files.root), start[1], xla, may_sync,
                         bool(first is not None and first.yields_seen), steps, updates, syncs,
                         param_syncs=first.param_syncs if first is not None else (),
-                        local_master=bool(first is not None and first.local_master))
+                        local_master=bool(first is not None and first.local_master),
+                        saves=saves, master=first.master if first is not None else "")
     _HELPERS[key] = found
     return found
 
@@ -458,7 +489,7 @@ _BUSY = object()
 
 
 def _node_facts(start: Ref, files: ProjectFiles, settings: Settings):
-    """``(xla_calls, may_sync, steps, updates, syncs)`` of function ``start`` and everything it
+    """``(xla_calls, may_sync, steps, updates, syncs, saves)`` of function ``start`` and everything it
     calls across the project, or ``None`` when one of them is unknown or on a cycle back to
     it. Each function's facts are combined from its callees' once per process (an iterative
     depth-first pass, memoised), so asking every module's helpers is linear in the project."""
@@ -486,7 +517,8 @@ def _node_facts(start: Ref, files: ProjectFiles, settings: Settings):
             continue
         xla = frozenset(f.xla_calls).union(*(p[0] for p in parts))
         memo[key] = (xla, f.may_sync or any(p[1] for p in parts), f.steps or any(p[2] for p in parts),
-                     f.updates or any(p[3] for p in parts), f.syncs or any(p[4] for p in parts))
+                     f.updates or any(p[3] for p in parts), f.syncs or any(p[4] for p in parts),
+                     frozenset(f.saves).union(*(p[5] for p in parts)))
     found = memo.get((start, settings))
     return None if found is _BUSY else found
 
@@ -575,8 +607,9 @@ def callers_lookup(filename: str | None, settings: Settings):
     not parse, or one whose text does not name torch_xla -- it is not summarised, so a
     function it names has unknown callers). With ``partial``, the calls of the importers
     that could be read, never ``None`` (for "some caller does X" questions); with
-    ``dispatches_only``, only the dispatched method calls (:func:`_dispatched_to`: the
-    module's importers are not read). ``None`` instead of a function when project mode is
+    ``step_only``, only the calls that run in another module's training step
+    (``CallFacts.in_step``), and none when no other file's text calls the name
+    (:func:`_called_elsewhere`). ``None`` instead of a function when project mode is
     off or the file is unknown.
 
     The module's importers (its text's import statements, and those of the package
@@ -589,17 +622,20 @@ def callers_lookup(filename: str | None, settings: Settings):
     path, files = found
     found: _Callers | None = None
 
-    def lookup(qual: str, partial: bool = False, dispatches_only: bool = False):
+    def lookup(qual: str, partial: bool = False, step_only: bool = False):
         nonlocal found
-        if dispatches_only:  # (the importers are not read: a step question asks only these)
-            if qual.count(".") != 1 or not _called_elsewhere(path, qual.rsplit(".", 1)[-1], files):
+        if step_only:  # a step question: asked for every candidate, so gated by the text first
+            if qual.count(".") > 1 or not _called_elsewhere(path, qual.rsplit(".", 1)[-1], files):
                 return ()
-            return _dispatched_to(path, qual, files, settings)
+            if "." in qual:
+                return tuple(c for c in _dispatched_to(path, qual, files, settings) if c.in_step)
         if found is None:
             found = _callers_of(path, files, settings)
         if not partial and (found.unknown or qual.rsplit(".", 1)[-1] in found.unread):
             return None
         calls = tuple(found.calls.get(qual, ()))
+        if step_only:
+            return tuple(c for c in calls if c.in_step)
         if qual.count(".") == 1:
             calls += _dispatched_to(path, qual, files, settings)
         return calls
@@ -610,24 +646,31 @@ def callers_lookup(filename: str | None, settings: Settings):
 _WORD = re.compile(r"\w+")
 #: how many importers of a module are read for the objects they hand on
 MAX_DISPATCH_MODULES = 64
-_METHOD_CALL = re.compile(r"\.\s*(\w+)\s*\(")
+_CALLED = re.compile(r"(\w+)\s*\(")
 
 
-def _called_elsewhere(path: Path, method: str, files: ProjectFiles) -> bool:
-    """Some other project file whose text names torch calls a method ``method``
-    (``.method(``): a cheap necessary condition of :func:`_dispatched_to` for any method
-    but ``forward`` (``model(x)``), read by one regular-expression pass over the project's
-    files, once per root."""
+def _calls_name(path: Path, name: str, files: ProjectFiles) -> bool:
+    """The text of project file ``path`` calls something named ``name`` (the call-name index
+    of :func:`_called_elsewhere`)."""
+    _called_elsewhere(path, name, files)  # builds the index
+    return str(path) in _METHOD_FILES[files.root].get(name, ())
+
+
+def _called_elsewhere(path: Path, name: str, files: ProjectFiles) -> bool:
+    """Some other project file whose text names torch calls something named ``name``
+    (``name(`` or ``.name(``): a cheap necessary condition of a call from another module
+    (but ``forward``, called as ``model(x)``), read by one regular-expression pass over the
+    project's files, once per root."""
     index = _METHOD_FILES.get(files.root)
     if index is None:
         collected: dict[str, set[str]] = {}
         for p in files.files():
             text = read_text(p)
             if text and "torch" in text:
-                for m in set(_METHOD_CALL.findall(text)):
+                for m in set(_CALLED.findall(text)):
                     collected.setdefault(m, set()).add(str(p))
         index = _METHOD_FILES[files.root] = collected
-    return bool(index.get(method, set()) - {str(path)})
+    return bool(index.get(name, set()) - {str(path)})
 
 
 def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Settings) -> tuple[CallFacts, ...]:
@@ -639,28 +682,37 @@ def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Setting
     (:class:`~.callers.DispatchFacts`: ``for cb in self.callbacks: cb.on_step_end(...)``;
     ``model(x)`` for ``forward``). As :class:`~.callers.CallFacts` with ``target``
     ``(path, qual)``, arguments without ``self``, ``on_device`` when the instance handed on
-    was visibly moved to the XLA device. Only importers whose text names torch_xla are read
-    (as the reverse call index). Memoised per (root, file, method, settings)."""
-    key = (files.root, str(path), qual, settings)
+    was visibly moved to the XLA device. Only importers whose text names torch_xla and
+    calls the class (or a subclass, or a builder of it) are read (as the reverse call
+    index). Built once per (root, file, method name, settings) for every method of that
+    name: :func:`_dispatch_index`."""
+    head, _, method = qual.rpartition(".")
+    index = _dispatch_index(path, method, files, settings)
+    me = (str(path), qual)
+    if me not in index:
+        return ()
+    builders = defs.instance_names(path, head, files)
+    return tuple(cf for cf, imp in index[me] if any(_calls_name(imp, name, files) for name in builders))
+
+
+def _dispatch_index(path: Path, method: str, files: ProjectFiles, settings: Settings) -> dict:
+    """``{(file, "Cls.m"): [(CallFacts, importer), ...]}``: for every method named ``method``
+    that instances handed on by the importers of the module at ``path`` run (see
+    :func:`_dispatched_to`), the dispatched calls that reach it."""
+    key = (files.root, str(path), method, settings)
     found = _DISPATCHED.get(key)
     if found is not None:
         return found
-    _DISPATCHED[key] = ()  # asked again while this one is built: none
-    me = (str(path), qual)
-    method = qual.rsplit(".", 1)[-1]
+    found = _DISPATCHED[key] = {}  # asked again while this one is built: none
     methods = ("__call__", "forward") if method == "forward" else (method,)
-    runs_me: dict[Ref, bool] = {}
-    out: list[CallFacts] = []
-    built = re.compile(r"\b(?:%s)\s*\(" % "|".join(map(re.escape, sorted(defs.instance_names(path, qual.split(".")[0], files)))))
     for imp in sorted(files.importers(path))[:MAX_DISPATCH_MODULES]:
         text = read_text(imp)
-        if text is None or "torch_xla" not in text or not built.search(text):
-            continue  # (an importer that builds no instance of the class hands none on)
+        if text is None or "torch_xla" not in text:
+            continue
         s = summary_of(imp, files, settings)
         for cf in s.calls_into if s is not None else ():
             passed = [(i, None, a) for i, a in enumerate(cf.args)] + [(None, k, a) for k, a in cf.kwargs]
-            passed = [(i, k, a) for i, k, a in passed if a.kind in (INSTANCE, INSTANCES)
-                      and any(_runs_method(r, method, me, runs_me, files, settings) for r in a.refs)]
+            passed = [(i, k, a) for i, k, a in passed if a.kind in (INSTANCE, INSTANCES)]
             if not passed:
                 continue
             file, target = _reexported(cf.target, files, settings)
@@ -675,20 +727,29 @@ def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Setting
                     continue
                 for i, k, a in passed:
                     if d.element == (a.kind == INSTANCES) and (k == d.param or (i is not None and i + shift == d.index)):
-                        out.append(CallFacts(me, d.line, d.args, d.kwargs, d.splat, in_step=d.in_step,
-                                             gated=d.gated, on_device=a.name == "device"))
+                        call = None
+                        for ref in _runs(a.refs, method, files, settings):
+                            if ref[0] != str(path):
+                                continue
+                            call = call or CallFacts(ref, d.line, d.args, d.kwargs, d.splat, in_step=d.in_step,
+                                                     gated=d.gated, on_device=a.name == "device")
+                            found.setdefault(ref, []).append((dataclasses.replace(call, target=ref), imp))
                         break
-    found = _DISPATCHED[key] = tuple(out)
     return found
 
 
-def _runs_method(cls: Ref, method: str, me: Ref, memo: dict, files: ProjectFiles, settings: Settings) -> bool:
-    """An instance of project class ``cls`` runs ``me`` as its method ``method`` (its own or
-    inherited: :func:`_class_methods`)."""
-    if cls not in memo:
-        memo[cls] = any(r == me for r in _class_methods(cls, files, settings) if r[1].rsplit(".", 1)[-1] == method)
-    return memo[cls]
+_RUNS: dict[tuple, frozenset] = {}
 
+
+def _runs(classes: tuple[Ref, ...], method: str, files: ProjectFiles, settings: Settings) -> frozenset:
+    """The project methods named ``method`` that instances of ``classes`` run (their own or
+    inherited: :func:`_class_methods`), built once per (classes, method) and process."""
+    key = (classes, method, settings)
+    found = _RUNS.get(key)
+    if found is None:
+        found = _RUNS[key] = frozenset(r for cls in classes for r in _class_methods(cls, files, settings)
+                                       if r[1].rsplit(".", 1)[-1] == method)
+    return found
 
 def _callers_of(path: Path, files: ProjectFiles, settings: Settings) -> _Callers:
     key = (files.root, str(path), settings)

@@ -15,6 +15,7 @@ import ast
 import dataclasses
 
 from ..model.runtime import chain_parts
+from ..model.scopes import UNKNOWN as UNKNOWN_NODE
 
 #: a reference to a function or class of a project module: (file, "f" / "Cls" / "Cls.m")
 Ref = tuple[str, str]
@@ -66,8 +67,9 @@ class CallFacts:
         feeds_step: what the call returns is what a training step loop of XLA code in the
             caller draws its batches from (``loader = build_dataloader(ds, 32)`` ...
             ``for batch in pl.MpDeviceLoader(loader, dev):``).
-        in_step: the call runs once per training step of XLA code in the caller (a method
-            call dispatched on a parameter's object: :class:`DispatchFacts`).
+        in_step: the call runs once per training step of XLA code in the caller: inside a
+            step loop of its function (:func:`_step_context`; also a method call dispatched on
+            a parameter's object: :class:`DispatchFacts`).
         gated: ... only under a step gate (``if step % N == 0:``).
         on_device: the call runs ``forward`` of a module the caller of its function moved to
             the XLA device (``model = MX.to(device)``; ``train_fn(loader, model)``;
@@ -182,7 +184,7 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
         if root.id in bindings:
             target = resolve(chain_parts(f))
         elif f is root or type(f.value) is ast.Name:
-            target = _instance_forward(model, f, ctx, resolve)  # model(x): the forward of its class
+            target = _instance_forward(model, f, ctx, site)  # model(x): the forward of its class
         else:
             continue
         if target is None:
@@ -200,9 +202,11 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
                 splat = True
             else:
                 kwargs.append((kw.arg, _describe(model, kw.value, ctx, call.lineno, site)))
+        in_step, gated = _step_context(model, ctx) if ctx.loops else (False, False)
         out.append(CallFacts(target, call.lineno, tuple(args), tuple(kwargs), splat,
                              feeds_step=id(call) in model.step_loader_origins(),
-                             caller=quals.get(id(ctx.func), "") if ctx.func is not None else ""))
+                             caller=quals.get(id(ctx.func), "") if ctx.func is not None else "",
+                             in_step=in_step, gated=gated))
     inner: set[int] = set()
     chains = []
     for node in ast.walk(model.tree):
@@ -226,13 +230,14 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
     return tuple(out)
 
 
-def _instance_forward(model, func: ast.AST, ctx, resolve) -> Ref | None:
+def _instance_forward(model, func: ast.AST, ctx, site: "_Site") -> Ref | None:
     """``(file, "Cls.forward")`` when ``func`` (``model`` in ``model(x)``) holds an instance
-    of class ``Cls`` of another project module (the model's ``instance_class``)."""
+    of class ``Cls`` of another project module (the model's ``instance_class``; a project
+    builder's class: ``build_model().to(device)``)."""
     got = model.instance_class(func, ctx)
     if got is None or got[0] != "import":
         return None
-    target = resolve(got[1])
+    target = _class_ref(model, func, ctx, site)
     return (target[0], target[1] + ".forward") if target is not None and "." not in target[1] else None
 
 
@@ -268,14 +273,25 @@ def _describe(model, expr: ast.AST, ctx, line: int, site: "_Site | None" = None)
 
 
 def _moved_tensor(model, expr: ast.AST, ctx) -> bool:
-    """``expr`` is a tensor moved to some device (``batch["x"].to(device)``), or a name every
-    value of which is one; what the device is may be unseen (a parameter)."""
+    """``expr`` is a tensor placed on some device (``batch["x"].to(device)``,
+    ``torch.randn(8, 4, device=device)``), a name every value of which is one, or a batch
+    drawn from an iterable (``for ids, labels in loader:``); what the device is may be
+    unseen (a parameter)."""
     if type(expr) is ast.Name:
         values = model.values(expr, ctx)
+        if values is None:  # for ids, labels in loader: a batch drawn from an iterable
+            return model._batch_or_tensor(expr, ctx, 0)
         return bool(values) and all(v is not None and c is not None and _moved_tensor(model, v, c) for v, c in values)
-    if type(expr) is not ast.Call or type(expr.func) is not ast.Attribute or expr.func.attr != "to" or not expr.args:
+    if type(expr) is not ast.Call:
         return False
-    return model.move_target(expr, ctx) != "dtype" and not _to_host(expr)
+    f = expr.func
+    if type(f) is ast.Attribute and f.attr == "to" and expr.args:
+        return model.move_target(expr, ctx) != "dtype" and not _to_host(expr)
+    device = model.kwarg(expr, "device")
+    if device is None or device is UNKNOWN_NODE:
+        return False
+    q = model.call_name(expr, ctx) or ""
+    return q.startswith("torch.") and not (type(device) is ast.Constant and device.value == "cpu")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -323,21 +339,51 @@ def _instances(model, expr: ast.AST, ctx, site: _Site) -> ArgFacts | None:
         ref = _class_ref(model, expr, ctx, site)
         if ref is not None:  # name "device": the instance (a module) is visibly on the XLA device
             return ArgFacts(INSTANCE, "device" if model._on_device(expr, ctx, 0) else "", refs=(ref,))
-    if t in (ast.Name, ast.Attribute):
-        values = model.values(expr, ctx)
-        if not values or len(values) != 1 or values[0][1] is None:
-            return None
-        expr, ctx = values[0]
-    if type(expr) not in (ast.List, ast.Tuple) or not expr.elts:
+    elements = _elements(model, expr, ctx)
+    if not elements:
         return None
     refs: list[Ref] = []
-    for elt in expr.elts:
-        ref = _class_ref(model, elt, ctx, site) if type(elt) is not ast.Starred else None
+    for elt, ectx in elements:
+        ref = _class_ref(model, elt, ectx, site) if type(elt) is not ast.Starred else None
         if ref is None:
             return None
         if ref not in refs:
             refs.append(ref)
     return ArgFacts(INSTANCES, refs=tuple(refs))
+
+
+def _elements(model, expr: ast.AST, ctx, depth: int = 0) -> list | None:
+    """``(element, ctx)`` of the list or tuple ``expr`` holds: a display, a name bound once
+    to one (with what ``name.append(x)`` adds in the same scope), or what a function of the
+    module returns (``build_callbacks(verbose)``); ``None`` when unknown."""
+    if depth > 4:
+        return None
+    t = type(expr)
+    if t in (ast.List, ast.Tuple):
+        return [(e, ctx) for e in expr.elts] or None
+    if t is ast.Call:
+        funcs = model.function_of(expr.func, ctx)
+        if len(funcs) != 1 or not funcs[0].returns or any(v is None for v, _ in funcs[0].returns):
+            return None
+        out = []
+        for v, vctx in funcs[0].returns:
+            got = _elements(model, v, vctx, depth + 1)
+            if got is None:
+                return None
+            out.extend(got)
+        return out
+    if t not in (ast.Name, ast.Attribute):
+        return None
+    values = model.values(expr, ctx)
+    if not values or len(values) != 1 or values[0][1] is None or type(values[0][0]) not in (ast.List, ast.Tuple):
+        return None
+    out = [(e, values[0][1]) for e in values[0][0].elts]
+    if t is ast.Name:
+        for call, cctx in model.method_calls("append"):
+            f = call.func
+            if type(f.value) is ast.Name and f.value.id == expr.id and cctx.scope is ctx.scope and len(call.args) == 1:
+                out.append((call.args[0], cctx))
+    return out or None
 
 
 def _step_context(model, ctx) -> tuple[bool, bool]:

@@ -18,11 +18,12 @@ from __future__ import annotations
 import ast
 import dataclasses
 import os
+import re
 import stat
 from pathlib import Path
 
 from ..model.runtime import chain_parts
-from .files import ProjectFiles
+from .files import ProjectFiles, read_text
 from .summary import Ref, _import_bindings, parse_module, resolve_chain
 
 #: base classes whose subclasses are modules (as the model's ``is_module_class`` counts them)
@@ -67,6 +68,8 @@ _INDEX: dict[tuple, tuple[dict[str, _ClassBases], dict[str, int], dict, dict[str
 def clear_cache() -> None:
     """Forget every module's class index."""
     _INDEX.clear()
+    _STORES.clear()
+    _INSTANCE_NAMES.clear()
 
 
 def def_facts(ref: Ref, files: ProjectFiles) -> DefFacts:
@@ -91,12 +94,15 @@ def constant(ref: Ref, files: ProjectFiles) -> tuple[bool, object]:
     """``(True, value)`` when name ``ref`` of a project module is bound exactly once in the
     module, at its top level, to a literal number, string, bool or ``None`` (a negative
     number too): ``config.DROPOUT``; ``(False, None)`` otherwise (through package
-    re-exports). Never raises."""
+    re-exports), also when the module has a star import or some project file assigns an
+    attribute of that name (``config.DROPOUT = 0.0`` in a script). Never raises."""
     try:
         for _ in range(4):
             file, name = ref
             index = _index(Path(file), files)
             if name in index[4]:
+                if name in _attribute_stores(files):
+                    return False, None  # config.DROPOUT = 0.0 somewhere: not a constant
                 return True, index[4][name]
             target = _reexport(Path(file), name, files)
             if target is None:
@@ -159,17 +165,28 @@ def instance_names(path: Path, cls: str, files: ProjectFiles) -> frozenset[str]:
     functions that return one of those (``build_model``). A cheap necessary condition (a
     text test) before another module is read for the instances it hands on. Never raises."""
     try:
-        classes, _, _, builders, _ = _index(path, files)
-        names = {cls}
-        changed = True
-        while changed:
-            changed = False
+        index = _index(path, files)
+        table = _INSTANCE_NAMES.get(id(index))
+        if table is None or table[0] is not index:
+            classes, builders = index[0], index[3]
+            children: dict[str, list[str]] = {}
             for name, bases in classes.items():
-                if name not in names and any(b in names for b in bases.local):
-                    names.add(name)
-                    changed = True
-        names.update(f for f, parts in builders.items() if len(parts) == 1 and parts[0] in names)
-        return frozenset(names)
+                for b in bases.local:
+                    children.setdefault(b, []).append(name)
+            table = (index, children, builders, {})
+            _INSTANCE_NAMES[id(index)] = table
+        _, children, builders, memo = table
+        found = memo.get(cls)
+        if found is None:
+            names, todo = {cls}, [cls]
+            while todo:
+                for child in children.get(todo.pop(), ()):
+                    if child not in names:
+                        names.add(child)
+                        todo.append(child)
+            names.update(f for f, parts in builders.items() if len(parts) == 1 and parts[0] in names)
+            found = memo[cls] = frozenset(names)
+        return found
     except (Exception, RecursionError):
         return frozenset((cls,))
 
@@ -309,11 +326,33 @@ def _identity(func: ast.FunctionDef) -> int:
     return params.index(returned)
 
 
+_STORES: dict[Path, frozenset[str]] = {}
+#: id(a module's index) -> (that index, subclasses by base, builders, {class: instance names})
+_INSTANCE_NAMES: dict[int, tuple] = {}
+_ATTR_STORE = re.compile(r"\.\s*(\w+)\s*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)")
+
+
+def _attribute_stores(files: ProjectFiles) -> frozenset[str]:
+    """The attribute names some project file assigns (``x.NAME = ...``, ``x.NAME += ...``):
+    one regular-expression pass over the project's files, once per root."""
+    found = _STORES.get(files.root)
+    if found is None:
+        names: set[str] = set()
+        for p in files.files():
+            text = read_text(p)
+            if text:
+                names.update(_ATTR_STORE.findall(text))
+        found = _STORES[files.root] = frozenset(names)
+    return found
+
+
 def _constants(tree: ast.Module) -> dict[str, object]:
     """Names bound exactly once in the whole module (any scope, any way of binding: an
     assignment, ``+=``, a loop or ``with`` target, an import, a ``def``) by a top-level
     ``NAME = <literal>`` (number, string, bool, ``None``, ``-number``)."""
     candidates: dict[str, object] = {}
+    if any(type(n) is ast.ImportFrom and any(a.name == "*" for a in n.names) for n in ast.walk(tree)):
+        return {}  # a star import may bind any name
     for node in tree.body:
         if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
             v = node.value
@@ -344,11 +383,15 @@ def _constants(tree: ast.Module) -> dict[str, object]:
 
 
 def _builds(func: ast.FunctionDef) -> tuple[str, ...] | None:
-    """The dotted name every ``return`` of ``func`` calls (``return MelanomaNet(...)``),
-    when there is at least one return, all call the same name and there is no ``yield``;
-    ``None`` otherwise. Nested defs and classes are their own."""
+    """The dotted name every ``return`` of ``func`` calls (``return MelanomaNet(...)``, or
+    ``model = MelanomaNet(...)`` bound once and returned), when there is at least one return,
+    all call the same name and there is no ``yield``; ``None`` otherwise. Nested defs and
+    classes are their own."""
     found = None
     todo = list(func.body)
+    assigned: dict[str, list] = {}  # name -> the values a plain `name = value` binds it to
+    returned: list[str] = []
+    stores: dict[str, int] = {}
     while todo:
         node = todo.pop()
         t = type(node)
@@ -356,13 +399,31 @@ def _builds(func: ast.FunctionDef) -> tuple[str, ...] | None:
             continue
         if t in (ast.Yield, ast.YieldFrom):
             return None
+        if t is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
+            assigned.setdefault(node.targets[0].id, []).append(node.value)
+        elif t is ast.Name and type(node.ctx) is not ast.Load:
+            stores[node.id] = stores.get(node.id, 0) + 1
         if t is ast.Return:
             v = node.value
+            if type(v) is ast.Name:  # model = Net(...); return model
+                returned.append(v.id)
+                todo.extend(ast.iter_child_nodes(node))
+                continue
             parts = chain_parts(v.func) if type(v) is ast.Call else None
             if parts is None or (found is not None and parts != found):
                 return None
             found = parts
         todo.extend(ast.iter_child_nodes(node))
+    if found is not None and stores.get(found[0]):
+        return None  # Net = Other; return Net(): the name is bound in the function
+    for name in returned:
+        values = assigned.get(name, [])
+        if len(values) != 1 or stores.get(name) != 1 or type(values[0]) is not ast.Call:
+            return None  # bound more than once, or by something else than one call
+        parts = chain_parts(values[0].func)
+        if parts is None or (found is not None and parts != found) or stores.get(parts[0]):
+            return None
+        found = parts
     return tuple(found) if found is not None else None
 
 

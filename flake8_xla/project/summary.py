@@ -15,6 +15,9 @@ from pathlib import Path
 
 from ..model.reductions import OPTIMIZER_STEP, reduces_directly  # what XLA201 counts as a reduction
 from ..model.runtime import chain_parts
+
+#: the saves whose writers XLA602 asks about (``xm.save``, ``xser.save``)
+SAVE_CALLS = ("torch_xla.core.xla_model.save", "torch_xla.utils.serialization.save")
 from ..model.scopes import Ctx
 from ..settings import Settings
 from .callers import CallFacts, DispatchFacts, describe_calls, describe_dispatches
@@ -49,6 +52,11 @@ class FunctionFacts:
             ``.optimizer_step(..., barrier=True)`` on: it syncs when a caller passes the
             ``xm`` module there (``train_fn(loader, model, xm)``); plain functions only.
         local_master: it returns the local-master test (``return xm.is_master_ordinal()``).
+        saves: how its own ``xm.save`` / ``xser.save`` calls pick their writers: ``"default"``
+            (``master_only`` left out or ``True``, no ``global_master``), ``"global"``
+            (``global_master=True``), ``"chosen"`` (``master_only`` anything else).
+        master: the master its one ``return`` tests (``"local"`` / ``"global"``, the
+            model's ``master_scope``: ``return xr.global_ordinal() == 0``), or ``""``.
     """
 
     qual: str
@@ -63,14 +71,17 @@ class FunctionFacts:
     syncs: bool = False
     param_syncs: tuple[tuple[int, str], ...] = ()
     local_master: bool = False
+    saves: tuple[str, ...] = ()
+    master: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
 class ClassFacts:
     """One class: its methods (own, by name), its bases in the project, whether it is a
     map-style ``Dataset`` with no sharding of its own (the model's ``_plain_dataset_class``),
-    and whether its own methods use dropout with a rate visibly above zero (the model's
-    ``class_dropout``: random numbers drawn where the module runs)."""
+    whether its own methods use dropout with a rate visibly above zero (the model's
+    ``class_dropout``: random numbers drawn where the module runs), and the names its body
+    binds by assignment (``on_step_end = Callback.on_step_end``: they hide a base's method)."""
 
     name: str
     methods: tuple[str, ...]
@@ -78,6 +89,7 @@ class ClassFacts:
     bases_out: tuple[Ref, ...]
     plain_dataset: bool = False
     dropout: bool = False
+    assigned: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,9 +107,11 @@ class LaunchSetup:
             (``dist.init_process_group``; the model's ``process_group_possible``).
         spmd: it uses SPMD (the model's ``uses_spmd``).
         framework: it uses a training framework (the model's ``uses_framework``).
-        device_random: its launched code builds, in another project module, a class whose
-            methods use dropout (``ClassFacts.dropout``): random numbers drawn on the
-            device (set when the reach is computed, not by the module's own model).
+        device_random: its launched code trains and builds, in another project module, a
+            class whose methods use dropout (``ClassFacts.dropout``): random numbers drawn
+            on the device (set when the reach is computed, not by the module's own model).
+        device_seeded: its own code seeds the device generator (``torch_xla.manual_seed``,
+            ``xm.set_rng_state``): a helper's ``torch.manual_seed`` is then not the only seed.
     """
 
     reduces: bool = False
@@ -105,12 +119,15 @@ class LaunchSetup:
     spmd: bool = False
     framework: bool = False
     device_random: bool = False
+    device_seeded: bool = False
 
     def union(self, other: "LaunchSetup") -> "LaunchSetup":
-        """Either's facts (any launching module that sets something up keeps the rules silent)."""
+        """Either's facts (any launching module that sets something up keeps the rules silent;
+        device randomness counts where a launching module that has it does not seed it)."""
         return LaunchSetup(self.reduces or other.reduces, self.process_group or other.process_group,
                            self.spmd or other.spmd, self.framework or other.framework,
-                           self.device_random or other.device_random)
+                           (self.device_random and not self.device_seeded) or (other.device_random and not other.device_seeded),
+                           self.device_seeded and other.device_seeded)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -221,10 +238,14 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         return instance_class(ref, files)
 
     calls_into = describe_calls(model, resolver, bindings, str(path), classes)
-    handed: dict[str, list[Ref]] = {}  # qual -> classes whose instances its calls hand on
+    handed: dict[str, list[Ref]] = {}  # qual -> classes whose instances its calls hand on, forwards it runs
     for cf in calls_into:
+        if not cf.caller:
+            continue
+        if not cf.escape and cf.target[1].endswith(".forward"):
+            handed.setdefault(cf.caller, []).append(cf.target)  # model(x) on an instance of a project class
         for a in list(cf.args) + [a for _, a in cf.kwargs]:
-            if a.refs and cf.caller:
+            if a.refs:
                 handed.setdefault(cf.caller, []).extend(a.refs)
 
     functions = []
@@ -252,8 +273,10 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                 r = ref(base)
                 if r is not None:
                     out.append(r)
+        assigned = tuple(t.id for stmt in cls.node.body if type(stmt) in (ast.Assign, ast.AnnAssign)
+                         for t in (stmt.targets if type(stmt) is ast.Assign else [stmt.target]) if type(t) is ast.Name)
         classes.append(ClassFacts(cls.name, tuple(cls.methods), tuple(local), tuple(out),
-                                  model.plain_dataset_class(cls), model.class_dropout(cls)))
+                                  model.plain_dataset_class(cls), model.class_dropout(cls), assigned))
     exports = []
     for name in bindings:
         r = ref(ast.Name(id=name))
@@ -309,12 +332,14 @@ def _setup(model) -> LaunchSetup:
     reduces = model.reduces_gradients_elsewhere() or any(
         model.in_xla_code(ctx) and model.is_launched(ctx) and model.call_name(call, ctx) != OPTIMIZER_STEP
         and reduces_directly(model, call, ctx) for call, ctx in model.calls)
-    return LaunchSetup(reduces, model.process_group_possible(), model.uses_spmd(), model.uses_framework())
+    seeded = bool(model.calls_to("torch_xla.manual_seed", "torch_xla.core.xla_model.set_rng_state"))
+    return LaunchSetup(reduces, model.process_group_possible(), model.uses_spmd(), model.uses_framework(),
+                       device_seeded=seeded)
 
 
 def _does(model, func, ref) -> tuple:
-    """(xla_calls, may_sync, yields_seen, steps, updates, syncs, param_syncs, local_master) of one function,
-    from its module's model."""
+    """(xla_calls, may_sync, yields_seen, steps, updates, syncs, param_syncs, local_master,
+    saves, master) of one function, from its module's model."""
     xla, sync = [], False
     for call, ctx in func.calls:
         if ctx.func is not func:
@@ -338,10 +363,26 @@ def _does(model, func, ref) -> tuple:
                 item = (func.params.index(f.value.id), f.value.id)
                 if item not in params:
                     params.append(item)
-    master = len(func.returns) == 1 and func.returns[0][0] is not None \
-        and model.local_master_test(func.returns[0][0], func.returns[0][1]) is not None
+    one = len(func.returns) == 1 and func.returns[0][0] is not None
+    master = one and model.local_master_test(func.returns[0][0], func.returns[0][1]) is not None
+    scope = (model.master_scope(func.returns[0][0], func.returns[0][1]) or "") if one else ""
+    saves = []
+    for call, ctx in func.calls:
+        if ctx.func is func and model.call_name(call, ctx) in SAVE_CALLS:
+            only = model.kwarg(call, "master_only", 2)
+            glob = model.kwarg(call, "global_master", 3)
+            if only is not None and model.const(only, ctx) is not True:
+                kind = "chosen"
+            elif glob is not None and model.const(glob, ctx) is True:
+                kind = "global"
+            elif glob is not None and model.const(glob, ctx) is not False:
+                kind = "chosen"  # a global_master that cannot be seen
+            else:
+                kind = "default"
+            if kind not in saves:
+                saves.append(kind)
     return (tuple(xla), sync, seen, model.does_step(func), model.func_updates(func), model.func_syncs(func),
-            tuple(params), master)
+            tuple(params), master, tuple(saves), scope)
 
 
 def _own_nodes(node: ast.AST):

@@ -586,23 +586,23 @@ class XmSaveUnderRankGuard(Rule):
     ]
 
     def check(self, model):
-        saves = [(call, ctx, True) for call, ctx in model.calls_to(*SAVES)] + _helper_saves(model)
+        saves = [(call, ctx, None) for call, ctx in model.calls_to(*SAVES)] + _helper_saves(model)
         if not saves or _single_process(model):
             return
         hangs = not at_least(self.settings, api_table.behaviour_since(XM_SAVE, self.code))
         reported = set()
-        for call, ctx, direct in saves:
+        for call, ctx, helper_writer in saves:
             if not model.in_xla_code(ctx):
                 continue
-            if direct:
+            if helper_writer is None:
                 name = _short(model.call_name(call, ctx))
                 master_only = model.kwarg(call, "master_only", 2)
                 chosen_writer = master_only is UNKNOWN or (
                     master_only is not None and model.const(master_only, ctx) is not True)
                 global_master = model.kwarg(call, "global_master", 3)
                 one_writer = isinstance(global_master, ast.AST) and model.const(global_master, ctx) is True
-            else:  # a project helper that saves: its xm.save's arguments are its own (the defaults)
-                name, chosen_writer, one_writer = f"{source_text(call.func, 24)}() (xm.save)", False, False
+            else:  # a project helper that saves: how its own xm.save calls pick their writers
+                name, chosen_writer, one_writer = f"{source_text(call.func, 24)}() (xm.save)", False, helper_writer
             if chosen_writer and not hangs:
                 continue  # master_only=False under a rank test: the writer is picked on purpose
             for site, sctx, test, polarity, kind in model.replica_guarded_sites(call, ctx):
@@ -620,7 +620,7 @@ class XmSaveUnderRankGuard(Rule):
                     yield self.finding(site, f"{who} under {where} hangs: its rendezvous is never met",
                                        "call it on every replica")
                 elif kind == "rank" and scope == "global" and not one_writer:
-                    yield self.finding(site, f"{who} under a global-master test: xm.save picks the writer itself",
+                    yield self.finding(site, f"{who} under a global-master test is global_master=True by hand",
                                        "call it on every replica with global_master=True")
                 elif kind == "rank":
                     yield self.finding(site, f"{who} under a rank test is redundant: it writes on the master only",
@@ -634,7 +634,9 @@ def _helper_saves(model) -> list:
     """Project mode: calls of this module that run ``xm.save`` in a function of another
     project module: an imported helper (``save_checkpoint(model, path)``) or a method of an
     object a parameter brought in whose callers name its class (``trainer.save_model(path)``
-    in a callback): ``(call, ctx, False)``. Reported at the call when it is guarded."""
+    in a callback): ``(call, ctx, one_writer)``, ``one_writer`` when every save there passes
+    ``global_master=True``. A helper whose saves pick their writers (``master_only=False``,
+    an argument that cannot be seen) is left out. Reported at the call when it is guarded."""
     if model.project_lookup is None:
         return []
     out = []
@@ -642,23 +644,28 @@ def _helper_saves(model) -> list:
         f = call.func
         if type(f) not in (ast.Name, ast.Attribute) or not model.in_xla_code(ctx):
             continue
-        if type(f) is ast.Name and model._import_chain(f, ctx) is None:
-            continue  # a function of this module: its own saves are found where they are
-        q = model.call_name(call, ctx)
-        if q is not None and q.startswith("torch") or not model.replica_guarded_sites(call, ctx):
-            continue  # (the module's own guards first: the project's answers read other modules)
+        chain = model._import_chain(f, ctx)
         helpers = None
-        helper = model.project_helper(f, ctx)
-        if helper is None and type(f) is ast.Attribute and type(f.value) is ast.Name:
+        if chain is not None:  # an imported function (cached per name; most are no project's)
+            q = model.call_name(call, ctx)
+            if q is not None and q.startswith("torch"):
+                continue
+            helper = model.project_helper(f, ctx)
+            helpers = (helper,) if helper is not None else None
+        elif type(f) is ast.Attribute and type(f.value) is ast.Name and ctx.func is not None:
             values = model.values(f.value, ctx)  # saver = CheckpointSaver(...); saver.save(...)
             if values and len(values) == 1 and type(values[0][0]) is ast.Call and values[0][1] is not None:
+                if model._import_chain(values[0][0].func, values[0][1]) is None:
+                    continue
                 helper = model.project_helper(values[0][0].func, values[0][1], method=f.attr)
-        if helper is not None:
-            helpers = (helper,)
-        elif type(f) is ast.Attribute and ctx.func is not None:
-            helpers = model.param_object_helpers(call, ctx)
-        if helpers and all(any(q in SAVES for q in h.xla_calls) for h in helpers):
-            out.append((call, ctx, False))
+                helpers = (helper,) if helper is not None else None
+            elif values is None and model.receiver_origin(f.value, ctx) is not None:
+                if not model.replica_guarded_sites(call, ctx):
+                    continue  # (the module's own guard first: the callers' answer reads other modules)
+                helpers = model.param_object_helpers(call, ctx)
+        if helpers and all(any(q in SAVES for q in h.xla_calls) and h.saves and "chosen" not in h.saves
+                           for h in helpers):
+            out.append((call, ctx, all(h.saves == {"global"} for h in helpers)))
     return out
 
 

@@ -386,7 +386,8 @@ class RankFromEnvOrHardcoded(Rule):
     """## What it does
     In code started by the XLA launcher: flags reads of `RANK`, `WORLD_SIZE`,
     `LOCAL_RANK` and `LOCAL_WORLD_SIZE` from `os.environ` (`[...]`, `.get`, `os.getenv`),
-    and literal integers passed as `world_size=` or `num_replicas=`.
+    and literal integers passed as `world_size=` or `num_replicas=` (also through a constant:
+    `WORLD_SIZE = 8` in the module, or `config.WORLD_SIZE` of a project module).
 
     ## Why is this bad?
     The XLA launcher sets none of these variables (it sets `PJRT_LOCAL_PROCESS_RANK` and
@@ -464,10 +465,14 @@ class RankFromEnvOrHardcoded(Rule):
             if not model.is_launched(ctx) or not model.in_xla_code(ctx):
                 continue
             for kw in call.keywords:
-                if kw.arg in ("world_size", "num_replicas") and type(kw.value) is ast.Constant \
-                        and type(kw.value.value) is int and kw.value.value > 1:  # 1: deliberately not sharded
+                if kw.arg not in ("world_size", "num_replicas"):
+                    continue
+                value = kw.value.value if type(kw.value) is ast.Constant else model.const(kw.value, ctx) \
+                    if type(kw.value) in (ast.Name, ast.Attribute) else None
+                if type(value) is int and value > 1:  # 1: deliberately not sharded
+                    shown = render(kw.value) if type(kw.value) is ast.Constant else f"{render(kw.value)} (= {value})"
                     yield self.finding(
-                        call, f"hard-coded {kw.arg}={render(kw.value)} under the XLA launcher",
+                        call, f"hard-coded {kw.arg}={shown} under the XLA launcher",
                         f"use {runtime_api(self.settings, 'WORLD_SIZE')}",
                     )
 
