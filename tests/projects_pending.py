@@ -5,5 +5,4 @@ its row is removed here. False positives are never listed: they are fixed.
 """
 
 PENDING: dict[tuple[str, str, str, int, str], str] = {
-    ('p03_dual_backend_lib', 'fastfit/backends/__init__.py', 'default', 61, 'XLA601'): 'backend is a parameter: its class is a call-site value',
 }

@@ -99,11 +99,15 @@ def _worker(index, backend, model, loader):
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         backend.optimizer_step(optimizer)
         print(loss.item())
+    backend.save({"model": model.state_dict(), "step": 1}, "last.pt")
 '''
 
 #: the optimizer built before the inherited prepare_model moves to TPUBackend.device(); the
-#: clip before TPUBackend.optimizer_step (xm.optimizer_step); the loss read every step
-WANT = {("lib/loop.py", 13, "XLA405"), ("lib/loop.py", 18, "XLA203"), ("lib/loop.py", 20, "XLA501")}
+#: clip before TPUBackend.optimizer_step (xm.optimizer_step); the loss read every step; the
+#: inherited Backend.save torch.saves the state of the XLA model _worker hands it
+WANT = {("lib/loop.py", 13, "XLA405"), ("lib/loop.py", 18, "XLA203"), ("lib/loop.py", 20, "XLA501"),
+        ("lib/backends.py", 28, "XLA601")}
+SAVE = ("lib/backends.py", 28, "XLA601")
 
 
 def make(base, backends=BACKENDS, tpu=TPU, loop=LOOP, extra=None):
@@ -117,7 +121,9 @@ def test_the_wrappers_self_is_the_backend_in_launched_code(tmp_path):
     make(tmp_path)
     assert lint_all(tmp_path) == WANT
     project.clear_cache()
-    assert lint(tmp_path, "lib/loop.py") == WANT  # alone, by its path
+    assert lint(tmp_path, "lib/loop.py") == WANT - {SAVE}  # each alone, by its path
+    project.clear_cache()
+    assert lint(tmp_path, "lib/backends.py") == {SAVE}
 
 
 def test_wrapper_facts_name_the_class_and_the_position(tmp_path):
@@ -196,14 +202,14 @@ def test_prepare_model_is_a_move_only_where_the_class_moves(tmp_path):
     after = LOOP.replace("    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n    model = backend.prepare_model(model)\n",
                          "    model = backend.prepare_model(model)\n    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n")
     make(tmp_path, loop=after)
-    assert lint_all(tmp_path) == {("lib/loop.py", 18, "XLA203"), ("lib/loop.py", 20, "XLA501")}
+    assert lint_all(tmp_path) == {("lib/loop.py", 18, "XLA203"), ("lib/loop.py", 20, "XLA501"), SAVE}
     project.clear_cache()
     make(tmp_path, tpu=TPU + "\n    def prepare_model(self, model):\n        return model\n")
-    assert lint_all(tmp_path) == WANT - {("lib/loop.py", 13, "XLA405")}
+    assert lint_all(tmp_path) == WANT - {("lib/loop.py", 13, "XLA405"), SAVE}
     project.clear_cache()
     # TPUBackend.device() not the XLA device: the inherited move is no move to XLA
     make(tmp_path, tpu=TPU.replace("return torch_xla.device()", 'return "cpu"'))
-    assert lint_all(tmp_path) == WANT - {("lib/loop.py", 13, "XLA405")}
+    assert lint_all(tmp_path) == WANT - {("lib/loop.py", 13, "XLA405"), SAVE}
 
 
 def test_single_file_mode_knows_no_backend(tmp_path):
@@ -225,3 +231,50 @@ def _findings(base, rel):
         return engine.run(ast.parse(text), Settings(), text, filename=rel)
     finally:
         os.chdir(old)
+
+
+def test_inherited_methods_are_reached_overridden_ones_are_not(tmp_path):
+    # Backend.optimizer_step (line 21, optimizer.step()) is overridden by TPUBackend: not reached
+    make(tmp_path)
+    facts = project.facts_for(str(tmp_path / "lib/backends.py"), Settings())
+    assert sorted(facts.reached) == ["Backend.backward", "Backend.device", "Backend.is_main", "Backend.prepare_model",
+                                     "Backend.save"]
+    assert facts.callers["Backend.save"] == "lib/loop.py"
+
+
+def test_the_state_passed_to_save_decides_xla601(tmp_path):
+    # a CPU copy, and a state with no module's state_dict(): torch.save is fine
+    make(tmp_path, loop=LOOP.replace('{"model": model.state_dict(), "step": 1}', '{"model": model.cpu().state_dict()}'))
+    assert lint_all(tmp_path) == WANT - {SAVE}
+    project.clear_cache()
+    make(tmp_path, loop=LOOP.replace('{"model": model.state_dict(), "step": 1}', '{"step": 1}'))
+    assert lint_all(tmp_path) == WANT - {SAVE}
+    project.clear_cache()
+    # through a name; and a TPUBackend that saves its own way never runs Backend.save
+    make(tmp_path, loop=LOOP.replace('    backend.save({"model": model.state_dict(), "step": 1}, "last.pt")',
+                                     '    state = {"model": model.state_dict()}\n    backend.save(state, "last.pt")'))
+    assert lint_all(tmp_path) == WANT
+    project.clear_cache()
+    own = TPU + "\n    def save(self, state, path):\n        xm.save(state, path)\n"
+    make(tmp_path, tpu=own)
+    assert lint_all(tmp_path) == WANT - {SAVE}
+
+
+def test_the_save_state_argument_facts(tmp_path):
+    from flake8_xla.project import _project, summary_of
+
+    make(tmp_path)
+    s = summary_of((tmp_path / "lib/loop.py").resolve(), _project(tmp_path.resolve()), Settings())
+    tpu = str((tmp_path / "lib/tpu.py").resolve())
+    save = next(d for d in s.dispatches if d.method == "save")
+    assert (save.origin, save.param, save.classes) == ("_worker", "backend", ((tpu, "TPUBackend"),))
+    assert (save.args[0].kind, save.args[0].refs) == ("state_dict", ((tpu, "TPUBackend.prepare_model"),))
+    assert (tpu, "TPUBackend.save") in s.function("_worker").calls_out
+
+
+def test_a_backend_from_a_factory_is_unknown(tmp_path):
+    # get_backend(name) returns one of two classes: what backend.m() runs is not seen
+    loop = LOOP.replace("def _worker(index, backend, model, loader):\n",
+                        "def _worker(index, unused, model, loader):\n    backend = get_backend(\"tpu\")\n")
+    make(tmp_path, loop=loop)
+    assert lint_all(tmp_path) == set()

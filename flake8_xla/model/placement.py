@@ -286,7 +286,9 @@ class Placement:
 
     def _on_device(self, expr, ctx: Ctx, depth: int) -> bool:
         """A value visibly on the XLA device: a device tensor (``tensor_kind``), a move to
-        the XLA device (``x.to(device)``), or a name bound only to those."""
+        the XLA device (``x.to(device)``; in project mode a helper that returns its argument
+        moved there, ``backend.prepare_model(model)``: ``HelperFacts.moves_param``), or a
+        name bound only to those."""
         if depth > 4 or not isinstance(expr, ast.AST):
             return False
         if self.tensor_kind(expr, ctx) == "device":
@@ -294,7 +296,12 @@ class Placement:
         t = type(expr)
         if t is ast.Call:
             f = expr.func
-            return type(f) is ast.Attribute and f.attr in ("to", "xla") and self.move_target(expr, ctx) == "xla"
+            if type(f) is ast.Attribute and f.attr in ("to", "xla"):
+                return self.move_target(expr, ctx) == "xla"
+            if self.project_lookup is not None and self._helper_call(expr, ctx):
+                helper = self.project_helper(f, ctx)
+                return helper is not None and helper.moves_param >= 0 and bool(expr.args)
+            return False
         if t is ast.Name:
             values = self.values(expr, ctx)
             return bool(values) and all(self._on_device(v, c, depth + 1) for v, c in values)

@@ -686,10 +686,12 @@ def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Setting
     list of such instances for ``callbacks=[...]``) to a function or class of a third
     module, whose code calls ``m`` on what that parameter brought in
     (:class:`~.callers.DispatchFacts`: ``for cb in self.callbacks: cb.on_step_end(...)``;
-    ``model(x)`` for ``forward``). As :class:`~.callers.CallFacts` with ``target``
+    ``model(x)`` for ``forward``); or an importer that launches through a wrapper handing
+    its own ``self`` on calls ``m`` on that object in the launched code (``backend.save(state,
+    path)``: ``DispatchFacts.classes``). As :class:`~.callers.CallFacts` with ``target``
     ``(path, qual)``, arguments without ``self``, ``on_device`` when the instance handed on
-    was visibly moved to the XLA device. Only importers whose text names torch_xla are read
-    (as the reverse call index). Memoised per (root, file, method, settings)."""
+    was visibly moved to the XLA device. Only importers whose text names torch_xla, or calls
+    such a launch wrapper, are read. Memoised per (root, file, method, settings)."""
     key = (files.root, str(path), qual, settings)
     found = _DISPATCHED.get(key)
     if found is not None:
@@ -703,10 +705,18 @@ def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Setting
     built = re.compile(r"\b(?:%s)\s*\(" % "|".join(map(re.escape, sorted(defs.instance_names(path, qual.split(".")[0], files)))))
     for imp in sorted(files.importers(path))[:MAX_DISPATCH_MODULES]:
         text = read_text(imp)
-        if text is None or "torch_xla" not in text or not built.search(text):
-            continue  # (an importer that builds no instance of the class hands none on)
+        if text is None:
+            continue
+        handed = "torch_xla" in text and built.search(text) is not None
+        wrapped = any(pos >= 0 and f".{name}(" in text for name, _, pos in launcher_selves_for(imp, files))
+        if not handed and not wrapped:
+            continue  # (an importer that builds no instance of the class, nor gets one from a launch, calls none)
         s = summary_of(imp, files, settings)
-        for cf in s.calls_into if s is not None else ():
+        for d in s.dispatches if s is not None and wrapped else ():  # backend.save(...) on a wrapper's self
+            if d.classes and d.method in methods \
+                    and any(_runs_method(r, method, me, runs_me, files, settings) for r in d.classes):
+                out.append(CallFacts(me, d.line, d.args, d.kwargs, d.splat, in_step=d.in_step, gated=d.gated))
+        for cf in s.calls_into if s is not None and handed else ():
             passed = [(i, None, a) for i, a in enumerate(cf.args)] + [(None, k, a) for k, a in cf.kwargs]
             passed = [(i, k, a) for i, k, a in passed if a.kind in (INSTANCE, INSTANCES)
                       and any(_runs_method(r, method, me, runs_me, files, settings) for r in a.refs)]

@@ -35,7 +35,9 @@ class FunctionFacts:
         calls_out: functions and classes of other project modules it calls or names, and the
             classes whose instances its calls hand to other project modules (their methods
             run where the instance goes: ``train_fn(loader, model)`` with ``model`` built by
-            ``build_model()``).
+            ``build_model()``), and ``(file, "Cls.m")`` for ``backend.m(...)`` on a parameter
+            a launch wrapper's ``self`` fills (``Model.receiver_classes``: ``Cls.m`` runs,
+            its own or inherited).
         xla_calls: the torch_xla functions it calls itself (canonical dotted names).
         may_sync: it may cut the graph itself: a sync (``torch_xla.sync()``,
             ``barrier=True``) or a call that may hide one (a third-party helper, ``next()``
@@ -241,13 +243,20 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                 handed.setdefault(cf.caller, []).extend(a.refs)
 
     functions = []
+    selves = bool(model.project_launcher_selves)
     for func in model.functions:
         local = [quals[id(f)] for f in model.callees(func) if id(f) in quals]
         out: list[Ref] = list(dict.fromkeys(r for r in handed.get(quals[id(func)], ()) if r[0] != str(path)))
-        for call, _ in func.calls:
+        for call, cctx in func.calls:
             r = ref(call.func)
             if r is not None and r not in out:
                 out.append(r)
+            elif r is None and selves and type(call.func) is ast.Attribute:
+                # backend.m(...) on what a launch wrapper's self brought in: Cls.m runs
+                for cls in model.receiver_classes(call.func.value, cctx) or ():
+                    m = (cls[0], f"{cls[1]}.{call.func.attr}")
+                    if m not in out:
+                        out.append(m)
         for name in func.names:
             if name in bindings:
                 r = ref(ast.Name(id=name))
