@@ -278,3 +278,24 @@ def test_a_backend_from_a_factory_is_unknown(tmp_path):
                         "def _worker(index, unused, model, loader):\n    backend = get_backend(\"tpu\")\n")
     make(tmp_path, loop=loop)
     assert lint_all(tmp_path) == set()
+
+
+def test_xla203_before_an_imported_step_helper(tmp_path):
+    # a plain function of another module that calls xm.optimizer_step is the reducing step
+    train = (
+        "import torch\nimport torch_xla\nfrom steps import step\n\n\n"
+        "def _mp_fn(index, loader):\n"
+        "    model = torch.nn.Linear(2, 2).to(torch_xla.device())\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "        step(opt)\n\n\n"
+        "if __name__ == '__main__':\n"
+        "    torch_xla.launch(_mp_fn, args=(None,))\n")
+    steps = "import torch_xla.core.xla_model as xm\n\n\ndef step(opt):\n    xm.optimizer_step(opt)\n"
+    write(tmp_path, {"pyproject.toml": "", "train.py": train, "steps.py": steps})
+    assert lint_all(tmp_path) == {("train.py", 11, "XLA203")}
+    project.clear_cache()
+    write(tmp_path, {"steps.py": steps.replace("    xm.optimizer_step(opt)", "    opt.step()")})
+    assert lint_all(tmp_path) == set()

@@ -408,15 +408,18 @@ class Placement:
 
     def _launched_param(self, name: str, ctx: Ctx, line: int) -> bool:
         """``name`` is a parameter (not the process index) of ``ctx``'s function, which a
-        multi-process launch starts and nothing in the module calls, not moved or handed to
-        a call before ``line``: what it holds came from the parent process, so it is not on
-        this process's XLA device."""
+        project's multi-process launch wrapper starts (``backend.launch(_worker, model)``)
+        and nothing in the module calls, not moved or handed to a call before ``line``:
+        what it holds came from the parent process, so it is not on this process's XLA
+        device."""
         func = ctx.func
+        wrappers = self.project_launchers
         bindings = self.lookup(name, ctx, line)
-        if func is None or not bindings or len(bindings) != 1 or bindings[0][1] != "param" \
+        if func is None or not wrappers or not bindings or len(bindings) != 1 or bindings[0][1] != "param" \
                 or bindings[0][2] is not func or self.is_launch_index(func, name):
             return False
-        if not any(func in targets and not single for _, _, targets, single in self.launches()):
+        ids = {id(call) for call, _ in self.calls_named(wrappers)}
+        if not any(func in targets and not single and id(call) in ids for call, _, targets, single in self.launches()):
             return False
         start = func.node.lineno
         return not self.calls_of(func) and not self.moved_between(name, ctx, start, line) \
