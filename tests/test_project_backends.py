@@ -182,18 +182,8 @@ def test_xla203_on_a_helper_step_has_no_autofix(tmp_path):
     assert [f.line for f in found] == [18]
     assert found[0].message == ("clip_grad_norm_ before backend.optimizer_step (tpu.py: xm.optimizer_step) clips "
                                 "unreduced gradients; reduce first: xm.reduce_gradients(optimizer), clip, step")
-    import os
-
-    from flake8_xla.fix.fixer import fix_source
-
     text = (tmp_path / "lib/loop.py").read_text()
-    old = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        result = fix_source(text, Settings(), "lib/loop.py", unsafe=True, is_selected=lambda c: c == "XLA203",
-                            filename="lib/loop.py")
-    finally:
-        os.chdir(old)
+    result = _fix(tmp_path, "lib/loop.py", "XLA203")
     assert (result.source, result.fixed, result.remaining) == (text, 0, 1)  # the step is in tpu.py: rewriting this call site would change every backend
 
 
@@ -299,3 +289,26 @@ def test_xla203_before_an_imported_step_helper(tmp_path):
     project.clear_cache()
     write(tmp_path, {"steps.py": steps.replace("    xm.optimizer_step(opt)", "    opt.step()")})
     assert lint_all(tmp_path) == set()
+
+
+def _fix(base, rel, code):
+    import os
+
+    from flake8_xla.fix.fixer import fix_source
+
+    text = (base / rel).read_text()
+    old = os.getcwd()
+    os.chdir(base)
+    try:
+        return fix_source(text, Settings(), rel, unsafe=True, is_selected=lambda c: c == code, filename=rel)
+    finally:
+        os.chdir(old)
+
+
+def test_xla405_fix_builds_the_optimizer_after_the_helpers_move(tmp_path):
+    make(tmp_path)
+    result = _fix(tmp_path, "lib/loop.py", "XLA405")
+    assert (result.fixed, result.remaining) == (1, 0)
+    assert result.source == LOOP.replace(
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n    model = backend.prepare_model(model)\n",
+        "    model = backend.prepare_model(model)\n    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n")
