@@ -102,7 +102,8 @@ def run(
             lookup = helper_lookup(filename, tree, settings) if project else None
             model = Model(tree, settings, facts.reached, facts.launchers, lookup,
                           callers_lookup(filename, settings) if project else None, facts.setup,
-                          defs_lookup(filename, tree, settings) if project else None)
+                          defs_lookup(filename, tree, settings) if project else None,
+                          project_launcher_selves=facts.launcher_selves)
         except Exception as exc:  # never crash the host's run
             return [internal_error("the semantic model", exc)]
         try:

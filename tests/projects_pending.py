@@ -5,8 +5,4 @@ its row is removed here. False positives are never listed: they are fixed.
 """
 
 PENDING: dict[tuple[str, str, str, int, str], str] = {
-    ('p03_dual_backend_lib', 'fastfit/backends/__init__.py', 'default', 61, 'XLA601'): 'backend is a parameter: its class is a call-site value',
-    ('p03_dual_backend_lib', 'fastfit/loop.py', 'default', 53, 'XLA405'): 'backend is a parameter: call-site value',
-    ('p03_dual_backend_lib', 'fastfit/loop.py', 'default', 75, 'XLA203'): 'backend is a parameter: call-site value',
-    ('p03_dual_backend_lib', 'fastfit/loop.py', 'default', 78, 'XLA501'): 'loss from a parameter model: call-site values',
 }

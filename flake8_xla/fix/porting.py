@@ -782,27 +782,33 @@ def _optimizer_after_move(b, node):
                and n.func.attr.value in ("parameters", "named_parameters") for n in _walk(node)):
         return False  # parameters collected before it (a list, groups built in a loop) stay the old ones
     reads = _names_of(node).read
-    module_root = _move_receiver_root(anchor, move_line, b)
+    module_roots = _move_receiver_roots(anchor, move_line, b)
     opt_root = opt_text.split(".")[0]
     for between in body[at + 1:body.index(anchor) + 1]:
         names = _names_of(between)
         if opt_root in names.read or opt_root in names.bound:
             if "." not in opt_text or _uses_chain(between, opt_text):
                 return False  # the optimizer is used (or rebound) before the move
-        rebound = (names.bound & reads) - ({module_root} if between is anchor else set())
+        rebound = (names.bound & reads) - (module_roots if between is anchor else set())
         if rebound:
             return False  # the constructor would read another value
     b.move_after(stmt, anchor)
     return True
 
 
-def _move_receiver_root(anchor, line, b) -> str | None:
+def _move_receiver_roots(anchor, line, b) -> set[str]:
+    """The names the move on ``line`` moves: the root of its receiver (``model`` in
+    ``model = model.to(dev)``), and for a helper's move (``model = backend.prepare_model(model)``,
+    project mode) the plain names it is handed."""
     for n in _walk(anchor):
         if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and _lines(b, n)[0] == line:
             root = dotted(n.func.value)
             if root is not None:
-                return root.split(".")[0]
-    return None
+                found = {root.split(".")[0]}
+                if n.func.attr.value not in ("to", "cuda", "xla", "to_empty"):
+                    found.update(a.value.value for a in n.args if isinstance(a.value, cst.Name))
+                return found
+    return set()
 
 
 def _uses_chain(stmt, text: str) -> bool:

@@ -109,6 +109,10 @@ class Model(
             the imported project class a dotted chain names is a ``torch.nn.Module`` subclass
             (``TinyLlama`` from ``model.py``; :meth:`project_module_class`), or the function
             returns its argument (:meth:`project_returns_param`).
+        project_launcher_selves: project mode's ``(name, (file, "Cls"), position)`` of the
+            launch wrappers that are methods handing their own ``self`` to the launched
+            function (``TPUBackend.launch``: ``torch_xla.launch(fn, args=(self, *args))``):
+            :meth:`param_classes` of the launched function's parameters.
         _flags: internal: ``(names, uses, untrusted)``, the module constants bound to
             ``False`` / ``0`` that ``if FLAG:`` may be pruned on, the ids of the uses not to
             prune on (a local shadows the constant there), and the names bound by imports of
@@ -124,7 +128,7 @@ class Model(
 
     def __init__(self, tree: ast.AST, settings: Settings | None = None, project_reached=None,
                  project_launchers: tuple[str, ...] = (), project_lookup=None, project_callers=None,
-                 project_setup=None, project_defs=None, _flags=None):
+                 project_setup=None, project_defs=None, _flags=None, project_launcher_selves=()):
         self.tree = tree
         self.settings = settings or Settings()
         # project mode: {qual: multi} of the functions launched XLA code of other modules reaches
@@ -139,6 +143,8 @@ class Model(
         self.project_setup = project_setup
         # project mode: dotted chain -> what the light index says of that project class or function
         self.project_defs = project_defs
+        # project mode: launch wrappers handing their own self on: (name, (file, "Cls"), position)
+        self.project_launcher_selves: tuple = tuple(project_launcher_selves)
         self._param_aliases: dict[tuple[int, str], str] = {}
         self.module_scope = Scope("module", tree, None)
         self.scopes: list[Scope] = [self.module_scope]  # every scope, in walk order
@@ -204,7 +210,7 @@ class Model(
             Model.__init__(self, tree, settings, project_reached, project_launchers, project_lookup,
                            project_callers, project_setup, project_defs,
                            _flags=(self._false_names - rebound, self._shadowed | shadowed, rebound) if _flags is None
-                           else (frozenset(), frozenset(), None))
+                           else (frozenset(), frozenset(), None), project_launcher_selves=project_launcher_selves)
             return
         self._settle_guards()
         self._walked = True

@@ -441,6 +441,8 @@ class Calls:
             return None
         chain = self._import_chain(func_expr, ctx)
         if chain is None:
+            if method is None and type(func_expr) is ast.Attribute:
+                return self._receiver_helper(func_expr, ctx)
             return None  # bound by a local, a parameter, or not by a module-level import
         parts = list(reversed(chain + ((method,) if method else ())))
         key = ("project_helper", tuple(parts))
@@ -452,16 +454,34 @@ class Calls:
                 cache[key] = None
         return cache[key]
 
+    def _receiver_helper(self, func_expr: ast.Attribute, ctx: Ctx):
+        """``backend.m`` where ``backend`` is a parameter holding instances of exactly one
+        project class (:meth:`receiver_classes`, launch wrappers' ``self`` only: nothing
+        else is read): that class's method ``m`` (its own or inherited), else ``None``."""
+        key = ("recvhelper", id(func_expr))
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = None
+        refs = self.receiver_classes(func_expr.value, ctx)
+        if refs is not None and len(refs) == 1:
+            try:
+                cache[key] = self.project_lookup((func_expr.attr,), cls=refs[0])
+            except (Exception, RecursionError):  # the project cannot be read: unknown
+                cache[key] = None
+        return cache[key]
+
     def param_object_helpers(self, call: ast.Call, ctx: Ctx) -> tuple | None:
         """Project mode: the :class:`flake8_xla.project.HelperFacts` of the methods a call
         ``obj.m(...)`` runs, where ``obj`` is what a parameter brought in (or an element of
-        it: :meth:`receiver_origin`) and every caller of that function in other project
-        modules passes an instance of a project class (``trainer.save_model(path)`` in a
-        callback's ``on_epoch_end(self, trainer, epoch)``, called with the trainer's
-        ``self``): one per class passed. ``None`` when unknown: no caller seen, a caller
-        passing anything else, a method no class has. Memoised per call."""
+        it: :meth:`receiver_origin`) and :meth:`param_classes` knows the project classes it
+        holds (``trainer.save_model(path)`` in a callback's ``on_epoch_end(self, trainer,
+        epoch)``, called with the trainer's ``self``; ``backend.save(state, path)`` in a
+        function launched through ``TPUBackend.launch``): one per class. ``None`` when
+        unknown: no caller seen, a caller passing anything else, a method no class has.
+        Memoised per call."""
         f = call.func
-        if self.project_lookup is None or self.project_callers is None or type(f) is not ast.Attribute \
+        if self.project_lookup is None or type(f) is not ast.Attribute \
                 or type(f.value) not in (ast.Name, ast.Attribute):
             return None
         key = ("objhelpers", id(call))
@@ -470,11 +490,85 @@ class Calls:
             return cache[key]
         cache[key] = None
         origin = self.receiver_origin(f.value, ctx)
-        if origin is None or origin[0].ctx is None or origin[0].ctx.func is not None:
+        refs = self.param_classes(*origin) if origin is not None else None
+        if not refs:
             return None
-        func, param, element = origin
+        helpers = []
+        for ref in refs:
+            try:
+                helper = self.project_lookup((f.attr,), cls=ref)
+            except (Exception, RecursionError):
+                helper = None
+            if helper is None:
+                return None
+            helpers.append(helper)
+        found = cache[key] = tuple(helpers)
+        return found
+
+    def param_classes(self, func: FunctionInfo, param: str, element: bool = False,
+                      callers: bool = True) -> tuple | None:
+        """Project mode: the project classes (``(file, "Cls")``) whose instances parameter
+        ``param`` of ``func`` (a function of a top-level scope) holds, or with ``element``
+        one element of it holds, wherever it runs:
+
+        - launched through a project's launch wrapper that hands its own ``self`` on
+          (``backend.launch(_worker, ...)`` with ``TPUBackend.launch(self, fn, *args)``
+          calling ``torch_xla.launch(fn, args=(self, *args))``: ``_worker(index, backend,
+          ...)``'s ``backend`` is a ``TPUBackend``): every launch of ``func`` in the module
+          through wrappers of that name agreeing on the class and the position, and no
+          direct call of ``func`` in the module;
+        - else (with ``callers``; it reads other modules) what every caller in other
+          project modules passes: :data:`~flake8_xla.project.callers.INSTANCE` /
+          ``INSTANCES`` arguments (:func:`flake8_xla.project.callers_lookup`).
+
+        ``None`` when unknown (no launch or caller seen, one passing anything else, wrappers
+        of that name that disagree or hand on no ``self``). Memoised."""
+        if func.ctx is None or func.ctx.func is not None or (func.cls is not None and func.cls.ctx.func is not None):
+            return None
+        key = ("paramcls", id(func), param, element, callers)
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = None
+        found = self._launched_self_classes(func, param) if not element else None
+        if found is None and callers:
+            found = self._caller_classes(func, param, element)
+        cache[key] = found
+        return found
+
+    def _launched_self_classes(self, func: FunctionInfo, param: str) -> tuple | None:
+        selves = self.project_launcher_selves
+        if not selves or func.cls is not None or param not in func.params:
+            return None
+        names = tuple(dict.fromkeys(n for n, _, _ in selves))
+        index = func.params.index(param)
+        found = None
+        for call, c in self.calls_named(names):
+            target = self.kwarg(call, "fn", 0)
+            if type(target) is not ast.Name or func not in self.function_of(target, c):
+                continue
+            f = call.func
+            last = f.attr if type(f) is ast.Attribute else f.id if type(f) is ast.Name else None
+            entries = {(ref, pos) for n, ref, pos in selves if n == last}
+            if len(entries) != 1:
+                return None  # wrappers of that name that disagree (or none known)
+            ref, pos = next(iter(entries))
+            if pos < 0 or not ref[1]:
+                return None  # what the wrapper hands on is unknown
+            if index != 1 + pos:
+                return None  # another parameter: not the wrapper's self
+            if found is not None and found != ref:
+                return None
+            found = ref
+        if found is None or self.calls_of(func):
+            return None  # a direct call passes something else
+        return (found,)
+
+    def _caller_classes(self, func: FunctionInfo, param: str, element: bool) -> tuple | None:
+        if self.project_callers is None:
+            return None
         qual = self.function_quals().get(id(func))
-        if qual is None or (func.cls is not None and func.cls.ctx.func is not None):
+        if qual is None:
             return None
         index = func.params.index(param) if param in func.params else None
         if func.cls is not None:
@@ -492,18 +586,23 @@ class Calls:
             if arg is None or arg.kind != want:
                 return None
             refs.extend(r for r in arg.refs if r not in refs)
-        if not refs:
+        return tuple(refs) or None
+
+    def receiver_classes(self, expr: ast.AST, ctx: Ctx, callers: bool = False) -> tuple | None:
+        """Project mode: the project classes whose instances ``expr`` holds when every value
+        it may hold is what a parameter brought in (:meth:`receiver_origin`,
+        :meth:`param_classes`; ``callers``: also from what other modules' callers pass,
+        which reads them). ``None`` when unknown."""
+        if type(expr) not in (ast.Name, ast.Attribute) or not (self.project_launcher_selves or (
+                callers and self.project_callers is not None)):
             return None
-        helpers = []
-        for ref in refs:
-            try:
-                helper = self.project_lookup((f.attr,), cls=ref)
-            except (Exception, RecursionError):
-                helper = None
-            if helper is None:
-                return None
-            helpers.append(helper)
-        found = cache[key] = tuple(helpers)
+        key = ("recvcls", id(expr), callers)
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = None
+        origin = self.receiver_origin(expr, ctx)
+        found = cache[key] = self.param_classes(*origin, callers=callers) if origin is not None else None
         return found
 
     def project_module_class(self, func_expr: ast.AST, ctx: Ctx) -> bool:

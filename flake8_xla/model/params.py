@@ -66,6 +66,35 @@ class Params:
         cache[key] = out
         return out
 
+    def project_arguments_seen(self, func: FunctionInfo, name: str) -> tuple:
+        """What the calls in other project modules that can be read pass for parameter
+        ``name`` of ``func``, a function or a method of a top-level class (a dispatched
+        method call included: ``backend.save(state, path)`` on a launch wrapper's ``self``):
+        one :class:`~flake8_xla.project.callers.ArgFacts` per call that passes it, for "some
+        caller passes X" questions (the code that call runs is reached there). ``()``
+        outside project mode. Memoised per (function, parameter)."""
+        lookup = self.project_callers
+        if lookup is None or func.ctx is None or func.ctx.func is not None \
+                or (func.cls is not None and func.cls.ctx.func is not None) or name not in func.params:
+            return ()
+        key = ("project_args_seen", id(func), name)
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = ()
+        qual = self.function_quals()[id(func)]
+        index = func.params.index(name)
+        if func.cls is not None:
+            index -= 1  # the callers' arguments come without self
+            if func.name == "__init__":
+                qual = func.cls.name
+        try:
+            calls = lookup(qual, partial=True) or ()
+        except (Exception, RecursionError):  # a project that cannot be read: unknown
+            calls = ()
+        found = cache[key] = tuple(a for a in (c.argument(index, name) for c in calls) if a is not None)
+        return found
+
     def param_alias(self, func: FunctionInfo, name: str) -> str | None:
         """The canonical dotted name parameter ``name`` of ``func`` holds when every call, in
         the module and (project mode) in other project modules, passes a name bound to the

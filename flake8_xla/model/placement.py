@@ -16,7 +16,11 @@ may name.
   loop depth, by a move of ``m`` (or of a module above or
   below it) to the XLA device, to CUDA or to a rank index (XLA401 / XLA402 turn those into
   XLA moves), with ``m`` bound to the same module at both places and the optimizer not
-  rebuilt after the move.
+  rebuilt after the move. In project mode the move may be a call of another module's
+  helper that returns its parameter moved to the XLA device
+  (``model = backend.prepare_model(model)`` on a launched ``TPUBackend``:
+  ``HelperFacts.moves_param``), and a module the launched function of a multi-process
+  launch receives as a parameter is on the host (it came from the parent process).
 - :meth:`Placement.device_name_at`: a plain name of the function (or of the module) bound
   only to the XLA device before a line: what ``model.to(...)`` and
   ``pl.MpDeviceLoader(loader, ...)`` should name.
@@ -282,7 +286,9 @@ class Placement:
 
     def _on_device(self, expr, ctx: Ctx, depth: int) -> bool:
         """A value visibly on the XLA device: a device tensor (``tensor_kind``), a move to
-        the XLA device (``x.to(device)``), or a name bound only to those."""
+        the XLA device (``x.to(device)``; in project mode a helper that returns its argument
+        moved there, ``backend.prepare_model(model)``: ``HelperFacts.moves_param``), or a
+        name bound only to those."""
         if depth > 4 or not isinstance(expr, ast.AST):
             return False
         if self.tensor_kind(expr, ctx) == "device":
@@ -290,7 +296,12 @@ class Placement:
         t = type(expr)
         if t is ast.Call:
             f = expr.func
-            return type(f) is ast.Attribute and f.attr in ("to", "xla") and self.move_target(expr, ctx) == "xla"
+            if type(f) is ast.Attribute and f.attr in ("to", "xla"):
+                return self.move_target(expr, ctx) == "xla"
+            if self.project_lookup is not None and self._helper_call(expr, ctx):
+                helper = self.project_helper(f, ctx)
+                return helper is not None and helper.moves_param >= 0 and bool(expr.args)
+            return False
         if t is ast.Name:
             values = self.values(expr, ctx)
             return bool(values) and all(self._on_device(v, c, depth + 1) for v, c in values)
@@ -342,12 +353,77 @@ class Placement:
                         break
                     hit = (move, mvctx)
                     break
+                if hit is None and self.project_lookup is not None and "." not in receiver:
+                    hit = self._helper_move_after(call, ctx, receiver, mctx, end)
                 if hit is not None:
                     break
             if hit is not None:
                 found.append((call, ctx, hit[0], hit[1]))
         self._cache["pl_before"] = found
         return found
+
+    def _helper_move_after(self, call: ast.Call, ctx: Ctx, receiver: str, mctx: Ctx, end: int):
+        """``(move, ctx)`` of the first project helper call after line ``end`` that moves the
+        module named ``receiver`` to the XLA device (:meth:`_helper_moves`), on the checks
+        of a ``.to()`` move; else None."""
+        for line, move, mvctx in self._helper_moves(receiver, mctx):
+            if line <= end or mvctx.func is not ctx.func or mvctx.loops != ctx.loops \
+                    or not self.runs_with((call, ctx), (move, mvctx)):
+                continue
+            if not self._same_module(receiver, ctx, call.lineno, mvctx, line) \
+                    or not self._on_host_at(receiver, ctx, call.lineno) or self._rebuilt_after(call, ctx, line):
+                return None
+            return move, mvctx
+        return None
+
+    def _helper_moves(self, name: str, ctx: Ctx) -> list[tuple[int, ast.Call, Ctx]]:
+        """``(line, call, ctx)`` of the calls in ``ctx``'s function that pass the plain name
+        ``name`` to a project helper returning that parameter moved to the XLA device
+        (:attr:`flake8_xla.project.HelperFacts.moves_param`), by line. Memoised."""
+        func = ctx.func
+        if func is None:
+            return []
+        key = ("pl_hmv", id(func), name)
+        found = self._cache.get(key)
+        if found is not None:
+            return found
+        found = []
+        for call, c in func.calls:
+            if c.func is not func or type(call.func) not in (ast.Name, ast.Attribute) \
+                    or not any(type(a) is ast.Name and a.id == name for a in call.args):
+                continue
+            if not self._helper_call(call, c):
+                continue
+            helper = self.project_helper(call.func, c)
+            if helper is None or helper.moves_param < 0:
+                continue
+            index = helper.moves_param - (1 if "." in helper.qual else 0)  # a method: without self
+            args = call.args
+            if 0 <= index < len(args) and not any(type(a) is ast.Starred for a in args[:index + 1]) \
+                    and type(args[index]) is ast.Name and args[index].id == name:
+                found.append((call.lineno, call, c))
+        found.sort(key=lambda r: r[0])
+        self._cache[key] = found
+        return found
+
+    def _launched_param(self, name: str, ctx: Ctx, line: int) -> bool:
+        """``name`` is a parameter (not the process index) of ``ctx``'s function, which a
+        project's multi-process launch wrapper starts (``backend.launch(_worker, model)``)
+        and nothing in the module calls, not moved or handed to a call before ``line``:
+        what it holds came from the parent process, so it is not on this process's XLA
+        device."""
+        func = ctx.func
+        wrappers = self.project_launchers
+        bindings = self.lookup(name, ctx, line)
+        if func is None or not wrappers or not bindings or len(bindings) != 1 or bindings[0][1] != "param" \
+                or bindings[0][2] is not func or self.is_launch_index(func, name):
+            return False
+        ids = {id(call) for call, _ in self.calls_named(wrappers)}
+        if not any(func in targets and not single and id(call) in ids for call, _, targets, single in self.launches()):
+            return False
+        start = func.node.lineno
+        return not self.calls_of(func) and not self.moved_between(name, ctx, start, line) \
+            and not self.passed_between(name, ctx, start, line)
 
     def _constructor_names(self) -> list[str]:
         """The qualified names of the optimizer constructors the module calls (the test
@@ -388,7 +464,7 @@ class Placement:
             return False
         found = self._host_binding(holder, ctx, line)  # model = make_model(): a factory's module
         if found is None:
-            return False
+            return self.project_lookup is not None and self._launched_param(holder, ctx, line)
         bound = found[0].lineno
         return not self.moved_between(holder, ctx, bound, line) and not self.passed_between(holder, ctx, bound, line)
 

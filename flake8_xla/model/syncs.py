@@ -77,8 +77,9 @@ class Syncs:
 
     def _project_syncs(self, call: ast.Call, ctx: Ctx) -> bool:
         """Project mode: ``call`` runs a helper of another project module that syncs (itself,
-        or on the ``xm`` module the call passes it)."""
-        if not self._imported_helper(call, ctx):
+        or on the ``xm`` module the call passes it; a method of the one project class a
+        parameter holds: ``backend.barrier()``)."""
+        if not self._helper_call(call, ctx):
             return False
         helper = self.project_helper(call.func, ctx)
         if helper is None:

@@ -99,7 +99,7 @@ class Training:
                     found[id(rec[0])] = rec
             if self.project_lookup is not None:  # project mode: a helper of another module that steps
                 for call, ctx in self.calls:
-                    if self._imported_helper(call, ctx):
+                    if self._helper_call(call, ctx):
                         helper = self.project_helper(call.func, ctx)
                         if helper is not None and helper.steps:
                             found[id(call)] = (call, ctx)
@@ -245,6 +245,16 @@ class Training:
         return bool(bindings) and all(kind == "unknown" and b_ctx is not None and b_ctx.scope is self.module_scope
                                       for _, kind, _, b_ctx in bindings)
 
+    def _helper_call(self, call: ast.Call, ctx: Ctx) -> bool:
+        """:meth:`_imported_helper`, or in project mode ``backend.m(...)`` where ``backend``
+        is a parameter holding one project class (:meth:`_receiver_helper`): a call whose
+        :meth:`project_helper` facts say what it does (steps, updates, syncs)."""
+        if self._imported_helper(call, ctx):
+            return True
+        f = call.func
+        return type(f) is ast.Attribute and bool(self.project_launcher_selves) and self.project_lookup is not None \
+            and self._receiver_helper(f, ctx) is not None
+
     def argument_for(self, call: ast.Call, ctx: Ctx, func: FunctionInfo, param: str):
         """The argument ``call`` passes for ``func``'s parameter ``param``: the expression,
         None when absent, UNKNOWN when a splat may supply it. ``self`` is skipped for
@@ -300,7 +310,7 @@ class Training:
         if self.is_optimizer_step(call, ctx) or self.call_name(call, ctx) == self.OPTIMIZER_STEP \
                 or self.is_scaler_step(call, ctx):
             return True
-        if self.project_lookup is not None and self._imported_helper(call, ctx):
+        if self.project_lookup is not None and self._helper_call(call, ctx):
             helper = self.project_helper(call.func, ctx)
             return helper is not None and helper.updates
         return False

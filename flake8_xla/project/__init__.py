@@ -27,11 +27,11 @@ from .callers import INSTANCE, INSTANCES, CallFacts
 from . import defs
 from .defs import NOTHING, DefFacts, def_facts
 from .files import ProjectFiles, read_bytes, read_text, root_from
-from .summary import LaunchSetup, ModuleSummary, Ref, import_bindings, launch_wrappers, parse_module, \
-    resolve_chain, summarise
+from .summary import LaunchSetup, ModuleSummary, Ref, import_bindings, parse_module, resolve_chain, summarise, \
+    wrapper_facts
 
 __all__ = ["EMPTY", "HelperFacts", "LaunchSetup", "ProjectFacts", "callers_lookup", "defs_lookup", "clear_cache", "facts_for", "helper_lookup",
-           "launchers_for", "project_uses_xla",
+           "launcher_selves_for", "launchers_for", "project_uses_xla",
            "summary_of", "with_launchers"]
 
 #: how many (module, function) pairs one launch may reach across modules
@@ -42,10 +42,11 @@ MAX_WRAPPER_DEPTH = 3
 _PROJECTS: dict[Path, ProjectFiles] = {}
 _SUMMARIES: dict[tuple, ModuleSummary | None] = {}
 _REACHED: dict[tuple, dict[Ref, bool]] = {}
-_WRAPPERS: dict[tuple, tuple[str, ...]] = {}
+_WRAPPERS: dict[tuple, tuple[tuple[str, ...], tuple]] = {}
 _INDEX: dict[tuple, dict[str, dict[str, tuple[bool, str]]]] = {}
 _SETUPS: dict[tuple, dict[str, LaunchSetup]] = {}
 _LAUNCHERS: dict[tuple, tuple[str, ...]] = {}
+_LAUNCHER_SELVES: dict[tuple, tuple[tuple[str, Ref, int], ...]] = {}
 _HELPERS: dict[tuple, HelperFacts | None] = {}
 _NODES: dict[tuple, object] = {}
 _CALLERS: dict[tuple, "_Callers"] = {}
@@ -71,12 +72,18 @@ class ProjectFacts:
         setup: what the launching modules that reach this one set up for their launched
             code (:class:`LaunchSetup`: a gradient-reducing wrapper, a process group, SPMD,
             a framework), combined over them (any one's counts); ``None`` when nothing reaches it.
+        launcher_selves: ``(name, class, position)`` of each of ``launchers``
+            (:func:`launcher_selves_for`): for a method handing its own ``self`` to the
+            launched function, ``backend.launch(_worker, ...)`` gives ``_worker``'s parameter
+            ``1 + position`` an instance of ``class`` (a :data:`Ref`); position -1 (class
+            ``(file, "")`` for a plain function) when what it hands on is unknown.
     """
 
     reached: dict[str, bool] = dataclasses.field(default_factory=dict)
     callers: dict[str, str] = dataclasses.field(default_factory=dict)
     launchers: tuple[str, ...] = ()
     setup: LaunchSetup | None = None
+    launcher_selves: tuple[tuple[str, Ref, int], ...] = ()
 
 
 EMPTY = ProjectFacts()
@@ -104,6 +111,10 @@ class HelperFacts:
         saves: how the ``xm.save`` calls it runs (itself or through its callees) pick their
             writers (``FunctionFacts.saves``: ``"default"``, ``"global"``, ``"chosen"``).
         master: the master its return value tests (``"local"`` / ``"global"``), or ``""``.
+        moves_param: the index (in its ``def``, ``self`` counts) of the parameter it returns
+            moved to the XLA device (``return model.to(self.device())`` asked as a method of
+            a class whose ``device()`` returns ``xm.xla_device()``: the class the lookup
+            names decides which ``device`` runs); -1 when none or unknown.
     """
 
     module: str
@@ -119,6 +130,7 @@ class HelperFacts:
     local_master: bool = False
     saves: frozenset[str] = frozenset()
     master: str = ""
+    moves_param: int = -1
 
 
 def clear_cache() -> None:
@@ -130,6 +142,7 @@ def clear_cache() -> None:
     _INDEX.clear()
     _SETUPS.clear()
     _LAUNCHERS.clear()
+    _LAUNCHER_SELVES.clear()
     _HELPERS.clear()
     _NODES.clear()
     _CALLERS.clear()
@@ -168,7 +181,8 @@ def summary_of(path: Path, files: ProjectFiles, settings: Settings) -> ModuleSum
     if key not in _SUMMARIES:
         _SUMMARIES[key] = None  # an import cycle asking again while this one is built: unknown
         try:
-            _SUMMARIES[key] = summarise(path, files, settings, lambda ref: def_facts(ref, files))
+            _SUMMARIES[key] = summarise(path, files, settings, lambda ref: def_facts(ref, files),
+                                        launcher_selves_for(path, files))
         except (Exception, RecursionError):  # a module the model cannot read is unknown, for good
             _SUMMARIES[key] = None
     return _SUMMARIES[key]
@@ -184,17 +198,18 @@ def _state(path: Path) -> tuple | None:
     return str(path), st.st_size, st.st_mtime_ns
 
 
-def _wrappers(path: Path) -> tuple[str, ...]:
-    """The module's launch wrappers (:func:`~.summary.launch_wrappers`), once per file state;
-    only a module whose text names torch_xla and a launch is parsed."""
+def _wrappers(path: Path) -> tuple[tuple[str, ...], tuple]:
+    """The module's launch wrappers and the methods among them that hand on their own
+    ``self`` (:func:`~.summary.wrapper_facts`), once per file state; only a module whose
+    text names torch_xla and a launch is parsed."""
     state = _state(path)
     if state is None:
-        return ()
+        return (), ()
     found = _WRAPPERS.get(state)
     if found is None:
         text = read_text(path) or ""
         tree = parse_module(path) if _may_wrap(text) else None
-        found = _WRAPPERS[state] = launch_wrappers(tree) if tree is not None else ()
+        found = _WRAPPERS[state] = wrapper_facts(tree) if tree is not None else ((), ())
     return found
 
 
@@ -219,7 +234,8 @@ def launchers_for(path: Path, files: ProjectFiles) -> tuple[str, ...]:
     if key in _LAUNCHERS:
         return _LAUNCHERS[key]
     _LAUNCHERS[key] = ()
-    seen, level, found = {path}, [path], []
+    _LAUNCHER_SELVES[key] = ()
+    seen, level, found, selves = {path}, [path], [], []
     for _ in range(MAX_WRAPPER_DEPTH):
         nxt = []
         for p in level:
@@ -227,10 +243,22 @@ def launchers_for(path: Path, files: ProjectFiles) -> tuple[str, ...]:
                 if q not in seen:
                     seen.add(q)
                     nxt.append(q)
-                    found.extend(w for w in _wrappers(q) if w not in found)
+                    names, own = _wrappers(q)
+                    found.extend(w for w in names if w not in found)
+                    selves.extend((name, (str(q), cls), position) for name, cls, position in own)
         level = nxt
     _LAUNCHERS[key] = tuple(found)
+    _LAUNCHER_SELVES[key] = tuple(selves)
     return _LAUNCHERS[key]
+
+
+def launcher_selves_for(path: Path, files: ProjectFiles) -> tuple[tuple[str, Ref, int], ...]:
+    """``(name, (file, "Cls"), position)`` of each launch wrapper :func:`launchers_for`
+    finds: a method handing its own ``self`` to the launched function at ``position`` of
+    its ``args``, or position -1 when unknown (:func:`~.summary.wrapper_facts`); once per
+    file and process."""
+    launchers_for(path, files)
+    return _LAUNCHER_SELVES.get((files.root, path), ())
 
 
 def with_launchers(settings: Settings, names: tuple[str, ...]) -> Settings:
@@ -278,7 +306,7 @@ def facts_for(filename: str, settings: Settings) -> ProjectFacts:
     launchers = launchers_for(path, files)
     if not reached and not launchers:
         return EMPTY
-    return ProjectFacts(reached, callers, launchers, setup)
+    return ProjectFacts(reached, callers, launchers, setup, launcher_selves_for(path, files))
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -480,9 +508,30 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
                         bool(first is not None and first.yields_seen), steps, updates, syncs,
                         param_syncs=first.param_syncs if first is not None else (),
                         local_master=bool(first is not None and first.local_master),
-                        saves=saves, master=first.master if first is not None else "")
+                        saves=saves, master=first.master if first is not None else "",
+                        moves_param=_moves_param(ref, first, files, settings))
     _HELPERS[key] = found
     return found
+
+
+def _moves_param(ref: Ref, facts, files: ProjectFiles, settings: Settings) -> int:
+    """:attr:`HelperFacts.moves_param` of ``ref`` whose function's facts are ``facts``: a
+    ``"self.m"`` device is looked up on the class ``ref`` names (its own or inherited
+    ``m``), which must return the XLA device."""
+    if facts is None or not facts.moves_param:
+        return -1
+    index, where = facts.moves_param
+    if where == "xla":
+        return index
+    head, _, method = ref[1].partition(".")
+    if not method or not where.startswith("self."):
+        return -1
+    targets = _functions_of((ref[0], f"{head}.{where[5:]}"), files, settings)
+    if len(targets) != 1:
+        return -1
+    s = summary_of(Path(targets[0][0]), files, settings)
+    f = s.function(targets[0][1]) if s is not None else None
+    return index if f is not None and f.returns_device else -1
 
 
 _BUSY = object()
@@ -680,11 +729,13 @@ def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Setting
     list of such instances for ``callbacks=[...]``) to a function or class of a third
     module, whose code calls ``m`` on what that parameter brought in
     (:class:`~.callers.DispatchFacts`: ``for cb in self.callbacks: cb.on_step_end(...)``;
-    ``model(x)`` for ``forward``). As :class:`~.callers.CallFacts` with ``target``
+    ``model(x)`` for ``forward``); or an importer that launches through a wrapper handing
+    its own ``self`` on calls ``m`` on that object in the launched code (``backend.save(state,
+    path)``: ``DispatchFacts.classes``). As :class:`~.callers.CallFacts` with ``target``
     ``(path, qual)``, arguments without ``self``, ``on_device`` when the instance handed on
     was visibly moved to the XLA device. Only importers whose text names torch_xla and
-    calls the class (or a subclass, or a builder of it) are read (as the reverse call
-    index). Built once per (root, file, method name, settings) for every method of that
+    calls the class (or a subclass, or a builder of it), or calls such a launch wrapper,
+    count. Built once per (root, file, method name, settings) for every method of that
     name: :func:`_dispatch_index`."""
     head, _, method = qual.rpartition(".")
     index = _dispatch_index(path, method, files, settings)
@@ -692,12 +743,14 @@ def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Setting
     if me not in index:
         return ()
     builders = defs.instance_names(path, head, files)
-    return tuple(cf for cf, imp in index[me] if any(_calls_name(imp, name, files) for name in builders))
+    return tuple(cf for cf, imp in index[me]  # (None: an object a launch wrapper handed on)
+                 if imp is None or any(_calls_name(imp, name, files) for name in builders))
 
 
 def _dispatch_index(path: Path, method: str, files: ProjectFiles, settings: Settings) -> dict:
-    """``{(file, "Cls.m"): [(CallFacts, importer), ...]}``: for every method named ``method``
-    that instances handed on by the importers of the module at ``path`` run (see
+    """``{(file, "Cls.m"): [(CallFacts, importer or None), ...]}``: for every method named
+    ``method`` that instances handed on by the importers of the module at ``path`` run, or
+    that objects a launch wrapper hands on run (importer ``None``; see
     :func:`_dispatched_to`), the dispatched calls that reach it."""
     key = (files.root, str(path), method, settings)
     found = _DISPATCHED.get(key)
@@ -707,10 +760,20 @@ def _dispatch_index(path: Path, method: str, files: ProjectFiles, settings: Sett
     methods = ("__call__", "forward") if method == "forward" else (method,)
     for imp in sorted(files.importers(path))[:MAX_DISPATCH_MODULES]:
         text = read_text(imp)
-        if text is None or "torch_xla" not in text:
+        if text is None:
             continue
+        handed = "torch_xla" in text
+        wrapped = any(pos >= 0 and f".{name}(" in text for name, _, pos in launcher_selves_for(imp, files))
+        if not handed and not wrapped:
+            continue  # (an importer that neither names torch_xla nor gets an object from a launch calls none)
         s = summary_of(imp, files, settings)
-        for cf in s.calls_into if s is not None else ():
+        for d in s.dispatches if s is not None and wrapped else ():  # backend.save(...) on a wrapper's self
+            if d.classes and d.method in methods:
+                for ref in _runs(d.classes, method, files, settings):
+                    if ref[0] == str(path):
+                        found.setdefault(ref, []).append(
+                            (CallFacts(ref, d.line, d.args, d.kwargs, d.splat, in_step=d.in_step, gated=d.gated), None))
+        for cf in s.calls_into if s is not None and handed else ():
             passed = [(i, None, a) for i, a in enumerate(cf.args)] + [(None, k, a) for k, a in cf.kwargs]
             passed = [(i, k, a) for i, k, a in passed if a.kind in (INSTANCE, INSTANCES)]
             if not passed:

@@ -28,23 +28,28 @@ Ref = tuple[str, str]
 #: a tensor on the XLA device (the model's ``tensor_kind``), an instance of a project class
 #: (``Trainer(...)``, ``self`` in a method: ``refs`` names the class), a list or tuple of such
 #: instances (``callbacks=[ProgressCallback(), CheckpointCallback(out)]``: ``refs`` names
-#: their classes), or anything else
+#: their classes), a checkpoint state in XLA code holding the ``state_dict()`` of a module
+#: not visibly on the CPU (``{"model": model.state_dict(), "epoch": epoch}`` after ``model =
+#: backend.prepare_model(model)``), or anything else
 NAME, DEVICE_LOADER, PLAIN_LOADER, HOST_COPY, HOST_MODULE, DEVICE_TENSOR, INSTANCE, INSTANCES, TENSOR, UNKNOWN = (
     "name", "device_loader", "plain_loader", "host_copy", "host_module", "device_tensor", "instance", "instances",
     "tensor", "unknown")
+STATE_DICT = "state_dict"
 
 
 @dataclasses.dataclass(frozen=True)
 class ArgFacts:
     """One argument a call passes: ``kind`` (:data:`NAME`, :data:`DEVICE_LOADER`,
     :data:`PLAIN_LOADER`, :data:`HOST_COPY`, :data:`HOST_MODULE`, :data:`DEVICE_TENSOR`,
-    :data:`INSTANCE`, :data:`INSTANCES` or :data:`UNKNOWN`); for :data:`NAME`, the canonical
+    :data:`INSTANCE`, :data:`INSTANCES`, :data:`STATE_DICT` or :data:`UNKNOWN`); for :data:`NAME`, the canonical
     dotted name (``torch_xla.core.xla_model``); for :data:`INSTANCE` / :data:`INSTANCES`, the
     project classes (``(file, "Cls")``, as the caller's imports name them, through a project
     function that builds one: ``build_model()``), and for an :data:`INSTANCE` visibly moved
     to the XLA device (a module: ``model.to(device)``), ``name`` ``"device"``; :data:`TENSOR`
     for an argument visibly a tensor whose device is not seen (``x.to(device)`` with a
-    parameter ``device``)."""
+    parameter ``device``); for :data:`STATE_DICT`, ``name`` ``"device"`` when the module
+    whose ``state_dict()`` it holds was visibly moved to the XLA device, else ``refs``: the
+    methods ``(file, "Cls.m")`` that gave the module back (one of them must move it)."""
 
     kind: str
     name: str = ""
@@ -122,6 +127,9 @@ class DispatchFacts:
         in_step: the call runs once per training step of XLA code: inside a step loop of its
             own function (:func:`_step_context`).
         gated: ... only under a step gate (``if step % N == 0:``).
+        classes: the project classes the receiver holds when the module itself knows them
+            (a launch wrapper's own ``self``: ``Model.receiver_classes``); ``()`` when
+            what the callers of ``origin`` pass decides.
     """
 
     origin: str
@@ -135,6 +143,7 @@ class DispatchFacts:
     splat: bool = False
     in_step: bool = False
     gated: bool = False
+    classes: tuple[Ref, ...] = ()
 
     def argument(self, index: int | None, name: str) -> ArgFacts | None:
         """What this call passes for parameter ``name`` of the method at position ``index``
@@ -267,9 +276,64 @@ def _describe(model, expr: ast.AST, ctx, line: int, site: "_Site | None" = None)
                 return found
         if _moved_tensor(model, expr, ctx):
             return ArgFacts(TENSOR)
+        if type(expr) in (ast.Name, ast.Dict, ast.List, ast.Tuple) \
+                and (model.in_xla_code(ctx) or model.is_launched(ctx, multi_only=True)):
+            state = _state_dict(model, expr, ctx)
+            if state is not None:
+                return state
     except RecursionError:
         pass
     return _UNKNOWN_ARG
+
+
+def _state_dict(model, expr: ast.AST, ctx, depth: int = 0) -> ArgFacts | None:
+    """:data:`STATE_DICT` when ``expr`` (a dict, list or tuple display, or a name bound once
+    to one) holds ``X.state_dict()`` of a plain name ``X`` every value of which is a move to
+    the XLA device (``model.to(device)``, the model's ``_on_device``: ``name`` ``"device"``)
+    or what a method of the object a launch wrapper's ``self`` brought in gives back for
+    ``X`` (``model = backend.prepare_model(model)``, ``backend.compile(model)``: ``refs``
+    names those methods, ``(file, "Cls.m")``, for the receiving module to ask whether one
+    moves it to the XLA device); else None."""
+    if depth > 2:
+        return None
+    t = type(expr)
+    if t is ast.Name:
+        values = model.values(expr, ctx)
+        if values and len(values) == 1 and values[0][1] is not None \
+                and type(values[0][0]) in (ast.Dict, ast.List, ast.Tuple):
+            return _state_dict(model, *values[0], depth + 1)
+        return None
+    elts = expr.values if t is ast.Dict else expr.elts if t in (ast.List, ast.Tuple) else ()
+    for e in elts:
+        if type(e) is ast.Call and type(e.func) is ast.Attribute and e.func.attr == "state_dict" and not e.args \
+                and type(e.func.value) is ast.Name and model.qualname(e.func.value, ctx) is None:
+            name = e.func.value.id
+            values = model.values(e.func.value, ctx)
+            if not values or any(v is None or c is None for v, c in values):
+                continue
+            moved, refs = False, []
+            for v, c in values:
+                if model._on_device(v, c, 0):
+                    moved = True
+                    continue
+                got = _backend_gives_back(model, v, c, name)
+                if got is None:
+                    break
+                refs.extend(r for r in got if r not in refs)
+            else:
+                return ArgFacts(STATE_DICT, "device" if moved else "", tuple(refs))
+    return None
+
+
+def _backend_gives_back(model, value: ast.AST, ctx, name: str) -> tuple | None:
+    """The methods ``(file, "Cls.m")`` a call ``backend.m(..., name, ...)`` runs on a
+    receiver whose project classes are known (``Model.receiver_classes``: a launch
+    wrapper's ``self``); None otherwise."""
+    if type(value) is not ast.Call or type(value.func) is not ast.Attribute \
+            or not any(type(a) is ast.Name and a.id == name for a in value.args):
+        return None
+    classes = model.receiver_classes(value.func.value, ctx)
+    return tuple((f, f"{c}.{value.func.attr}") for f, c in classes) if classes else None
 
 
 def _moved_tensor(model, expr: ast.AST, ctx) -> bool:
@@ -458,8 +522,10 @@ def describe_dispatches(model, resolve, path: str, classes=None) -> tuple[Dispat
         params = func.params + [a.arg for a in func.node.args.kwonlyargs]
         method = call.func.attr if type(call.func) is ast.Attribute else "__call__"
         in_step, gated = _step_context(model, ctx)
+        classes = () if element or not model.project_launcher_selves or type(call.func) is not ast.Attribute \
+            else model.receiver_classes(call.func.value, ctx) or ()
         out.append(DispatchFacts(qual, param, params.index(param), element, method, call.lineno,
-                                 tuple(args), tuple(kwargs), splat, in_step, gated))
+                                 tuple(args), tuple(kwargs), splat, in_step, gated, tuple(classes)))
     return tuple(out)
 
 

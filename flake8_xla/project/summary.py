@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 
 from ..model.reductions import OPTIMIZER_STEP, reduces_directly  # what XLA201 counts as a reduction
-from ..model.runtime import chain_parts
+from ..model.runtime import chain_parts, is_xla_device
 
 #: the saves whose writers XLA602 asks about (``xm.save``, ``xser.save``)
 SAVE_CALLS = ("torch_xla.core.xla_model.save", "torch_xla.utils.serialization.save")
@@ -38,7 +38,9 @@ class FunctionFacts:
         calls_out: functions and classes of other project modules it calls or names, and the
             classes whose instances its calls hand to other project modules (their methods
             run where the instance goes: ``train_fn(loader, model)`` with ``model`` built by
-            ``build_model()``).
+            ``build_model()``), and ``(file, "Cls.m")`` for ``backend.m(...)`` on a parameter
+            a launch wrapper's ``self`` fills (``Model.receiver_classes``: ``Cls.m`` runs,
+            its own or inherited).
         xla_calls: the torch_xla functions it calls itself (canonical dotted names).
         may_sync: it may cut the graph itself: a sync (``torch_xla.sync()``,
             ``barrier=True``) or a call that may hide one (a third-party helper, ``next()``
@@ -57,6 +59,12 @@ class FunctionFacts:
             (``global_master=True``), ``"chosen"`` (``master_only`` anything else).
         master: the master its one ``return`` tests (``"local"`` / ``"global"``, the
             model's ``master_scope``: ``return xr.global_ordinal() == 0``), or ``""``.
+        moves_param: ``(index, where)`` when every ``return`` gives back its parameter at
+            ``index`` of the ``def`` (``self`` counts) moved to a device: ``where`` ``"xla"``
+            (``return model.to(torch_xla.device())``) or ``"self.m"`` for the device a method
+            of its own class returns (``return model.to(self.device())``: which ``m`` runs
+            depends on the instance's class, :func:`flake8_xla.project.helper_facts`).
+        returns_device: every ``return`` gives the XLA device (``return xm.xla_device()``).
     """
 
     qual: str
@@ -73,6 +81,8 @@ class FunctionFacts:
     local_master: bool = False
     saves: tuple[str, ...] = ()
     master: str = ""
+    moves_param: tuple[int, str] | tuple[()] = ()
+    returns_device: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -201,10 +211,14 @@ def parse_module(path: Path) -> ast.Module | None:
         return None
 
 
-def summarise(path: Path, files: ProjectFiles, settings: Settings, def_facts=None) -> ModuleSummary | None:
+def summarise(path: Path, files: ProjectFiles, settings: Settings, def_facts=None,
+              launcher_selves: tuple = ()) -> ModuleSummary | None:
     """Build the summary of the module at ``path``; ``None`` when it does not parse.
     ``def_facts``: ``Ref -> DefFacts`` (:func:`.defs.def_facts`), what the light index says
-    of a project class or function, so that ``TinyLlama(cfg)`` of another module is a model."""
+    of a project class or function, so that ``TinyLlama(cfg)`` of another module is a model.
+    ``launcher_selves``: the launch wrappers that hand their own ``self`` on
+    (:attr:`flake8_xla.project.ProjectFacts.launcher_selves`), so that a launched function's
+    parameter holding it is known (``backend.m()`` calls reach ``Cls.m``)."""
     from ..model import Model  # the model does not import the project layer
 
     tree = parse_module(path)
@@ -216,7 +230,8 @@ def summarise(path: Path, files: ProjectFiles, settings: Settings, def_facts=Non
         r = resolve_chain(parts, bindings, files)
         return def_facts(r) if r is not None else None
 
-    model = Model(tree, settings, project_defs=lookup if def_facts is not None and bindings else None)
+    model = Model(tree, settings, project_defs=lookup if def_facts is not None and bindings else None,
+                  project_launcher_selves=launcher_selves)
     try:
         return _summary(path, model, files, bindings)
     finally:
@@ -249,13 +264,20 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                 handed.setdefault(cf.caller, []).extend(a.refs)
 
     functions = []
+    selves = bool(model.project_launcher_selves)
     for func in model.functions:
         local = [quals[id(f)] for f in model.callees(func) if id(f) in quals]
         out: list[Ref] = list(dict.fromkeys(r for r in handed.get(quals[id(func)], ()) if r[0] != str(path)))
-        for call, _ in func.calls:
+        for call, cctx in func.calls:
             r = ref(call.func)
             if r is not None and r not in out:
                 out.append(r)
+            elif r is None and selves and type(call.func) is ast.Attribute:
+                # backend.m(...) on what a launch wrapper's self brought in: Cls.m runs
+                for cls in model.receiver_classes(call.func.value, cctx) or ():
+                    m = (cls[0], f"{cls[1]}.{call.func.attr}")
+                    if m not in out:
+                        out.append(m)
         for name in func.names:
             if name in bindings:
                 r = ref(ast.Name(id=name))
@@ -339,7 +361,7 @@ def _setup(model) -> LaunchSetup:
 
 def _does(model, func, ref) -> tuple:
     """(xla_calls, may_sync, yields_seen, steps, updates, syncs, param_syncs, local_master,
-    saves, master) of one function, from its module's model."""
+    saves, master, moves_param, returns_device) of one function, from its module's model."""
     xla, sync = [], False
     for call, ctx in func.calls:
         if ctx.func is not func:
@@ -381,8 +403,44 @@ def _does(model, func, ref) -> tuple:
                 kind = "default"
             if kind not in saves:
                 saves.append(kind)
+    returns = func.returns
+    moved = None
+    if returns and all(v is not None and c is not None for v, c in returns):
+        for v, c in returns:
+            got = _moved_param(model, func, v, c)
+            if got is None or (moved is not None and got != moved):
+                moved = None
+                break
+            moved = got
+    device = bool(returns) and all(v is not None and c is not None and is_xla_device(model, v, c) for v, c in returns)
     return (tuple(xla), sync, seen, model.does_step(func), model.func_updates(func), model.func_syncs(func),
-            tuple(params), master, tuple(saves), scope)
+            tuple(params), master, tuple(saves), scope, moved or (), device)
+
+
+def _moved_param(model, func, value: ast.AST, ctx) -> tuple[int, str] | None:
+    """``(index, where)`` when ``value`` is ``p.to(D)`` for a parameter ``p`` of ``func``
+    that nothing rebinds, with ``D`` a device that may be the XLA device (``"xla"``) or
+    ``self.m()`` in a method (``"self.m"``); else None."""
+    if type(value) is not ast.Call or type(value.func) is not ast.Attribute or value.func.attr != "to" \
+            or type(value.func.value) is not ast.Name:
+        return None
+    name = value.func.value.id
+    if name not in func.params or (func.cls is not None and name == func.params[0]):
+        return None
+    bindings = model.read_bindings(value.func.value, ctx)
+    if not bindings or len(bindings) != 1 or bindings[0][1] != "param":
+        return None
+    index = func.params.index(name)
+    dev = model.kwarg(value, "device", 0)
+    if not isinstance(dev, ast.AST) or len(value.args) + len(value.keywords) != 1:
+        return None
+    if model.device_place(dev, ctx) == "xla":
+        return index, "xla"
+    if func.cls is not None and func.params and type(dev) is ast.Call and not dev.args and not dev.keywords \
+            and type(dev.func) is ast.Attribute and type(dev.func.value) is ast.Name \
+            and dev.func.value.id == func.params[0]:
+        return index, "self." + dev.func.attr
+    return None
 
 
 def _own_nodes(node: ast.AST):
@@ -466,12 +524,27 @@ def _import_statements(tree: ast.AST) -> list:
 
 _LAUNCH_NAMES = ("launch", "spawn")
 
+#: a launch wrapper: (its name, the name of the top-level class it is a method of, the
+#: position of its own ``self`` in the launched ``args``; ``""`` and -1 when unknown)
+WrapperSelf = tuple[str, str, int]
+
 
 def launch_wrappers(tree: ast.AST) -> tuple[str, ...]:
     """Names of the functions and methods that pass a parameter of theirs as the launched
     function to ``torch_xla.launch`` / ``xmp.spawn`` (``def launch(self, fn, *args):
     torch_xla.launch(fn, args=args)``): a call of one launches its first argument. Read from
     the tree alone (names the module's torch_xla imports bind), no model needed."""
+    return wrapper_facts(tree)[0]
+
+
+def wrapper_facts(tree: ast.AST) -> tuple[tuple[str, ...], tuple[WrapperSelf, ...]]:
+    """``(names, selves)``: :func:`launch_wrappers`, and for each of them ``(name, class,
+    position)``: for a method of a top-level class that puts its own ``self`` in the
+    launched ``args`` tuple (``def launch(self, fn, *args): torch_xla.launch(fn, args=(self,
+    *args))``), the class's name and the position of ``self`` in ``args`` (the launched
+    function's parameter after the process index at that position receives an instance of
+    the class); otherwise (a plain function, ``args`` no tuple display, no ``self`` in it,
+    a splat before it) class ``""`` and position -1: what it hands on is unknown."""
     xla: set[str] = set()
     for node in ast.walk(tree):
         if type(node) is ast.Import:
@@ -479,13 +552,21 @@ def launch_wrappers(tree: ast.AST) -> tuple[str, ...]:
         elif type(node) is ast.ImportFrom and not node.level and (node.module or "").split(".")[0] == "torch_xla":
             xla.update(a.asname or a.name for a in node.names)
     if not xla:
-        return ()
+        return (), ()
+    owner: dict[int, str] = {}  # id(method def) -> its top-level class's name
+    for node in getattr(tree, "body", ()):
+        if type(node) is ast.ClassDef:
+            for item in node.body:
+                if type(item) in (ast.FunctionDef, ast.AsyncFunctionDef):
+                    owner[id(item)] = node.name
     found: list[str] = []
+    selves: list[WrapperSelf] = []
     for node in ast.walk(tree):
         if type(node) not in (ast.FunctionDef, ast.AsyncFunctionDef) or node.name in found:
             continue
         args = node.args
-        params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+        positional = [a.arg for a in args.posonlyargs + args.args]
+        params = set(positional) | {a.arg for a in args.kwonlyargs}
         for call in ast.walk(node):
             if type(call) is not ast.Call:
                 continue
@@ -499,5 +580,29 @@ def launch_wrappers(tree: ast.AST) -> tuple[str, ...]:
             target = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "fn"), None)
             if type(target) is ast.Name and target.id in params:
                 found.append(node.name)
+                cls = owner.get(id(node))
+                position = None
+                if cls is not None and positional and positional[0] == "self" \
+                        and not any(type(d) is not ast.Call and chain_parts(d) in (("staticmethod",), ("classmethod",))
+                                    for d in node.decorator_list):
+                    position = _self_position(call, last)
+                selves.append((node.name, cls or "", -1 if position is None else position))
                 break
-    return tuple(found)
+    return tuple(found), tuple(selves)
+
+
+def _self_position(call: ast.Call, name: str) -> int | None:
+    """Where ``self`` sits in the ``args`` tuple display a launch call passes (``args=`` or,
+    for ``spawn``, its second positional argument); ``None`` when absent, after a splat, or
+    the args are no tuple display."""
+    args = next((k.value for k in call.keywords if k.arg == "args"), None)
+    if args is None and name == "spawn" and len(call.args) > 1:
+        args = call.args[1]
+    if type(args) is not ast.Tuple:
+        return None
+    for i, elt in enumerate(args.elts):
+        if type(elt) is ast.Starred:
+            return None
+        if type(elt) is ast.Name and elt.id == "self":
+            return i
+    return None

@@ -393,6 +393,34 @@ def _places_on_device(model) -> bool:
         or model.in_project()
 
 
+def _passed_state(model, obj, ctx) -> bool:
+    """Project mode: ``obj`` is a parameter of its function (a method too) for which some
+    caller in another project module passes a state holding the ``state_dict()`` of a
+    module on the XLA device (argument kind ``state_dict``: ``backend.save(state, path)`` in
+    the launched ``_worker`` reaching the inherited ``Backend.save``, where ``model =
+    backend.prepare_model(model)`` moved it: ``HelperFacts.moves_param`` of the method on
+    the receiver's class)."""
+    if type(obj) is not ast.Name or model.project_callers is None:
+        return False
+    bindings = model.lookup(obj.id, ctx, getattr(obj, "lineno", None)) or ()
+    if len(bindings) != 1 or bindings[0][1] != "param" or bindings[0][2] is not ctx.func:
+        return False
+    for arg in model.project_arguments_seen(ctx.func, obj.id):
+        if arg.kind != "state_dict":
+            continue
+        if arg.name == "device":
+            return True
+        for file, qual in arg.refs:  # backend.prepare_model(model): does that class's method move it?
+            cls, _, method = qual.partition(".")
+            try:
+                helper = model.project_lookup((method,), cls=(file, cls)) if model.project_lookup else None
+            except (Exception, RecursionError):
+                helper = None
+            if helper is not None and helper.moves_param >= 0:
+                return True
+    return False
+
+
 def _single_process(model) -> bool:
     launches = model.launches()
     return bool(launches) and all(one for _, _, _, one in launches)
@@ -406,8 +434,11 @@ class TorchSaveXlaState(Rule):
     optimizer's `state_dict()` that is not visibly moved to the CPU: the `state_dict()`
     call itself, a name bound to it, a dict / list / tuple holding it (`{"model":
     model.state_dict(), "epoch": epoch}`), a `ckpt["model"] = ...` store, what a module
-    helper returns, or what callers pass for a helper's parameter. Reported at the
-    `torch.save` call.
+    helper returns, or what callers pass for a helper's parameter (in project mode also a
+    caller in another module's launched code: `backend.save(state, path)` reaching the
+    inherited `Backend.save`, `state` holding `model.state_dict()` of the model that
+    `backend.prepare_model(model)` moved to the XLA device). Reported at the `torch.save`
+    call.
 
     ## Why is this bad?
     The state of a model on the XLA device is XLA tensors. `torch.save` pickles them as
@@ -487,6 +518,8 @@ class TorchSaveXlaState(Rule):
             if not isinstance(obj, ast.AST) or not model.in_xla_code(ctx):
                 continue
             held = [(s, sctx) for s, sctx in state_dicts(model, obj, ctx) if device_state(model, s, sctx)]
+            if not held and _passed_state(model, obj, ctx):
+                held = [(obj, ctx)]  # a parameter: a caller in launched code passes {"model": model.state_dict()}
             if not held:
                 continue
             what = source_text(held[0][0], 32)

@@ -211,8 +211,10 @@ class ClipBeforeGradientReduction(Rule):
     """## What it does
     Flags `torch.nn.utils.clip_grad_norm_` / `clip_grad_value_` before
     `xm.optimizer_step(optimizer)` in the same iteration of code started by a
-    multi-process XLA launcher, with no gradient reduction before the clip. Reported at
-    the clip call.
+    multi-process XLA launcher, with no gradient reduction before the clip. In project
+    mode the step may also be a call of another project module's function or method that
+    calls `xm.optimizer_step` and no gradient reduction (`backend.optimizer_step(optimizer)`
+    where the launched function's `backend` is a `TPUBackend`). Reported at the clip call.
 
     ## Why is this bad?
     `xm.optimizer_step` all-reduces the gradients and then steps. Clipping before it
@@ -230,7 +232,9 @@ class ClipBeforeGradientReduction(Rule):
     branch of `if xr.world_size() > 1:`, without a launcher (a single process: the
     all-reduce changes nothing), with `nprocs=1` / `debug_single_process=True`, when the
     clip and the step sit under two unrelated conditions, and when the clip is in a
-    helper function.
+    helper function. The fix rewrites only a literal `xm.optimizer_step(...)` after the clip:
+    when the step is inside another module's helper, editing the call site would change
+    every backend that helper serves, so that shape is reported without a fix.
 
     ## Example
     ```python
@@ -293,16 +297,21 @@ class ClipBeforeGradientReduction(Rule):
             return
         if model.uses_spmd() or model.uses_framework() or model.rewrapped_by_import() or model.wrap_calls("fsdp"):
             return  # SPMD, a framework, an unseen wrapper or XLA FSDP (model.clip_grad_norm_) clip their own way
-        if not any(model.in_xla_code(x) and model.is_launched(x, multi_only=True)
-                   for _, x in model.calls_to(OPTIMIZER_STEP)):
+        clips = model.calls_to(*CLIPS)
+        if not clips:
             return
-        for clip, cctx in model.calls_to(*CLIPS):
+        xm_steps = model.calls_to(OPTIMIZER_STEP)
+        if not any(model.in_xla_code(x) and model.is_launched(x, multi_only=True) for _, x in xm_steps) \
+                and not self._helper_steps(model):
+            return
+        for clip, cctx in clips:
             if not model.in_xla_code(cctx) or not model.is_launched(cctx, multi_only=True) \
                     or single_replica_branch(model, cctx):
                 continue
             loop = cctx.loops[-1] if cctx.loops else None
             pos = (clip.lineno, clip.col_offset)
-            steps = model.calls_after(cctx.func, "xm_steps", lambda c, x: model.call_name(c, x) == OPTIMIZER_STEP, pos)
+            steps = model.calls_after(cctx.func, "xm_steps", lambda c, x: model.call_name(c, x) == OPTIMIZER_STEP
+                                      or id(c) in self._helper_steps(model), pos)
             for step, sctx in steps:
                 if (sctx.loops[-1] if sctx.loops else None) is not loop or not model.in_xla_code(sctx):
                     continue
@@ -313,10 +322,40 @@ class ClipBeforeGradientReduction(Rule):
                 opt = model.kwarg(step, "optimizer", 0)
                 name = render(opt) if isinstance(opt, ast.AST) else "optimizer"
                 clip_name = model.call_name(clip, cctx).rsplit(".", 1)[-1]
+                helper = self._helper_steps(model).get(id(step))
+                if helper is not None:  # the step is another module's helper: no autofix there
+                    callee = render(step.func)
+                    callee = callee if len(callee) <= 26 else callee[:23] + "..."
+                    yield self.finding(
+                        clip, f"{clip_name} before {callee} ({helper.module.rsplit('/', 1)[-1]}: xm.optimizer_step)"
+                              " clips unreduced gradients",
+                        f"reduce first: xm.reduce_gradients({name}), clip, step")
+                    break
                 yield self.finding(
                     clip, f"{clip_name} before xm.optimizer_step clips unreduced gradients",
                     f"call xm.reduce_gradients({name}), clip, {name}.step()")
                 break
+
+    @staticmethod
+    def _helper_steps(model) -> dict:
+        """Project mode: id -> :class:`~flake8_xla.project.HelperFacts` of the calls of
+        another project module's function or method (``backend.optimizer_step(opt)`` on a
+        launched ``TPUBackend``) in launched XLA code that call ``xm.optimizer_step`` and
+        no reduction (``xm.reduce_gradients``, ``xm.all_reduce``, ...) of their own: the
+        reducing step of this iteration. Built once per model."""
+        found = model._cache.get("xla203_helper_steps")
+        if found is None:
+            found = model._cache["xla203_helper_steps"] = {}
+            if model.project_lookup is not None:
+                for call, ctx in model.step_markers().values():
+                    if not model.is_launched(ctx, multi_only=True) or not model.in_xla_code(ctx) \
+                            or not model._helper_call(call, ctx):
+                        continue
+                    helper = model.project_helper(call.func, ctx)
+                    if helper is not None and OPTIMIZER_STEP in helper.xla_calls \
+                            and not any("reduce" in q.rsplit(".", 1)[-1] for q in helper.xla_calls):
+                        found[id(call)] = helper
+        return found
 
     @staticmethod
     def _wrapped(model, step, sctx) -> bool:
