@@ -136,5 +136,5 @@ def test_readme_precommit_form_works_from_a_clone(tmp_path):
 def test_ci_uses_a_temporary_venv_and_runs_the_slow_tests():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "rm -rf .venv" not in ci and "mktemp -d" in ci and 'cd "$copy"' in ci
-    assert "python -m pytest -m slow" in ci
-    assert ci.count('"$rc" -eq 5') == 2  # pytest's "no tests" fails both runs
+    assert "python -m pytest -m slow" in ci and "python -m pytest -m runtime" in ci
+    assert ci.count('"$rc" -eq 5') == 3  # pytest's "no tests" fails the default, slow and runtime runs
