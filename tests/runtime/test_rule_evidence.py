@@ -45,8 +45,8 @@ MAY_CRASH = {"late_spmd"}
 
 #: rules one CPU replica cannot show, and why (on the rule's page as "Shown by the docs and source only")
 DOCS_ONLY = {
-    "XLA101": "on 2.9 the flag is a memory recommendation (required up to 2.5), and the saving is device memory "
-              "per gradient bucket, which one CPU replica does not measure.",
+    "XLA101": "on 2.9 the flag is a memory recommendation (required up to 2.5; DDP without it runs on one CPU "
+              "replica), and the saving is device memory per gradient bucket, which the CPU client does not measure.",
     "XLA105": "a failure of torch_xla 2.0-2.4; on 2.9 `import torch_xla` registers the `xla` backend (the XLA104 "
               "program sets up an `xla` group with no `xla_backend` import).",
     "XLA108": "needs two replicas: a second average over one replica changes nothing.",
@@ -65,6 +65,16 @@ DOCS_ONLY = {
     "XLA706": "TPU numerics: the CPU device computes float16 natively; the failures are the TPU compiler's.",
     "XLA907": "needs several hosts: on one host the host-local batch is the global batch.",
 }
+
+#: docs-only code -> a check that the runtime agrees with the reason given (where one replica can check it)
+DOCS_ONLY_FACTS = {
+    "XLA101": lambda o: ran(o["without_flag"]) == [2, 1],  # DDP without the flag runs on 2.9
+    "XLA105": lambda o: o["good"] == {"ok": "xla", "warnings": []},  # on XLA104's record: no xla_backend import
+    "XLA703": lambda o: ran(o["cpu_autocast"]) == "torch.float16",
+    "XLA706": lambda o: ran(o["cpu_float16"]) == "torch.float16",
+}
+#: where a fact's observation is recorded, when not under its own code
+FACT_SOURCE = {"XLA105": "XLA104"}
 
 EVIDENCE = {}
 
@@ -623,6 +633,15 @@ def test_every_rule_is_classified():
     codes = set(all_rules())
     assert set(EVIDENCE) | set(DOCS_ONLY) == codes
     assert not set(EVIDENCE) & set(DOCS_ONLY)
+
+
+@pytest.mark.parametrize("code", sorted(DOCS_ONLY_FACTS))
+def test_docs_only_reason_holds(observed, code):
+    """The runtime agrees with the reason a docs-only rule gives (DDP runs without the flag on
+    2.9, the CPU device takes float16, the xla backend needs no import on 2.9)."""
+    assert code in DOCS_ONLY
+    record = observed[FACT_SOURCE.get(code, code)]
+    assert DOCS_ONLY_FACTS[code](record), record
 
 
 @pytest.mark.parametrize("code", sorted(EVIDENCE))

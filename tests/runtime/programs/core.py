@@ -106,6 +106,9 @@ def _autocast_dtype(*args, **kwargs):
 
 report("XLA701", bad=outcome(_autocast_dtype("cuda", dtype=torch.float16)),
        good=outcome(_autocast_dtype("xla", dtype=torch.bfloat16)))
+# docs-only rules: what makes them TPU-only (checked by test_docs_only_reason_holds)
+report("XLA703", cpu_autocast=outcome(_autocast_dtype("xla", dtype=torch.float16)))
+report("XLA706", cpu_float16=outcome(lambda: str((torch.ones(2, device=dev, dtype=torch.float16) * 3).cpu().dtype)))
 import torch_xla.amp  # noqa: E402
 import torch_xla.amp.syncfree  # noqa: E402
 

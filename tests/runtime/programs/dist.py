@@ -44,4 +44,6 @@ def _ddp_forward(**kwargs):
 report("XLA102", bad=outcome(_ddp_forward(device_ids=[1], gradient_as_bucket_view=True)),
        bad_rank0=outcome(_ddp_forward(device_ids=[0], gradient_as_bucket_view=True)),
        good=outcome(_ddp_forward(gradient_as_bucket_view=True)))
+# docs only: on 2.9 DDP without gradient_as_bucket_view=True runs (the flag saves memory)
+report("XLA101", without_flag=outcome(_ddp_forward()))
 print("DONE", flush=True)
