@@ -491,7 +491,10 @@ def _(o):
 
 @evidence("XLA803")
 def _(o):
-    return _removed(o, "xm.parse_xla_device", "torch.device(dev).index", 0)
+    raised(o["bad"], "AttributeError", "parse_xla_device")
+    assert ran(o["alias_target"]) == ["('TPU', 0)", "None"] and silent(o["good"]) == ["TPU", 0]
+    return ("`xm.parse_xla_device` raised AttributeError (removed); the function it called parses hardware names "
+            "(`('TPU', 0)` for `\"TPU:0\"`, None for `\"xla:0\"`), as `\"TPU:0\".partition(\":\")` splits them.")
 
 
 @evidence("XLA804")

@@ -38,8 +38,11 @@ def step(m, opt, x, y):
 # --- XLA8xx: removed, deprecated, nonexistent APIs; XLA809 signatures ---------------------------
 report("XLA801", bad=outcome(lambda: xm.xrt_world_size()), good=outcome(lambda: xr.world_size()))
 report("XLA802", bad=outcome(lambda: xm.get_ordinal()), good=outcome(lambda: xr.global_ordinal()))
-report("XLA803", bad=outcome(lambda: xm.parse_xla_device("xla:0")),
-       good=outcome(lambda: torch.device(str(dev)).index))
+import torch_xla._internal.utils as xu_internal  # noqa: E402
+
+report("XLA803", bad=outcome(lambda: xm.parse_xla_device("TPU:0")),
+       alias_target=outcome(lambda: [repr(xu_internal.parse_xla_device(d)) for d in ("TPU:0", "xla:0")]),
+       good=outcome(lambda: (lambda kind, _, n: [kind, int(n)])(*"TPU:0".partition(":"))))
 report("XLA804", bad=outcome(lambda: str(xm.xla_device())), bad_xr=outcome(lambda: xr.xla_device()),
        good=outcome(lambda: str(torch_xla.device())))
 report("XLA805", bad=outcome(lambda: xm.mark_step()), good=outcome(lambda: torch_xla.sync()))
