@@ -107,14 +107,15 @@ def silent(outcome):
 def runs(run_source_in, tmp_path_factory):
     """Run name -> its :class:`Ran`; the programs run once per session, two at a time."""
     files = {p.name: p.read_text(encoding="utf-8") for p in PROGRAMS_DIR.glob("*.py")}
+    # the directories are made here, not in the threads (tmp_path_factory is not thread-safe)
+    where = {name: tmp_path_factory.mktemp(name) for name in PROGRAMS}
 
-    def one(item):
-        name, (program, env) = item
-        return name, run_source_in(tmp_path_factory.mktemp(name), files[program], env=env, files=files,
-                                   name=program, timeout=600)
+    def one(name):
+        program, env = PROGRAMS[name]
+        return name, run_source_in(where[name], files[program], env=env, files=files, name=program, timeout=600)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(pool.map(one, PROGRAMS.items()))
+        return dict(pool.map(one, PROGRAMS))
 
 
 @pytest.fixture(scope="session")

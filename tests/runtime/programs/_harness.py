@@ -4,6 +4,7 @@ Each program calls :func:`report` once per rule code with what the runtime did i
 and in the good shape; the tests read those ``CHECK {json}`` lines from its stdout.
 """
 import json
+import sys
 import warnings
 
 import torch_xla.debug.metrics as met
@@ -11,7 +12,9 @@ import torch_xla.debug.metrics as met
 
 def report(code, **observed):
     """Print one ``CHECK`` line: the rule code and what was observed (JSON-able values)."""
-    print("CHECK " + json.dumps({"code": code, **observed}, sort_keys=True, default=repr), flush=True)
+    # one write of the whole line: the runtime's C++ code (gloo) writes to the same stdout
+    sys.stdout.write("CHECK " + json.dumps({"code": code, **observed}, sort_keys=True, default=repr) + "\n")
+    sys.stdout.flush()
 
 
 def _first_line(text):
