@@ -5,6 +5,11 @@ docstring sections, the messages it really reports, examples) and ``DIR/index.md
 rule table). ``DIR`` defaults to ``docs``. With ``--check`` nothing is written; exit 1
 lists the pages that differ.
 
+Each page also carries what torch_xla 2.9 (CPU) reported for the rule ("Seen on ...") or why
+one CPU replica cannot show it ("Shown by the docs and source only: ..."), read from
+``flake8_xla/data/runtime_results.json``, which the runtime tests (``pytest -m runtime``)
+write with ``FLAKE8_XLA_WRITE_RUNTIME_RESULTS=1`` and check is current.
+
 The messages on each page are generated, not written: the rule runs over its own ``bad``
 examples and, from a clone, over the fixtures ``tests/fixtures/XLA*.py``; messages that
 differ only in the code they quote (names, numbers, expressions) count once, shown by the
@@ -39,6 +44,8 @@ PACKAGE = Path(__file__).resolve().parent
 REPO_DOCS = PACKAGE.parent / "docs"
 FIXTURES = PACKAGE.parent / "tests" / "fixtures"
 MESSAGES_JSON = PACKAGE / "data" / "messages.json"
+#: what torch_xla 2.9 (CPU) reported for each rule, written by the runtime set (tests/runtime)
+RUNTIME_RESULTS_JSON = PACKAGE / "data" / "runtime_results.json"
 _OPTIONS_RE = re.compile(r"^#\s*options\s*:(.*)$", re.M)
 
 
@@ -105,6 +112,31 @@ def _stored_variants() -> dict[str, list[str]]:
         return {}
 
 
+def runtime_results_json(results: dict[str, dict[str, str]]) -> str:
+    """The text of :data:`RUNTIME_RESULTS_JSON` for ``results``: code -> ``{"seen": sentence}``
+    (what the runtime reported) or ``{"docs_only": why}`` (one CPU replica cannot show it)."""
+    return json.dumps(dict(sorted(results.items())), indent=1, ensure_ascii=False) + "\n"
+
+
+@functools.lru_cache(maxsize=1)
+def runtime_results() -> dict[str, dict[str, str]]:
+    """The stored runtime results (code -> entry); empty when the file is missing or unreadable."""
+    try:
+        return json.loads(RUNTIME_RESULTS_JSON.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def runtime_line(code: str) -> str | None:
+    """The rule page's runtime bullet for ``code``, or None when the results file has no entry."""
+    entry = runtime_results().get(code, {})
+    if "seen" in entry:
+        return f"- Seen on torch_xla 2.9 (CPU): {entry['seen']}"
+    if "docs_only" in entry:
+        return f"- Shown by the docs and source only: {entry['docs_only']}"
+    return None
+
+
 def message_variants(cls) -> list[str]:
     """The messages of one rule as the docs list them: the stored list, or for a rule not
     yet in it, what its ``bad`` examples report."""
@@ -154,6 +186,7 @@ def rule_page(cls, variants: list[str] | None = None) -> str:
         f"- Reported at: {where}. flake8 matches `# noqa: {cls.code}` against the line where "
         "that node starts (for a node spanning lines, its first line)",
         f"- {fix_doc(cls.code)}",
+        *filter(None, [runtime_line(cls.code)]),
         "",
         doc,
         "",

@@ -453,7 +453,8 @@ class LoaderWorkersHoldDeviceState(Rule):
     `spawn` / `forkserver` start methods (forkserver is Linux's default from Python 3.14)
     they are pickled, and an XLA tensor has no storage to share: the loader fails at its
     first iteration ("XLA tensors do not have storage", pytorch/xla#4131, where the
-    collator held the model). With `fork` the worker inherits the tensors but not the
+    collator held the model; on 2.9 `RuntimeError: _share_fd_: only available on CPU`,
+    the runtime set's measurement). With `fork` the worker inherits the tensors but not the
     runtime behind them: a worker that reads one hangs, and one that never touches the
     state it holds runs, so with `fork` (Linux's default before Python 3.14) a collator that
     only carries the model is a failure waiting for a change of start method or Python.

@@ -1198,15 +1198,17 @@ class XlaTensorStorageIntrospection(Rule):
     created with `device=torch_xla.device()` or moved with `.to(<XLA device>)`, and what is
     computed from them; a parameter of a module moved to the XLA device before the call:
     `model.fc.weight`, `p` of `for p in model.parameters()` / `named_parameters()` or a
-    comprehension over them) in XLA code. Measured on 2.9 (CPU): after
-    `m.to(torch_xla.device())`, `p.data_ptr()` of a parameter is 0 and `p.untyped_storage()`
-    raises `RuntimeError`.
+    comprehension over them) in XLA code. Measured on 2.9 (CPU): `data_ptr()` is 0 for
+    every XLA tensor (two different tensors compare equal), `untyped_storage()` returns a
+    placeholder whose `data_ptr()` raises `RuntimeError`, and `x.t().stride()` of a 4x4
+    tensor reads `(4, 1)` (`(1, 4)` on the CPU).
 
     ## Why is this bad?
-    XLA tensors have no host memory: their storage is a placeholder whose data pointer
-    raises (`RuntimeError`) and their strides always describe a contiguous layout, whatever
-    views the program took. Code that compares data pointers to find shared tensors, or
-    branches on strides, breaks or silently decides wrong on XLA.
+    XLA tensors have no host memory: their data pointer is 0, their storage is a
+    placeholder whose data pointer raises (`RuntimeError`), and their strides always
+    describe a contiguous layout, whatever views the program took. Code that compares data
+    pointers to find shared tensors, or branches on strides, breaks or silently decides
+    wrong on XLA.
 
     ## Known problems
     CPU tensors and tensors whose device cannot be seen are not reported, nor the strides

@@ -62,18 +62,39 @@ def run_program(runtime_python, tmp_path):
 
     def run(source: str, timeout: float = 300, env: dict[str, str] | None = None,
             files: dict[str, str] | None = None, name: str = "program.py") -> Ran:
-        for rel, text in (files or {}).items():
-            target = tmp_path / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-        script = tmp_path / name
-        script.write_text(source, encoding="utf-8")
-        child_env = {k: v for k, v in os.environ.items() if not k.startswith(("XLA_", "PJRT_", "TPU_"))}
-        child_env.update({"PJRT_DEVICE": "CPU", "CUDA_VISIBLE_DEVICES": "", "PYTHONUNBUFFERED": "1",
-                          "TF_CPP_MIN_LOG_LEVEL": "2"})
-        child_env.update(env or {})
-        done = subprocess.run([runtime_python, str(script)], cwd=tmp_path, env=child_env,
-                              capture_output=True, text=True, timeout=timeout, check=False)
-        return Ran(done.returncode, done.stdout, done.stderr)
+        return run_source(runtime_python, tmp_path, source, timeout=timeout, env=env, files=files, name=name)
+
+    return run
+
+
+def run_source(python: str, directory: Path, source: str, timeout: float = 300, env: dict[str, str] | None = None,
+               files: dict[str, str] | None = None, name: str = "program.py") -> Ran:
+    """Write ``source`` (and ``files``: relative path -> text) into ``directory`` and run it there
+    with ``python`` on the CPU client (``PJRT_DEVICE=CPU``, no accelerator, the caller's
+    ``XLA_``/``PJRT_``/``TPU_`` variables dropped, then ``env`` added); return a :class:`Ran`.
+    A timeout raises ``subprocess.TimeoutExpired``. Used by ``run_program`` and by session-scoped
+    runs that several tests read (tests/runtime/test_rule_evidence.py)."""
+    for rel, text in (files or {}).items():
+        target = directory / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    script = directory / name
+    script.write_text(source, encoding="utf-8")
+    child_env = {k: v for k, v in os.environ.items() if not k.startswith(("XLA_", "PJRT_", "TPU_"))}
+    child_env.update({"PJRT_DEVICE": "CPU", "CUDA_VISIBLE_DEVICES": "", "PYTHONUNBUFFERED": "1",
+                      "TF_CPP_MIN_LOG_LEVEL": "2"})
+    child_env.update(env or {})
+    done = subprocess.run([python, str(script)], cwd=directory, env=child_env,
+                          capture_output=True, text=True, timeout=timeout, check=False)
+    return Ran(done.returncode, done.stdout, done.stderr)
+
+
+@pytest.fixture(scope="session")
+def run_source_in(runtime_python):
+    """Session-scoped :func:`run_source` on the runtime interpreter:
+    ``run_source_in(directory, source, timeout=, env=, files=, name=)`` -> :class:`Ran`."""
+
+    def run(directory: Path, source: str, **kwargs) -> Ran:
+        return run_source(runtime_python, directory, source, **kwargs)
 
     return run
