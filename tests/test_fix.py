@@ -481,6 +481,7 @@ def test_unified_diff_shows_only_changed_lines():
 FIXTURES = sorted((ROOT / "tests" / "fixtures").glob("*.py"))
 
 
+@pytest.mark.slow  # every rule fixture fixed twice (~15 s); tests/fix_cases pin exact outputs in the default run
 @pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
 def test_rule_fixtures_fix_without_revert_and_idempotently(unsafe):
     """Every rule fixture (the traps of every rule) through the fixer: nothing reverted,

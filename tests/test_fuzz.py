@@ -42,6 +42,13 @@ def check(source: str, scope: str) -> None:
         assert f.code.startswith("XLA") and len(f.code) == 6 and "; " in f.message
 
 
+@settings(max_examples=40, deadline=None, derandomize=False, suppress_health_check=list(HealthCheck))
+@given(source=hypothesmith.from_grammar(), prefix=st.sampled_from(PREFIXES), scope=st.sampled_from(["auto", "always"]))
+def test_from_grammar_quick(source, prefix, scope):
+    check(prefix + source, scope)
+
+
+@pytest.mark.slow  # the default run keeps 40 examples (test_from_grammar_quick)
 @FUZZ
 @given(source=hypothesmith.from_grammar(), prefix=st.sampled_from(PREFIXES), scope=st.sampled_from(["auto", "always"]))
 def test_from_grammar(source, prefix, scope):
