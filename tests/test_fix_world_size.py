@@ -43,3 +43,16 @@ def test_cuda_world_size_in_launched_code_becomes_the_runtime_count():
         assert f"num_replicas={spelled}, rank=index)" in result.source, result.source
         assert imported in result.source
         assert [f.code for f in fixer.lint(result.source, settings) if f.code == "XLA110"] == []
+
+
+def test_a_constant_world_size_is_replaced_only_where_the_rule_resolved_it():
+    text = ("import torch\nimport torch_xla\nimport torch_xla.runtime as xr\n"
+            "from torch.utils.data.distributed import DistributedSampler\n\nWORLD = 8\n\n\n"
+            "def main(index, ds, n):\n"
+            "    a = DistributedSampler(ds, num_replicas=WORLD, rank=xr.global_ordinal())\n"
+            "    b = DistributedSampler(ds, num_replicas=n, rank=0)\n"
+            "    return a, b\n\n\n"
+            "torch_xla.launch(main, args=(None, 2))\n")
+    result = fixer.fix_source(text, settings_from_flags([]), unsafe=True)
+    assert result.source == text.replace("num_replicas=WORLD,", "num_replicas=xr.world_size(),")
+    assert (result.fixed, result.remaining) == (1, 0)

@@ -245,8 +245,11 @@ def _runtime_ranks(b, node):
         def fn(c):
             for name in ("world_size", "num_replicas"):
                 i = keyword_index(c, name)
-                if i is not None and isinstance(c.args[i].value, (cst.Integer, cst.Name, cst.Attribute)):
-                    c = set_value(c, i, expr(text))  # 8, or a constant the rule resolved to 8
+                value = c.args[i].value if i is not None else None
+                if isinstance(value, cst.Integer) or (
+                        isinstance(value, (cst.Name, cst.Attribute))  # a constant the rule resolved (= 8)
+                        and f"{name}={cst.Module([]).code_for_node(value)} (= " in b.finding.message):
+                    c = set_value(c, i, expr(text))
             if rank is not None and arg_index(c, "rank", 2) is None:
                 c = append_arg(c, kwarg("rank", expr(rank)))
             return c
