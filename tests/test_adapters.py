@@ -70,6 +70,7 @@ def test_pylint_matches_flake8(run, pylint_results, scratch):
     assert pylint_results[key] == _results(False, scratch)[key] == expected(case, name)
 
 
+@pytest.mark.slow  # every handed case through the CLI and flake8 (~10 s): .ci/run runs it
 @pytest.mark.parametrize("run", RUNS, ids=[_id(r) for r in RUNS])
 def test_cli_matches_flake8(run, scratch):
     case, name = run

@@ -33,7 +33,15 @@ SLACK = 2.2  # at most doubling, with room for constant terms
 SILENT = ("call_chain", "exit_imports", "same_optimizer_steps")  # no findings by construction
 
 
-@pytest.mark.parametrize("name", sorted(GENERATORS))
+#: the generators whose doubling takes over half a second: run with -m slow (.ci/run runs them)
+HEAVY = frozenset({"loader_parameters", "launches", "held_modules", "post_sync_reads", "runtime_odds",
+                   "generator_loops", "double_steps", "many_timers", "dataset_subclasses", "self_state_hierarchy",
+                   "unreduced_workers", "shared_trainer", "guarded_saves", "step_loops", "launched_subclasses",
+                   "overriding_steps", "mixin_chain"})
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in HEAVY else n
+                                  for n in sorted(GENERATORS)])
 def test_doubling_input_at_most_doubles_work(name):
     gen, n = GENERATORS[name], SIZES.get(name, N)
     engine_work(gen(n))  # one-time work (tables the rules load on first use) is not per-item work
