@@ -198,19 +198,7 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
             continue
         if target is None:
             continue
-        args: list[ArgFacts] = []
-        splat = False
-        for a in call.args:
-            if type(a) is ast.Starred:
-                splat = True
-                break
-            args.append(_describe(model, a, ctx, call.lineno, site))
-        kwargs = []
-        for kw in call.keywords:
-            if kw.arg is None:
-                splat = True
-            else:
-                kwargs.append((kw.arg, _describe(model, kw.value, ctx, call.lineno, site)))
+        args, kwargs, splat = _describe_arguments(model, call, ctx, site)
         in_step, gated = _step_context(model, ctx) if ctx.loops else (False, False)
         out.append(CallFacts(target, call.lineno, tuple(args), tuple(kwargs), splat,
                              feeds_step=id(call) in model.step_loader_origins(),
@@ -248,6 +236,26 @@ def _instance_forward(model, func: ast.AST, ctx, site: "_Site") -> Ref | None:
         return None
     target = _class_ref(model, func, ctx, site)
     return (target[0], target[1] + ".forward") if target is not None and "." not in target[1] else None
+
+
+def _describe_arguments(model, call: ast.Call, ctx, site: "_Site") -> tuple[list, list, bool]:
+    """``(args, kwargs, splat)`` of ``call``: each positional argument up to a ``*args``
+    splat and each keyword argument described (:func:`_describe`); ``splat`` when a
+    ``*args`` / ``**kwargs`` may supply further parameters."""
+    args: list[ArgFacts] = []
+    splat = False
+    for a in call.args:
+        if type(a) is ast.Starred:
+            splat = True
+            break
+        args.append(_describe(model, a, ctx, call.lineno, site))
+    kwargs = []
+    for kw in call.keywords:
+        if kw.arg is None:
+            splat = True
+        else:
+            kwargs.append((kw.arg, _describe(model, kw.value, ctx, call.lineno, site)))
+    return args, kwargs, splat
 
 
 def _describe(model, expr: ast.AST, ctx, line: int, site: "_Site | None" = None) -> ArgFacts:
@@ -506,19 +514,7 @@ def describe_dispatches(model, resolve, path: str, classes=None) -> tuple[Dispat
     site = _Site(resolve, path, classes)
     out = []
     for call, ctx, qual, (func, param, element) in found:
-        args: list[ArgFacts] = []
-        splat = False
-        for a in call.args:
-            if type(a) is ast.Starred:
-                splat = True
-                break
-            args.append(_describe(model, a, ctx, call.lineno, site))
-        kwargs = []
-        for kw in call.keywords:
-            if kw.arg is None:
-                splat = True
-            else:
-                kwargs.append((kw.arg, _describe(model, kw.value, ctx, call.lineno, site)))
+        args, kwargs, splat = _describe_arguments(model, call, ctx, site)
         params = func.params + [a.arg for a in func.node.args.kwonlyargs]
         method = call.func.attr if type(call.func) is ast.Attribute else "__call__"
         in_step, gated = _step_context(model, ctx)
