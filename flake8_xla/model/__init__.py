@@ -162,6 +162,7 @@ class Model(
         self.subscript_loads: list[tuple[ast.Subscript, Ctx]] = []
         self.subscript_stores: list[tuple[ast.Subscript, ast.AST, Ctx]] = []
         self.attr_stores: list[tuple[ast.Attribute, ast.AST, Ctx]] = []  # `a.b.weight = value`
+        self.yields: dict[int, list[ast.AST]] = {}  # id(function) -> its own yield / yield from nodes
         self.with_items: list[tuple[ast.AST, Ctx]] = []  # the context expression of each `with` item
         self.compares: list[tuple[ast.Compare, Ctx]] = []
         self.unpacking_dicts: list[tuple[ast.Dict, Ctx]] = []  # dict displays with a ** entry

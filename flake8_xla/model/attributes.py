@@ -300,26 +300,19 @@ class Attributes:
     def generator_yields(self, func: FunctionInfo) -> list[tuple[ast.AST, Ctx]] | None:
         """``(value, ctx)`` of each ``yield value`` of a generator function of the module (not
         of the functions and classes nested in it); ``None`` when ``func`` is no generator,
-        yields nothing visible (a bare ``yield``) or delegates (``yield from``). Memoised per
-        function; the body is read once."""
+        yields nothing visible (a bare ``yield``) or delegates (``yield from``). Read from the
+        walk's index of yields (:attr:`Model.yields`: dead code is not walked), memoised per function."""
         key = ("yields", id(func))
         cache = self._cache
         if key in cache:
             return cache[key]
         found: list | None = []
         inner = Ctx(func.scope, func, (), ()) if func.scope is not None else None
-        todo = list(func.node.body)
-        while todo and found is not None:
-            node = todo.pop()
-            t = type(node)
-            if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda):
-                continue
-            if t is ast.YieldFrom or (t is ast.Yield and node.value is None) or inner is None:
+        for node in self.yields.get(id(func), ()):  # (the walk's: nested defs, classes, lambdas left out)
+            if type(node) is ast.YieldFrom or node.value is None or inner is None:
                 found = None
                 break
-            if t is ast.Yield:
-                found.append((node.value, inner))
-            todo.extend(ast.iter_child_nodes(node))
+            found.append((node.value, inner))
         if found is not None:
             found.sort(key=lambda rec: (rec[0].lineno, rec[0].col_offset))
             if not found:

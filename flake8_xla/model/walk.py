@@ -91,6 +91,8 @@ class Walker:
             ast.AsyncWith: self._on_with,
             ast.Module: self._on_block_owner,
             ast.Return: self._on_return,
+            ast.Yield: self._on_yield,
+            ast.YieldFrom: self._on_yield,
             ast.Dict: self._on_dict,
         }
 
@@ -576,6 +578,16 @@ class Walker:
                 ctx.func.returns.append((node.value, ctx))
             stack.append((node.value, ctx))
         return True
+
+    def _on_yield(self, node, ctx, stack):
+        func = ctx.func
+        if func is not None:
+            scope = ctx.scope
+            while scope is not None and scope.kind == "comprehension":
+                scope = scope.parent
+            if scope is not None and scope.node is func.node:  # (a lambda's yield is the lambda's)
+                self.yields.setdefault(id(func), []).append(node)
+        return False
 
     def _on_match(self, node, ctx, stack):
         stack.append((node.subject, ctx))

@@ -340,6 +340,8 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
         if not ("torch_xla" in text and ("spawn(" in text or "launch(" in text or "__main__" in text)) \
                 and not any(w in text for w in words + tuple(f"{n}(" for n in launchers_for(path, files))):
             continue  # no launch and no script block in the text: runs no XLA code of other modules
+        if not files.imports_of(path):
+            continue  # imports no project module: its launched code runs nothing of another module
         s = summary_of(path, files, settings)
         if s is None or not (s.launched_multi or s.launched_single or s.script_roots or s.script_out):
             continue

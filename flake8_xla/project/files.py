@@ -17,6 +17,9 @@ from pathlib import Path
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 #: folders never scanned: environments, build output, caches (and every hidden folder)
 SKIP_DIRS = frozenset({".venv", "venv", "build", "dist", "site-packages", "__pycache__", "node_modules"})
+#: top-level packages whose API the rules know by name: an absolute import of one is that
+#: library, never a project module (also when the project is the library's own source tree)
+KNOWN_LIBRARIES = frozenset({"torch", "torch_xla"})
 #: a project with more Python files than this is not scanned for importers (project mode
 #: then knows only what the linted file imports)
 MAX_FILES = 20000
@@ -94,7 +97,7 @@ class ProjectFiles:
             found = _find(base, parts) if self._inside(base) else None
         else:
             found = None
-            if parts:
+            if parts and parts[0] not in KNOWN_LIBRARIES:
                 for base in self.bases(importer):
                     found = _find(base, parts)
                     if found is not None:

@@ -373,7 +373,7 @@ def _does(model, func, ref) -> tuple:
             sync = True
     inner = Ctx(func.scope, func, (), ())
     values = [(v, c) for v, c in func.returns if v is not None]
-    values += [(n.value, inner) for n in _own_nodes(func.node) if type(n) in (ast.Yield, ast.YieldFrom) and n.value]
+    values += [(n.value, inner) for n in model.yields.get(id(func), ()) if n.value]
     seen = bool(values) and all(model.iterable_seen(v, c) for v, c in values)
     params = []
     if func.cls is None:
@@ -441,17 +441,6 @@ def _moved_param(model, func, value: ast.AST, ctx) -> tuple[int, str] | None:
             and dev.func.value.id == func.params[0]:
         return index, "self." + dev.func.attr
     return None
-
-
-def _own_nodes(node: ast.AST):
-    """The nodes of a def's body, without those of nested defs, lambdas and classes."""
-    todo = list(node.body)
-    while todo:
-        n = todo.pop()
-        yield n
-        for child in ast.iter_child_nodes(n):
-            if type(child) not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef):
-                todo.append(child)
 
 
 def resolve_chain(parts: tuple[str, ...] | None, bindings: dict, files: ProjectFiles) -> Ref | None:

@@ -675,9 +675,18 @@ def _helper_saves(model) -> list:
     out = []
     for call, ctx in model.calls:
         f = call.func
-        if type(f) not in (ast.Name, ast.Attribute) or not model.in_xla_code(ctx):
+        if type(f) is ast.Name:
+            chain = model._import_chain(f, ctx)
+            if chain is None:
+                continue
+        elif type(f) is ast.Attribute:
+            chain = model._import_chain(f, ctx)
+            if chain is None and (type(f.value) is not ast.Name or ctx.func is None):
+                continue
+        else:
             continue
-        chain = model._import_chain(f, ctx)
+        if not model.replica_guarded_sites(call, ctx) or not model.in_xla_code(ctx):
+            continue  # reported only where a replica test guards it (check's loop): nothing to ask
         helpers = None
         if chain is not None:  # an imported function (cached per name; most are no project's)
             q = model.call_name(call, ctx)
@@ -693,8 +702,6 @@ def _helper_saves(model) -> list:
                 helper = model.project_helper(values[0][0].func, values[0][1], method=f.attr)
                 helpers = (helper,) if helper is not None else None
             elif values is None and model.receiver_origin(f.value, ctx) is not None:
-                if not model.replica_guarded_sites(call, ctx):
-                    continue  # (the module's own guard first: the callers' answer reads other modules)
                 helpers = model.param_object_helpers(call, ctx)
         if helpers and all(any(q in SAVES for q in h.xla_calls) and h.saves and "chosen" not in h.saves
                            for h in helpers):

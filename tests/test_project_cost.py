@@ -1,0 +1,118 @@
+"""What project mode summarises, counted (the cost row of docs/benchmarks.md rests on it).
+
+- ``torch`` and ``torch_xla`` are the libraries whose API the rules know by name: an absolute
+  import of them never resolves to a project file, also in a tree that holds torch_xla's own
+  source (the pytorch/xla repository), so none of that source is summarised and the findings
+  are those of single-file mode.
+- A script that imports no project module runs nothing of another module: the reach index
+  does not summarise it, however many such scripts the project has (pytorch/xla's ``test/``).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from flake8_xla import engine, project
+from flake8_xla.settings import build
+from flake8_xla.project.files import ProjectFiles
+
+
+def _write(base: Path, files: dict[str, str]) -> list[Path]:
+    for name, text in files.items():
+        (base / name).parent.mkdir(parents=True, exist_ok=True)
+        (base / name).write_text(text, encoding="utf-8")
+    return sorted(base.rglob("*.py"))
+
+
+def _lint(paths: list[Path], mode: str, monkeypatch) -> tuple[set, list[str]]:
+    """(findings as (file name, line, col, code), the files summarised) linting every file."""
+    summarised: list[str] = []
+    real = project.summarise
+
+    def counting(path, *args, **kwargs):
+        summarised.append(Path(path).name if Path(path).name != "__init__.py" else Path(path).parent.name)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(project, "summarise", counting)
+    project.clear_cache()
+    settings = build(None)
+    if mode == "off":
+        import dataclasses
+        settings = dataclasses.replace(settings, project="off")
+    found = set()
+    try:
+        for path in paths:
+            text = path.read_text(encoding="utf-8")
+            for f in engine.run(ast.parse(text), settings, text, filename=str(path)):
+                found.add((path.name, f.line, f.col, f.code))
+    finally:
+        project.clear_cache()
+    return found, sorted(summarised)
+
+
+#: a tree shaped like pytorch/xla: the library's own package beside its tests
+LIBRARY_TREE = {
+    "setup.py": "",
+    "torch_xla/__init__.py": "import torch\n\n\ndef device():\n    return torch.device('xla')\n",
+    "torch_xla/core/__init__.py": "",
+    "torch_xla/core/xla_model.py": (
+        "import torch\n\n\ndef mark_step():\n    torch.cuda.synchronize()\n\n\n"
+        "def optimizer_step(optimizer):\n    optimizer.step()\n    mark_step()\n"),
+    "torch_xla/distributed/__init__.py": "",
+    "torch_xla/distributed/xla_multiprocessing.py": (
+        "import torch_xla\n\n\ndef spawn(fn, args=(), nprocs=None):\n    return torch_xla.launch(fn, args=args)\n"),
+    "test/test_train.py": (
+        "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"
+        "import torch_xla.distributed.xla_multiprocessing as xmp\n\n\n"
+        "def _mp_fn(index):\n    device = torch_xla.device()\n    model = torch.nn.Linear(2, 2).to(device)\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x in [torch.ones(2)]:\n        loss = model(x.to(device)).sum()\n        loss.backward()\n"
+        "        opt.step()\n        xm.mark_step()\n        print(loss.item())\n\n\n"
+        "if __name__ == '__main__':\n    xmp.spawn(_mp_fn, args=())\n"),
+}
+
+
+def test_torch_xla_imports_are_the_library_not_project_modules(tmp_path):
+    paths = _write(tmp_path, LIBRARY_TREE)
+    files = ProjectFiles(tmp_path.resolve())
+    test = (tmp_path / "test/test_train.py").resolve()
+    assert files.resolve_module(test, "torch_xla.core.xla_model") is None
+    assert files.resolve_module(test, "torch_xla") is None
+    assert files.resolve_module(test, "torch") is None
+    assert files.imports_of(test) == set()
+    # a relative import inside the library's own package still resolves (its modules are files)
+    inner = (tmp_path / "torch_xla/distributed/xla_multiprocessing.py").resolve()
+    assert files.resolve_module(inner, "core", 2) == (tmp_path / "torch_xla/core/__init__.py").resolve()
+    assert paths
+
+
+def test_library_tree_summarises_nothing_and_matches_single_file_mode(tmp_path, monkeypatch):
+    paths = _write(tmp_path, LIBRARY_TREE)
+    on, summarised = _lint(paths, "on", monkeypatch)
+    off, _ = _lint(paths, "off", monkeypatch)
+    assert summarised == []
+    assert on == off
+    # the step loop's findings come from the API the rules know
+    assert on == {("test_train.py", 14, 8, "XLA201"), ("test_train.py", 15, 8, "XLA805")}
+
+
+SCRIPT = ("import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n\n\n"
+          "def test_{i}():\n    t = torch.ones(2, device=torch_xla.device())\n    xm.mark_step()\n    return t\n\n\n"
+          "if __name__ == '__main__':\n    test_{i}()\n")
+
+
+@pytest.mark.parametrize("n", [5, 20])
+def test_scripts_importing_no_project_module_are_not_summarised(tmp_path, monkeypatch, n):
+    files = {"pyproject.toml": "", "helpers.py": "import torch\n\n\ndef unused():\n    return torch.ones(1)\n"}
+    files.update({f"test_{i}.py": SCRIPT.format(i=i) for i in range(n)})
+    # one script that does import a project module: it alone is summarised, and what it reaches
+    files["test_uses_helper.py"] = ("import torch_xla\nfrom helpers import unused\n\n\n"
+                                    "if __name__ == '__main__':\n    unused()\n")
+    paths = _write(tmp_path, files)
+    on, summarised = _lint(paths, "on", monkeypatch)
+    off, _ = _lint(paths, "off", monkeypatch)
+    assert summarised == ["helpers.py", "test_uses_helper.py"]
+    assert on == off
