@@ -64,7 +64,7 @@ def test_change_entry_around_boundary(entry, boundary):
 
 
 ENV = [(k.replace("*", "TPU_CONFIG"), e, b) for k, e in api_table.env_vars().items()
-       for b in {e["deprecated"], e["no_effect"], e.get("no_effect_until")} if b is not None]
+       for b in dict.fromkeys((e["deprecated"], e["no_effect"], e.get("no_effect_until"))) if b is not None]
 
 
 @pytest.mark.parametrize("key,entry,boundary", ENV, ids=[f"{k}@{b}" for k, _, b in ENV])

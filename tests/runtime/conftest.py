@@ -34,6 +34,9 @@ def _interpreter() -> str | None:
 
 
 def pytest_collection_modifyitems(config, items):
+    for item in items:  # under pytest-xdist (--dist loadgroup): a file's session-scoped runs happen once
+        if "runtime" in item.keywords:
+            item.add_marker(pytest.mark.xdist_group(Path(str(item.fspath)).name))
     if _interpreter():
         return
     skip = pytest.mark.skip(reason=f"{RUNTIME_ENV} does not name a python with torch_xla 2.9 (.ci/run sets it)")
