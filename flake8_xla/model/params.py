@@ -361,12 +361,18 @@ class Params:
         """``func``'s own code reads a parameter the way the step rules look at: ``p.item()``
         (``.tolist()``, ``.numpy()``, ``.cpu()``), ``float(p)`` / ``print(p)``, ``p`` in an
         f-string, or a comparison or call on ``p`` in an ``if`` / ``while`` / ``assert``
-        test (a cheap gate before other modules are asked who calls it). Memoised."""
+        test, also of a name bound from ``p`` (``norm = outputs["grad_norm"]``; a cheap gate
+        before other modules are asked who calls it). Memoised."""
         key = ("readsparams", id(func))
         found = self._cache.get(key)
         if found is not None:
             return found
         wanted = set(params)
+        for node in ast.walk(func.node):  # a name bound from a parameter (`norm = outputs["grad_norm"]`)
+            if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name \
+                    and type(node.value) in (ast.Subscript, ast.Attribute, ast.Name) \
+                    and any(type(n) is ast.Name and n.id in params for n in ast.walk(node.value)):
+                wanted.add(node.targets[0].id)
 
         def names(node):
             return any(type(n) is ast.Name and n.id in wanted for n in ast.walk(node))

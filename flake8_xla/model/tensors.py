@@ -81,6 +81,9 @@ _NOT_TORCH_OPS = ("torch.nn.", "torch.utils.", "torch.optim.", "torch.cuda.", "t
                   "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.autocast",
                   "torch.amp.", "torch.profiler.", "torch_xla.distributed.", "torch_xla.runtime.",
                   "torch_xla.debug.", "torch_xla.experimental.", "torch_xla.amp.", "torch_xla.utils.")
+#: gradient-norm clips: they return the total norm, a tensor on the device of the gradients
+CLIP_NORMS = frozenset({"torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_norm",
+                        "torch.nn.utils.clip_grad.clip_grad_norm_", "torch.nn.utils.clip_grad.clip_grad_norm"})
 #: torch functions that create a tensor: on the CPU unless ``device=`` says otherwise
 TORCH_FACTORIES = frozenset("torch." + n for n in (
     "randn", "rand", "randint", "randperm", "zeros", "ones", "empty", "full", "arange", "linspace",
@@ -185,6 +188,9 @@ class Tensors:
                     return DEVICE
             return None
         if t is ast.Subscript:
+            item = self.dict_item(e, ctx)
+            if item is not None:  # out["loss"] of `out = {"loss": loss.detach(), ...}`
+                return self.tensor_kind(item[0], item[1], d)
             k = self.tensor_kind(e.value, ctx, d)
             return k if k in (DEVICE, HOST) else None
         if t is ast.BinOp:
@@ -380,6 +386,8 @@ class Tensors:
                 return HOST
             if q in DEVICE_COLLECTIVES:
                 return DEVICE  # xm.all_reduce / all_gather / ...: XLA tensors only (syncs.py)
+            if q in CLIP_NORMS:  # the total norm of gradients a backward of the same function made
+                return DEVICE if self._backward_in(ctx.func) else None
             if _torch_op(q):
                 return DEVICE if self._any_device_arg(call, ctx, d) else None
             if self.project_defs is not None:
@@ -416,6 +424,74 @@ class Tensors:
                 return None
             return _combine(self.tensor_kind(v, c, d) for m in methods for v, c in m.returns)
         return None
+
+    def _backward_in(self, func) -> bool:
+        """Some ``X.backward()`` / ``torch.autograd.backward`` call of ``func``'s own code (the
+        module level for ``None``) back-propagates a value (:meth:`backward_values`): the
+        gradients a clip of that function measures are the device's (memoised per function)."""
+        table = self._cache.get("bwfuncs")
+        if table is None:
+            table = self._cache["bwfuncs"] = set()
+            for call, cctx in self.method_calls("backward"):
+                table.add(id(cctx.func))
+            for call, cctx in self.calls_to("torch.autograd.backward"):
+                table.add(id(cctx.func))
+        return id(func) in table
+
+    def dict_item(self, sub: ast.Subscript, ctx: Ctx) -> tuple[ast.AST, Ctx] | None:
+        """``(value, ctx)`` that ``d["k"]`` reads when ``d`` is a local name every binding of
+        which its read sees is one dict display with that string key (and no ``**`` entry),
+        and the function stores no item into ``d`` (``d["k"] = ...``); None otherwise."""
+        key = sub.slice
+        if type(sub.value) is not ast.Name or type(key) is not ast.Constant or type(key.value) is not str:
+            return None
+        return self.dict_value(sub.value, key.value, ctx)
+
+    def dict_value(self, expr: ast.AST, key: str, ctx: Ctx) -> tuple[ast.AST, Ctx] | None:
+        """``(value, ctx)`` of string key ``key`` in the dict ``expr`` holds: a dict display
+        without ``**`` entries, or a name bound once (as its read sees it) to one that its
+        scope stores no item into; None otherwise."""
+        found = self.dict_display(expr, ctx)
+        if found is None:
+            return None
+        target, b_ctx = found
+        value = None
+        for k, v in zip(target.keys, target.values):
+            if type(k) is ast.Constant and k.value == key:
+                value = v  # (the last entry of a repeated key wins, as in Python)
+        return (value, b_ctx) if value is not None else None
+
+    def dict_display(self, expr: ast.AST, ctx: Ctx) -> tuple[ast.Dict, Ctx] | None:
+        """``(display, ctx)`` when ``expr`` is a dict display without ``**`` entries or a
+        name every binding of which its read sees is one such display, and no item is stored
+        into the name in its scope (``d["k"] = ...``, ``d.update(...)``); else None."""
+        if type(expr) is ast.Dict:
+            return (expr, ctx) if None not in expr.keys else None
+        if type(expr) is not ast.Name:
+            return None
+        bindings = self._bindings_before(expr, ctx)
+        if not bindings or len(bindings) != 1:
+            return None
+        _, kind, target, b_ctx = bindings[0]
+        if kind != "value" or type(target) is not ast.Dict or None in target.keys:
+            return None
+        if self._item_stored(expr.id, b_ctx or ctx):
+            return None
+        return target, b_ctx or ctx
+
+    def _item_stored(self, name: str, ctx: Ctx) -> bool:
+        """Some ``name[...] = ...`` (or ``name.update(...)`` / ``setdefault``) in the scope of ``ctx``."""
+        table = self._cache.get("itemstores")
+        if table is None:
+            table = self._cache["itemstores"] = set()
+            for target, _, sctx in self.subscript_stores:
+                if type(target.value) is ast.Name:
+                    table.add((id(sctx.scope), target.value.id))
+            for m in ("update", "setdefault", "__setitem__"):
+                for call, cctx in self.method_calls(m):
+                    if type(call.func.value) is ast.Name:
+                        table.add((id(cctx.scope), call.func.value.id))
+        return (id(ctx.scope), name) in table
 
     def _self_methods(self, cls, name, found) -> list:
         """``found`` (what ``self.name`` resolves to in ``cls``) and the overrides of ``name``
@@ -1071,6 +1147,37 @@ class Tensors:
                 break
         cache[key] = found
         return found
+
+    def step_param_item_device(self, expr: ast.Subscript, ctx: Ctx) -> bool:
+        """``p["k"]`` for a parameter ``p`` of the function at ``ctx`` that nothing rebinds,
+        where some call of that function in the step code passes a dict whose ``"k"`` is a
+        device tensor (``outputs = {"loss": loss.detach()}; cb.on_step_end(self, step,
+        outputs)``): in the module (:meth:`step_sites`' callers) or, in project mode, from
+        another module's step (an argument of kind ``device_dict`` naming ``"k"``). As
+        :meth:`step_param_device`: "some call", for the host reads of the step."""
+        func = ctx.func
+        key = expr.slice
+        if func is None or type(expr.value) is not ast.Name or type(key) is not ast.Constant \
+                or type(key.value) is not str:
+            return False
+        name = expr.value
+        bindings = self._bindings_before(name, ctx)
+        if not bindings or any(kind != "param" or target is not func for _, kind, target, _ in bindings):
+            return False
+        self.step_sites()
+        for call, cctx in self._cache["stepcallers"].get(id(func), ()):
+            arg = self.argument_for(call, cctx, func, name.id)
+            if isinstance(arg, ast.AST) and arg is not UNKNOWN:
+                item = self.dict_value(arg, key.value, cctx)
+                if item is not None and self.tensor_kind(item[0], item[1]) == DEVICE:
+                    return True
+        method = func.cls is not None
+        if name.id not in (func.params[1:] if method else func.params):
+            return False
+        steps = self.project_step_calls(func)
+        index = func.params.index(name.id) - (1 if method else 0)
+        return any((a := c.argument(index, name.id)) is not None and a.kind == "device_dict" and key.value in a.keys
+                   for c in steps)
 
     def _project_step_param_device(self, expr: ast.Name, ctx: Ctx) -> bool:
         """:meth:`step_param_device` for a function or method that other project modules call

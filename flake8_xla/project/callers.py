@@ -35,6 +35,9 @@ NAME, DEVICE_LOADER, PLAIN_LOADER, HOST_COPY, HOST_MODULE, DEVICE_TENSOR, INSTAN
     "name", "device_loader", "plain_loader", "host_copy", "host_module", "device_tensor", "instance", "instances",
     "tensor", "unknown")
 STATE_DICT = "state_dict"
+#: a dict display (or a name bound once to one) some string keys of which hold device
+#: tensors (``outputs = {"loss": loss.detach(), "lr": lr}``): ``keys`` names them
+DEVICE_DICT = "device_dict"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,6 +57,7 @@ class ArgFacts:
     kind: str
     name: str = ""
     refs: tuple[Ref, ...] = ()
+    keys: tuple[str, ...] = ()  # DEVICE_DICT: the string keys whose values are device tensors
 
 
 @dataclasses.dataclass(frozen=True)
@@ -284,6 +288,10 @@ def _describe(model, expr: ast.AST, ctx, line: int, site: "_Site | None" = None)
                 return found
         if _moved_tensor(model, expr, ctx):
             return ArgFacts(TENSOR)
+        if type(expr) in (ast.Name, ast.Dict) and model.in_xla_code(ctx):
+            keys = _device_keys(model, expr, ctx)
+            if keys:
+                return ArgFacts(DEVICE_DICT, keys=keys)
         if type(expr) in (ast.Name, ast.Dict, ast.List, ast.Tuple) \
                 and (model.in_xla_code(ctx) or model.is_launched(ctx, multi_only=True)):
             state = _state_dict(model, expr, ctx)
@@ -292,6 +300,18 @@ def _describe(model, expr: ast.AST, ctx, line: int, site: "_Site | None" = None)
     except RecursionError:
         pass
     return _UNKNOWN_ARG
+
+
+def _device_keys(model, expr: ast.AST, ctx) -> tuple[str, ...]:
+    """The string keys of the dict display ``expr`` holds (:meth:`~flake8_xla.model.Model.dict_display`)
+    whose values are device tensors; ``()`` when none or no such display."""
+    found = model.dict_display(expr, ctx)
+    if found is None:
+        return ()
+    display, dctx = found
+    return tuple(dict.fromkeys(k.value for k, v in zip(display.keys, display.values)
+                               if type(k) is ast.Constant and type(k.value) is str
+                               and model.tensor_kind(v, dctx) == "device"))
 
 
 def _state_dict(model, expr: ast.AST, ctx, depth: int = 0) -> ArgFacts | None:

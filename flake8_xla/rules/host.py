@@ -36,9 +36,18 @@ def _short(node) -> str | None:
 
 
 def _device(model, expr, ctx) -> bool:
-    """A device tensor where the step reads it: visibly one (``tensor_kind``), or a parameter
-    of a helper that some call of the step passes one (``step_param_device``)."""
-    return model.tensor_kind(expr, ctx) == DEVICE or model.step_param_device(expr, ctx)
+    """A device tensor where the step reads it: visibly one (``tensor_kind``), a parameter
+    of a helper that some call of the step passes one (``step_param_device``), or an item
+    of a dict parameter some such call passes with a device tensor there (``outputs["loss"]``,
+    also through a name bound once to it: ``norm = outputs["grad_norm"]``)."""
+    if model.tensor_kind(expr, ctx) == DEVICE or model.step_param_device(expr, ctx):
+        return True
+    if type(expr) is ast.Name:
+        values = model.values(expr, ctx)
+        if not values or len(values) != 1 or type(values[0][0]) is not ast.Subscript or values[0][1] is None:
+            return False
+        expr, ctx = values[0]
+    return type(expr) is ast.Subscript and model.step_param_item_device(expr, ctx)
 
 
 def _formats_device(model, expr, ctx) -> bool:
@@ -340,7 +349,11 @@ class HostSyncInStep(Rule):
     the back-propagated loss is computed from (a loss bound on one path to a device value
     and on another to an imported helper's result is back-propagated as a device value),
     and a value a loop draws from a dict of them (`for k, v in losses.items():`,
-    `losses.values()`, the dict a display or `dict(...)` of device tensors, or a model's). Parameters of helpers, a model that is a
+    `losses.values()`, the dict a display or `dict(...)` of device tensors, or a model's), an
+    item of a dict display under a string key (`out["loss"]` of `out = {"loss": loss.detach()}`;
+    a dict some code stores an item into, or one with a `**` entry, is unknown), also in a
+    helper or another module's callback the step hands it to, and the total norm
+    `clip_grad_norm_` returns after a backward of the same function. Other parameters of helpers, a model that is a
     parameter and never feeds the loss, and values in comprehensions or lambdas are
     unknown and never reported; so is the result of a helper called with CPU tensors
     (`torch.randn(...)` without `device=`, `.cpu()`): a CPU reference run. A value read
