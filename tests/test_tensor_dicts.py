@@ -194,3 +194,73 @@ def test_callbacks_of_another_module_read_the_device_items_they_are_dispatched(t
     expected = {("callbacks.py", 11, "XLA501"), ("callbacks.py", 19, "XLA501")}
     assert {f for f in lint_all(tmp_path) if f[2] == "XLA501"} == expected
     assert {f for f in lint(tmp_path, "callbacks.py") if f[2] == "XLA501"} == expected
+
+
+CBS = '''\
+class BadSync:
+    def on_step_end(self, trainer, logs):
+        trainer.raw.append(trainer.last_loss.item())
+
+
+class Quiet:
+    def on_step_end(self, trainer, logs):
+        print(f"step {trainer.global_step} lr {logs['lr']}")
+        last = trainer.last_loss
+        if trainer.global_step % 100 == 0:
+            print(float(last))
+'''
+
+LOOP_CLASS = '''\
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+{imports}
+
+
+class Loop:
+    def __init__(self, callbacks):
+        self.device = torch_xla.device()
+        self.model = torch.nn.Linear(8, 2).to(self.device)
+        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)
+        self.callbacks = callbacks
+        self.global_step = 0
+        self.raw = []
+        self.last_loss = None
+
+    def run(self, loader):
+        for x, y in pl.MpDeviceLoader(loader, self.device):
+            self.opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(self.model(x), y)
+            loss.backward()
+            xm.optimizer_step(self.opt)
+            self.global_step += 1
+            self.last_loss = loss.detach()
+            logs = {{"lr": self.opt.param_groups[0]["lr"]}}
+            for cb in self.callbacks:
+                cb.on_step_end(self, logs)
+{classes}
+
+def _mp_fn(index):
+    Loop([BadSync(), Quiet()]).run([])
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, args=())
+'''
+
+
+def test_a_callback_reads_a_device_attribute_of_the_trainer_another_module_hands_it(tmp_path):
+    # the trainer class and the list of callbacks share the entry module; the callbacks' module
+    # is imported only there: Loop([...]) of the module's own class is recorded for the dispatch
+    write(tmp_path, {"pyproject.toml": "", "cbs.py": CBS,
+                     "loop.py": LOOP_CLASS.format(imports="from cbs import BadSync, Quiet", classes="")})
+    expected = {("cbs.py", 3, "XLA501"), ("cbs.py", 11, "XLA507")}
+    assert {f for f in lint_all(tmp_path) if f[2] in ("XLA501", "XLA507")} == expected
+    assert {f for f in lint(tmp_path, "cbs.py") if f[2] in ("XLA501", "XLA507")} == expected
+
+
+def test_a_callback_reads_a_device_attribute_of_the_trainer_in_one_module():
+    src = LOOP_CLASS.format(imports="", classes="\n\n" + CBS)
+    found = {(f.line, f.code) for f in lint_source(src) if f.code in ("XLA501", "XLA507")}
+    assert found == {(33, "XLA501"), (41, "XLA507")}

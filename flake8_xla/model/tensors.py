@@ -1179,6 +1179,66 @@ class Tensors:
         return any((a := c.argument(index, name.id)) is not None and a.kind == "device_dict" and key.value in a.keys
                    for c in steps)
 
+    def device_attrs(self, cls) -> tuple[str, ...]:
+        """The ``self.<attr>`` names methods of class ``cls`` (its own) set, in XLA code, to a
+        device tensor (``self.last_loss = loss.detach()``; ``None`` elsewhere does not matter:
+        for the step's host reads one such value is a sync). Memoised per class."""
+        key = ("devattrs", id(cls))
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = tuple(
+                attr for attr, values in cls.attrs.items()
+                if any(v is not None and c is not None and self.in_xla_code(c) and self.tensor_kind(v, c) == DEVICE
+                       for v, c in values[:16]))
+        return found
+
+    def step_param_attr_device(self, expr: ast.Attribute, ctx: Ctx) -> bool:
+        """``p.attr`` for a parameter ``p`` of the function at ``ctx`` that nothing rebinds,
+        where some call of that function from the step passes an instance whose class sets
+        ``self.attr`` to a device tensor (:meth:`device_attrs`): a callback's
+        ``trainer.last_loss.item()`` dispatched ``cb.on_step_end(self, logs)`` by a trainer
+        whose step sets ``self.last_loss = loss.detach()``; in the module (the instance
+        ``self`` of a method of the class, or one :meth:`instance_class` names) or, in project
+        mode, from another module's step (an ``instance`` argument: the class's
+        ``HelperFacts.device_attrs``)."""
+        func = ctx.func
+        name = expr.value
+        if func is None or type(name) is not ast.Name:
+            return False
+        bindings = self._bindings_before(name, ctx)
+        if not bindings or any(kind != "param" or target is not func for _, kind, target, _ in bindings):
+            return False
+        self.step_sites()
+        for call, cctx in self._cache["stepcallers"].get(id(func), ()):
+            arg = self.argument_for(call, cctx, func, name.id)
+            if not isinstance(arg, ast.AST) or arg is UNKNOWN:
+                continue
+            caller = cctx.func
+            if type(arg) is ast.Name and caller is not None and caller.cls is not None and caller.params \
+                    and arg.id == caller.params[0]:
+                cls = caller.cls  # cb.on_step_end(self, ...) in a method of the trainer
+            else:
+                inst = self.instance_class(arg, cctx)
+                cls = inst[1] if inst is not None and inst[0] == "local" else None
+            if cls is not None and expr.attr in self.device_attrs(cls):
+                return True
+        method = func.cls is not None
+        if self.project_lookup is None or name.id not in (func.params[1:] if method else func.params):
+            return False
+        index = func.params.index(name.id) - (1 if method else 0)
+        for c in self.project_step_calls(func):
+            a = c.argument(index, name.id)
+            if a is None or a.kind != "instance":
+                continue
+            for ref in a.refs:
+                try:
+                    facts = self.project_lookup((), cls=ref)
+                except (Exception, RecursionError):
+                    facts = None
+                if facts is not None and expr.attr in facts.device_attrs:
+                    return True
+        return False
+
     def _project_step_param_device(self, expr: ast.Name, ctx: Ctx) -> bool:
         """:meth:`step_param_device` for a function or method that other project modules call
         from their step (:meth:`project_step_calls`): some such call passes a device tensor

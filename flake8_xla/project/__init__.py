@@ -115,6 +115,8 @@ class HelperFacts:
             moved to the XLA device (``return model.to(self.device())`` asked as a method of
             a class whose ``device()`` returns ``xm.xla_device()``: the class the lookup
             names decides which ``device`` runs); -1 when none or unknown.
+        device_attrs: a class (not a function): the ``self.<attr>`` its own methods set to a
+            device tensor somewhere (``self.last_loss = loss.detach()`` in the step loop).
     """
 
     module: str
@@ -131,6 +133,7 @@ class HelperFacts:
     saves: frozenset[str] = frozenset()
     master: str = ""
     moves_param: int = -1
+    device_attrs: frozenset[str] = frozenset()
 
 
 def clear_cache() -> None:
@@ -493,7 +496,8 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
     cls = s.cls(qual) if s is not None and "." not in qual else None
     if cls is not None:  # a class: what it is, and nothing it does (its methods are asked by name)
         found = HelperFacts(_relative(Path(file), files.root), qual, frozenset(), True, False,
-                            plain_dataset=cls.plain_dataset and not cls.bases_out)
+                            plain_dataset=cls.plain_dataset and not cls.bases_out,
+                            device_attrs=frozenset(cls.device_attrs))
         _HELPERS[key] = found
         return found
     targets = _functions_of(ref, files, settings)
@@ -614,7 +618,7 @@ def helper_lookup(filename: str, tree, settings: Settings):
     ``("CheckpointSaver", "save")``, a dotted chain rooted in a name its imports bind to a
     project module; or, with ``cls=(file, "Cls")`` (a class callers name, see
     :class:`~.callers.ArgFacts`), ``(method,)``: that method of the class, its own or
-    inherited. ``None`` when project mode is off or the file is unknown."""
+    inherited, and ``()``: the class itself. ``None`` when project mode is off or the file is unknown."""
     found = _module_file(filename, settings)
     if found is None:
         return None
@@ -624,7 +628,7 @@ def helper_lookup(filename: str, tree, settings: Settings):
     def lookup(parts: tuple[str, ...], cls: Ref | None = None) -> HelperFacts | None:
         nonlocal bindings
         if cls is not None:  # method parts[-1] of project class cls (its own or inherited)
-            return helper_facts((cls[0], f"{cls[1]}.{parts[-1]}"), files, settings) if parts else None
+            return helper_facts((cls[0], f"{cls[1]}.{parts[-1]}") if parts else cls, files, settings)
         if bindings is None:
             bindings = _bindings_of(path, tree, files)
         ref = resolve_chain(parts, bindings, files)

@@ -164,7 +164,9 @@ _UNKNOWN_ARG = ArgFacts(UNKNOWN)
 
 
 def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None) -> tuple[CallFacts, ...]:
-    """The calls and references of the module of ``model`` into other project modules.
+    """The calls and references of the module of ``model`` into other project modules, and
+    the constructor calls of its own top-level classes that pass instances of project classes
+    (``Loop([Throughput(), BadSync()])``: target ``(path, "Loop")``, for the dispatch index).
 
     Args:
         model: the module's :class:`~flake8_xla.model.Model` (walked; not kept).
@@ -186,6 +188,7 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
     call_funcs: set[int] = set()
     quals = model.function_quals()
     site = _Site(resolve, path, classes)
+    own = {c.name for c in model.classes if c.ctx.func is None and c.ctx.scope is model.module_scope}
     for call, ctx in model.calls:
         f = call.func
         call_funcs.add(id(f))
@@ -194,15 +197,20 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
             root = root.value
         if type(root) is not ast.Name:
             continue
+        local = False
         if root.id in bindings:
             target = resolve(chain_parts(f))
         elif f is root or type(f.value) is ast.Name:
             target = _instance_forward(model, f, ctx, site)  # model(x): the forward of its class
+            if target is None and f is root and f.id in own and model.class_named(f.id, ctx) is not None:
+                target, local = (path, f.id), True  # Loop([Cb1(), Cb2()]): a class of this module
         else:
             continue
         if target is None:
             continue
         args, kwargs, splat = _describe_arguments(model, call, ctx, site)
+        if local and not any(a.kind in (INSTANCE, INSTANCES) for a in args + [a for _, a in kwargs]):
+            continue  # a class of the module counts only when handed instances of other modules' classes
         in_step, gated = _step_context(model, ctx) if ctx.loops else (False, False)
         out.append(CallFacts(target, call.lineno, tuple(args), tuple(kwargs), splat,
                              feeds_step=id(call) in model.step_loader_origins(),

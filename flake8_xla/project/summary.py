@@ -91,7 +91,9 @@ class ClassFacts:
     map-style ``Dataset`` with no sharding of its own (the model's ``_plain_dataset_class``),
     whether its own methods use dropout with a rate visibly above zero (the model's
     ``class_dropout``: random numbers drawn where the module runs), and the names its body
-    binds by assignment (``on_step_end = Callback.on_step_end``: they hide a base's method)."""
+    binds by assignment (``on_step_end = Callback.on_step_end``: they hide a base's method),
+    and the ``self.<attr>`` its own methods set to a device tensor somewhere in XLA code
+    (``self.last_loss = loss.detach()``: the model's ``tensor_kind``)."""
 
     name: str
     methods: tuple[str, ...]
@@ -100,6 +102,7 @@ class ClassFacts:
     plain_dataset: bool = False
     dropout: bool = False
     assigned: tuple[str, ...] = ()
+    device_attrs: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -298,7 +301,8 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         assigned = tuple(t.id for stmt in cls.node.body if type(stmt) in (ast.Assign, ast.AnnAssign)
                          for t in (stmt.targets if type(stmt) is ast.Assign else [stmt.target]) if type(t) is ast.Name)
         classes.append(ClassFacts(cls.name, tuple(cls.methods), tuple(local), tuple(out),
-                                  model.plain_dataset_class(cls), model.class_dropout(cls), assigned))
+                                  model.plain_dataset_class(cls), model.class_dropout(cls), assigned,
+                                  model.device_attrs(cls)))
     exports = []
     for name in bindings:
         r = ref(ast.Name(id=name))

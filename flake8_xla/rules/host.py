@@ -37,16 +37,21 @@ def _short(node) -> str | None:
 
 def _device(model, expr, ctx) -> bool:
     """A device tensor where the step reads it: visibly one (``tensor_kind``), a parameter
-    of a helper that some call of the step passes one (``step_param_device``), or an item
-    of a dict parameter some such call passes with a device tensor there (``outputs["loss"]``,
-    also through a name bound once to it: ``norm = outputs["grad_norm"]``)."""
+    of a helper that some call of the step passes one (``step_param_device``), an item
+    of a dict parameter some such call passes with a device tensor there (``outputs["loss"]``),
+    or an attribute of a parameter some such call passes an instance whose class sets it to
+    a device tensor (``trainer.last_loss``); also through a name bound once to either
+    (``norm = outputs["grad_norm"]``)."""
     if model.tensor_kind(expr, ctx) == DEVICE or model.step_param_device(expr, ctx):
         return True
     if type(expr) is ast.Name:
         values = model.values(expr, ctx)
-        if not values or len(values) != 1 or type(values[0][0]) is not ast.Subscript or values[0][1] is None:
+        if not values or len(values) != 1 or type(values[0][0]) not in (ast.Subscript, ast.Attribute) \
+                or values[0][1] is None:
             return False
         expr, ctx = values[0]
+    if type(expr) is ast.Attribute:
+        return model.step_param_attr_device(expr, ctx)
     return type(expr) is ast.Subscript and model.step_param_item_device(expr, ctx)
 
 
@@ -352,7 +357,9 @@ class HostSyncInStep(Rule):
     `losses.values()`, the dict a display or `dict(...)` of device tensors, or a model's), an
     item of a dict display under a string key (`out["loss"]` of `out = {"loss": loss.detach()}`;
     a dict some code stores an item into, or one with a `**` entry, is unknown), also in a
-    helper or another module's callback the step hands it to, and the total norm
+    helper or another module's callback the step hands it to, an attribute of the trainer a
+    callback is handed (`trainer.last_loss` when the trainer's step sets `self.last_loss =
+    loss.detach()`), and the total norm
     `clip_grad_norm_` returns after a backward of the same function. Other parameters of helpers, a model that is a
     parameter and never feeds the loss, and values in comprehensions or lambdas are
     unknown and never reported; so is the result of a helper called with CPU tensors
