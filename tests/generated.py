@@ -346,7 +346,34 @@ def post_sync_reads(n: int) -> str:
     return HEAD + "\n\n" + head + reads + evals
 
 
-GENERATORS = {f.__name__: f for f in (self_state_hierarchy, held_modules, generator_loops,
+_DICT_STEP = ("def train(model, opt, loader):\n    for step, (x, y) in enumerate(loader):\n"
+              "        loss = model(x).sum()\n        loss.backward()\n"
+              "        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+              "        xm.optimizer_step(opt)\n")
+
+
+def dict_helper_fan(n: int) -> str:
+    """One helper reads N keys of its dict parameter; the step calls it from N sites, each
+    passing a dict name or display with a device tensor under one key (XLA501 for each
+    device key): the device keys of every caller are gathered once per (helper, parameter)."""
+    helper = "def log(step, o):\n" + "".join(f'    print(o["k{i}"].item(), o["b"])\n' for i in range(n))
+    calls = "".join(f'        out{i} = {{"k{i}": loss.detach(), "b": step * {i}}}\n        log(step, out{i})\n'
+                    for i in range(n))
+    return HEAD + "\n\n" + helper + "\n\n" + _DICT_STEP + calls
+
+
+def dict_chains(n: int) -> str:
+    """N dict displays each built from the previous one's item, each read, the last one's
+    device item read on the host (one XLA501), and the clip norm read: one walk of the
+    function answers how every name is used."""
+    body = '        d0 = {"x": loss.detach(), "n": norm}\n'
+    body += "".join(f'        d{i} = {{"x": d{i - 1}["x"], "k{i}": {i}}}\n        print(d{i}["k{i}"])\n'
+                    for i in range(1, n))
+    body += f'        print(d{n - 1}["x"].item())\n        print(d0["n"].item())\n'
+    return HEAD + "\n\n" + _DICT_STEP + body
+
+
+GENERATORS = {f.__name__: f for f in (dict_helper_fan, dict_chains, self_state_hierarchy, held_modules, generator_loops,
                                       early_returns, elif_chain, superseding_findings, call_chain, step_loops, elif_imports,
                                       exit_imports, many_timers, launches, spmd_launches, guarded_saves, runtime_odds,
                                       rank_devices, env_reads_after_returns, syncs_after_continues, double_steps,

@@ -409,7 +409,7 @@ def test_cli_without_libcst_exits_2_with_the_pip_command(tmp_path, capsys, monke
     monkeypatch.delitem(sys.modules, "flake8_xla.fix.fixer")
     monkeypatch.delattr(fix, "fixer", raising=False)
     code, out, err = _cli(["--fix", str(path)], capsys)
-    assert code == 2 and "pip install 'flake8-xla[fix]'" in err
+    assert code == 2 and "--fix and --diff need LibCST: pip install libcst (the fix extra)" in err
     assert path.read_text(encoding="utf-8") == "import torch_xla.core.xla_model as xm\nxm.mark_step()\n"
 
 

@@ -264,3 +264,34 @@ def test_a_callback_reads_a_device_attribute_of_the_trainer_in_one_module():
     src = LOOP_CLASS.format(imports="", classes="\n\n" + CBS)
     found = {(f.line, f.code) for f in lint_source(src) if f.code in ("XLA501", "XLA507")}
     assert found == {(33, "XLA501"), (41, "XLA507")}
+
+
+@pytest.mark.parametrize("body", [
+    'view = out\n        view["loss"] = 0.0\n        print(out["loss"])',  # an alias stores into it
+    'reduce_metrics(out)\n        print(out["loss"])',  # a helper may change it in place
+    'out["loss"], out["n"] = host_pair(1, 2)\n        print(out["loss"])',  # a store whose value is unknown
+    'for out["loss"] in [0.0]:\n            pass\n        print(out["loss"])',  # a for target
+    'dict.update(out, loss=0.0)\n        print(out["loss"])',  # handed to a call
+], ids=["alias", "helper", "unpacking", "for-target", "unbound-update"])
+def test_a_dict_that_may_have_changed_is_unknown(body):
+    helpers = ("\n\ndef reduce_metrics(m):\n    for k in list(m):\n        m[k] = float(k)\n\n\n"
+               "def host_pair(a, b):\n    return float(a), float(b)\n")
+    src = loop('out = {"loss": loss.detach(), "n": norm}\n        ' + body, helpers)
+    assert reads(src) == set()
+
+
+def test_a_helper_that_stores_into_its_dict_parameter_reads_what_it_stored():
+    helpers = ('\n\ndef log_step(step, out):\n    out["loss"] = 0.0\n    print(out["loss"])\n\n\n'
+               'def log_update(step, out):\n    out.update(loss=0.0)\n    print(out["loss"])\n')
+    src = loop('log_step(step, {"loss": loss.detach()})\n        log_update(step, {"loss": loss.detach()})', helpers)
+    assert reads(src) == set()
+
+
+def test_a_checkpoint_that_also_holds_the_loss_is_still_a_checkpoint(tmp_path):
+    # a dict with a state_dict() and a device loss is described as a checkpoint state: XLA601
+    # in the helper that torch.saves it (the device-dict description must not hide it)
+    ckpt = "import torch\n\n\ndef save_b(state, path):\n    torch.save(state, path)\n"
+    train = loop('state = {"model": model.state_dict(), "epoch": 1, "loss": loss.detach()}\n'
+                 '        save_b(state, "b.pt")', helpers="from ckpt import save_b\n")
+    write(tmp_path, {"pyproject.toml": "", "ckpt.py": ckpt, "train.py": train})
+    assert {f for f in lint_all(tmp_path) if f[2] == "XLA601"} == {("ckpt.py", 5, "XLA601")}

@@ -37,7 +37,8 @@ from ..project.files import read_regular, root_from
 
 SAFE, UNSAFE, NONE = "safe", "unsafe", "none"
 APPLICABILITIES = (SAFE, UNSAFE, NONE)
-PIP_COMMAND = "pip install 'flake8-xla[fix]'"
+#: how to get LibCST (the ``fix`` extra holds only it; the package may be installed from a clone)
+PIP_COMMAND = "pip install libcst (the fix extra)"
 
 #: What each rule's fix does (the rule's docs page shows it after its applicability).
 FIX_DOCS = {

@@ -69,6 +69,10 @@ class Loaders:
                     return "plain" if "plain" in kinds else None
                 return kinds[0] if kinds else None
             if q is not None:
+                if self.project_lookup is not None and type(f) in (ast.Name, ast.Attribute):
+                    helper = self.project_helper(f, ctx)  # make_loader(...) of another project module
+                    if helper is not None and helper.returns_loader:
+                        return helper.returns_loader
                 return None
             funcs = self.function_of(f, ctx)
             if len(funcs) == 1 and type(f) is ast.Name:  # a generator: what its loops draw (attributes.py)

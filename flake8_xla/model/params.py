@@ -343,14 +343,36 @@ class Params:
             # modules' launched code reaches (asking every importer of a torch_xla module
             # would summarise most of a torch_xla project, as for parameter aliases)
             return ()
-        if not self.in_xla_code(Ctx(func.scope, func, (), ())) or not self._reads_params(func, params):
+        if not self.in_xla_code(Ctx(func.scope, func, (), ())) or not (
+                self._reads_params(func, params)
+                or (func.cls is None and (self._reads_on_host(func) or self._steps_once(func)))):
             return ()
         try:
             calls = self.project_callers(self.function_quals()[id(func)], partial=True, step_only=True) or ()
         except (Exception, RecursionError):  # a project that cannot be read: unknown
             calls = ()
-        found = cache[key] = tuple(c for c in calls if c.in_step)
+        steps_once = None
+        out = []
+        for c in calls:
+            if not c.in_step and c.in_loop:
+                if steps_once is None:
+                    steps_once = self._steps_once(func)
+                if not steps_once:
+                    continue
+            if c.in_step or c.in_loop:
+                out.append(c)
+        found = cache[key] = tuple(out)
         return found
+
+    def _steps_once(self, func: FunctionInfo) -> bool:
+        """``func`` runs the backward and an optimizer update once per call, outside any loop
+        of its own (``def train_step(model, opt, x, y): ...; loss.backward(); opt.step()``):
+        a call of it inside another module's loop is that loop's training step."""
+        backward = any(type(c.func) is ast.Attribute and c.func.attr == "backward" and cx.func is func and not cx.loops
+                       for c, cx in func.calls)
+        return backward and self.func_updates(func) and not any(
+            cx.loops for c, cx in func.calls if cx.func is func and (
+                type(c.func) is ast.Attribute and c.func.attr in ("backward", "step", "optimizer_step")))
 
     #: calls that read their receiver on the host (XLA501's spellings)
     _READ_METHODS = frozenset({"item", "tolist", "numpy", "cpu"})
@@ -393,6 +415,20 @@ class Params:
             if found:
                 break
         self._cache[key] = found
+        return found
+
+    def _reads_on_host(self, func: FunctionInfo) -> bool:
+        """``func``'s own code reads some value on the host the way XLA501 looks at
+        (``x.item()``, ``.tolist()``, ``.numpy()``, ``.cpu()``): asked of a plain helper of a
+        module without torch_xla that launched code reaches (``def train_step(model, opt, x,
+        y): ... loss.backward(); opt.step(); return loss.item()``), whose reads need not
+        be of a parameter. Memoised."""
+        key = ("readshost", id(func))
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = any(
+                type(c.func) is ast.Attribute and c.func.attr in self._READ_METHODS and cx.func is func
+                for c, cx in func.calls)
         return found
 
     def _escaped(self, func: FunctionInfo, calls: int) -> bool:

@@ -441,17 +441,17 @@ class Tensors:
     def dict_item(self, sub: ast.Subscript, ctx: Ctx) -> tuple[ast.AST, Ctx] | None:
         """``(value, ctx)`` that ``d["k"]`` reads when ``d`` is a local name every binding of
         which its read sees is one dict display with that string key (and no ``**`` entry),
-        and the function stores no item into ``d`` (``d["k"] = ...``); None otherwise."""
+        and its function does nothing to ``d`` but read items (:meth:`dict_uses`: no store,
+        no alias, not handed to a call); None otherwise."""
         key = sub.slice
         if type(sub.value) is not ast.Name or type(key) is not ast.Constant or type(key.value) is not str:
             return None
         return self.dict_value(sub.value, key.value, ctx)
 
-    def dict_value(self, expr: ast.AST, key: str, ctx: Ctx) -> tuple[ast.AST, Ctx] | None:
-        """``(value, ctx)`` of string key ``key`` in the dict ``expr`` holds: a dict display
-        without ``**`` entries, or a name bound once (as its read sees it) to one that its
-        scope stores no item into; None otherwise."""
-        found = self.dict_display(expr, ctx)
+    def dict_value(self, expr: ast.AST, key: str, ctx: Ctx, passed_to: ast.Call | None = None):
+        """``(value, ctx)`` of string key ``key`` in the dict ``expr`` holds (:meth:`dict_display`;
+        ``passed_to``: the one call that may receive the name); None otherwise."""
+        found = self.dict_display(expr, ctx, passed_to)
         if found is None:
             return None
         target, b_ctx = found
@@ -461,10 +461,11 @@ class Tensors:
                 value = v  # (the last entry of a repeated key wins, as in Python)
         return (value, b_ctx) if value is not None else None
 
-    def dict_display(self, expr: ast.AST, ctx: Ctx) -> tuple[ast.Dict, Ctx] | None:
-        """``(display, ctx)`` when ``expr`` is a dict display without ``**`` entries or a
-        name every binding of which its read sees is one such display, and no item is stored
-        into the name in its scope (``d["k"] = ...``, ``d.update(...)``); else None."""
+    def dict_display(self, expr: ast.AST, ctx: Ctx, passed_to: ast.Call | None = None):
+        """``(display, ctx)`` when ``expr`` is a dict display without ``**`` entries, or a
+        name every binding of which its read sees is one such display, in a function that
+        only reads the name's items (:meth:`dict_uses`) and hands the name to no call but
+        ``passed_to`` (a helper that gets it may change it); else None."""
         if type(expr) is ast.Dict:
             return (expr, ctx) if None not in expr.keys else None
         if type(expr) is not ast.Name:
@@ -475,24 +476,78 @@ class Tensors:
         _, kind, target, b_ctx = bindings[0]
         if kind != "value" or type(target) is not ast.Dict or None in target.keys:
             return None
-        if self._item_stored(expr.id, b_ctx or ctx):
+        b_ctx = b_ctx or ctx
+        escaped, calls = self.dict_uses(b_ctx.func, expr.id)
+        if escaped or any(c is not passed_to for c in calls):
             return None
-        return target, b_ctx or ctx
+        return target, b_ctx
 
-    def _item_stored(self, name: str, ctx: Ctx) -> bool:
-        """Some ``name[...] = ...`` (or ``name.update(...)`` / ``setdefault``) in the scope of ``ctx``."""
-        table = self._cache.get("itemstores")
+    #: dict methods that read it, never change it
+    _DICT_READS = frozenset({"get", "items", "keys", "values", "copy", "__getitem__", "__contains__", "__len__"})
+    #: builtins that read their argument, never change it
+    _READ_ONLY_BUILTINS = frozenset({"len", "print", "str", "repr", "isinstance", "sorted", "list", "tuple",
+                                     "iter", "bool", "any", "all", "set", "frozenset", "hash", "id", "type"})
+
+    def dict_uses(self, func, name: str) -> tuple[bool, tuple]:
+        """How the code of ``func`` (the module level for ``None``; not of the functions,
+        classes and lambdas nested in it, whose use of ``name`` counts as an escape) uses the
+        name ``name``: ``(escaped, calls)``. ``escaped`` when anything may change what it
+        holds other than rebinding it: an item or slice stored or deleted (``d["k"] = v``,
+        also in an unpacking or a ``for`` target), a method other than a read
+        (``d.update(...)``), an alias (``view = d``), a return, yield or container holding
+        it, a nested scope naming it. ``calls``: the calls it is handed to as an argument
+        (a read-only builtin such as ``len`` or ``print`` aside). One walk of the function
+        per model answers every name."""
+        key = ("dictuses", id(func))
+        table = self._cache.get(key)
         if table is None:
-            table = self._cache["itemstores"] = set()
-            for target, _, sctx in self.subscript_stores:
-                if type(target.value) is ast.Name:
-                    table.add((id(sctx.scope), target.value.id))
-            for m in ("update", "setdefault", "__setitem__"):
-                for call, cctx in self.method_calls(m):
-                    if type(call.func.value) is ast.Name:
-                        table.add((id(cctx.scope), call.func.value.id))
-        return (id(ctx.scope), name) in table
+            table = self._cache[key] = self._dict_uses_of(func)
+        esc, calls = table
+        return name in esc, tuple(calls.get(name, ()))
 
+    def _dict_uses_of(self, func) -> tuple[set, dict]:
+        root = func.node if func is not None else self.tree
+        escaped: set[str] = set()
+        calls: dict[str, list] = {}
+        todo = [(child, root) for child in (root.body if hasattr(root, "body") else [])]
+        while todo:
+            node, parent = todo.pop()
+            t = type(node)
+            if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda):
+                escaped.update(n.id for n in ast.walk(node) if type(n) is ast.Name)
+                continue
+            if t is ast.Name:
+                found: list = []
+                if self._dict_use_escapes(node, parent, found):
+                    escaped.add(node.id)
+                elif found:
+                    calls.setdefault(node.id, []).extend(found)
+                continue
+            above = parent if t is ast.keyword else node  # f(x=d): the call is the keyword's parent
+            for child in ast.iter_child_nodes(node):
+                todo.append((child, above))
+        return escaped, calls
+
+    def _dict_use_escapes(self, node: ast.Name, parent: ast.AST, calls: list) -> bool:
+        """One occurrence of the dict's name (:meth:`dict_uses`): True when it may change it."""
+        if type(node.ctx) is ast.Store:
+            return False  # a rebinding: the bindings decide
+        if type(node.ctx) is ast.Del:
+            return True
+        t = type(parent)
+        if t is ast.Subscript and parent.value is node:
+            return type(parent.ctx) is not ast.Load  # d["k"] = v, del d["k"], for d["k"] in ...
+        if t is ast.Attribute and parent.value is node:
+            return parent.attr not in self._DICT_READS
+        if t is ast.Call and node is not parent.func:
+            f = parent.func
+            if type(f) is ast.Name and f.id in self._READ_ONLY_BUILTINS:
+                return False
+            calls.append(parent)
+            return False
+        if t in (ast.FormattedValue, ast.Compare, ast.If, ast.While, ast.Assert, ast.Expr, ast.BoolOp, ast.UnaryOp):
+            return False  # a read, a test
+        return True
     def _self_methods(self, cls, name, found) -> list:
         """``found`` (what ``self.name`` resolves to in ``cls``) and the overrides of ``name``
         in the module's subclasses of ``cls``: what ``self.name(...)`` may run."""
@@ -1149,12 +1204,14 @@ class Tensors:
         return found
 
     def step_param_item_device(self, expr: ast.Subscript, ctx: Ctx) -> bool:
-        """``p["k"]`` for a parameter ``p`` of the function at ``ctx`` that nothing rebinds,
-        where some call of that function in the step code passes a dict whose ``"k"`` is a
-        device tensor (``outputs = {"loss": loss.detach()}; cb.on_step_end(self, step,
-        outputs)``): in the module (:meth:`step_sites`' callers) or, in project mode, from
-        another module's step (an argument of kind ``device_dict`` naming ``"k"``). As
-        :meth:`step_param_device`: "some call", for the host reads of the step."""
+        """``p["k"]`` for a parameter ``p`` of the function at ``ctx`` that nothing rebinds and
+        the function only reads items of (:meth:`dict_uses`), where some call of that
+        function in the step code passes a dict whose ``"k"`` is a device tensor (``outputs
+        = {"loss": loss.detach()}; cb.on_step_end(self, step, outputs)``, the caller handing
+        the name to no other call): in the module (:meth:`step_sites`' callers) or, in
+        project mode, from another module's step (an argument of kind ``device_dict`` naming
+        ``"k"``). As :meth:`step_param_device`: "some call", for the host reads of the step.
+        Memoised per (function, parameter): the device keys of every step caller at once."""
         func = ctx.func
         key = expr.slice
         if func is None or type(expr.value) is not ast.Name or type(key) is not ast.Constant \
@@ -1164,20 +1221,41 @@ class Tensors:
         bindings = self._bindings_before(name, ctx)
         if not bindings or any(kind != "param" or target is not func for _, kind, target, _ in bindings):
             return False
+        memo = ("stepitems", id(func), name.id)
+        cache = self._cache
+        keys = cache.get(memo)
+        if keys is None:
+            keys = cache[memo] = self._step_item_keys(func, name.id)
+        return key.value in keys
+
+    def _step_item_keys(self, func: FunctionInfo, name: str) -> frozenset[str]:
+        """The string keys some step call of ``func`` passes a device tensor under in its dict
+        for parameter ``name`` (:meth:`step_param_item_device`); one pass over the callers."""
+        escaped, handed = self.dict_uses(func, name)
+        if escaped or handed:
+            return frozenset()  # the helper changes it, or hands it on
         self.step_sites()
+        keys: set[str] = set()
         for call, cctx in self._cache["stepcallers"].get(id(func), ()):
-            arg = self.argument_for(call, cctx, func, name.id)
-            if isinstance(arg, ast.AST) and arg is not UNKNOWN:
-                item = self.dict_value(arg, key.value, cctx)
-                if item is not None and self.tensor_kind(item[0], item[1]) == DEVICE:
-                    return True
+            arg = self.argument_for(call, cctx, func, name)
+            if not isinstance(arg, ast.AST) or arg is UNKNOWN:
+                continue
+            found = self.dict_display(arg, cctx, passed_to=call)
+            if found is None:
+                continue
+            display, dctx = found
+            for k, v in zip(display.keys, display.values):
+                if type(k) is ast.Constant and type(k.value) is str and k.value not in keys \
+                        and self.tensor_kind(v, dctx) == DEVICE:
+                    keys.add(k.value)
         method = func.cls is not None
-        if name.id not in (func.params[1:] if method else func.params):
-            return False
-        steps = self.project_step_calls(func)
-        index = func.params.index(name.id) - (1 if method else 0)
-        return any((a := c.argument(index, name.id)) is not None and a.kind == "device_dict" and key.value in a.keys
-                   for c in steps)
+        if name in (func.params[1:] if method else func.params):
+            index = func.params.index(name) - (1 if method else 0)
+            for c in self.project_step_calls(func):
+                a = c.argument(index, name)
+                if a is not None and a.kind == "device_dict":
+                    keys.update(a.keys)
+        return frozenset(keys)
 
     def device_attrs(self, cls) -> tuple[str, ...]:
         """The ``self.<attr>`` names methods of class ``cls`` (its own) set, in XLA code, to a

@@ -107,9 +107,16 @@ class Training:
         return found
 
     def may_step(self) -> bool:
-        """True when some call of the module runs backward or an optimizer step: without one,
-        no loop or function steps."""
-        return bool(self.step_markers())
+        """True when some call of the module runs backward or an optimizer step, or (project
+        mode) some loop calls a function of another project module that does both once per
+        call (:meth:`_project_step_call`): without one, no loop or function steps."""
+        if self.step_markers():
+            return True
+        found = self._cache.get("projsteps")
+        if found is None:
+            found = self._cache["projsteps"] = self.project_lookup is not None and any(
+                self._project_step_call(c, x) for loop in self.loops for c, x in loop.own)
+        return found
 
     def _is_step_marker(self, call, ctx):
         """Backward, an optimizer step, ``xm.optimizer_step`` or ``xm.reduce_gradients``
@@ -194,14 +201,24 @@ class Training:
     def is_step_loop(self, loop: LoopInfo) -> bool:
         """A loop whose body (or a module function it calls) runs backward or an optimizer step."""
         markers = self.step_markers()
-        if not markers:
+        if not markers and self.project_lookup is None:
             return False
         key = ("steploop", id(loop))
         if key not in self._cache:  # a marker in the body first: the helpers need the call graph
             self._cache[key] = self.loop_any(loop, "loop_marks", lambda call, ctx: id(call) in markers) \
                 or self.loop_any(loop, "loop_does_step", lambda call, ctx: any(
-                    self.does_step(f) for f in self.function_of(call.func, ctx)))
+                    self.does_step(f) for f in self.function_of(call.func, ctx))) \
+                or (self.project_lookup is not None and self.loop_any(loop, "loop_project_step", self._project_step_call))
         return self._cache[key]
+
+    def _project_step_call(self, call: ast.Call, ctx: Ctx) -> bool:
+        """Project mode: ``call`` runs a function of another project module that does the
+        backward and an optimizer update once per call (``HelperFacts.steps_once``:
+        ``loss = train_step(model, opt, x, y)``)."""
+        if type(call.func) not in (ast.Name, ast.Attribute) or self._import_chain(call.func, ctx) is None:
+            return False
+        helper = self.project_helper(call.func, ctx)
+        return helper is not None and helper.steps_once
 
     def loop_any(self, loop: LoopInfo, key: str, pred) -> bool:
         """``any(pred(call, ctx) for call, ctx in loop.calls)`` (nested loops included),

@@ -117,6 +117,11 @@ class HelperFacts:
             names decides which ``device`` runs); -1 when none or unknown.
         device_attrs: a class (not a function): the ``self.<attr>`` its own methods set to a
             device tensor somewhere (``self.last_loss = loss.detach()`` in the step loop).
+        steps_once: its own code runs the backward and an optimizer update once per call,
+            in no loop of its own (``train_step(model, opt, x, y)``): a loop calling it is a
+            training step loop.
+        returns_loader: ``"plain"`` / ``"device"`` when every return of its own gives that
+            loader kind (``return DataLoader(ds, sampler=sampler)``), else ``""``.
     """
 
     module: str
@@ -134,6 +139,8 @@ class HelperFacts:
     master: str = ""
     moves_param: int = -1
     device_attrs: frozenset[str] = frozenset()
+    steps_once: bool = False
+    returns_loader: str = ""
 
 
 def clear_cache() -> None:
@@ -515,7 +522,9 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
                         param_syncs=first.param_syncs if first is not None else (),
                         local_master=bool(first is not None and first.local_master),
                         saves=saves, master=first.master if first is not None else "",
-                        moves_param=_moves_param(ref, first, files, settings))
+                        moves_param=_moves_param(ref, first, files, settings),
+                        steps_once=bool(first is not None and first.steps_once),
+                        returns_loader=first.returns_loader if first is not None else "")
     _HELPERS[key] = found
     return found
 
@@ -689,8 +698,8 @@ def callers_lookup(filename: str | None, settings: Settings):
         if not partial and (found.unknown or qual.rsplit(".", 1)[-1] in found.unread):
             return None
         calls = tuple(found.calls.get(qual, ()))
-        if step_only:
-            return tuple(c for c in calls if c.in_step)
+        if step_only:  # (in_loop: the callee's model decides whether its call is the step)
+            return tuple(c for c in calls if c.in_step or c.in_loop)
         if qual.count(".") == 1:
             calls += _dispatched_to(path, qual, files, settings)
         return calls

@@ -80,6 +80,9 @@ class CallFacts:
             step loop of its function (:func:`_step_context`; also a method call dispatched on
             a parameter's object: :class:`DispatchFacts`).
         gated: ... only under a step gate (``if step % N == 0:``).
+        in_loop: not :attr:`in_step`, but inside a loop of XLA code (its innermost): a training
+            step loop when the callee itself runs the backward and the update once per call
+            (``loss = train_step(model, opt, x, y)``; the callee's model decides).
         on_device: the call runs ``forward`` of a module the caller of its function moved to
             the XLA device (``model = MX.to(device)``; ``train_fn(loader, model)``;
             ``model(images, meta)`` there): its tensor arguments are device tensors.
@@ -97,6 +100,7 @@ class CallFacts:
     gated: bool = False
     on_device: bool = False
     caller: str = ""
+    in_loop: bool = False
 
     def argument(self, index: int | None, name: str) -> ArgFacts | None:
         """What this call passes for parameter ``name`` at position ``index`` (``None`` for
@@ -212,10 +216,13 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
         if local and not any(a.kind in (INSTANCE, INSTANCES) for a in args + [a for _, a in kwargs]):
             continue  # a class of the module counts only when handed instances of other modules' classes
         in_step, gated = _step_context(model, ctx) if ctx.loops else (False, False)
+        in_loop = False
+        if not in_step and ctx.loops and model.in_xla_code(ctx.loops[-1].ctx):
+            in_loop, gated = True, _gated(model, ctx, ctx.loops[-1])  # a step only if the callee steps
         out.append(CallFacts(target, call.lineno, tuple(args), tuple(kwargs), splat,
                              feeds_step=id(call) in model.step_loader_origins(),
                              caller=quals.get(id(ctx.func), "") if ctx.func is not None else "",
-                             in_step=in_step, gated=gated))
+                             in_step=in_step, gated=gated, in_loop=in_loop))
     inner: set[int] = set()
     chains = []
     for node in ast.walk(model.tree):
@@ -260,20 +267,22 @@ def _describe_arguments(model, call: ast.Call, ctx, site: "_Site") -> tuple[list
         if type(a) is ast.Starred:
             splat = True
             break
-        args.append(_describe(model, a, ctx, call.lineno, site))
+        args.append(_describe(model, a, ctx, call.lineno, site, call))
     kwargs = []
     for kw in call.keywords:
         if kw.arg is None:
             splat = True
         else:
-            kwargs.append((kw.arg, _describe(model, kw.value, ctx, call.lineno, site)))
+            kwargs.append((kw.arg, _describe(model, kw.value, ctx, call.lineno, site, call)))
     return args, kwargs, splat
 
 
-def _describe(model, expr: ast.AST, ctx, line: int, site: "_Site | None" = None) -> ArgFacts:
-    """One argument of a call on ``line``, from the caller's model: an import-bound name, a
+def _describe(model, expr: ast.AST, ctx, line: int, site: "_Site | None" = None,
+              call: ast.Call | None = None) -> ArgFacts:
+    """One argument of ``call`` on ``line``, from the caller's model: an import-bound name, a
     host copy, a module built on the host, a loader kind, an instance (or a list of
-    instances) of project classes (with ``site``), a tensor, or unknown."""
+    instances) of project classes (with ``site``), a tensor, a checkpoint state, a dict of
+    device tensors (a name handed to no other call), or unknown."""
     try:
         if type(expr) in (ast.Name, ast.Attribute):
             q = model.qualname(expr, ctx)
@@ -296,24 +305,25 @@ def _describe(model, expr: ast.AST, ctx, line: int, site: "_Site | None" = None)
                 return found
         if _moved_tensor(model, expr, ctx):
             return ArgFacts(TENSOR)
-        if type(expr) in (ast.Name, ast.Dict) and model.in_xla_code(ctx):
-            keys = _device_keys(model, expr, ctx)
-            if keys:
-                return ArgFacts(DEVICE_DICT, keys=keys)
         if type(expr) in (ast.Name, ast.Dict, ast.List, ast.Tuple) \
                 and (model.in_xla_code(ctx) or model.is_launched(ctx, multi_only=True)):
             state = _state_dict(model, expr, ctx)
             if state is not None:
-                return state
+                return state  # (a checkpoint that also holds the loss is a checkpoint)
+        if type(expr) in (ast.Name, ast.Dict) and model.in_xla_code(ctx):
+            keys = _device_keys(model, expr, ctx, call)
+            if keys:
+                return ArgFacts(DEVICE_DICT, keys=keys)
     except RecursionError:
         pass
     return _UNKNOWN_ARG
 
 
-def _device_keys(model, expr: ast.AST, ctx) -> tuple[str, ...]:
-    """The string keys of the dict display ``expr`` holds (:meth:`~flake8_xla.model.Model.dict_display`)
-    whose values are device tensors; ``()`` when none or no such display."""
-    found = model.dict_display(expr, ctx)
+def _device_keys(model, expr: ast.AST, ctx, call: ast.Call | None = None) -> tuple[str, ...]:
+    """The string keys of the dict display ``expr`` holds (:meth:`~flake8_xla.model.Model.dict_display`;
+    a name handed to no call but ``call``) whose values are device tensors; ``()`` when none
+    or no such display."""
+    found = model.dict_display(expr, ctx, passed_to=call)
     if found is None:
         return ()
     display, dctx = found
@@ -494,18 +504,21 @@ def _step_context(model, ctx) -> tuple[bool, bool]:
     step = next((i for i, lp in enumerate(loops) if model.is_inner_step_loop(lp) and model.in_xla_code(lp.ctx)), None)
     if step is None:
         return False, False
-    gated = False
+    return True, _gated(model, ctx, loops[step])
+
+
+def _gated(model, ctx, loop) -> bool:
+    """Code at ``ctx`` runs under an ``if step % N == 0:`` inside ``loop``."""
     link = ctx.frames or None
-    base = loops[step].ctx.frames or None
+    base = loop.ctx.frames or None
     while link is not None and link is not base:
         frame = link.frame
         if type(frame) is tuple and len(frame) == 2 and not isinstance(frame[0], ast.pattern):
             polarity = model._gate_polarity(frame[0], ctx)
             if (polarity > 0 and frame[1]) or (polarity < 0 and not frame[1]):
-                gated = True
-                break
+                return True
         link = link.parent
-    return True, gated
+    return False
 
 
 def describe_dispatches(model, resolve, path: str, classes=None) -> tuple[DispatchFacts, ...]:

@@ -83,6 +83,8 @@ class FunctionFacts:
     master: str = ""
     moves_param: tuple[int, str] | tuple[()] = ()
     returns_device: bool = False
+    steps_once: bool = False  # the backward and an update once per call, in no loop of its own
+    returns_loader: str = ""  # "plain" / "device": every return is that loader kind (the model's loader_kind)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -287,7 +289,8 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                 if r is not None and r not in out:
                     out.append(r)
         functions.append(FunctionFacts(quals[id(func)], func.node.lineno, tuple(dict.fromkeys(local)), tuple(out),
-                                       *_does(model, func, ref)))
+                                       *_does(model, func, ref), steps_once=model._steps_once(func),
+                                       returns_loader=_returns_loader(model, func)))
     classes = []
     for cls in model.classes:
         local, out = [], []
@@ -419,6 +422,13 @@ def _does(model, func, ref) -> tuple:
     device = bool(returns) and all(v is not None and c is not None and is_xla_device(model, v, c) for v, c in returns)
     return (tuple(xla), sync, seen, model.does_step(func), model.func_updates(func), model.func_syncs(func),
             tuple(params), master, tuple(saves), scope, moved or (), device)
+
+
+def _returns_loader(model, func) -> str:
+    """``"plain"`` / ``"device"`` when every ``return`` of ``func`` gives that loader kind
+    (``return DataLoader(ds, ...)``, ``return pl.MpDeviceLoader(loader, dev)``), else ``""``."""
+    kinds = {model.loader_kind(v, c) if v is not None and c is not None else None for v, c in func.returns}
+    return kinds.pop() if len(kinds) == 1 and next(iter(kinds)) in ("plain", "device") else ""
 
 
 def _moved_param(model, func, value: ast.AST, ctx) -> tuple[int, str] | None:

@@ -125,6 +125,18 @@ class UnreducedOptimizerStep(Rule):
                     if not cctx.loops and id(call) not in seen and self._unreduced(model, call, cctx, helper_reductions):
                         seen.add(id(call))
                         yield self.finding(call)
+        if model.project_callers is None:
+            return
+        for func in model.functions:  # a helper another module's step loop calls (project mode)
+            if id(func) in helpers_done or func.cls is not None or not model.project_step_calls(func):
+                continue
+            helper_reductions = [(c, x) for c, x in func.calls if reduces_gradients(model, c, x)]
+            for call, cctx in func.calls:
+                if cctx.func is func and not cctx.loops and id(call) not in seen \
+                        and model.is_launched(cctx, multi_only=True) \
+                        and self._unreduced(model, call, cctx, helper_reductions):
+                    seen.add(id(call))
+                    yield self.finding(call)
 
     @staticmethod
     def _unreduced(model, call, ctx, reductions) -> bool:

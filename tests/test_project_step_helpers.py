@@ -1,0 +1,105 @@
+"""A training step written as a helper of another project module (issue 18; a new-user trial
+found it missed): ``loss = train_step(model, opt, x, y)`` in the launched loop of
+``train.py``, with ``train_step`` in ``utils.py`` running the backward and the update once
+per call, and the loader from ``utils.make_loader``. The helper is step code (XLA201 on its
+unreduced ``optimizer.step()``, XLA501 on its ``loss.item()``), the loop calling it is a
+training step loop over a plain DataLoader another module returns (XLA301). Traps: a helper
+with its own loop called once per epoch (its epoch-end read is no per-step read), and a
+helper that reduces (``xm.optimizer_step``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from flake8_xla import project
+from test_project_mode import lint, lint_all, write
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    project.clear_cache()
+    yield
+    project.clear_cache()
+
+
+UTILS = '''\
+import os
+
+import torch
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
+
+
+def make_loader(batch_size):
+    data = TensorDataset(torch.randn(4096, 32), torch.randint(0, 10, (4096,)))
+    sampler = DistributedSampler(data, num_replicas=8, rank=int(os.environ["RANK"]))
+    return DataLoader(data, batch_size=batch_size, sampler=sampler)
+
+
+def train_step(model, optimizer, x, y):
+    optimizer.zero_grad()
+    loss = F.cross_entropy(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def train_one_epoch(model, optimizer, loader):
+    total = 0.0
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        total += loss.detach()
+    return total.item()
+'''
+
+TRAIN = '''\
+import torch
+import torch.nn as nn
+import torch_xla
+import torch_xla.distributed.xla_multiprocessing as xmp
+
+from utils import make_loader, train_one_epoch, train_step
+
+
+def _mp_fn(index):
+    device = torch_xla.device()
+    model = nn.Linear(32, 10).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    loader = make_loader(batch_size=32)
+    for step, (x, y) in enumerate(loader):
+        x, y = x.to(device), y.to(device)
+        loss = train_step(model, optimizer, x, y)
+        if step % 10 == 0:
+            print(f"step {step} loss {loss:.3f}")
+    for epoch in range(3):
+        mean = train_one_epoch(model, optimizer, loader)
+        print(epoch, mean)
+
+
+if __name__ == "__main__":
+    xmp.spawn(_mp_fn, args=())
+'''
+
+
+def test_a_step_helper_of_another_module_is_step_code(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "utils.py": UTILS, "train.py": TRAIN})
+    step_codes = ("XLA201", "XLA301", "XLA501", "XLA507")
+    expected = {("train.py", 14, "XLA301"), ("utils.py", 19, "XLA201"), ("utils.py", 20, "XLA501"),
+                ("utils.py", 29, "XLA201")}
+    assert {f for f in lint_all(tmp_path) if f[2] in step_codes} == expected
+    assert {f for f in lint(tmp_path, "utils.py") if f[2] in step_codes} == {
+        f for f in expected if f[0] == "utils.py"}
+    assert {f for f in lint(tmp_path, "train.py") if f[2] in step_codes} == {("train.py", 14, "XLA301")}
+
+
+def test_a_step_helper_that_reduces_is_not_reported(tmp_path):
+    utils = UTILS.replace("import os\n", "import os\n\nimport torch_xla.core.xla_model as xm\n", 1) \
+        .replace("    loss.backward()\n    optimizer.step()\n    return loss.item()",
+                 "    loss.backward()\n    xm.optimizer_step(optimizer)\n    return loss.detach()")
+    write(tmp_path, {"pyproject.toml": "", "utils.py": utils, "train.py": TRAIN})
+    found = {f for f in lint_all(tmp_path) if f[2] in ("XLA201", "XLA501")}
+    assert found == {("utils.py", 31, "XLA201")}  # only the epoch helper's own loop
