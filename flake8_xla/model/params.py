@@ -390,30 +390,25 @@ class Params:
         if found is not None:
             return found
         wanted = set(params)
-        for node in ast.walk(func.node):  # a name bound from a parameter (`norm = outputs["grad_norm"]`)
-            if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name \
-                    and type(node.value) in (ast.Subscript, ast.Attribute, ast.Name) \
-                    and any(type(n) is ast.Name and n.id in params for n in ast.walk(node.value)):
-                wanted.add(node.targets[0].id)
-
-        def names(node):
-            return any(type(n) is ast.Name and n.id in wanted for n in ast.walk(node))
-
-        found = False
+        candidates = []  # (kind, node) of the reads, judged once the names bound from params are known
         for node in ast.walk(func.node):
             t = type(node)
-            if t is ast.Call:
+            if t is ast.Assign:  # a name bound from a parameter (`norm = outputs["grad_norm"]`)
+                if len(node.targets) == 1 and type(node.targets[0]) is ast.Name \
+                        and type(node.value) in (ast.Subscript, ast.Attribute, ast.Name) \
+                        and any(type(n) is ast.Name and n.id in params for n in ast.walk(node.value)):
+                    wanted.add(node.targets[0].id)
+            elif t is ast.Call:
                 f = node.func
-                if type(f) is ast.Attribute and f.attr in self._READ_METHODS and names(f.value):
-                    found = True
-                elif type(f) is ast.Name and f.id in self._READ_BUILTINS and any(names(a) for a in node.args):
-                    found = True
-            elif t is ast.FormattedValue and names(node.value):
-                found = True
+                if type(f) is ast.Attribute and f.attr in self._READ_METHODS:
+                    candidates.append(f.value)
+                elif type(f) is ast.Name and f.id in self._READ_BUILTINS:
+                    candidates.extend(node.args)
+            elif t is ast.FormattedValue:
+                candidates.append(node.value)
             elif t in (ast.If, ast.While, ast.Assert):
-                found = any(type(n) in (ast.Compare, ast.Call) and names(n) for n in ast.walk(node.test))
-            if found:
-                break
+                candidates.extend(n for n in ast.walk(node.test) if type(n) in (ast.Compare, ast.Call))
+        found = any(type(n) is ast.Name and n.id in wanted for c in candidates for n in ast.walk(c))
         self._cache[key] = found
         return found
 

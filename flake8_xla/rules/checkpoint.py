@@ -675,26 +675,21 @@ def _helper_saves(model) -> list:
     out = []
     for call, ctx in model.calls:
         f = call.func
-        if type(f) is ast.Name:
-            chain = model._import_chain(f, ctx)
-            if chain is None:
-                continue
-        elif type(f) is ast.Attribute:
-            chain = model._import_chain(f, ctx)
-            if chain is None and (type(f.value) is not ast.Name or ctx.func is None):
-                continue
-        else:
+        if type(f) not in (ast.Name, ast.Attribute):
             continue
-        if not model.replica_guarded_sites(call, ctx) or not model.in_xla_code(ctx):
-            continue  # reported only where a replica test guards it (check's loop): nothing to ask
-        helpers = None
+        chain = model._import_chain(f, ctx)
         if chain is not None:  # an imported function (cached per name; most are no project's)
             q = model.call_name(call, ctx)
             if q is not None and q.startswith("torch"):
                 continue
             helper = model.project_helper(f, ctx)
-            helpers = (helper,) if helper is not None else None
+            if helper is None or not _saving(helper):
+                continue  # (asked first: the guard walk below is dearer than a cached lookup)
+            helpers = (helper,)
         elif type(f) is ast.Attribute and type(f.value) is ast.Name and ctx.func is not None:
+            if not model.replica_guarded_sites(call, ctx):
+                continue  # reported only where a replica test guards it (check's loop)
+            helpers = None
             values = model.values(f.value, ctx)  # saver = CheckpointSaver(...); saver.save(...)
             if values and len(values) == 1 and type(values[0][0]) is ast.Call and values[0][1] is not None:
                 if model._import_chain(values[0][0].func, values[0][1]) is None:
@@ -703,10 +698,20 @@ def _helper_saves(model) -> list:
                 helpers = (helper,) if helper is not None else None
             elif values is None and model.receiver_origin(f.value, ctx) is not None:
                 helpers = model.param_object_helpers(call, ctx)
-        if helpers and all(any(q in SAVES for q in h.xla_calls) and h.saves and "chosen" not in h.saves
-                           for h in helpers):
-            out.append((call, ctx, all(h.saves == {"global"} for h in helpers)))
+            if not helpers or not all(_saving(h) for h in helpers):
+                continue
+        else:
+            continue
+        if not model.in_xla_code(ctx) or not model.replica_guarded_sites(call, ctx):
+            continue  # reported only where a replica test guards it (check's loop): nothing to ask
+        out.append((call, ctx, all(h.saves == {"global"} for h in helpers)))
     return out
+
+
+def _saving(helper) -> bool:
+    """The project helper runs ``xm.save`` with writers it does not pick itself (no
+    ``master_only=False``, no argument that cannot be seen)."""
+    return any(q in SAVES for q in helper.xla_calls) and bool(helper.saves) and "chosen" not in helper.saves
 
 
 @rule
