@@ -103,3 +103,64 @@ def test_a_step_helper_that_reduces_is_not_reported(tmp_path):
     write(tmp_path, {"pyproject.toml": "", "utils.py": utils, "train.py": TRAIN})
     found = {f for f in lint_all(tmp_path) if f[2] in ("XLA201", "XLA501")}
     assert found == {("utils.py", 31, "XLA201")}  # only the epoch helper's own loop
+
+
+def test_a_step_helper_in_a_module_that_imports_torch_xla_is_step_code_too(tmp_path):
+    utils = UTILS.replace("import os\n", "import os\n\nimport torch_xla.core.xla_model as xm\n", 1) \
+        .replace("    optimizer.step()\n    return loss.item()",
+                 "    xm.optimizer_step(optimizer)\n    return loss.item()")
+    write(tmp_path, {"pyproject.toml": "", "utils.py": utils, "train.py": TRAIN})
+    found = {f for f in lint_all(tmp_path) if f[2] in ("XLA201", "XLA301", "XLA501")}
+    assert found == {("train.py", 14, "XLA301"), ("utils.py", 22, "XLA501"), ("utils.py", 31, "XLA201")}
+
+
+PKG_TRAIN = '''\
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.xla_multiprocessing as xmp
+
+{imports}
+
+
+def _mp_fn(index):
+    device = torch_xla.device()
+    model = torch.nn.Linear(32, 10).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    for x, y in {loader}:
+        loss = torch.nn.functional.cross_entropy(model(x.to(device)), y.to(device))
+        loss.backward()
+        xm.optimizer_step(optimizer)
+
+
+if __name__ == "__main__":
+    xmp.spawn(_mp_fn, args=())
+'''
+
+LOADERS = ("import torch\nfrom torch.utils.data import DataLoader, TensorDataset\n\n\n"
+           "def make_loader(batch_size):\n    data = TensorDataset(torch.randn(64, 32), torch.randint(0, 10, (64,)))\n"
+           "    return DataLoader(data, batch_size=batch_size, drop_last=True)\n")
+DEVICE_LOADERS = ("import torch\nimport torch_xla\nimport torch_xla.distributed.parallel_loader as pl\n"
+                  "from torch.utils.data import DataLoader, TensorDataset\n\n\n"
+                  "def make_loader(batch_size):\n    data = TensorDataset(torch.randn(64, 32), torch.randint(0, 10, (64,)))\n"
+                  "    return pl.MpDeviceLoader(DataLoader(data, batch_size=batch_size), torch_xla.device())\n")
+
+
+@pytest.mark.parametrize("imports,loader", [
+    ("from .utils import make_loader", "make_loader(32)"),
+    ("from . import utils", "utils.make_loader(32)"),
+    ("from pkg.utils import make_loader", "make_loader(32)"),
+])
+def test_a_loader_a_project_function_returns_through_any_import(tmp_path, imports, loader):
+    write(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/utils.py": LOADERS,
+                     "pkg/train.py": PKG_TRAIN.format(imports=imports, loader=loader)})
+    assert {f for f in lint_all(tmp_path) if f[2] == "XLA301"} == {("pkg/train.py", 13, "XLA301")}
+
+
+def test_a_name_two_imports_bind_is_unknown(tmp_path):
+    # Python runs the later import's make_loader (a device loader): which one runs is not guessed
+    imports = "from .utils import make_loader\nfrom .xla_data import make_loader  # noqa: F811"
+    write(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/utils.py": LOADERS,
+                     "pkg/xla_data.py": DEVICE_LOADERS,
+                     "pkg/train.py": PKG_TRAIN.format(imports=imports, loader="make_loader(32)")})
+    assert {f for f in lint_all(tmp_path) if f[2] == "XLA301"} == set()

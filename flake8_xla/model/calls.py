@@ -635,15 +635,16 @@ class Calls:
                 cache[key] = None
         return cache[key]
 
-    def _import_chain(self, func_expr: ast.AST, ctx: Ctx) -> tuple[str, ...] | None:
+    def _import_chain(self, func_expr: ast.AST, ctx: Ctx, single: bool = False) -> tuple[str, ...] | None:
         """``("utils", "train_fn")`` for ``utils.train_fn`` when its root name is bound by a
-        module-level import only; else None."""
+        module-level import only (with ``single``: by one import: two imports of the name
+        leave which one runs unknown); else None."""
         parts = chain_parts(func_expr)
         if parts is None:
             return None
         bindings = self.lookup(parts[0], ctx, None)
         if not bindings or any(kind not in ("import", "unknown") or b_ctx is None or b_ctx.scope is not self.module_scope
-                               for _, kind, _, b_ctx in bindings):
+                               for _, kind, _, b_ctx in bindings) or (single and len(bindings) != 1):
             return None
         return parts
 

@@ -326,8 +326,9 @@ class Params:
         dispatched there on this class's instances (``cb.on_step_end(self, step, loss)`` in
         the step loop of a trainer that holds them). Only for a function in XLA code whose
         own code reads a parameter the way the step rules look at (:meth:`_reads_params`),
-        and for a plain function only in a module without torch_xla that launched code of
-        another module reaches; empty otherwise. Memoised per function."""
+        and for a plain function only when launched code of another module reaches it and
+        the module has no torch_xla import or the function runs a step once per call
+        (:meth:`_steps_once`); empty otherwise. Memoised per function."""
         params = func.params[1:] if func.cls is not None else func.params
         if self.project_callers is None or not params or func.scope is None \
                 or func.name.startswith("__") or func.ctx is None or func.ctx.func is not None \
@@ -338,10 +339,12 @@ class Params:
         if key in cache:
             return cache[key]
         cache[key] = ()
-        if func.cls is None and (self.uses_torch_xla or self.function_quals().get(id(func)) not in self.project_reached):
-            # a plain function: asked only in a helper module without torch_xla that other
-            # modules' launched code reaches (asking every importer of a torch_xla module
-            # would summarise most of a torch_xla project, as for parameter aliases)
+        if func.cls is None and (self.function_quals().get(id(func)) not in self.project_reached
+                                 or (self.uses_torch_xla and not self._steps_once(func))):
+            # a plain function: asked only when other modules' launched code reaches it, and in
+            # a module with torch_xla only when it runs a training step of its own (asking
+            # every importer of a torch_xla module would summarise most of a torch_xla
+            # project, as for parameter aliases)
             return ()
         if not self.in_xla_code(Ctx(func.scope, func, (), ())) or not (
                 self._reads_params(func, params)
