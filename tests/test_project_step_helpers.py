@@ -164,3 +164,78 @@ def test_a_name_two_imports_bind_is_unknown(tmp_path):
                      "pkg/xla_data.py": DEVICE_LOADERS,
                      "pkg/train.py": PKG_TRAIN.format(imports=imports, loader="make_loader(32)")})
     assert {f for f in lint_all(tmp_path) if f[2] == "XLA301"} == set()
+
+
+MODEL = '''\
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(8, 2)
+
+    def forward(self, batch, labels=None):
+        ids = batch["input_ids"]
+        if ids.dim() != 2:
+            raise ValueError("expected [B, T] ids")
+        logits = self.head(ids.float())
+        if labels is None:
+            return {"logits": logits}
+        loss = F.cross_entropy(logits, labels)
+        if (labels < 0).any():
+            loss = loss * 0.0
+        return {"logits": logits, "loss": loss}
+
+
+def build_model():
+    return Classifier()
+'''
+
+ENGINE = '''\
+import torch
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+
+
+class Engine:
+    def __init__(self, model, device):
+        self.device = device
+        self.model = model
+        self.optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+
+    def train_epoch(self, loader):
+        self.model.train()
+        for batch in pl.MpDeviceLoader(loader, self.device):
+            labels = batch.pop("labels")
+            out = self.model(batch, labels=labels)
+            self.optimizer.zero_grad()
+            out["loss"].backward()
+            xm.optimizer_step(self.optimizer)
+'''
+
+MAIN = '''\
+import torch_xla
+from engine import Engine
+from model import build_model
+
+
+def _mp_fn(index, loader):
+    device = torch_xla.device()
+    model = build_model().to(device)
+    Engine(model, device).train_epoch(loader)
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, args=(None,))
+'''
+
+
+def test_a_model_an_engine_keeps_and_calls_on_device_batches_runs_forward_on_device_tensors(tmp_path):
+    # Engine.__init__ keeps the model it is handed (self.model = model); self.model(batch, labels=labels)
+    # on device-loader batches runs Classifier.forward with device tensors: its tensor test is XLA502
+    write(tmp_path, {"pyproject.toml": "", "model.py": MODEL, "engine.py": ENGINE, "main.py": MAIN})
+    expected = {("model.py", 18, "XLA502")}
+    assert {f for f in lint_all(tmp_path) if f[2] == "XLA502"} == expected
+    assert {f for f in lint(tmp_path, "model.py") if f[2] == "XLA502"} == expected

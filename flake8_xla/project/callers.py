@@ -534,6 +534,9 @@ def describe_dispatches(model, resolve, path: str, classes=None) -> tuple[Dispat
             continue
         if type(f) is ast.Name:  # model(x) on a module a parameter brought in: its forward
             receiver = f
+        elif type(f) is ast.Attribute and type(f.value) is ast.Name and f.value.id == "self" \
+                and ctx.func.cls is not None and f.attr not in ctx.func.cls.methods:
+            receiver = f  # self.model(x) on a module __init__ received: its forward
         elif type(f) is ast.Attribute and type(f.value) in (ast.Name, ast.Attribute):
             receiver = f.value
             if type(receiver) is ast.Name and receiver.id in ("self", "cls", "super"):
@@ -549,17 +552,18 @@ def describe_dispatches(model, resolve, path: str, classes=None) -> tuple[Dispat
         qual = quals.get(id(origin[0]))
         if qual is None:
             continue
-        found.append((call, ctx, qual, origin))
+        found.append((call, ctx, qual, origin, receiver))
     if not found:
         return ()
     site = _Site(resolve, path, classes)
     out = []
-    for call, ctx, qual, (func, param, element) in found:
+    for call, ctx, qual, (func, param, element), receiver in found:
         args, kwargs, splat = _describe_arguments(model, call, ctx, site)
         params = func.params + [a.arg for a in func.node.args.kwonlyargs]
-        method = call.func.attr if type(call.func) is ast.Attribute else "__call__"
+        own_call = receiver is call.func  # model(x) / self.model(x): the object itself is called
+        method = "__call__" if own_call else call.func.attr
         in_step, gated = _step_context(model, ctx)
-        classes = () if element or not model.project_launcher_selves or type(call.func) is not ast.Attribute \
+        classes = () if element or own_call or not model.project_launcher_selves \
             else model.receiver_classes(call.func.value, ctx) or ()
         out.append(DispatchFacts(qual, param, params.index(param), element, method, call.lineno,
                                  tuple(args), tuple(kwargs), splat, in_step, gated, tuple(classes)))
