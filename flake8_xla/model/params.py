@@ -328,7 +328,7 @@ class Params:
         own code reads a parameter the way the step rules look at (:meth:`_reads_params`),
         and for a plain function only when launched code of another module reaches it and
         the module has no torch_xla import or the function runs a step once per call
-        (:meth:`_steps_once`); empty otherwise. Memoised per function."""
+        (:meth:`steps_once`); empty otherwise. Memoised per function."""
         params = func.params[1:] if func.cls is not None else func.params
         if self.project_callers is None or not params or func.scope is None \
                 or func.name.startswith("__") or func.ctx is None or func.ctx.func is not None \
@@ -340,7 +340,7 @@ class Params:
             return cache[key]
         cache[key] = ()
         if func.cls is None and (self.function_quals().get(id(func)) not in self.project_reached
-                                 or (self.uses_torch_xla and not self._steps_once(func))):
+                                 or (self.uses_torch_xla and not self.steps_once(func))):
             # a plain function: asked only when other modules' launched code reaches it, and in
             # a module with torch_xla only when it runs a training step of its own (asking
             # every importer of a torch_xla module would summarise most of a torch_xla
@@ -348,7 +348,7 @@ class Params:
             return ()
         if not self.in_xla_code(Ctx(func.scope, func, (), ())) or not (
                 self._reads_params(func, params)
-                or (func.cls is None and (self._reads_on_host(func) or self._steps_once(func)))):
+                or (func.cls is None and (self._reads_on_host(func) or self.steps_once(func)))):
             return ()
         try:
             calls = self.project_callers(self.function_quals()[id(func)], partial=True, step_only=True) or ()
@@ -359,7 +359,7 @@ class Params:
         for c in calls:
             if not c.in_step and c.in_loop:
                 if steps_once is None:
-                    steps_once = self._steps_once(func)
+                    steps_once = self.steps_once(func)
                 if not steps_once:
                     continue
             if c.in_step or c.in_loop:
@@ -367,10 +367,11 @@ class Params:
         found = cache[key] = tuple(out)
         return found
 
-    def _steps_once(self, func: FunctionInfo) -> bool:
+    def steps_once(self, func: FunctionInfo) -> bool:
         """``func`` runs the backward and an optimizer update once per call, outside any loop
         of its own (``def train_step(model, opt, x, y): ...; loss.backward(); opt.step()``):
-        a call of it inside another module's loop is that loop's training step."""
+        a call of it inside another module's loop is that loop's training step (project mode:
+        ``FunctionFacts.steps_once``). One pass over the function's calls."""
         backward = any(type(c.func) is ast.Attribute and c.func.attr == "backward" and cx.func is func and not cx.loops
                        for c, cx in func.calls)
         return backward and self.func_updates(func) and not any(
@@ -393,7 +394,7 @@ class Params:
         if found is not None:
             return found
         wanted = set(params)
-        candidates = []  # (kind, node) of the reads, judged once the names bound from params are known
+        candidates = []  # what each read reads, judged once the names bound from params are known
         for node in ast.walk(func.node):
             t = type(node)
             if t is ast.Assign:  # a name bound from a parameter (`norm = outputs["grad_norm"]`)

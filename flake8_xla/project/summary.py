@@ -289,7 +289,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                 if r is not None and r not in out:
                     out.append(r)
         functions.append(FunctionFacts(quals[id(func)], func.node.lineno, tuple(dict.fromkeys(local)), tuple(out),
-                                       *_does(model, func, ref), steps_once=model._steps_once(func),
+                                       *_does(model, func, ref), steps_once=model.steps_once(func),
                                        returns_loader=_returns_loader(model, func)))
     classes = []
     for cls in model.classes:
