@@ -430,18 +430,20 @@ class Calls:
         quals = self.function_quals()
         return [f for f in self.functions if reached.get(quals[id(f)], None) in ((True,) if multi_only else (True, False))]
 
-    def project_helper(self, func_expr: ast.AST, ctx: Ctx, method: str | None = None):
+    def project_helper(self, func_expr: ast.AST, ctx: Ctx, method: str | None = None, single: bool = False):
         """Project mode's facts (:class:`flake8_xla.project.HelperFacts`) about the function of
         another project module that ``func_expr`` names through the module's imports
         (``iterate_batches``, ``utils.train_fn``; with ``method``, that method of the class it
         names: ``CheckpointSaver`` + ``save``). ``None`` outside project mode, for a name a
-        local binding shadows, or for anything not a project function."""
+        local binding shadows, or for anything not a project function; with ``single``, also
+        for a name two imports bind (which one runs is not guessed) and for a method of what a
+        parameter holds."""
         lookup = self.project_lookup
         if lookup is None:
             return None
-        chain = self._import_chain(func_expr, ctx)
+        chain = self._import_chain(func_expr, ctx, single=single)
         if chain is None:
-            if method is None and type(func_expr) is ast.Attribute:
+            if method is None and not single and type(func_expr) is ast.Attribute:
                 return self._receiver_helper(func_expr, ctx)
             return None  # bound by a local, a parameter, or not by a module-level import
         parts = list(reversed(chain + ((method,) if method else ())))

@@ -68,11 +68,9 @@ class Loaders:
                 if len(inner) > 1:  # zip(a, b): one plain loader is enough, unless a device loader syncs
                     return "plain" if "plain" in kinds else None
                 return kinds[0] if kinds else None
-            if self.project_lookup is not None and type(f) in (ast.Name, ast.Attribute) \
-                    and self._import_chain(f, ctx, single=True) is not None:  # (a relative import has no call_name)
-                helper = self.project_helper(f, ctx)  # make_loader(...) of another project module
-                if helper is not None and helper.returns_loader:
-                    return helper.returns_loader
+            helper = self.project_helper(f, ctx, single=True)  # make_loader(...) of another project module
+            if helper is not None and helper.returns_loader:  # (before call_name: a relative import has none)
+                return helper.returns_loader
             if q is not None:
                 return None
             funcs = self.function_of(f, ctx)

@@ -548,6 +548,7 @@ class Tensors:
         if t in (ast.FormattedValue, ast.Compare, ast.If, ast.While, ast.Assert, ast.Expr, ast.BoolOp, ast.UnaryOp):
             return False  # a read, a test
         return True
+
     def _self_methods(self, cls, name, found) -> list:
         """``found`` (what ``self.name`` resolves to in ``cls``) and the overrides of ``name``
         in the module's subclasses of ``cls``: what ``self.name(...)`` may run."""
@@ -1184,8 +1185,7 @@ class Tensors:
         calls = self._cache["stepcallers"].get(id(func))
         if not calls:
             return self._project_step_param_device(expr, ctx)
-        bindings = self._bindings_before(expr, ctx)
-        if not bindings or any(kind != "param" or target is not func for _, kind, target, _ in bindings):
+        if not self._own_param(expr, func, ctx):
             return False
         key = ("stepparam", id(func), expr.id)
         cache = self._cache
@@ -1218,8 +1218,7 @@ class Tensors:
                 or type(key.value) is not str:
             return False
         name = expr.value
-        bindings = self._bindings_before(name, ctx)
-        if not bindings or any(kind != "param" or target is not func for _, kind, target, _ in bindings):
+        if not self._own_param(name, func, ctx):
             return False
         memo = ("stepitems", id(func), name.id)
         cache = self._cache
@@ -1238,24 +1237,27 @@ class Tensors:
         keys: set[str] = set()
         for call, cctx in self._cache["stepcallers"].get(id(func), ()):
             arg = self.argument_for(call, cctx, func, name)
-            if not isinstance(arg, ast.AST) or arg is UNKNOWN:
-                continue
-            found = self.dict_display(arg, cctx, passed_to=call)
-            if found is None:
-                continue
-            display, dctx = found
-            for k, v in zip(display.keys, display.values):
-                if type(k) is ast.Constant and type(k.value) is str and k.value not in keys \
-                        and self.tensor_kind(v, dctx) == DEVICE:
-                    keys.add(k.value)
-        method = func.cls is not None
-        if name in (func.params[1:] if method else func.params):
-            index = func.params.index(name) - (1 if method else 0)
+            if isinstance(arg, ast.AST) and arg is not UNKNOWN:
+                keys.update(self.dict_device_keys(arg, cctx, passed_to=call))
+        index = self._caller_index(func, name)
+        if index is not None:
             for c in self.project_step_calls(func):
                 a = c.argument(index, name)
                 if a is not None and a.kind == "device_dict":
                     keys.update(a.keys)
         return frozenset(keys)
+
+    def dict_device_keys(self, expr: ast.AST, ctx: Ctx, passed_to: ast.Call | None = None) -> tuple[str, ...]:
+        """The string keys of the dict display ``expr`` holds (:meth:`dict_display`; a name
+        handed to no call but ``passed_to``) whose values are device tensors, in display
+        order; ``()`` when none or no such display."""
+        found = self.dict_display(expr, ctx, passed_to)
+        if found is None:
+            return ()
+        display, dctx = found
+        return tuple(dict.fromkeys(k.value for k, v in zip(display.keys, display.values)
+                                   if type(k) is ast.Constant and type(k.value) is str
+                                   and self.tensor_kind(v, dctx) == DEVICE))
 
     def device_attrs(self, cls) -> tuple[str, ...]:
         """The ``self.<attr>`` names methods of class ``cls`` (its own) set, in XLA code, to a
@@ -1278,17 +1280,25 @@ class Tensors:
         whose step sets ``self.last_loss = loss.detach()``; in the module (the instance
         ``self`` of a method of the class, or one :meth:`instance_class` names) or, in project
         mode, from another module's step (an ``instance`` argument: the class's
-        ``HelperFacts.device_attrs``)."""
+        ``HelperFacts.device_attrs``). Memoised per (function, parameter): the device
+        attributes of every step caller's instance at once."""
         func = ctx.func
         name = expr.value
-        if func is None or type(name) is not ast.Name:
+        if func is None or type(name) is not ast.Name or not self._own_param(name, func, ctx):
             return False
-        bindings = self._bindings_before(name, ctx)
-        if not bindings or any(kind != "param" or target is not func for _, kind, target, _ in bindings):
-            return False
+        memo = ("stepattrs", id(func), name.id)
+        attrs = self._cache.get(memo)
+        if attrs is None:
+            attrs = self._cache[memo] = self._step_attr_names(func, name.id)
+        return expr.attr in attrs
+
+    def _step_attr_names(self, func: FunctionInfo, name: str) -> frozenset[str]:
+        """The device attributes (:meth:`device_attrs`) of the instances some step call of
+        ``func`` passes for parameter ``name`` (:meth:`step_param_attr_device`)."""
         self.step_sites()
+        attrs: set[str] = set()
         for call, cctx in self._cache["stepcallers"].get(id(func), ()):
-            arg = self.argument_for(call, cctx, func, name.id)
+            arg = self.argument_for(call, cctx, func, name)
             if not isinstance(arg, ast.AST) or arg is UNKNOWN:
                 continue
             caller = cctx.func
@@ -1298,14 +1308,13 @@ class Tensors:
             else:
                 inst = self.instance_class(arg, cctx)
                 cls = inst[1] if inst is not None and inst[0] == "local" else None
-            if cls is not None and expr.attr in self.device_attrs(cls):
-                return True
-        method = func.cls is not None
-        if self.project_lookup is None or name.id not in (func.params[1:] if method else func.params):
-            return False
-        index = func.params.index(name.id) - (1 if method else 0)
+            if cls is not None:
+                attrs.update(self.device_attrs(cls))
+        index = self._caller_index(func, name)
+        if self.project_lookup is None or index is None:
+            return frozenset(attrs)
         for c in self.project_step_calls(func):
-            a = c.argument(index, name.id)
+            a = c.argument(index, name)
             if a is None or a.kind != "instance":
                 continue
             for ref in a.refs:
@@ -1313,9 +1322,9 @@ class Tensors:
                     facts = self.project_lookup((), cls=ref)
                 except (Exception, RecursionError):
                     facts = None
-                if facts is not None and expr.attr in facts.device_attrs:
-                    return True
-        return False
+                if facts is not None:
+                    attrs.update(facts.device_attrs)
+        return frozenset(attrs)
 
     def _project_step_param_device(self, expr: ast.Name, ctx: Ctx) -> bool:
         """:meth:`step_param_device` for a function or method that other project modules call
@@ -1323,14 +1332,23 @@ class Tensors:
         for the parameter."""
         func = ctx.func
         steps = self.project_step_calls(func)
-        method = func.cls is not None
-        if not steps or expr.id not in (func.params[1:] if method else func.params):
+        index = self._caller_index(func, expr.id)
+        if not steps or index is None or not self._own_param(expr, func, ctx):
             return False
-        bindings = self._bindings_before(expr, ctx)
-        if not bindings or any(kind != "param" or target is not func for _, kind, target, _ in bindings):
-            return False
-        index = func.params.index(expr.id) - (1 if method else 0)
         return any((a := c.argument(index, expr.id)) is not None and a.kind == "device_tensor" for c in steps)
+
+    def _own_param(self, name: ast.Name, func: FunctionInfo, ctx: Ctx) -> bool:
+        """Every binding the read ``name`` at ``ctx`` sees is a parameter of ``func`` (nothing rebinds it)."""
+        bindings = self._bindings_before(name, ctx)
+        return bool(bindings) and all(kind == "param" and target is func for _, kind, target, _ in bindings)
+
+    @staticmethod
+    def _caller_index(func: FunctionInfo, name: str) -> int | None:
+        """The position of parameter ``name`` among the arguments callers pass (``self`` of a
+        method not counted: :meth:`~flake8_xla.project.callers.CallFacts.argument`); None
+        when ``func`` has no such positional parameter."""
+        params = func.params[1:] if func.cls is not None else func.params
+        return params.index(name) if name in params else None
 
     def redundant_barrier(self, call: ast.Call, ctx: Ctx) -> bool:
         """``xm.optimizer_step(opt, barrier=True)`` directly in a loop over a device loader,

@@ -215,9 +215,7 @@ class Training:
         """Project mode: ``call`` runs a function of another project module that does the
         backward and an optimizer update once per call (``HelperFacts.steps_once``:
         ``loss = train_step(model, opt, x, y)``)."""
-        if type(call.func) not in (ast.Name, ast.Attribute) or self._import_chain(call.func, ctx, single=True) is None:
-            return False
-        helper = self.project_helper(call.func, ctx)
+        helper = self.project_helper(call.func, ctx, single=True)
         return helper is not None and helper.steps_once
 
     def loop_any(self, loop: LoopInfo, key: str, pred) -> bool:

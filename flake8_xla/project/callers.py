@@ -311,25 +311,12 @@ def _describe(model, expr: ast.AST, ctx, line: int, site: "_Site | None" = None,
             if state is not None:
                 return state  # (a checkpoint that also holds the loss is a checkpoint)
         if type(expr) in (ast.Name, ast.Dict) and model.in_xla_code(ctx):
-            keys = _device_keys(model, expr, ctx, call)
+            keys = model.dict_device_keys(expr, ctx, passed_to=call)
             if keys:
                 return ArgFacts(DEVICE_DICT, keys=keys)
     except RecursionError:
         pass
     return _UNKNOWN_ARG
-
-
-def _device_keys(model, expr: ast.AST, ctx, call: ast.Call | None = None) -> tuple[str, ...]:
-    """The string keys of the dict display ``expr`` holds (:meth:`~flake8_xla.model.Model.dict_display`;
-    a name handed to no call but ``call``) whose values are device tensors; ``()`` when none
-    or no such display."""
-    found = model.dict_display(expr, ctx, passed_to=call)
-    if found is None:
-        return ()
-    display, dctx = found
-    return tuple(dict.fromkeys(k.value for k, v in zip(display.keys, display.values)
-                               if type(k) is ast.Constant and type(k.value) is str
-                               and model.tensor_kind(v, dctx) == "device"))
 
 
 def _state_dict(model, expr: ast.AST, ctx, depth: int = 0) -> ArgFacts | None:
