@@ -14,11 +14,8 @@ from flake8_xla.settings import Settings
 from test_project_mode import lint, lint_all, write
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    project.clear_cache()
-    yield
-    project.clear_cache()
+#: each test starts and ends with an empty project cache (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("fresh_project_cache")
 
 
 BACKENDS = '''\

@@ -61,11 +61,8 @@ def write(base: Path, files: dict[str, str]) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    project.clear_cache()
-    yield
-    project.clear_cache()
+#: each test starts and ends with an empty project cache (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("fresh_project_cache")
 
 
 def lint(base: Path, rel: str, settings: Settings | None = None, cwd: Path | None = None) -> set:

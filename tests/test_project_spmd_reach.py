@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from flake8_xla import engine, project
+from flake8_xla import engine
 from flake8_xla.settings import Settings
 
 UTILS = """\
@@ -55,11 +55,8 @@ if __name__ == "__main__":
 """
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    project.clear_cache()
-    yield
-    project.clear_cache()
+#: each test starts and ends with an empty project cache (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("fresh_project_cache")
 
 
 def test_code_a_multi_process_launch_reaches_is_not_spmd(tmp_path, monkeypatch):

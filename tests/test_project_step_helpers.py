@@ -11,15 +11,11 @@ from __future__ import annotations
 
 import pytest
 
-from flake8_xla import project
 from test_project_mode import lint, lint_all, write
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    project.clear_cache()
-    yield
-    project.clear_cache()
+#: each test starts and ends with an empty project cache (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("fresh_project_cache")
 
 
 UTILS = '''\

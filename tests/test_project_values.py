@@ -9,18 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from flake8_xla import project
 from flake8_xla.project.defs import module_class, returns_param
 from flake8_xla.project.files import ProjectFiles
 from flake8_xla.settings import Settings
 from test_project_mode import lint, write
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    project.clear_cache()
-    yield
-    project.clear_cache()
+#: each test starts and ends with an empty project cache (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("fresh_project_cache")
 
 
 SHARDING = """\
