@@ -103,7 +103,7 @@ def run(
             model = Model(tree, settings, facts.reached, facts.launchers, lookup,
                           callers_lookup(filename, settings) if project else None, facts.setup,
                           defs_lookup(filename, tree, settings) if project else None,
-                          project_launcher_selves=facts.launcher_selves)
+                          project_launcher_selves=facts.launcher_selves, project_dispatch=facts.dispatch)
         except Exception as exc:  # never crash the host's run
             return [internal_error("the semantic model", exc)]
         try:

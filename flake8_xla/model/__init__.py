@@ -113,6 +113,10 @@ class Model(
             launch wrappers that are methods handing their own ``self`` to the launched
             function (``TPUBackend.launch``: ``torch_xla.launch(fn, args=(self, *args))``):
             :meth:`param_classes` of the launched function's parameters.
+        project_dispatch: project mode's ``{qual: {m: ((file, "Cls.m"), ...)}}``
+            (:attr:`flake8_xla.project.ProjectFacts.dispatch`): in a reached method that
+            runs only on objects of known classes, what its own ``self.m()`` calls run (an
+            override in another module instead of the base's own method).
         _flags: internal: ``(names, uses, untrusted)``, the module constants bound to
             ``False`` / ``0`` that ``if FLAG:`` may be pruned on, the ids of the uses not to
             prune on (a local shadows the constant there), and the names bound by imports of
@@ -128,7 +132,8 @@ class Model(
 
     def __init__(self, tree: ast.AST, settings: Settings | None = None, project_reached=None,
                  project_launchers: tuple[str, ...] = (), project_lookup=None, project_callers=None,
-                 project_setup=None, project_defs=None, _flags=None, project_launcher_selves=()):
+                 project_setup=None, project_defs=None, _flags=None, project_launcher_selves=(),
+                 project_dispatch=None):
         self.tree = tree
         self.settings = settings or Settings()
         # project mode: {qual: multi} of the functions launched XLA code of other modules reaches
@@ -145,6 +150,8 @@ class Model(
         self.project_defs = project_defs
         # project mode: launch wrappers handing their own self on: (name, (file, "Cls"), position)
         self.project_launcher_selves: tuple = tuple(project_launcher_selves)
+        # project mode: {qual: {m: (file, "Cls.m") refs}}: what self.m() runs in reached methods
+        self.project_dispatch: dict = dict(project_dispatch or {})
         self._param_aliases: dict[tuple[int, str], str] = {}
         self.module_scope = Scope("module", tree, None)
         self.scopes: list[Scope] = [self.module_scope]  # every scope, in walk order
@@ -211,7 +218,8 @@ class Model(
             Model.__init__(self, tree, settings, project_reached, project_launchers, project_lookup,
                            project_callers, project_setup, project_defs,
                            _flags=(self._false_names - rebound, self._shadowed | shadowed, rebound) if _flags is None
-                           else (frozenset(), frozenset(), None), project_launcher_selves=project_launcher_selves)
+                           else (frozenset(), frozenset(), None), project_launcher_selves=project_launcher_selves,
+                           project_dispatch=project_dispatch)
             return
         self._settle_guards()
         self._walked = True

@@ -87,6 +87,9 @@ class Calls:
                             if out:
                                 return out
             if cls is not None:
+                targets = self._self_dispatch(ctx.func, expr.attr) if own else None
+                if targets is not None:  # project mode: what the classes of the objects it runs on run
+                    return self._local_targets(targets)
                 methods = self._mro_methods(cls, expr.attr)
                 if own:  # self.m(): a subclass's override may run (attributes.py)
                     extra = self.self_method_overrides(cls, expr.attr)
@@ -101,6 +104,26 @@ class Calls:
                             out.extend(f for f in self.function_of(value, v_ctx, _depth + 1) if f not in out)
                 return out
         return []
+
+    def _self_dispatch(self, func: FunctionInfo | None, name: str) -> tuple | None:
+        """Project mode: the ``(file, "Cls.m")`` methods that ``self.name(...)`` in method
+        ``func`` runs, when every launch of the project reaching ``func`` runs it on objects
+        of known classes (:attr:`project_dispatch`); ``None`` when unknown (then the module
+        alone resolves it), and outside project mode."""
+        dispatch = self.project_dispatch
+        if not dispatch or func is None:
+            return None
+        table = dispatch.get(self.function_quals().get(id(func)))
+        return table.get(name) if table else None
+
+    def _local_targets(self, targets: tuple) -> list[FunctionInfo]:
+        """The functions of this module among dispatch targets (``("", qual)``: the module's
+        own; other refs name other modules)."""
+        by_qual = self._cache.get("functions_by_qual")
+        if by_qual is None:
+            quals = self.function_quals()
+            by_qual = self._cache["functions_by_qual"] = {quals[id(f)]: f for f in self.functions if id(f) in quals}
+        return [by_qual[q] for file, q in targets if not file and q in by_qual]
 
     def _element_classes(self, name: ast.Name, ctx: Ctx) -> list[ClassInfo]:
         """The module's classes whose instances ``name`` may hold as the target of an
@@ -443,6 +466,9 @@ class Calls:
             return None
         chain = self._import_chain(func_expr, ctx, single=single)
         if chain is None:
+            remote = self._remote_override(func_expr, ctx) if method is None else None
+            if remote is not None:
+                return remote
             if method is None and not single and type(func_expr) is ast.Attribute:
                 return self._receiver_helper(func_expr, ctx)
             return None  # bound by a local, a parameter, or not by a module-level import
@@ -452,6 +478,29 @@ class Calls:
         if key not in cache:
             try:
                 cache[key] = lookup(tuple(reversed(parts)))
+            except (Exception, RecursionError):  # the project cannot be read: unknown
+                cache[key] = None
+        return cache[key]
+
+    def _remote_override(self, func_expr: ast.AST, ctx: Ctx):
+        """``self.m`` in a method whose objects all run one method ``m`` of another module
+        (:meth:`_self_dispatch`: a subclass's override): that method's
+        :class:`flake8_xla.project.HelperFacts`; else ``None``."""
+        func = ctx.func
+        if type(func_expr) is not ast.Attribute or type(func_expr.value) is not ast.Name or func is None \
+                or func.cls is None or not func.params or func_expr.value.id != func.params[0] \
+                or self.project_lookup is None:
+            return None
+        targets = self._self_dispatch(func, func_expr.attr)
+        if not targets or len(targets) != 1 or self._local_targets(targets):
+            return None
+        key = ("remote_override", targets[0])
+        cache = self._cache
+        if key not in cache:
+            file, qual = targets[0]
+            head, _, m = qual.rpartition(".")
+            try:
+                cache[key] = self.project_lookup((m,), cls=(file, head))
             except (Exception, RecursionError):  # the project cannot be read: unknown
                 cache[key] = None
         return cache[key]
@@ -716,3 +765,4 @@ class Calls:
                     if bound < len(free):
                         index.add((id(t), free[bound]))
         return (id(func), name) in index
+

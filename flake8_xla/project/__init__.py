@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..settings import Settings
 from .callers import INSTANCE, INSTANCES, CallFacts
-from . import defs
+from . import constants, defs
 from .defs import NOTHING, DefFacts, def_facts
 from .files import ProjectFiles, read_bytes, read_text, root_from
 from .summary import LaunchSetup, ModuleSummary, Ref, import_bindings, parse_module, resolve_chain, summarise, \
@@ -42,6 +42,7 @@ MAX_WRAPPER_DEPTH = 3
 _PROJECTS: dict[Path, ProjectFiles] = {}
 _SUMMARIES: dict[tuple, ModuleSummary | None] = {}
 _REACHED: dict[tuple, dict[Ref, bool]] = {}
+_SELF_CLASSES: dict[tuple, dict[str, dict[str, set]]] = {}
 _WRAPPERS: dict[tuple, tuple[tuple[str, ...], tuple]] = {}
 _INDEX: dict[tuple, dict[str, dict[str, tuple[bool, str]]]] = {}
 _SETUPS: dict[tuple, dict[str, LaunchSetup]] = {}
@@ -77,6 +78,11 @@ class ProjectFacts:
             launched function, ``backend.launch(_worker, ...)`` gives ``_worker``'s parameter
             ``1 + position`` an instance of ``class`` (a :data:`Ref`); position -1 (class
             ``(file, "")`` for a plain function) when what it hands on is unknown.
+        dispatch: ``{qual: {m: targets}}`` for the reached methods that every path reaching
+            them runs on an object of a known project class: what their own ``self.m()``
+            calls run on those classes (``(file, "Cls.m")`` refs, file ``""`` for the
+            module's own; a subclass's override in another module instead of the base's own ``m``). A method missing here, or a
+            name missing in its map, is resolved in the module alone.
     """
 
     reached: dict[str, bool] = dataclasses.field(default_factory=dict)
@@ -84,6 +90,7 @@ class ProjectFacts:
     launchers: tuple[str, ...] = ()
     setup: LaunchSetup | None = None
     launcher_selves: tuple[tuple[str, Ref, int], ...] = ()
+    dispatch: dict[str, dict[str, tuple[Ref, ...]]] = dataclasses.field(default_factory=dict)
 
 
 EMPTY = ProjectFacts()
@@ -122,6 +129,8 @@ class HelperFacts:
             training step loop.
         returns_loader: ``"plain"`` / ``"device"`` when every return of its own gives that
             loader kind (``return DataLoader(ds, sampler=sampler)``), else ``""``.
+        self_steps: a method: the ``self.<attr>`` optimizers its own
+            ``xm.optimizer_step(self.<attr>)`` calls update (``FunctionFacts.self_steps``).
     """
 
     module: str
@@ -141,6 +150,7 @@ class HelperFacts:
     device_attrs: frozenset[str] = frozenset()
     steps_once: bool = False
     returns_loader: str = ""
+    self_steps: tuple[str, ...] = ()
 
 
 def clear_cache() -> None:
@@ -148,6 +158,8 @@ def clear_cache() -> None:
     _PROJECTS.clear()
     _SUMMARIES.clear()
     _REACHED.clear()
+    _REACHED_CLASSES.clear()
+    _SELF_CLASSES.clear()
     _WRAPPERS.clear()
     _INDEX.clear()
     _SETUPS.clear()
@@ -316,7 +328,33 @@ def facts_for(filename: str, settings: Settings) -> ProjectFacts:
     launchers = launchers_for(path, files)
     if not reached and not launchers:
         return EMPTY
-    return ProjectFacts(reached, callers, launchers, setup, launcher_selves_for(path, files))
+    dispatch = _self_dispatch(path, reached, files, settings) if reached else {}
+    return ProjectFacts(reached, callers, launchers, setup, launcher_selves_for(path, files), dispatch)
+
+
+def _self_dispatch(path: Path, reached: dict[str, bool], files: ProjectFiles,
+                   settings: Settings) -> dict[str, dict[str, tuple[Ref, ...]]]:
+    """:attr:`ProjectFacts.dispatch` of the module at ``path`` whose reached functions are
+    ``reached``: for each method every launch reaches on objects of known classes only, what
+    its ``self.m()`` calls run on them."""
+    s = summary_of(path, files, settings)
+    selves = _SELF_CLASSES.get((files.root, settings), {}).get(str(path), {})
+    out: dict[str, dict[str, tuple[Ref, ...]]] = {}
+    for qual in reached:
+        classes = selves.get(qual)
+        f = s.function(qual) if s is not None and classes and None not in classes else None
+        if f is None or not f.self_calls:
+            continue
+        names = set(f.self_calls)
+        table: dict[str, list[Ref]] = {}
+        for cls in sorted(classes):
+            for r in _class_methods(cls, files, settings):
+                m = r[1].rsplit(".", 1)[-1]
+                if m in names and r not in table.setdefault(m, []):
+                    table[m].append(r)
+        here = str(path)
+        out[qual] = {m: tuple(("", q) if file == here else (file, q) for file, q in refs) for m, refs in table.items()}
+    return out
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -341,8 +379,10 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
     words = tuple(f"{n.rsplit('.', 1)[-1]}(" for n in settings.launchers)
     index: dict[str, dict[str, tuple[bool, str]]] = {}
     setups: dict[str, LaunchSetup] = {}
+    selves: dict[str, dict[str, set]] = {}
     _INDEX[key] = index  # asked again while building (it is not): nothing reached yet
     _SETUPS[key] = setups  # each reached module: what its launching modules set up, combined
+    _SELF_CLASSES[key] = selves  # each reached method: the classes of the objects it runs on
     for path in files.files():
         text = read_text(path)
         if text is None or "torch" not in text:
@@ -358,6 +398,7 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
         caller = _relative(path, files.root)
         setup = s.setup or LaunchSetup()
         reached = _reached_from(path, files, settings)
+        reached_classes = _REACHED_CLASSES.get((str(path), settings), {})
         if not setup.device_random and not setup.device_seeded and _builds_dropout(reached, files, settings):
             setup = dataclasses.replace(setup, device_random=True)
         for (file, qual), multi in reached.items():
@@ -365,6 +406,7 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
                 continue  # the module's own launches are its own model's
             old_setup = setups.get(file)
             setups[file] = setup if old_setup is None else old_setup.union(setup)
+            selves.setdefault(file, {}).setdefault(qual, set()).update(reached_classes.get((file, qual), {None}))
             entry = index.setdefault(file, {})
             old = entry.get(qual)
             entry[qual] = (multi or (old is not None and old[0]), old[1] if old is not None else caller)
@@ -394,26 +436,118 @@ def _builds_dropout(reached: dict[Ref, bool], files: ProjectFiles, settings: Set
 
 def _reached_from(launcher: Path, files: ProjectFiles, settings: Settings) -> dict[Ref, bool]:
     """Every (file, qual) the launched code of module ``launcher`` runs, across modules,
-    with whether a multi-process launch runs it (computed once per launcher)."""
+    with whether a multi-process launch runs it (computed once per launcher).
+
+    A method is reached with the class of the object it runs on when that is known (a
+    constructor call of a project class, ``Cls.m`` on a receiver whose class is known):
+    its own ``self.m()`` calls then run what that class resolves ``m`` to (a subclass's
+    override of another module, not the base's body: class-hierarchy dispatch narrowed to
+    the classes the launched code builds). The classes each method is reached with are in
+    :data:`_REACHED_CLASSES` (``None`` among them: some path reached it on an object of
+    unknown class)."""
     key = (str(launcher), settings)
     if key in _REACHED:
         return _REACHED[key]
     _REACHED[key] = {}
+    _REACHED_CLASSES[key] = {}
     s = summary_of(launcher, files, settings)
     reached: dict[Ref, bool] = {}
+    classes: dict[Ref, set] = {}
+    contexts: dict[Ref, set] = {}
+    seen: set = set()
     if s is not None:
-        script = [n for r in s.script_out for n in _functions_of(r, files, settings)]
+        script = [(n, c, ()) for r in s.script_out for n, c in _targets(r, files, settings)]
+        launch_contexts: dict[str, list] = {}
+        for q, context in s.launch_contexts:
+            launch_contexts.setdefault(q, []).append(context)
         for roots, multi, more in ((s.launched_multi, True, ()), (s.launched_single, False, ()),
                                    (s.script_roots, False, script)):  # a script: its module level's calls too
-            todo = [(str(launcher), q) for q in roots] + list(more)
-            while todo and len(reached) < MAX_REACH:
-                node = todo.pop()
-                if node in reached and (reached[node] or not multi):
+            todo = [((str(launcher), q), None, c) for q in roots for c in launch_contexts.get(q, [()])] + list(more)
+            while todo and len(seen) < MAX_REACH:
+                node, cls, context = todo.pop()
+                known = contexts.setdefault(node, set())
+                if context not in known and len(known) >= constants.MAX_CONTEXTS:
+                    context = ()  # too many: what it is called with is unknown
+                if (node, cls, context, multi) in seen or (node, cls, context, True) in seen:
                     continue
+                seen.add((node, cls, context, multi))
+                known.add(context)
                 reached[node] = multi or reached.get(node, False)
-                todo.extend(_callees(node, files, settings))
+                classes.setdefault(node, set()).add(cls)
+                todo.extend(_dispatched_callees(node, cls, context, files, settings))
     _REACHED[key] = reached
+    _REACHED_CLASSES[key] = classes
     return reached
+
+
+_REACHED_CLASSES: dict[tuple, dict[Ref, set]] = {}
+
+
+def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: ProjectFiles,
+                        settings: Settings) -> list:
+    """``[(callee, class of its self or None, its context)]`` of function ``node`` run on an
+    instance of ``cls`` (``None``: unknown) with what is known of its parameters ``context``
+    (:mod:`.constants`): its own ``self.m()`` calls resolved on ``cls``
+    (:func:`_class_methods`, override first), its other calls as the module resolves them;
+    a callee whose every occurrence is under an ``if`` the context makes false is not run
+    (``get_backend("tpu")`` builds no ``CudaBackend``), and a plain function gets the
+    constants its call passes."""
+    file, qual = node
+    s = summary_of(Path(file), files, settings)
+    f = s.function(qual) if s is not None else None
+    if f is None:
+        return []
+    known = dict(context)
+    edges = dict(f.edges) if f.edges else {}
+    out: list = []
+
+    def follow(key, targets) -> None:
+        sites = edges.get(key)
+        if sites is None:
+            out.extend((t, c, ()) for t, c in targets)
+            return
+        for conds, args in sites:
+            if not constants.holds(conds, known):
+                continue  # this occurrence does not run here
+            for t, c in targets:
+                callee = None
+                if c is None and args:
+                    ts = summary_of(Path(t[0]), files, settings)
+                    callee = ts.function(t[1]) if ts is not None else None
+                given = constants.bind(args, known, callee.params) if callee is not None else {}
+                out.append((t, c, constants.frozen(given)))
+
+    own = set(f.self_local) if cls is not None and f.self_calls else ()
+    for q in f.calls_local:
+        if q not in own:
+            follow(q, [((file, q), None)])
+    if own:
+        names = set(f.self_calls)
+        out.extend((r, cls, ()) for r in _class_methods(cls, files, settings) if r[1].rsplit(".", 1)[-1] in names)
+    for ref in f.calls_out:
+        follow(ref, _targets(ref, files, settings))
+    return out
+
+
+def _targets(ref: Ref, files: ProjectFiles, settings: Settings, depth: int = 0) -> list:
+    """:func:`_functions_of` of ``ref`` with the class of the object each runs on:
+    ``[(method, (file, "Cls"))]`` for a class (its instances' methods) or ``Cls.m``,
+    ``[(function, None)]`` for a plain function."""
+    file, qual = ref
+    s = summary_of(Path(file), files, settings)
+    if s is None or depth > 6:
+        return []
+    head, _, rest = qual.partition(".")
+    if s.cls(head) is not None:
+        found = _functions_of(ref, files, settings)
+        return [(r, (file, head)) for r in found]
+    if s.function(qual) is not None:
+        return [(ref, None)]
+    exported = s.export(head)
+    if exported is not None:
+        target = exported[1] + ("." + rest if rest else "")
+        return _targets((exported[0], target), files, settings, depth + 1)
+    return []
 
 
 def _callees(node: Ref, files: ProjectFiles, settings: Settings) -> list[Ref]:
@@ -524,7 +658,8 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
                         saves=saves, master=first.master if first is not None else "",
                         moves_param=_moves_param(ref, first, files, settings),
                         steps_once=bool(first is not None and first.steps_once),
-                        returns_loader=first.returns_loader if first is not None else "")
+                        returns_loader=first.returns_loader if first is not None else "",
+                        self_steps=first.self_steps if first is not None else ())
     _HELPERS[key] = found
     return found
 

@@ -19,6 +19,7 @@ from ..model.runtime import chain_parts, is_xla_device
 #: the saves whose writers XLA602 asks about (``xm.save``, ``xser.save``)
 SAVE_CALLS = ("torch_xla.core.xla_model.save", "torch_xla.utils.serialization.save")
 from ..model.scopes import Ctx
+from . import constants
 from ..settings import Settings
 from .callers import CallFacts, DispatchFacts, describe_calls, describe_dispatches
 from .files import ProjectFiles, read_text
@@ -85,6 +86,21 @@ class FunctionFacts:
     returns_device: bool = False
     steps_once: bool = False  # the backward and an update once per call, in no loop of its own
     returns_loader: str = ""  # "plain" / "device": every return is that loader kind (the model's loader_kind)
+    #: the method names its own ``self.m(...)`` calls name (a method's first parameter; what
+    #: runs depends on the class of the object: :func:`flake8_xla.project._reached_from`)
+    self_calls: tuple[str, ...] = ()
+    #: the quals of this module that those calls resolve to in the module alone (the class's
+    #: own or inherited method and the module's subclasses' overrides), and no other call
+    self_local: tuple[str, ...] = ()
+    #: the ``self.<attr>`` optimizers its own ``xm.optimizer_step(self.<attr>)`` calls update
+    self_steps: tuple[str, ...] = ()
+    #: its parameters, in order (``self`` counts)
+    params: tuple[str, ...] = ()
+    #: ``(callee, ((guard, passes), ...))`` for the callees (a local qual or a ``Ref``) of
+    #: ``calls_local`` / ``calls_out`` whose every occurrence is a call or name read seen
+    #: here, with what each occurrence needs to run and the constants it passes
+    #: (:mod:`.constants`); a callee not listed runs whenever the function does
+    edges: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -184,6 +200,9 @@ class ModuleSummary:
     script_roots: tuple[str, ...] = ()
     script_out: tuple[Ref, ...] = ()
     dispatches: tuple[DispatchFacts, ...] = ()
+    #: ``(qual, context)`` of each launch of one of its functions: what the launch site
+    #: knows of the launched function's parameters (:mod:`.constants`; ``()``: nothing)
+    launch_contexts: tuple = ()
 
     def function(self, qual: str) -> FunctionFacts | None:
         return self._index()[0].get(qual)
@@ -288,9 +307,14 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                 r = ref(ast.Name(id=name))
                 if r is not None and r not in out:
                     out.append(r)
+        self_calls, self_local, self_steps = _self_calls(model, func, quals)
+        edges = _edges(model, func, quals, ref, bindings, set(local), set(out),
+                       set(handed.get(quals[id(func)], ())))
         functions.append(FunctionFacts(quals[id(func)], func.node.lineno, tuple(dict.fromkeys(local)), tuple(out),
                                        *_does(model, func, ref), steps_once=model.steps_once(func),
-                                       returns_loader=_returns_loader(model, func)))
+                                       returns_loader=_returns_loader(model, func), self_calls=self_calls,
+                                       self_local=self_local, self_steps=self_steps,
+                                       params=tuple(func.params), edges=edges))
     classes = []
     for cls in model.classes:
         local, out = [], []
@@ -320,6 +344,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         functions=tuple(functions),
         classes=tuple(classes),
         exports=tuple(exports),
+        launch_contexts=_launch_contexts(model, quals),
         launched_multi=tuple(quals[id(f)] for f in model.functions if id(f) in multi),
         launched_single=tuple(quals[id(f)] for f in model.functions if id(f) in launched and id(f) not in multi),
         calls_into=calls_into,
@@ -328,6 +353,115 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         script_out=out,
         dispatches=describe_dispatches(model, resolver, str(path), classes),
     )
+
+
+def _self_calls(model, func, quals) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(``FunctionFacts.self_calls``, ``self_local``, ``self_steps``) of one function: the
+    method names its own ``self.m(...)`` calls name in a method (not a static one), the
+    module's functions the module alone resolves them to, and the ``self.<attr>``
+    optimizers its ``xm.optimizer_step`` calls update."""
+    if func.cls is None or not func.params or any(
+            type(d) is ast.Name and d.id == "staticmethod" for d in func.node.decorator_list):
+        return (), (), ()
+    me = func.params[0]
+    names: list[str] = []
+    local: list[str] = []
+    steps: list[str] = []
+    for call, ctx in func.calls:
+        if ctx.func is not func:
+            continue
+        f = call.func
+        if type(f) is ast.Attribute and type(f.value) is ast.Name and f.value.id == me:
+            if f.attr not in names:
+                names.append(f.attr)
+            local.extend(quals[id(t)] for t in model.function_of(f, ctx) if id(t) in quals)
+        if model.call_name(call, ctx) == OPTIMIZER_STEP:
+            opt = model.kwarg(call, "optimizer", 0)
+            if type(opt) is ast.Attribute and type(opt.value) is ast.Name and opt.value.id == me \
+                    and opt.attr not in steps:
+                steps.append(opt.attr)
+    return tuple(names), tuple(dict.fromkeys(local)), tuple(steps)
+
+
+#: how many occurrences of one callee in one function are told apart (more: it always runs)
+MAX_OCCURRENCES = 16
+
+
+def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed: set) -> tuple:
+    """``FunctionFacts.edges`` of one function."""
+    occ: dict = {}
+    always: set = set(handed)
+    called: dict[str, int] = {}
+    for call, ctx in func.calls:
+        if ctx.func is not func:
+            continue
+        f = call.func
+        conds = constants.guard(model, ctx)
+        args = constants.passes(model, call, ctx) if type(f) in (ast.Name, ast.Attribute) else ()
+        if type(f) is ast.Name:
+            called[f.id] = called.get(f.id, 0) + 1
+        r = ref(f)
+        if r is not None and r in out:
+            occ.setdefault(r, []).append((conds, args))
+        if type(f) is ast.Name:
+            for t in model.function_of(f, ctx):
+                q = quals.get(id(t))
+                if q in local:
+                    occ.setdefault(q, []).append((conds, args))
+    loads = model._loads_by_func().get(id(func), {})
+    for name in func.names:
+        sites = loads.get(name, ())
+        keys: list = []
+        if name in bindings:
+            r = ref(ast.Name(id=name))
+            if r is not None and r in out:
+                keys.append(r)
+        for _, kind, target, _ in model.lookup(name, Ctx(func.scope, func, (), ()), None) or ():
+            if kind == "class":
+                keys.extend(quals[id(m)] for m in model._class_methods(target) if id(m) in quals)
+            elif kind == "def" and id(target) in quals:
+                keys.append(quals[id(target)])
+        if not keys:
+            continue
+        if len(sites) != called.get(name, 0) or not sites:
+            if name in called:  # read besides its calls: where the other reads run is not told
+                always.update(keys)
+                continue
+            for c in sites:  # a class named, not called here (or a function passed on)
+                for k in keys:
+                    occ.setdefault(k, []).append((constants.guard(model, c), ()))
+        elif not any(k in occ for k in keys):  # a class constructor call: its methods
+            for c in sites:
+                for k in keys:
+                    occ.setdefault(k, []).append((constants.guard(model, c), ()))
+    found = []
+    for key, sites in occ.items():
+        if key in always or len(sites) > MAX_OCCURRENCES or not any(c or a for c, a in sites):
+            continue
+        found.append((key, tuple(dict.fromkeys(sites))))
+    return tuple(found)
+
+
+def _launch_contexts(model, quals) -> tuple:
+    """``ModuleSummary.launch_contexts``: for each launch of a module function, what the
+    launch site's ``if`` tests and its ``args=(...)`` tell of the launched function's
+    parameters (its first one is the process index)."""
+    out = []
+    for call, ctx, targets, _ in model.launches():
+        conds = constants.guard(model, ctx)
+        known = constants.positive(conds)
+        given = model.kwarg(call, "args", 1)
+        args = ()
+        if known and type(given) is ast.Tuple:
+            args = tuple((i, None, got) for i, e in enumerate(given.elts)
+                         for got in (constants._argument(model, e, ctx),) if got is not None)
+        plain = type(model.kwarg(call, "fn", 0)) is ast.Name
+        for t in targets:
+            q = quals.get(id(t))
+            if q is not None:
+                context = constants.bind(args, known, tuple(t.params), offset=1) if plain and args else {}
+                out.append((q, constants.frozen(context)))
+    return tuple(dict.fromkeys(out))
 
 
 def _script_roots(model, ref) -> tuple[set[int], tuple[Ref, ...]]:

@@ -227,6 +227,7 @@ class DoubleOptimizerStep(Rule):
     def check(self, model):
         updates = model.calls_to(OPTIMIZER_STEP)
         if not updates:
+            yield from self._override_steps(model)
             return
         groups: dict[tuple, list] = {}
         for call, ctx in model.method_calls("step"):
@@ -257,6 +258,32 @@ class DoubleOptimizerStep(Rule):
                     yield self.finding(
                         step, f"{name}.step() in hook {hook.func.attr}() and xm.optimizer_step({render(opt)}) "
                               "apply the update twice", f"drop {name}.step()")
+
+
+    def _override_steps(self, model):
+        """Project mode: ``self.opt.step()`` in a loop of a reached method whose iteration
+        also calls ``self.hook()``, where every object the method runs on runs an override
+        of another module that calls ``xm.optimizer_step(self.opt)`` (a base trainer's loop
+        and a TPU subclass's ``training_step``: :meth:`Model._remote_override`)."""
+        if not model.project_dispatch:
+            return
+        for step, sctx in model.method_calls("step"):
+            opt, func = step.func.value, sctx.func
+            if type(opt) is not ast.Attribute or type(opt.value) is not ast.Name or not sctx.loops \
+                    or func is None or func.cls is None or not func.params or opt.value.id != func.params[0] \
+                    or step.args or step.keywords or not model.in_xla_code(sctx):
+                continue
+            own = sctx.loops[-1].own
+            if len(own) > 64:
+                continue  # generated code: bounded work per optimizer step, silent
+            for hook, hctx in own:
+                helper = model._remote_override(hook.func, hctx) if hook is not step else None
+                if helper is not None and opt.attr in helper.self_steps and model.runs_with((hook, hctx), (step, sctx)):
+                    name = render(opt)
+                    yield self.finding(
+                        step, f"{name}.step() and xm.optimizer_step in {hook.func.attr}() ({helper.module}) "
+                              "apply the update twice", f"drop {name}.step()")
+                    break
 
 
 def _hook_steps(model, call, ctx, opt, groups):

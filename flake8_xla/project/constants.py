@@ -1,0 +1,175 @@
+"""Constants across calls: which branch of a function a constant argument selects.
+
+The summary side (plain facts of one module, from its model) and the reach side (evaluated
+while the project's launched code is followed, :func:`flake8_xla.project._reached_from`).
+
+A *context* is what is known of a function's parameters where it runs: ``{chain: value}``
+for a parameter or an attribute chain rooted in one (``{"name": "tpu"}``,
+``{"cfg.backend": "tpu"}``), values literal constants (strings, numbers, booleans,
+``None``). It comes from the call sites: ``get_backend("tpu")``, ``get_backend(cfg.backend)``
+where the caller's context knows ``cfg.backend``, and a launch under
+``if cfg.backend == "tpu": torch_xla.launch(worker, args=(cfg,))``.
+
+A *guard* is what must hold for one occurrence of a call or reference to run: the
+``==`` / ``!=`` / ``is`` tests on such chains of the ``if`` statements around it (also the
+code after ``if test: return``, where the test failed). An edge of the call graph whose
+every occurrence has a guard the caller's context makes false does not run:
+``get_backend("tpu")`` runs ``XlaBackend()``, never ``CudaBackend()``. Everything not
+decided stays possible (unknown never prunes).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..model.runtime import chain_parts
+
+#: a literal value as facts hold it: (type name, value), so that True and 1 differ
+Value = tuple
+#: one test: (chain, value, equal): ``chain == value`` holds (equal) or fails (not equal)
+Cond = tuple
+#: how many contexts one function is followed with before the rest count as unknown
+MAX_CONTEXTS = 8
+#: how many conditions one guard keeps (the innermost)
+MAX_CONDS = 8
+
+_LITERALS = (str, int, float, bool, type(None))
+
+
+def literal(expr: ast.AST) -> Value | None:
+    """``(type name, value)`` of a literal constant expression, else ``None``."""
+    if type(expr) is ast.Constant and type(expr.value) in _LITERALS:
+        return type(expr.value).__name__, expr.value
+    return None
+
+
+def stable_chain(model, expr: ast.AST, ctx) -> str | None:
+    """``"cfg.backend"`` for a name or attribute chain whose root has exactly one binding
+    where it is read (a parameter nothing rebinds, a local bound once); else ``None``."""
+    parts = chain_parts(expr)
+    if parts is None or ctx is None or ctx.func is None:
+        return None
+    bindings = model.lookup(parts[0], ctx, None)
+    if not bindings or len(bindings) != 1 or bindings[0][1] not in ("param", "value"):
+        return None
+    b_ctx = bindings[0][3]
+    if b_ctx is not None and b_ctx.func is not ctx.func and bindings[0][1] != "param":
+        return None
+    return ".".join(parts)
+
+
+def _test_conds(model, test: ast.AST, polarity: bool, ctx, out: list) -> None:
+    t = type(test)
+    if t is ast.UnaryOp and type(test.op) is ast.Not:
+        _test_conds(model, test.operand, not polarity, ctx, out)
+    elif t is ast.BoolOp and type(test.op) is (ast.And if polarity else ast.Or):
+        for v in test.values:  # every operand holds (an `and` taken) / fails (an `or` not taken)
+            _test_conds(model, v, polarity, ctx, out)
+    elif t is ast.Compare and len(test.ops) == 1:
+        op = type(test.ops[0])
+        if op not in (ast.Eq, ast.NotEq, ast.Is, ast.IsNot):
+            return
+        left, right = test.left, test.comparators[0]
+        value, other = literal(right), left
+        if value is None:
+            value, other = literal(left), right
+        if value is None:
+            return
+        chain = stable_chain(model, other, ctx)
+        if chain is not None:
+            out.append((chain, value, polarity == (op in (ast.Eq, ast.Is))))
+
+
+def guard(model, ctx) -> tuple[Cond, ...]:
+    """The conditions of the ``if`` frames around ``ctx`` (innermost first, at most
+    :data:`MAX_CONDS`) that are tests of a stable chain against a literal. Memoised per
+    frame chain."""
+    frames = ctx.frames
+    if not frames:
+        return ()
+    key = ("const_guard", id(frames), id(ctx.func))
+    cache = model._cache
+    found = cache.get(key)
+    if found is None:
+        out: list = []
+        for frame in frames:
+            if type(frame) is tuple and len(frame) == 2 and isinstance(frame[0], ast.AST):
+                _test_conds(model, frame[0], bool(frame[1]), ctx, out)
+                if len(out) >= MAX_CONDS:
+                    break
+        found = cache[key] = tuple(out[:MAX_CONDS])
+    return found
+
+
+def passes(model, call: ast.Call, ctx) -> tuple:
+    """``((index or None, keyword or None, ("const", value) | ("chain", "cfg.x")), ...)``:
+    the arguments of ``call`` that are literals or stable chains (positions stop at a
+    ``*args`` splat; ``**kwargs`` gives nothing)."""
+    out = []
+    for i, a in enumerate(call.args):
+        if type(a) is ast.Starred:
+            break
+        got = _argument(model, a, ctx)
+        if got is not None:
+            out.append((i, None, got))
+    for k in call.keywords:
+        if k.arg is not None:
+            got = _argument(model, k.value, ctx)
+            if got is not None:
+                out.append((None, k.arg, got))
+    return tuple(out)
+
+
+def _argument(model, expr: ast.AST, ctx):
+    value = literal(expr)
+    if value is not None:
+        return "const", value
+    chain = stable_chain(model, expr, ctx)
+    return ("chain", chain) if chain is not None else None
+
+
+# -- the reach side -------------------------------------------------------------------------
+
+def holds(conds: tuple[Cond, ...], context: dict) -> bool:
+    """False when ``context`` makes one of ``conds`` fail; True otherwise (unknown holds)."""
+    for chain, value, equal in conds:
+        known = context.get(chain)
+        if known is not None and (known == value) != equal:
+            return False
+    return True
+
+
+def bind(args: tuple, context: dict, params: tuple[str, ...], offset: int = 0) -> dict:
+    """The callee's context: what ``args`` (:func:`passes`) carry from the caller's
+    ``context`` into ``params`` (positions shifted by ``offset``: the process index of a
+    launched function)."""
+    out: dict = {}
+    for index, keyword, (kind, what) in args:
+        if index is not None:
+            index += offset
+            name = params[index] if index < len(params) else None
+        else:
+            name = keyword if keyword in params else None
+        if name is None:
+            continue
+        if kind == "const":
+            out[name] = what
+            continue
+        prefix = what + "."
+        for chain, value in context.items():
+            if chain == what:
+                out[name] = value
+            elif chain.startswith(prefix):
+                out[name + chain[len(what):]] = value
+    return out
+
+
+def positive(conds: tuple[Cond, ...]) -> dict:
+    """``{chain: value}`` of the equalities among ``conds`` that hold (what a guarded call
+    site knows of its chains: ``if cfg.backend == "tpu": launch(...)``)."""
+    return {chain: value for chain, value, equal in conds if equal}
+
+
+def frozen(context: dict) -> tuple:
+    """A hashable, ordered form of a context."""
+    return tuple(sorted(context.items(), key=lambda kv: kv[0]))

@@ -1,0 +1,300 @@
+"""Two general facts of Python in project mode (issue 28): overrides and constant arguments.
+
+- **Overrides**: a base class's loop calling ``self.training_step(batch)`` runs the override
+  of the class of the object it runs on. The launched code builds a ``TPUTrainer``, so the
+  base's own ``training_step``/``get_train_dataloader``/``save_checkpoint`` are not XLA code,
+  and what the base's loop calls is the subclass's override in another module.
+- **Constant arguments**: ``get_backend("tpu")`` (or ``get_backend(cfg.backend)`` launched
+  under ``if cfg.backend == "tpu":``) runs the TPU branch of the factory only, so the CUDA
+  backend module is not linted as XLA code.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from flake8_xla import project
+from flake8_xla.settings import Settings
+from test_project_mode import lint, lint_all, write
+
+pytestmark = pytest.mark.usefixtures("fresh_project_cache")
+
+
+BASE = '''\
+import torch
+from torch.utils.data import DataLoader
+
+
+class BaseTrainer:
+    def __init__(self, model, data):
+        self.model = model
+        self.data = data
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def get_loader(self):
+        return DataLoader(self.data, batch_size=8)
+
+    def wrap_loader(self, loader):
+        return loader
+
+    def training_step(self, batch):
+        loss = self.model(batch).sum()
+        loss.backward()
+        print(loss.item())
+        return loss.detach()
+
+    def save(self):
+        torch.save(self.model.state_dict(), "last.pt")
+
+    def train(self):
+        loader = self.wrap_loader(self.get_loader())
+        for batch in loader:
+            self.training_step(batch)
+            self.optimizer.step()
+            self.optimizer.zero_grad()
+        self.save()
+'''
+
+TPU = '''\
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+
+from .base import BaseTrainer
+
+
+class TPUTrainer(BaseTrainer):
+    def wrap_loader(self, loader):
+        return pl.MpDeviceLoader(loader, torch_xla.device())
+
+    def training_step(self, batch):
+        loss = self.model(batch).sum()
+        loss.backward()
+        xm.optimizer_step(self.optimizer)
+        return loss.detach()
+
+    def save(self):
+        xm.save(self.model.state_dict(), "last.pt")
+'''
+
+RUN = '''\
+import torch
+import torch_xla
+
+from pkg.tpu import TPUTrainer
+
+
+def _mp_fn(index):
+    model = torch.nn.Linear(4, 4).to(torch_xla.device())
+    TPUTrainer(model, list(range(64))).train()
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn)
+'''
+
+CPU = '''\
+import torch
+
+from pkg.base import BaseTrainer
+
+if __name__ == "__main__":
+    BaseTrainer(torch.nn.Linear(4, 4), list(range(64))).train()
+'''
+
+
+def _trainers(base, tpu=TPU, run=RUN):
+    write(base, {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/base.py": BASE, "pkg/tpu.py": tpu,
+                 "run_tpu.py": run, "run_cpu.py": CPU})
+
+
+def test_the_base_loop_runs_the_subclass_overrides(tmp_path):
+    # the base's own training_step (.item(), plain step), loader (no drop_last) and torch.save
+    # never run in XLA code; its loop's opt.step() after the override's xm.optimizer_step does
+    _trainers(tmp_path)
+    assert lint_all(tmp_path) == {("pkg/base.py", 30, "XLA207")}
+    project.clear_cache()
+    assert lint(tmp_path, "pkg/base.py") == {("pkg/base.py", 30, "XLA207")}
+
+
+def test_without_the_override_the_base_body_is_xla_code(tmp_path):
+    # TPUTrainer inherits training_step: the base's .item() and plain step run on the TPU
+    tpu = TPU.replace('''    def training_step(self, batch):
+        loss = self.model(batch).sum()
+        loss.backward()
+        xm.optimizer_step(self.optimizer)
+        return loss.detach()
+''', "")
+    _trainers(tmp_path, tpu=tpu)
+    found = lint(tmp_path, "pkg/base.py")
+    assert ("pkg/base.py", 20, "XLA501") in found
+    assert ("pkg/base.py", 30, "XLA201") in found
+    assert ("pkg/base.py", 30, "XLA207") not in found
+
+
+def test_dispatch_table_names_the_overrides(tmp_path):
+    _trainers(tmp_path)
+    facts = project.facts_for(str(tmp_path / "pkg/base.py"), Settings())
+    tpu = str((tmp_path / "pkg/tpu.py").resolve())
+    assert sorted(facts.reached) == ["BaseTrainer.__init__", "BaseTrainer.get_loader", "BaseTrainer.train"]
+    assert facts.dispatch["BaseTrainer.train"] == {
+        "wrap_loader": ((tpu, "TPUTrainer.wrap_loader"),), "get_loader": (("", "BaseTrainer.get_loader"),),
+        "training_step": ((tpu, "TPUTrainer.training_step"),), "save": ((tpu, "TPUTrainer.save"),)}
+
+
+def test_base_objects_in_launched_code_keep_the_base_body(tmp_path):
+    # the launched code builds both classes: the base's own methods run too (both targets)
+    run = RUN.replace("    TPUTrainer(model, list(range(64))).train()\n",
+                      "    TPUTrainer(model, list(range(64))).train()\n"
+                      "    BaseTrainer(model, list(range(64))).train()\n").replace(
+        "from pkg.tpu import TPUTrainer\n", "from pkg.tpu import TPUTrainer\nfrom pkg.base import BaseTrainer\n")
+    _trainers(tmp_path, run=run)
+    facts = project.facts_for(str(tmp_path / "pkg/base.py"), Settings())
+    assert "BaseTrainer.training_step" in facts.reached
+    tpu = str((tmp_path / "pkg/tpu.py").resolve())
+    assert set(facts.dispatch["BaseTrainer.train"]["training_step"]) == {
+        ("", "BaseTrainer.training_step"), (tpu, "TPUTrainer.training_step")}
+    found = lint(tmp_path, "pkg/base.py")
+    assert ("pkg/base.py", 20, "XLA501") in found  # the base's own .item() runs on the TPU too
+
+
+BACKENDS = '''\
+def get_backend(name):
+    if name == "tpu":
+        from .xla_backend import XlaBackend
+
+        return XlaBackend()
+    from .cuda_backend import CudaBackend
+
+    return CudaBackend()
+'''
+
+CUDA = '''\
+import os
+
+import torch
+import torch.distributed as dist
+
+
+class CudaBackend:
+    def setup(self):
+        os.environ.setdefault("MASTER_ADDR", "localhost")
+        dist.init_process_group("nccl")
+        self.device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
+
+    def step(self, optimizer):
+        torch.cuda.synchronize()
+        optimizer.step()
+'''
+
+XLA = '''\
+import torch.distributed as dist
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.xla_backend  # noqa: F401
+
+
+class XlaBackend:
+    def setup(self):
+        dist.init_process_group("xla", init_method="xla://")
+        self.device = torch_xla.device()
+
+    def step(self, optimizer):
+        xm.optimizer_step(optimizer)
+'''
+
+TRAIN = '''\
+import argparse
+
+from backends import get_backend
+
+
+def worker(index, cfg):
+    backend = get_backend(cfg.backend)
+    backend.setup()
+
+
+def main():
+    cfg = argparse.ArgumentParser().parse_args()
+    if cfg.backend == "tpu":
+        import torch_xla
+
+        torch_xla.launch(worker, args=(cfg,))
+    else:
+        worker(0, cfg)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+#: what the CUDA backend gives when it is (wrongly or rightly) XLA code
+CUDA_AS_XLA = {("backends/cuda_backend.py", 9, "XLA103"), ("backends/cuda_backend.py", 10, "XLA103"),
+               ("backends/cuda_backend.py", 14, "XLA401")}
+
+
+def _backends(base, train=TRAIN, backends=BACKENDS):
+    write(base, {"pyproject.toml": "", "backends/__init__.py": backends, "backends/cuda_backend.py": CUDA,
+                 "backends/xla_backend.py": XLA, "train.py": train})
+
+
+def test_a_launch_under_a_constant_test_selects_the_factory_branch(tmp_path):
+    _backends(tmp_path)
+    assert lint_all(tmp_path) == set()
+    facts = project.facts_for(str(tmp_path / "backends/cuda_backend.py"), Settings())
+    assert facts.reached == {}
+    assert sorted(project.facts_for(str(tmp_path / "backends/xla_backend.py"), Settings()).reached) \
+        == ["XlaBackend.setup", "XlaBackend.step"]
+
+
+def test_a_literal_argument_selects_the_branch(tmp_path):
+    train = TRAIN.replace("get_backend(cfg.backend)", 'get_backend("tpu")').replace(
+        '    if cfg.backend == "tpu":\n', "    if True:\n")
+    _backends(tmp_path, train=train)
+    assert project.facts_for(str(tmp_path / "backends/cuda_backend.py"), Settings()).reached == {}
+
+
+def test_the_other_constant_selects_the_other_branch(tmp_path):
+    # a (strange) launch of the CUDA branch on the TPU: the CUDA backend is XLA code
+    train = TRAIN.replace("get_backend(cfg.backend)", 'get_backend("cuda")')
+    _backends(tmp_path, train=train)
+    assert CUDA_AS_XLA <= lint(tmp_path, "backends/cuda_backend.py")
+    assert project.facts_for(str(tmp_path / "backends/xla_backend.py"), Settings()).reached == {}
+
+
+@pytest.mark.parametrize("change", [
+    # unknown: the launch is not under the test
+    lambda t: t.replace('    if cfg.backend == "tpu":\n        import torch_xla\n\n        torch_xla.launch(worker, args=(cfg,))\n',
+                        "    if cfg.tpu:\n        import torch_xla\n\n        torch_xla.launch(worker, args=(cfg,))\n"),
+    # the chain is rebound before the launch: what it holds there is unknown
+    lambda t: t.replace("        torch_xla.launch(worker, args=(cfg,))\n",
+                        "        cfg = argparse.Namespace(backend='cuda')\n        torch_xla.launch(worker, args=(cfg,))\n"),
+    # the argument is not the tested chain
+    lambda t: t.replace("get_backend(cfg.backend)", "get_backend(cfg.device_kind)"),
+])
+def test_what_is_not_known_reaches_both_branches(tmp_path, change):
+    _backends(tmp_path, train=change(TRAIN))
+    assert CUDA_AS_XLA <= lint(tmp_path, "backends/cuda_backend.py")
+
+
+def test_a_rebound_parameter_decides_nothing(tmp_path):
+    backends = BACKENDS.replace("def get_backend(name):\n", "def get_backend(name):\n    name = name.lower()\n")
+    _backends(tmp_path, backends=backends)
+    assert CUDA_AS_XLA <= lint(tmp_path, "backends/cuda_backend.py")
+
+
+def test_not_equal_and_else_branches(tmp_path):
+    backends = '''\
+def get_backend(name):
+    if name != "tpu":
+        from .cuda_backend import CudaBackend
+
+        return CudaBackend()
+    else:
+        from .xla_backend import XlaBackend
+
+        return XlaBackend()
+'''
+    _backends(tmp_path, backends=backends)
+    assert lint_all(tmp_path) == set()
+    assert project.facts_for(str(tmp_path / "backends/cuda_backend.py"), Settings()).reached == {}
