@@ -298,3 +298,131 @@ def get_backend(name):
     _backends(tmp_path, backends=backends)
     assert lint_all(tmp_path) == set()
     assert project.facts_for(str(tmp_path / "backends/cuda_backend.py"), Settings()).reached == {}
+
+
+# --- rules that looked only at modules importing torch_xla, or only at direct products ----
+
+ENGINE = '''\
+import time
+
+import torch
+
+
+def run(backend, cfg, model, loader, optimizer):
+    lr = cfg.base_lr * max(1, torch.cuda.device_count())
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    for x, y in loader:
+        t0 = time.perf_counter()
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+        print((time.perf_counter() - t0) * 1e3)
+'''
+
+LAUNCH = '''\
+import torch_xla
+import torch_xla.distributed.parallel_loader as pl
+
+from engine import run
+
+
+def _mp_fn(index, cfg):
+    model = cfg.model.to(torch_xla.device())
+    run(None, cfg, model, pl.MpDeviceLoader(cfg.loader, torch_xla.device()), None)
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, args=(None,))
+'''
+
+
+def test_reached_module_without_torch_xla_gets_timing_and_world_size_rules(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "engine.py": ENGINE, "train.py": LAUNCH})
+    assert lint(tmp_path, "engine.py") == {("engine.py", 7, "XLA110"), ("engine.py", 13, "XLA201"),
+                                           ("engine.py", 16, "XLA504")}
+
+
+def test_not_reached_module_stays_silent(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "engine.py": ENGINE,
+                     "train.py": LAUNCH.replace("    run(None, cfg, model", "    print(None, cfg, model")})
+    assert lint(tmp_path, "engine.py") == set()
+
+
+@pytest.mark.parametrize("source, want", [
+    # max(1, count) is 1 on a TPU host: no scale by the replicas
+    ("import torch, torch_xla\n"
+     "def main(index, cfg, model):\n"
+     "    lr = cfg.lr * max(1, torch.cuda.device_count())\n"
+     "    return torch.optim.SGD(model.parameters(), lr=lr)\n"
+     "torch_xla.launch(main, args=(None, None))\n", {(3, "XLA110")}),
+    # a name bound twice: which value reaches the call is not told
+    ("import torch, torch_xla\n"
+     "def main(index, cfg, model):\n"
+     "    lr = cfg.lr * torch.cuda.device_count()\n"
+     "    if cfg.fixed:\n"
+     "        lr = cfg.lr\n"
+     "    return torch.optim.SGD(model.parameters(), lr=lr)\n"
+     "torch_xla.launch(main, args=(None, None))\n", set()),
+    # max with two unknowns, or a shadowed max: not followed
+    ("import torch, torch_xla\n"
+     "def main(index, cfg, model):\n"
+     "    lr = cfg.lr * max(cfg.k, torch.cuda.device_count())\n"
+     "    return torch.optim.SGD(model.parameters(), lr=lr)\n"
+     "torch_xla.launch(main, args=(None, None))\n", set()),
+    ("import torch, torch_xla\n"
+     "from mylib import max\n"
+     "def main(index, cfg, model):\n"
+     "    lr = cfg.lr * max(1, torch.cuda.device_count())\n"
+     "    return torch.optim.SGD(model.parameters(), lr=lr)\n"
+     "torch_xla.launch(main, args=(None, None))\n", set()),
+    # a per-device batch size of at least 1: right on a TPU host
+    ("import torch, torch_xla\n"
+     "from torch.utils.data import DataLoader\n"
+     "def main(index, ds):\n"
+     "    return DataLoader(ds, batch_size=8 * max(1, torch.cuda.device_count()))\n"
+     "torch_xla.launch(main, args=(None,))\n", set()),
+    # a probe, not a value
+    ("import torch, torch_xla\n"
+     "def main(index, cfg, model):\n"
+     "    gpus = max(1, torch.cuda.device_count())\n"
+     "    print(gpus)\n"
+     "torch_xla.launch(main, args=(None, None))\n", set()),
+])
+def test_xla110_through_max_and_a_bound_name(tmp_path, source, want):
+    write(tmp_path, {"pyproject.toml": "", "m.py": source})
+    assert {(line, code) for _, line, code in lint(tmp_path, "m.py") if code == "XLA110"} == want
+
+
+COLLATE = '''\
+import torch
+import torch_xla
+from torch.utils.data import DataLoader
+
+
+class PadCollator:
+    def __init__(self, pad_id, max_len, device):
+        self.pad_block = torch.full((max_len,), pad_id, dtype=torch.long, device=device)
+
+    def __call__(self, rows):
+        return torch.stack(rows)
+
+
+def _mp_fn(index, ds):
+    device = torch_xla.device()
+    return DataLoader(ds, batch_size=8, collate_fn=PadCollator(0, 512, DEVICE), num_workers=WORKERS)
+
+
+torch_xla.launch(_mp_fn, args=(None,))
+'''
+
+
+@pytest.mark.parametrize("device, workers, want", [
+    ("device", "4", {(16, "XLA305")}),  # a pad block made on the XLA device, pickled into each worker
+    ('torch.device("cpu")', "4", set()),  # made on the host
+    ("device", "0", set()),  # no worker processes
+])
+def test_xla305_a_collator_making_a_device_tensor(tmp_path, device, workers, want):
+    write(tmp_path, {"pyproject.toml": "", "m.py": COLLATE.replace("DEVICE", device).replace("WORKERS", workers)})
+    assert {(line, code) for _, line, code in lint(tmp_path, "m.py") if code == "XLA305"} == want

@@ -442,7 +442,7 @@ class LoaderWorkersHoldDeviceState(Rule):
     when the loader is built: an object constructed with one (`Collator(model)`,
     `TensorDataset(x.to(device))`, `functools.partial(collate, model=model)`), a lambda
     that reads one, or an instance of a module class whose `__init__` stores a device
-    tensor on `self` (`self.x = x.to(device)`). Also a Hugging Face `Trainer` /
+    tensor on `self` (`self.x = x.to(device)`, `self.pad = torch.full(..., device=device)`). Also a Hugging Face `Trainer` /
     `Seq2SeqTrainer` whose `TrainingArguments` set `dataloader_num_workers` above 0 and
     whose `data_collator` holds a module (`DataCollatorForSeq2Seq(tokenizer, model=model)`,
     the pytorch/xla#4131 shape): the Trainer moves its model to the device before it builds
@@ -597,9 +597,10 @@ class LoaderWorkersHoldDeviceState(Rule):
 
     @staticmethod
     def _class_stores_device(model, cls, call, ctx) -> bool:
-        """``cls.__init__`` stores a tensor moved to the XLA device on ``self``: moved with
-        a device the model sees as XLA, or with the ``__init__`` parameter this call passes
-        the XLA device to."""
+        """``cls.__init__`` stores a tensor moved to, or made by a torch factory on
+        (``torch.full(..., device=device)``), the XLA device on ``self``: with a device the
+        model sees as XLA, or with the ``__init__`` parameter this call passes the XLA
+        device to."""
         init = cls.methods.get("__init__")
         if init is None:
             return False
@@ -617,6 +618,12 @@ class LoaderWorkersHoldDeviceState(Rule):
                     stores.setdefault(id(sctx.func), []).append((value, sctx))
         for value, sctx in stores.get(id(init), ()):
             for n in ast.walk(value):
+                if type(n) is ast.Call and any(k.arg == "device" for k in n.keywords) \
+                        and (model.call_name(n, sctx) or "").startswith("torch."):
+                    dev = model.kwarg(n, "device")  # torch.full(shape, v, device=device): made there
+                    if (type(dev) is ast.Name and dev.id in xla_params) or model.device_place(dev, sctx) == "xla":
+                        return True
+                    continue
                 if type(n) is not ast.Call or type(n.func) is not ast.Attribute or n.func.attr != "to":
                     continue
                 dev = model.kwarg(n, "device", 0)

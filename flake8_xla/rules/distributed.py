@@ -726,27 +726,35 @@ def _launch_argument(model, func, param: str) -> list:
     return out
 
 
-def _cuda_counts(model, expr, ctx, seen: set, depth: int = 0) -> list:
+def _cuda_counts(model, expr, ctx, seen: set, depth: int = 0, maxes: bool = False) -> list:
     """The ``torch.cuda.device_count()`` calls (with their contexts) whose value ``expr``
     holds: directly, through names, products (``gpus * nodes``), both arms of a conditional,
     the arguments callers in the module and multi-process launches (``args=(world_size,)``)
     pass for a parameter. Calls inside an ``if`` / ``while`` test are probes, not values.
     ``seen`` holds the names and parameters already followed by any earlier question of
     the same check: each is followed once (what it reaches was found then), so the work is
-    linear in the module however many uses share a value."""
+    linear in the module however many uses share a value. With ``maxes`` (a learning
+    rate's scale), also ``max(1, count)``: 1 on a TPU host, where the linear scaling rule
+    wants the replicas' count (a per-device batch size ``8 * max(1, n_gpu)`` is right there)."""
     if depth > 6 or expr is None or expr is UNKNOWN:
         return []
     t = type(expr)
     if t is ast.Call:
         if model.call_name(expr, ctx) == _CUDA_COUNT and id(expr) not in model.calls_in_tests():
             return [(expr, ctx)]
+        f = expr.func
+        if maxes and type(f) is ast.Name and f.id == "max" and not expr.keywords and len(expr.args) > 1 \
+                and not model.lookup("max", ctx, None):  # max(1, count): 1 on a TPU host, not the replicas
+            rest = [a for a in expr.args if type(a) is not ast.Constant]
+            if len(rest) == 1:
+                return _cuda_counts(model, rest[0], ctx, seen, depth + 1, maxes)
         return []
     if t is ast.BinOp and type(expr.op) is ast.Mult:
-        return _cuda_counts(model, expr.left, ctx, seen, depth + 1) + \
-            _cuda_counts(model, expr.right, ctx, seen, depth + 1)
+        return _cuda_counts(model, expr.left, ctx, seen, depth + 1, maxes) + \
+            _cuda_counts(model, expr.right, ctx, seen, depth + 1, maxes)
     if t is ast.IfExp:
-        return _cuda_counts(model, expr.body, ctx, seen, depth + 1) + \
-            _cuda_counts(model, expr.orelse, ctx, seen, depth + 1)
+        return _cuda_counts(model, expr.body, ctx, seen, depth + 1, maxes) + \
+            _cuda_counts(model, expr.orelse, ctx, seen, depth + 1, maxes)
     if t is not ast.Name or id(expr) in seen:
         return []
     seen.add(id(expr))
@@ -755,15 +763,19 @@ def _cuda_counts(model, expr, ctx, seen: set, depth: int = 0) -> list:
         if kind == "value" and b_ctx is not None:
             if id(target) not in seen:
                 seen.add(id(target))
-                out.extend(_cuda_counts(model, target, b_ctx, seen, depth + 1))
+                out.extend(_cuda_counts(model, target, b_ctx, seen, depth + 1, maxes))
         elif kind == "param" and target is not None and (id(target), expr.id) not in seen:
             seen.add((id(target), expr.id))
             for a, c in _launch_argument(model, target, expr.id):
-                out.extend(_cuda_counts(model, a, c, seen, depth + 1))
+                out.extend(_cuda_counts(model, a, c, seen, depth + 1, maxes))
             for a, _, c in model.passed_arguments(target, expr.id):
                 if isinstance(a, ast.AST):
-                    out.extend(_cuda_counts(model, a, c, seen, depth + 1))
+                    out.extend(_cuda_counts(model, a, c, seen, depth + 1, maxes))
     return out
+
+
+#: the scale uses of a learning rate (:func:`_cuda_counts`' ``maxes``)
+_LR_SCALES = ("a scale (lr=)", "a scale (learning_rate=)")
 
 
 def _world_size_uses(model):
@@ -794,6 +806,10 @@ def _world_size_uses(model):
     for call, ctx in model.calls:
         values = [(a, None) for a in call.args] + [(k.value, k.arg) for k in call.keywords]
         for value, name in values:
+            if type(value) is ast.Name:  # lr=lr for lr = base_lr * world_size, bound once
+                bound = model.read_bindings(value, ctx)
+                if bound and len(bound) == 1 and bound[0][1] == "value" and bound[0][3] is not None:
+                    value = bound[0][2]
             if type(value) is not ast.BinOp or type(value.op) not in _SCALES or not model.in_xla_code(ctx):
                 continue
             todo = [value]
@@ -829,9 +845,12 @@ class CudaDeviceCountWorldSize(Rule):
 
     ## Known problems
     Not reported: a backend probe (`if torch.cuda.device_count() > 0:`), CUDA branches
-    (`if torch.cuda.is_available():`), `max(1, torch.cuda.device_count())` (a call other than
-    a product is not followed), scales assigned to a name rather than passed to a call
-    (`total = bs * world_size`), and `nprocs=torch.cuda.device_count()`: XLA001 (`xmp.spawn`)
+    (`if torch.cuda.is_available():`), calls other than a product and `max(1, count)` (it is
+    followed only in a learning rate's scale, `lr=base_lr * max(1, n_gpu)`: 1 on a TPU host,
+    where the linear scaling rule wants the replicas' count; a per-device batch size
+    `8 * max(1, n_gpu)` is right there), scales assigned to a name that no call is
+    passed (`total = bs * world_size`; `lr = base_lr * world_size` then `SGD(..., lr=lr)` is
+    followed), and `nprocs=torch.cuda.device_count()`: XLA001 (`xmp.spawn`)
     or XLA002 (`torch.multiprocessing.spawn`) reports that launch, and their fixes drop
     `nprocs`.
 
@@ -902,7 +921,7 @@ class CudaDeviceCountWorldSize(Rule):
         found: dict[int, tuple] = {}
         seen: set = set()
         for expr, ctx, how in _world_size_uses(model):
-            for call, cctx in _cuda_counts(model, expr, ctx, seen):
+            for call, cctx in _cuda_counts(model, expr, ctx, seen, maxes=how in _LR_SCALES):
                 if id(call) not in found and model.in_xla_code(cctx):
                     found[id(call)] = (call, cctx, how)
         if not found:

@@ -197,7 +197,7 @@ class TimingWithoutDeviceWait(Rule):
     ]
 
     def check(self, model):
-        if not model.uses_torch_xla or not model.calls_to(*CLOCKS) or model.eager_mode():
+        if not (model.uses_torch_xla or model.in_project()) or not model.calls_to(*CLOCKS) or model.eager_mode():
             return
         fix = self.fix if at_least(self.settings, "2.5") else "call xm.wait_device_ops() before it"
         ctxs = _call_ctx(model)
