@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     for opt in OPTIONS:
         flags = [f"--{opt.name}"] + (["--baseline"] if opt.name == "xla-baseline" else [])
         group.add_argument(*flags, dest=opt.name.replace("-", "_"), metavar=opt.metavar, help=opt.help)
+    group.add_argument("--no-cache", dest="xla_cache", action="store_const", const="off",
+                       help="the same as --xla-cache=off: project mode keeps no summaries between runs")
     group = parser.add_argument_group("output and configuration")
     group.add_argument("--format", choices=FORMATS, help="output format (default: default)")
     group.add_argument("--exit-zero", action="store_true", default=None, help="exit 0 even when there are findings")

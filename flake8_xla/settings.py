@@ -18,6 +18,7 @@ KNOWN_VERSIONS: tuple[tuple[int, int], ...] = tuple((2, minor) for minor in rang
 NEWEST_VERSION = KNOWN_VERSIONS[-1]
 SCOPES = ("auto", "always")
 PROJECT_MODES = ("on", "off")
+CACHE_MODES = ("on", "off")
 #: the rule pages' URL template when none is configured: none. Until the project has a public
 #: home, no URL is made up: a rule's page is ``flake8-xla rule XLA101`` (and SARIF's help text),
 #: and the URLs appear only where the user sets ``xla-docs-url``
@@ -49,6 +50,8 @@ class Settings:
             modules, parse only) or ``"off"`` (each file alone), option ``xla-project``.
         baseline: the baseline file (option ``xla-baseline``, see :mod:`flake8_xla.baseline`)
             whose findings the hosts do not report, or ``None``; the engine does not read it.
+        cache: ``"on"`` (project mode keeps module summaries between runs in the user cache
+            folder, :mod:`flake8_xla.project.cache`) or ``"off"``, option ``xla-cache``.
         unreported: rule codes the host will not report (its ``select`` / ``ignore``; set
             by the flake8 plugin and the CLI, not an option): a finding of one of them does
             not supersede another rule's finding ("one finding per fix"), so
@@ -68,6 +71,7 @@ class Settings:
     project: str = "on"
     baseline: str | None = None
     unreported: tuple[str, ...] = ()
+    cache: str = "on"
 
     def __post_init__(self) -> None:
         # a template the rule URLs cannot be made from fails here, not at the first finding
@@ -184,6 +188,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("xla-project", "project", parse_project, "on", "{on,off}",
            "on (default): read the source of the linted file's project modules (parse only, never "
            "import) to follow calls across them; off: lint each file alone."),
+    Option("xla-cache", "cache", lambda value, option: _choice(value, option, CACHE_MODES), "on", "{on,off}",
+           "on (default): keep project mode's module summaries between runs in the user cache folder "
+           "($FLAKE8_XLA_CACHE_DIR to name another); off: compute them every run."),
     Option("xla-baseline", "baseline", lambda value, option: _parse_baseline(value, option), "", "FILE",
            "report only findings not in this baseline file (flake8-xla --write-baseline FILE writes one)."),
 )

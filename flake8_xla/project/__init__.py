@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..settings import Settings
 from .callers import INSTANCE, INSTANCES, CallFacts
-from . import constants, defs
+from . import cache, constants, defs
 from .defs import NOTHING, DefFacts, def_facts
 from .files import ProjectFiles, read_bytes, read_text, root_from
 from .summary import LaunchSetup, ModuleSummary, Ref, import_bindings, parse_module, resolve_chain, summarise, \
@@ -174,6 +174,7 @@ def clear_cache() -> None:
     _RUNS.clear()
     _ROOTS.clear()
     defs.clear_cache()
+    cache.clear()
     _XLA_ROOTS.clear()
 
 
@@ -203,11 +204,28 @@ def summary_of(path: Path, files: ProjectFiles, settings: Settings) -> ModuleSum
     if key not in _SUMMARIES:
         _SUMMARIES[key] = None  # an import cycle asking again while this one is built: unknown
         try:
-            _SUMMARIES[key] = summarise(path, files, settings, lambda ref: def_facts(ref, files),
-                                        launcher_selves_for(path, files))
+            _SUMMARIES[key] = _summarise(path, files, settings)
         except (Exception, RecursionError):  # a module the model cannot read is unknown, for good
             _SUMMARIES[key] = None
     return _SUMMARIES[key]
+
+
+def _summarise(path: Path, files: ProjectFiles, settings: Settings) -> ModuleSummary | None:
+    """:func:`~.summary.summarise`, through the on-disk cache (:mod:`.cache`) unless it is off."""
+    selves = launcher_selves_for(path, files)
+    where = cache.folder(files.root) if settings.cache == "on" else None
+    entry = None
+    if where is not None:
+        data = read_bytes(path)
+        if data is not None:
+            entry = cache.key(path, data, settings, cache.project_digest(files.root, files.files()), selves)
+            found = cache.load(where, entry)
+            if found is not cache.MISSING:
+                return found
+    found = summarise(path, files, settings, lambda ref: def_facts(ref, files), selves)
+    if entry is not None:
+        cache.store(where, entry, found)
+    return found
 
 
 def _state(path: Path) -> tuple | None:

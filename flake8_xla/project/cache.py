@@ -1,0 +1,226 @@
+"""The on-disk cache of module summaries (project mode), as Ruff and mypy keep theirs.
+
+A summary (:class:`~.summary.ModuleSummary`) is plain data computed from the module's text,
+the run's settings and the project's other modules (the light index of their classes and
+functions). The cache keeps it between runs, in the user's cache folder, keyed by:
+
+- the linter's version and a digest of the settings a summary depends on;
+- the module's resolved path and the digest of its bytes;
+- the digest of the project's Python files (path and bytes, once per root and process):
+  a summary may read any of them, so an edit anywhere in the project makes every entry
+  of that project cold (sound, and simple; the language server keeps the analysis in
+  memory between edits anyway).
+
+Where: ``$FLAKE8_XLA_CACHE_DIR`` when set (the user names it: it may be anywhere), else
+the platform's user cache folder (``platformdirs`` when installed; ``$XDG_CACHE_HOME`` or
+``~/.cache`` on Linux, ``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows),
+subfolder ``flake8-xla``. A folder the user did not name is never used when it lies inside
+the linted project's tree. Off with ``xla-cache = off`` (flake8/pylint option,
+``--xla-cache=off``) or the CLI's ``--no-cache``.
+
+Entries are JSON (never pickle: loading one runs no code) of a whitelist of the summary's
+dataclasses; an entry that cannot be read, is not JSON, names another key or a class off
+the whitelist is ignored and rewritten. Writes go through a temporary file and
+``os.replace`` (a reader sees the old entry or the new one, never half of one). Any error
+of the cache (a read-only or full disk, a folder that cannot be made) turns it off for
+the run; it never raises.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from ..settings import Settings
+
+#: bump when the summary's format changes (with the package version, part of every key)
+FORMAT = 1
+_DISABLED: set[str] = set()  # cache folders an error turned off for this process
+_DIGESTS: dict[Path, str] = {}  # project root -> digest of its files, once per process
+_STATS = {"hits": 0, "misses": 0, "writes": 0}
+
+
+def clear() -> None:
+    """Forget the per-process state (project digests, disabled folders, counters)."""
+    _DIGESTS.clear()
+    _DISABLED.clear()
+    for k in _STATS:
+        _STATS[k] = 0
+
+
+def stats() -> dict[str, int]:
+    """``{"hits", "misses", "writes"}`` of this process (for tests and the benchmark)."""
+    return dict(_STATS)
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("flake8-xla")
+    except Exception:  # an uninstalled checkout: the package file's state stands in
+        return "unknown-" + str(os.stat(__file__).st_mtime_ns)
+
+
+def folder(root: Path | None = None) -> Path | None:
+    """The cache folder, or ``None`` when there is none to use (a folder the user did not
+    name that lies inside the project ``root``)."""
+    named = os.environ.get("FLAKE8_XLA_CACHE_DIR")
+    if named:
+        return Path(named).expanduser()
+    base = _platform_folder()
+    if root is not None:
+        try:
+            base.resolve().relative_to(root.resolve())
+            return None  # inside the linted tree, and nobody named it there
+        except (ValueError, OSError):
+            pass
+    return base
+
+
+def _platform_folder() -> Path:
+    """The platform's user cache folder for flake8-xla."""
+    try:
+        import platformdirs  # a well-kept library when it is there (pylint depends on it)
+
+        return Path(platformdirs.user_cache_dir("flake8-xla", appauthor=False))
+    except Exception:
+        if sys.platform == "win32":
+            return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local") / "flake8-xla" / "Cache"
+        if sys.platform == "darwin":
+            return Path.home() / "Library" / "Caches" / "flake8-xla"
+        return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "flake8-xla"
+
+
+def project_digest(root: Path, paths) -> str:
+    """The digest of the project's Python files (relative path and bytes), once per root."""
+    found = _DIGESTS.get(root)
+    if found is None:
+        from .files import read_bytes
+
+        h = hashlib.sha256()
+        for p in sorted(paths, key=str):
+            data = read_bytes(p)
+            h.update(str(p).encode("utf-8", "surrogatepass"))
+            h.update(b"\0" + (hashlib.sha256(data).digest() if data is not None else b"-"))
+        found = _DIGESTS[root] = h.hexdigest()
+    return found
+
+
+def key(path: Path, data: bytes, settings: Settings, project: str, extra: object) -> str:
+    """The entry's key (hex digest) for the module at ``path`` whose bytes are ``data``."""
+    relevant = (settings.scope, settings.target_version, settings.reducing_calls, settings.launchers,
+                settings.project)
+    h = hashlib.sha256()
+    for part in (f"flake8-xla {_version()} format {FORMAT}", repr(relevant), project, str(path), repr(extra)):
+        h.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    h.update(hashlib.sha256(data).digest())
+    return h.hexdigest()
+
+
+def load(where: Path, entry: str):
+    """The summary stored under ``entry`` in ``where`` (``None``: the stored verdict that the
+    module does not parse), or :data:`MISSING` (no entry, or one unreadable or foreign:
+    ignored)."""
+    if str(where) in _DISABLED:
+        return _MISSING
+    try:
+        with open(where / entry[:2] / f"{entry}.json", encoding="utf-8") as fh:
+            doc = json.load(fh)
+        if type(doc) is not dict or doc.get("key") != entry or doc.get("format") != FORMAT:
+            raise ValueError("foreign entry")
+        found = _decode(doc["summary"])
+        from .summary import ModuleSummary
+
+        if found is not None and type(found) is not ModuleSummary:
+            raise ValueError("not a summary")
+    except FileNotFoundError:
+        _STATS["misses"] += 1
+        return _MISSING
+    except (Exception, RecursionError):  # corrupt or foreign: ignored, rewritten by the caller
+        _STATS["misses"] += 1
+        return _MISSING
+    _STATS["hits"] += 1
+    return found
+
+
+def store(where: Path, entry: str, summary) -> None:
+    """Write ``summary`` (or ``None``: the module does not parse) under ``entry``,
+    atomically; any error turns the cache off for this folder and run."""
+    if str(where) in _DISABLED:
+        return
+    try:
+        sub = where / entry[:2]
+        sub.mkdir(parents=True, exist_ok=True)
+        text = json.dumps({"format": FORMAT, "key": entry, "summary": _encode(summary)}, separators=(",", ":"))
+        fd, tmp = tempfile.mkstemp(dir=sub, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, sub / f"{entry}.json")
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+        _STATS["writes"] += 1
+    except (Exception, RecursionError):  # a read-only or full disk: no cache this run
+        _DISABLED.add(str(where))
+
+
+#: what :func:`load` returns for an entry it does not have (``None`` is a stored verdict)
+_MISSING = object()
+MISSING = _MISSING
+
+
+_WHITELIST: dict[str, type] = {}
+
+
+def _classes() -> dict[str, type]:
+    """The dataclasses an entry may hold, by name (built once)."""
+    if not _WHITELIST:
+        from .callers import ArgFacts, CallFacts, DispatchFacts
+        from .summary import ClassFacts, FunctionFacts, LaunchSetup, ModuleSummary
+
+        _WHITELIST.update((c.__name__, c) for c in (ArgFacts, CallFacts, DispatchFacts, ClassFacts, FunctionFacts,
+                                                   LaunchSetup, ModuleSummary))
+    return _WHITELIST
+
+
+def _encode(value):
+    t = type(value)
+    if value is None or t in (str, int, float, bool):
+        return value
+    if t is tuple:
+        return {"t": [_encode(v) for v in value]}
+    if t is frozenset:
+        return {"s": sorted((_encode(v) for v in value), key=repr)}
+    if dataclasses.is_dataclass(value) and t.__name__ in _classes():
+        return {"d": t.__name__, "f": {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}}
+    raise TypeError(f"not cacheable: {t.__name__}")
+
+
+def _decode(value):
+    t = type(value)
+    if value is None or t in (str, int, float, bool):
+        return value
+    if t is dict:
+        if "t" in value:
+            return tuple(_decode(v) for v in value["t"])
+        if "s" in value:
+            return frozenset(_decode(v) for v in value["s"])
+        cls = _classes().get(value.get("d"))
+        if cls is None:
+            raise ValueError("a class off the whitelist")
+        names = {f.name for f in dataclasses.fields(cls)}
+        fields = value.get("f")
+        if type(fields) is not dict or not set(fields) <= names:
+            raise ValueError("fields of another version")
+        return cls(**{k: _decode(v) for k, v in fields.items()})
+    raise ValueError(f"not a cached value: {t.__name__}")

@@ -1,0 +1,206 @@
+"""Project mode's on-disk summary cache (flake8_xla/project/cache.py, issue 28 section 2):
+computed once, read back on the next run, the same findings cold and warm, never a traceback
+from a corrupt, foreign or unwritable cache, never inside the linted tree unless named, off
+with ``xla-cache = off`` / ``--no-cache``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from flake8_xla import project
+from flake8_xla.project import cache, summary
+from flake8_xla.settings import Settings
+from test_project_mode import lint_all, write
+from test_project_overrides_constants import BACKENDS, CUDA, TRAIN, XLA
+
+pytestmark = pytest.mark.usefixtures("fresh_project_cache")
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" / "projects"
+
+ENGINE = '''\
+import torch
+
+
+def run(backend, loader, model, optimizer):
+    for x, y in loader:
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        print(loss.item())
+'''
+
+WORKER = TRAIN.replace("    backend.setup()\n", "    backend.setup()\n    run(backend, cfg.loader, cfg.model, cfg.opt)\n") \
+    .replace("from backends import get_backend\n", "from backends import get_backend\nfrom engine import run\n")
+
+WANT = {("engine.py", 8, "XLA201"), ("engine.py", 9, "XLA501")}
+
+
+def _make(base):
+    write(base, {"pyproject.toml": "", "backends/__init__.py": BACKENDS, "backends/cuda_backend.py": CUDA,
+                 "backends/xla_backend.py": XLA, "train.py": WORKER, "engine.py": ENGINE})
+
+
+def _entries(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("*.json")) if folder.exists() else []
+
+
+def test_warm_run_reads_the_summaries_back(tmp_path, monkeypatch):
+    where = tmp_path / "cache"
+    monkeypatch.setenv("FLAKE8_XLA_CACHE_DIR", str(where))
+    proj = tmp_path / "p"
+    _make(proj)
+    assert lint_all(proj) == WANT
+    written = cache.stats()["writes"]
+    assert written >= 3 and len(_entries(where)) == written
+    project.clear_cache()  # a new process: nothing in memory
+
+    def boom(*a, **k):
+        raise AssertionError("summarised again on a warm cache")
+
+    monkeypatch.setattr(project, "summarise", boom)
+    assert lint_all(proj) == WANT
+    assert cache.stats()["misses"] == 0 and cache.stats()["hits"] >= written
+
+
+def test_an_edit_anywhere_in_the_project_makes_it_cold(tmp_path, monkeypatch):
+    where = tmp_path / "cache"
+    monkeypatch.setenv("FLAKE8_XLA_CACHE_DIR", str(where))
+    proj = tmp_path / "p"
+    _make(proj)
+    assert lint_all(proj) == WANT
+    project.clear_cache()
+    # the launch now selects the CUDA branch: the CUDA backend is XLA code, engine unchanged
+    (proj / "train.py").write_text(WORKER.replace("get_backend(cfg.backend)", 'get_backend("cuda")'), encoding="utf-8")
+    found = lint_all(proj)
+    assert WANT <= found and ("backends/cuda_backend.py", 10, "XLA103") in found
+    assert cache.stats()["misses"] > 0
+
+
+@pytest.mark.parametrize("damage", [
+    lambda p: p.write_text("{not json", encoding="utf-8"),
+    lambda p: p.write_bytes(b"\x80\x81\x00garbage"),
+    lambda p: p.write_text(json.dumps({"format": cache.FORMAT, "key": "someone else's", "summary": None})),
+    lambda p: p.write_text(json.dumps({"format": cache.FORMAT, "key": p.stem,
+                                       "summary": {"d": "Popen", "f": {"args": "rm -rf /"}}})),
+    lambda p: p.write_text(json.dumps({"format": cache.FORMAT, "key": p.stem,
+                                       "summary": {"d": "ModuleSummary", "f": {"no_such_field": 1}}})),
+    lambda p: p.write_text(json.dumps({"format": cache.FORMAT, "key": p.stem, "summary": {"d": "ArgFacts",
+                                                                                          "f": {"kind": "x"}}})),
+])
+def test_a_corrupt_or_foreign_entry_is_ignored_and_rewritten(tmp_path, monkeypatch, damage):
+    where = tmp_path / "cache"
+    monkeypatch.setenv("FLAKE8_XLA_CACHE_DIR", str(where))
+    proj = tmp_path / "p"
+    _make(proj)
+    assert lint_all(proj) == WANT
+    for entry in _entries(where):
+        damage(entry)
+    project.clear_cache()
+    assert lint_all(proj) == WANT
+    assert cache.stats()["hits"] == 0 and cache.stats()["writes"] > 0
+    for entry in _entries(where):  # rewritten: readable again
+        assert json.loads(entry.read_text(encoding="utf-8"))["key"] == entry.stem
+
+
+def test_an_unwritable_cache_folder_is_no_error(tmp_path, monkeypatch):
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the folder should be", encoding="utf-8")
+    monkeypatch.setenv("FLAKE8_XLA_CACHE_DIR", str(blocker / "sub"))
+    proj = tmp_path / "p"
+    _make(proj)
+    assert lint_all(proj) == WANT
+    assert cache.stats()["writes"] == 0
+
+
+def test_off_writes_nothing(tmp_path, monkeypatch):
+    where = tmp_path / "cache"
+    monkeypatch.setenv("FLAKE8_XLA_CACHE_DIR", str(where))
+    proj = tmp_path / "p"
+    _make(proj)
+    assert lint_all(proj, Settings(cache="off")) == WANT
+    assert not where.exists()
+
+
+def test_the_cli_no_cache_flag_and_the_flake8_option(tmp_path):
+    where = tmp_path / "cache"
+    proj = tmp_path / "p"
+    _make(proj)
+    env = dict(os.environ, FLAKE8_XLA_CACHE_DIR=str(where))
+    cli = [sys.executable, "-m", "flake8_xla", "--select=XLA", "engine.py"]
+    out = subprocess.run(cli + ["--no-cache"], cwd=proj, env=env, capture_output=True, text=True)
+    assert "engine.py:8:" in out.stdout and not where.exists(), out.stderr
+    out = subprocess.run([sys.executable, "-m", "flake8", "--select=XLA", "--xla-cache=off", "engine.py"], cwd=proj,
+                         env=env, capture_output=True, text=True)
+    assert "engine.py:8:" in out.stdout and not where.exists(), out.stderr
+    out = subprocess.run(cli, cwd=proj, env=env, capture_output=True, text=True)
+    assert "engine.py:8:" in out.stdout and _entries(where), out.stderr
+
+
+def test_an_unnamed_folder_inside_the_project_is_not_used(tmp_path, monkeypatch):
+    proj = tmp_path / "p"
+    _make(proj)
+    monkeypatch.delenv("FLAKE8_XLA_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(proj / ".cache"))
+    monkeypatch.setattr(cache, "_platform_folder", lambda: proj / ".cache" / "flake8-xla")
+    assert cache.folder(proj) is None
+    assert lint_all(proj) == WANT
+    assert not (proj / ".cache").exists()
+    # named by the user, it is used wherever it is
+    monkeypatch.setenv("FLAKE8_XLA_CACHE_DIR", str(proj / ".named"))
+    assert cache.folder(proj) == proj / ".named"
+
+
+def test_a_module_without_torch_touches_no_cache(tmp_path, monkeypatch):
+    where = tmp_path / "cache"
+    monkeypatch.setenv("FLAKE8_XLA_CACHE_DIR", str(where))
+    proj = tmp_path / "p"
+    _make(proj)
+    write(proj, {"tools/report.py": "import json\n\n\ndef main(path):\n    return json.load(open(path))\n"})
+    from test_project_mode import lint
+
+    assert lint(proj, "tools/report.py") == set()
+    assert not where.exists()
+
+
+def test_summaries_round_trip_exactly(tmp_path):
+    proj = tmp_path / "p"
+    _make(proj)
+    files = project._project(proj.resolve())
+    for rel in ("train.py", "engine.py", "backends/__init__.py", "backends/xla_backend.py"):
+        s = summary.summarise((proj / rel).resolve(), files, Settings())
+        assert cache._decode(json.loads(json.dumps(cache._encode(s)))) == s
+
+
+PROJECTS = sorted(p.parent.name for p in SHARED.glob("*/PROJECT")) if SHARED.is_dir() else []
+
+
+@pytest.mark.skipif(not PROJECTS, reason="../shared/projects not present")
+@pytest.mark.parametrize("name", PROJECTS)
+def test_handed_projects_same_cold_and_warm(tmp_path, name):
+    from flake8_runner import flake8
+    from test_projects import project_files
+
+    folder = SHARED / name
+    env_dir = tmp_path / "cache"
+    old = os.environ.get("FLAKE8_XLA_CACHE_DIR")
+    os.environ["FLAKE8_XLA_CACHE_DIR"] = str(env_dir)
+    try:
+        files = project_files(folder)
+        cold = flake8(files, [], cwd=folder)
+        assert _entries(env_dir), "the cold run wrote no summaries"
+        stamp = {p: p.stat().st_mtime_ns for p in _entries(env_dir)}
+        warm = flake8(files, [], cwd=folder)
+        assert {p: p.stat().st_mtime_ns for p in _entries(env_dir)} == stamp  # read, not rewritten
+    finally:
+        if old is None:
+            os.environ.pop("FLAKE8_XLA_CACHE_DIR", None)
+        else:
+            os.environ["FLAKE8_XLA_CACHE_DIR"] = old
+    assert cold == warm
