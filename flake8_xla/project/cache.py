@@ -58,7 +58,17 @@ def stats() -> dict[str, int]:
     return dict(_STATS)
 
 
+_VERSION: list[str] = []
+
+
 def _version() -> str:
+    """The installed package's version (asked once per process)."""
+    if not _VERSION:
+        _VERSION.append(_read_version())
+    return _VERSION[0]
+
+
+def _read_version() -> str:
     try:
         from importlib.metadata import version
 
