@@ -55,6 +55,34 @@ def callers(base: Path, n: int) -> list[Path]:
     return _write(base, files)
 
 
+def subclasses(base: Path, n: int) -> list[Path]:
+    """A base trainer's loop calls ``self.training_step``; N subclasses in N modules override
+    it, each built by the launched code (dispatch per (method, class) reached)."""
+    files = {"pyproject.toml": "", "pkg/__init__.py": "",
+             "pkg/base.py": ("import torch\n\n\nclass Base:\n    def training_step(self, b):\n        return b\n\n"
+                             "    def fit(self, loader):\n        for b in loader:\n            self.training_step(b)\n"
+                             "            torch.cuda.empty_cache()\n")}
+    for i in range(n):
+        files[f"pkg/s{i}.py"] = (f"import torch\nfrom pkg.base import Base\n\n\nclass S{i}(Base):\n"
+                                 f"    def training_step(self, b):\n        torch.cuda.empty_cache()\n        return b\n")
+    files["train.py"] = LAUNCHER.format(imports="\n".join(f"from pkg.s{i} import S{i}" for i in range(n)),
+                                        calls="".join(f"    S{i}().fit([])\n" for i in range(n)))
+    return _write(base, files)
+
+
+def factories(base: Path, n: int) -> list[Path]:
+    """A factory with N constant-tested branches, each building a class of its own module;
+    the launched code asks for one: only that branch is followed."""
+    branches = "".join(f"    if name == 'b{i}':\n        from pkg.b{i} import B{i}\n\n        return B{i}()\n"
+                       for i in range(n))
+    files = {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/factory.py": f"def make(name):\n{branches}"
+             "    return None\n"}
+    for i in range(n):
+        files[f"pkg/b{i}.py"] = f"import torch\n\n\nclass B{i}:\n    def go(self):\n        torch.cuda.empty_cache()\n"
+    files["train.py"] = LAUNCHER.format(imports="from pkg.factory import make", calls="    make('b0').go()\n")
+    return _write(base, files)
+
+
 def _write(base: Path, files: dict[str, str]) -> list[Path]:
     for name, text in files.items():
         (base / name).parent.mkdir(parents=True, exist_ok=True)
@@ -62,13 +90,19 @@ def _write(base: Path, files: dict[str, str]) -> list[Path]:
     return sorted(p for p in base.rglob("*.py"))
 
 
-@pytest.mark.parametrize("shape", [chain, star, callers], ids=["chain", "star", "callers"])
+@pytest.mark.parametrize("shape", [chain, star, callers, subclasses, factories],
+                         ids=["chain", "star", "callers", "subclasses", "factories"])
 def test_linting_every_module_is_linear_in_modules(shape, tmp_path):
     small, found_small = project_work(shape(tmp_path / "small", N))
     large, found_large = project_work(shape(tmp_path / "large", 2 * N))
     if shape is callers:  # common.shared is XLA code, and its xm is torch_xla's at all N call sites
         assert sorted((name, f.code) for name, f in found_small) == [("common.py", "XLA401"), ("common.py", "XLA801")]
         assert sorted((name, f.code) for name, f in found_large) == [("common.py", "XLA401"), ("common.py", "XLA801")]
+    elif shape is factories:  # only the branch the constant selects: B0.go
+        assert sorted((name, f.code) for name, f in found_small) == [("b0.py", "XLA401")]
+        assert sorted((name, f.code) for name, f in found_large) == [("b0.py", "XLA401")]
+    elif shape is subclasses:  # each override is XLA code; the base's loop too
+        assert len(found_small) == N + 1 and len(found_large) == 2 * N + 1
     else:  # every reached helper is XLA code (XLA401 per module), the CPU helpers stay plain
         assert len(found_small) == N + (shape is star) and len(found_large) == 2 * N + (shape is star)
     assert large <= SLACK * small, f"{shape.__name__}: work {small} at N={N}, {large} at N={2 * N} ({large / small:.2f}x)"
