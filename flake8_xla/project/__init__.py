@@ -887,7 +887,8 @@ def _called_elsewhere(path: Path, name: str, files: ProjectFiles) -> bool:
                 for m in set(_CALLED.findall(text)):
                     collected.setdefault(m, set()).add(str(p))
         index = _METHOD_FILES[files.root] = collected
-    return bool(index.get(name, set()) - {str(path)})
+    found = index.get(name)  # (no set copied per question: it is asked for every candidate call)
+    return bool(found) and (len(found) > 1 or str(path) not in found)
 
 
 def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Settings) -> tuple[CallFacts, ...]:
