@@ -426,3 +426,21 @@ torch_xla.launch(_mp_fn, args=(None,))
 def test_xla305_a_collator_making_a_device_tensor(tmp_path, device, workers, want):
     write(tmp_path, {"pyproject.toml": "", "m.py": COLLATE.replace("DEVICE", device).replace("WORKERS", workers)})
     assert {(line, code) for _, line, code in lint(tmp_path, "m.py") if code == "XLA305"} == want
+
+
+def test_a_dispatch_passing_a_built_model_keeps_the_module_known(tmp_path):
+    # describe_dispatches was handed the list of class facts instead of the class resolver:
+    # `backend.wrap(build_model(cfg))` on a parameter raised, the module's summary was lost,
+    # and nothing it runs was reached (a whole shared engine silent)
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "model.py": "import torch\n\n\nclass MLP(torch.nn.Module):\n    def forward(self, x):\n        return x\n\n\n"
+                    "def build_model(cfg):\n    return MLP()\n",
+        "engine.py": "import torch\n\nfrom model import build_model\n\n\ndef train(backend, cfg):\n"
+                     "    model = backend.wrap(build_model(cfg))\n    torch.cuda.empty_cache()\n    return model\n",
+        "main.py": "import torch_xla\n\nfrom engine import train\n\n\ndef worker(index, cfg):\n    train(None, cfg)\n\n\n"
+                   "if __name__ == '__main__':\n    torch_xla.launch(worker, args=(None,))\n",
+    })
+    assert project.summary_of((tmp_path / "engine.py").resolve(), project._project(tmp_path.resolve()),
+                              Settings()) is not None
+    assert lint(tmp_path, "engine.py") == {("engine.py", 8, "XLA401")}

@@ -315,7 +315,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                                        returns_loader=_returns_loader(model, func), self_calls=self_calls,
                                        self_local=self_local, self_steps=self_steps,
                                        params=tuple(func.params), edges=edges))
-    classes = []
+    class_facts = []
     for cls in model.classes:
         local, out = [], []
         for base in cls.node.bases:
@@ -327,7 +327,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                     out.append(r)
         assigned = tuple(t.id for stmt in cls.node.body if type(stmt) in (ast.Assign, ast.AnnAssign)
                          for t in (stmt.targets if type(stmt) is ast.Assign else [stmt.target]) if type(t) is ast.Name)
-        classes.append(ClassFacts(cls.name, tuple(cls.methods), tuple(local), tuple(out),
+        class_facts.append(ClassFacts(cls.name, tuple(cls.methods), tuple(local), tuple(out),
                                   model.plain_dataset_class(cls), model.class_dropout(cls), assigned,
                                   model.device_attrs(cls)))
     exports = []
@@ -342,7 +342,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         path=str(path),
         uses_torch_xla=model.uses_torch_xla,
         functions=tuple(functions),
-        classes=tuple(classes),
+        classes=tuple(class_facts),
         exports=tuple(exports),
         launch_contexts=_launch_contexts(model, quals),
         launched_multi=tuple(quals[id(f)] for f in model.functions if id(f) in multi),
