@@ -444,3 +444,75 @@ def test_a_dispatch_passing_a_built_model_keeps_the_module_known(tmp_path):
     assert project.summary_of((tmp_path / "engine.py").resolve(), project._project(tmp_path.resolve()),
                               Settings()) is not None
     assert lint(tmp_path, "engine.py") == {("engine.py", 8, "XLA401")}
+
+
+# --- adversarial round on these two features (each failed before its fix) ----------------
+
+@pytest.mark.parametrize("worker", [
+    # the tested attribute changed before the call: the CUDA branch runs
+    "    cfg.backend = 'cuda'\n    backend = get_backend(cfg.backend)\n",
+    "    setattr(cfg, 'backend', 'cuda')\n    backend = get_backend(cfg.backend)\n",
+    "    force_cuda(cfg)\n    backend = get_backend(cfg.backend)\n",
+    # the factory also handed on as a value beside its call: where that one runs is not told
+    "    backend = get_backend('tpu')\n    fallback = functools.partial(get_backend, 'cuda')\n    fallback().setup()\n",
+])
+def test_what_may_select_the_cuda_branch_reaches_it(tmp_path, worker):
+    train = TRAIN.replace("    backend = get_backend(cfg.backend)\n", worker).replace(
+        "import argparse\n", "import argparse\nimport functools\n\n\ndef force_cuda(c):\n    c.backend = 'cuda'\n")
+    _backends(tmp_path, train=train)
+    assert CUDA_AS_XLA <= lint(tmp_path, "backends/cuda_backend.py")
+
+
+@pytest.mark.parametrize("call", ["get_backend(True)", "get_backend(1.0)"])
+def test_equality_is_pythons(tmp_path, call):
+    backends = BACKENDS.replace('if name == "tpu":', "if name == 1:")
+    train = TRAIN.replace("get_backend(cfg.backend)", call)
+    _backends(tmp_path, train=train, backends=backends)
+    assert lint(tmp_path, "backends/cuda_backend.py") == set()
+
+
+def test_two_calls_of_the_factory_in_one_block_keep_the_pruning(tmp_path):
+    train = TRAIN.replace("    backend = get_backend(cfg.backend)\n",
+                          "    backend = get_backend('tpu'); backend.setup(); other = get_backend('tpu')\n")
+    _backends(tmp_path, train=train)
+    assert lint(tmp_path, "backends/cuda_backend.py") == set()
+
+
+def test_a_nested_def_reusing_the_parameter_name_decides_nothing(tmp_path):
+    backends = ('def get_backend(name):\n    if name == "cuda":\n        from .cuda_backend import CudaBackend\n\n'
+                '        def make(name):\n            return CudaBackend()\n\n        return make("tpu")\n'
+                '    from .xla_backend import XlaBackend\n\n    return XlaBackend()\n')
+    train = TRAIN.replace("get_backend(cfg.backend)", 'get_backend("cuda")')
+    _backends(tmp_path, train=train, backends=backends)
+    assert CUDA_AS_XLA <= lint(tmp_path, "backends/cuda_backend.py")
+
+
+def test_super_call_in_the_override_runs_the_base_body(tmp_path):
+    tpu = TPU.replace('''    def training_step(self, batch):
+        loss = self.model(batch).sum()
+        loss.backward()
+        xm.optimizer_step(self.optimizer)''', '''    def training_step(self, batch):
+        loss = super().training_step(batch)
+        xm.optimizer_step(self.optimizer)''')
+    _trainers(tmp_path, tpu=tpu)
+    assert "BaseTrainer.training_step" in project.facts_for(str(tmp_path / "pkg/base.py"), Settings()).reached
+    found = lint(tmp_path, "pkg/base.py")
+    assert ("pkg/base.py", 30, "XLA207") in found
+    # (its .item() is not yet judged step code: the override's caller loop is in the base's
+    # train, and the base body runs under the override's call, not in that loop directly)
+
+
+def test_two_subclasses_both_stepping_twice(tmp_path):
+    tpu = TPU + '''
+
+class TPUTrainer2(BaseTrainer):
+    def training_step(self, batch):
+        self.model(batch).sum().backward()
+        xm.optimizer_step(self.optimizer)
+'''
+    run = RUN.replace("from pkg.tpu import TPUTrainer", "from pkg.tpu import TPUTrainer, TPUTrainer2").replace(
+        "    TPUTrainer(model, list(range(64))).train()\n",
+        "    TPUTrainer(model, list(range(64))).train()\n    TPUTrainer2(model, list(range(64))).train()\n")
+    _trainers(tmp_path, tpu=tpu, run=run)
+    found = lint(tmp_path, "pkg/base.py")
+    assert ("pkg/base.py", 30, "XLA207") in found and ("pkg/base.py", 30, "XLA201") not in found

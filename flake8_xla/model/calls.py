@@ -486,24 +486,36 @@ class Calls:
         """``self.m`` in a method whose objects all run one method ``m`` of another module
         (:meth:`_self_dispatch`: a subclass's override): that method's
         :class:`flake8_xla.project.HelperFacts`; else ``None``."""
+        found = self.remote_overrides(func_expr, ctx)
+        return found[0] if found is not None and len(found) == 1 else None
+
+    def remote_overrides(self, func_expr: ast.AST, ctx: Ctx) -> tuple | None:
+        """``self.m`` in a method whose objects all run methods ``m`` of other modules
+        (:meth:`_self_dispatch`): each one's :class:`flake8_xla.project.HelperFacts`
+        (``None`` when one is unknown, or one runs in this module)."""
         func = ctx.func
         if type(func_expr) is not ast.Attribute or type(func_expr.value) is not ast.Name or func is None \
                 or func.cls is None or not func.params or func_expr.value.id != func.params[0] \
                 or self.project_lookup is None:
             return None
         targets = self._self_dispatch(func, func_expr.attr)
-        if not targets or len(targets) != 1 or self._local_targets(targets):
+        if not targets or self._local_targets(targets) or any(not file for file, _ in targets):
             return None
-        key = ("remote_override", targets[0])
+        out = []
         cache = self._cache
-        if key not in cache:
-            file, qual = targets[0]
-            head, _, m = qual.rpartition(".")
-            try:
-                cache[key] = self.project_lookup((m,), cls=(file, head))
-            except (Exception, RecursionError):  # the project cannot be read: unknown
-                cache[key] = None
-        return cache[key]
+        for target in targets:
+            key = ("remote_override", target)
+            if key not in cache:
+                file, qual = target
+                head, _, m = qual.rpartition(".")
+                try:
+                    cache[key] = self.project_lookup((m,), cls=(file, head))
+                except (Exception, RecursionError):  # the project cannot be read: unknown
+                    cache[key] = None
+            if cache[key] is None:
+                return None
+            out.append(cache[key])
+        return tuple(out)
 
     def _receiver_helper(self, func_expr: ast.Attribute, ctx: Ctx):
         """``backend.m`` where ``backend`` is a parameter holding instances of exactly one

@@ -542,8 +542,22 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
     if own:
         names = set(f.self_calls)
         out.extend((r, cls, ()) for r in _class_methods(cls, files, settings) if r[1].rsplit(".", 1)[-1] in names)
+    if f.super_calls:  # super().m(): the bases' m, on the same object
+        head = qual.rpartition(".")[0]
+        own = s.cls(head)
+        bases = [(file, b) for b in own.bases_local] + list(own.bases_out) if own is not None else []
+        for m in f.super_calls:
+            for base in bases:
+                found = [r for r in _class_methods(base, files, settings) if r[1].rsplit(".", 1)[-1] == m]
+                if found:
+                    out.append((found[0], cls, ()))
+                    break
+    unbuilt = set(f.unbuilt)
     for ref in f.calls_out:
-        follow(ref, _targets(ref, files, settings))
+        targets = _targets(ref, files, settings)
+        if ref in unbuilt:  # named, not built here: the object it runs on is of unknown class
+            targets = [(t, None) for t, _ in targets]
+        follow(ref, targets)
     return out
 
 

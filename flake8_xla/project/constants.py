@@ -26,7 +26,8 @@ from ..model.runtime import chain_parts
 
 #: a literal value as facts hold it: (type name, value), so that True and 1 differ
 Value = tuple
-#: one test: (chain, value, equal): ``chain == value`` holds (equal) or fails (not equal)
+#: one test: (chain, value, equal, identity): ``chain == value`` (``is`` with identity) holds
+#: (equal) or fails (not equal)
 Cond = tuple
 #: how many contexts one function is followed with before the rest count as unknown
 MAX_CONTEXTS = 8
@@ -45,9 +46,13 @@ def literal(expr: ast.AST) -> Value | None:
 
 def stable_chain(model, expr: ast.AST, ctx) -> str | None:
     """``"cfg.backend"`` for a name or attribute chain whose root has exactly one binding
-    where it is read (a parameter nothing rebinds, a local bound once); else ``None``."""
+    where it is read (a parameter nothing rebinds, a local bound once), in a function that is
+    not nested in another (its ``if`` frames would be the outer function's); for an
+    attribute chain, also no attribute store or ``setattr`` on the root in the function, and
+    no call handed the root before the read (``force_cuda(cfg)`` may set ``cfg.backend``).
+    Else ``None``."""
     parts = chain_parts(expr)
-    if parts is None or ctx is None or ctx.func is None:
+    if parts is None or ctx is None or ctx.func is None or ctx.func.ctx.func is not None:
         return None
     bindings = model.lookup(parts[0], ctx, None)
     if not bindings or len(bindings) != 1 or bindings[0][1] not in ("param", "value"):
@@ -55,7 +60,45 @@ def stable_chain(model, expr: ast.AST, ctx) -> str | None:
     b_ctx = bindings[0][3]
     if b_ctx is not None and b_ctx.func is not ctx.func and bindings[0][1] != "param":
         return None
+    if len(parts) > 1 and _clobbered(model, ctx.func, parts[0], getattr(expr, "lineno", 0)):
+        return None
     return ".".join(parts)
+
+
+def _clobbered(model, func, root: str, line: int) -> bool:
+    """In ``func``, an attribute store on ``root`` (``root.x = ...`` anywhere in it, also in
+    its nested code), a ``setattr(root, ...)``, or a call before ``line`` that is handed
+    ``root`` itself. Indexed once per function."""
+    key = ("const_clobber", id(func))
+    index = model._cache.get(key)
+    if index is None:
+        stores: set[str] = set()
+        handed: dict[str, int] = {}
+        for target, _, sctx in model.attr_stores:
+            parts = chain_parts(target)
+            if parts and _inside(sctx.func, func):
+                stores.add(parts[0])
+        for call, cctx in func.calls:
+            if type(call.func) is ast.Name and call.func.id in ("setattr", "delattr") and call.args \
+                    and type(call.args[0]) is ast.Name:
+                stores.add(call.args[0].id)
+            for a in list(call.args) + [k.value for k in call.keywords]:
+                if type(a) is ast.Starred:
+                    a = a.value
+                if type(a) is ast.Name:
+                    first = handed.get(a.id)
+                    handed[a.id] = call.lineno if first is None else min(first, call.lineno)
+        index = model._cache[key] = (stores, handed)
+    stores, handed = index
+    return root in stores or handed.get(root, line) < line
+
+
+def _inside(inner, func) -> bool:
+    while inner is not None:
+        if inner is func:
+            return True
+        inner = inner.ctx.func
+    return False
 
 
 def _test_conds(model, test: ast.AST, polarity: bool, ctx, out: list) -> None:
@@ -77,7 +120,7 @@ def _test_conds(model, test: ast.AST, polarity: bool, ctx, out: list) -> None:
             return
         chain = stable_chain(model, other, ctx)
         if chain is not None:
-            out.append((chain, value, polarity == (op in (ast.Eq, ast.Is))))
+            out.append((chain, value, polarity == (op in (ast.Eq, ast.Is)), op in (ast.Is, ast.IsNot)))
 
 
 def guard(model, ctx) -> tuple[Cond, ...]:
@@ -131,12 +174,23 @@ def _argument(model, expr: ast.AST, ctx):
 # -- the reach side -------------------------------------------------------------------------
 
 def holds(conds: tuple[Cond, ...], context: dict) -> bool:
-    """False when ``context`` makes one of ``conds`` fail; True otherwise (unknown holds)."""
-    for chain, value, equal in conds:
+    """False when ``context`` makes one of ``conds`` fail; True otherwise (unknown holds).
+    ``==`` compares as Python does (``True == 1``, ``1.0 == 1``); ``is`` also the type."""
+    for chain, value, equal, identity in conds:
         known = context.get(chain)
-        if known is not None and (known == value) != equal:
+        if known is None:
+            continue
+        same = known == value if identity else _equal(known[1], value[1])
+        if same != equal:
             return False
     return True
+
+
+def _equal(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # (literals compare without raising; unknown holds)
+        return True
 
 
 def bind(args: tuple, context: dict, params: tuple[str, ...], offset: int = 0) -> dict:
@@ -167,7 +221,7 @@ def bind(args: tuple, context: dict, params: tuple[str, ...], offset: int = 0) -
 def positive(conds: tuple[Cond, ...]) -> dict:
     """``{chain: value}`` of the equalities among ``conds`` that hold (what a guarded call
     site knows of its chains: ``if cfg.backend == "tpu": launch(...)``)."""
-    return {chain: value for chain, value, equal in conds if equal}
+    return {chain: value for chain, value, equal, identity in conds if equal}
 
 
 def frozen(context: dict) -> tuple:

@@ -101,6 +101,11 @@ class FunctionFacts:
     #: here, with what each occurrence needs to run and the constants it passes
     #: (:mod:`.constants`); a callee not listed runs whenever the function does
     edges: tuple = ()
+    #: the ``calls_out`` refs it names without building an instance (``isinstance(x, Base)``,
+    #: ``Base.m(self)``): what runs there runs on an object of unknown class
+    unbuilt: tuple[Ref, ...] = ()
+    #: the method names its own ``super().m(...)`` calls name
+    super_calls: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -292,14 +297,18 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
     for func in model.functions:
         local = [quals[id(f)] for f in model.callees(func) if id(f) in quals]
         out: list[Ref] = list(dict.fromkeys(r for r in handed.get(quals[id(func)], ()) if r[0] != str(path)))
+        built: set = set()  # out refs this function constructs (a class called) or calls on a known receiver
         for call, cctx in func.calls:
             r = ref(call.func)
+            if r is not None and "." not in r[1]:
+                built.add(r)
             if r is not None and r not in out:
                 out.append(r)
             elif r is None and selves and type(call.func) is ast.Attribute:
                 # backend.m(...) on what a launch wrapper's self brought in: Cls.m runs
                 for cls in model.receiver_classes(call.func.value, cctx) or ():
                     m = (cls[0], f"{cls[1]}.{call.func.attr}")
+                    built.add(m)
                     if m not in out:
                         out.append(m)
         for name in func.names:
@@ -307,14 +316,18 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                 r = ref(ast.Name(id=name))
                 if r is not None and r not in out:
                     out.append(r)
+        built.update(handed.get(quals[id(func)], ()))
+        unbuilt = tuple(r for r in out if r not in built)
         self_calls, self_local, self_steps = _self_calls(model, func, quals)
+        supers = _super_calls(func)
         edges = _edges(model, func, quals, ref, bindings, set(local), set(out),
                        set(handed.get(quals[id(func)], ())))
         functions.append(FunctionFacts(quals[id(func)], func.node.lineno, tuple(dict.fromkeys(local)), tuple(out),
                                        *_does(model, func, ref), steps_once=model.steps_once(func),
                                        returns_loader=_returns_loader(model, func), self_calls=self_calls,
                                        self_local=self_local, self_steps=self_steps,
-                                       params=tuple(func.params), edges=edges))
+                                       params=tuple(func.params), edges=edges, unbuilt=unbuilt,
+                                       super_calls=supers))
     class_facts = []
     for cls in model.classes:
         local, out = [], []
@@ -391,7 +404,7 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
     """``FunctionFacts.edges`` of one function."""
     occ: dict = {}
     always: set = set(handed)
-    called: dict[str, int] = {}
+    callee_names: set[int] = set()
     for call, ctx in func.calls:
         if ctx.func is not func:
             continue
@@ -399,7 +412,7 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
         conds = constants.guard(model, ctx)
         args = constants.passes(model, call, ctx) if type(f) in (ast.Name, ast.Attribute) else ()
         if type(f) is ast.Name:
-            called[f.id] = called.get(f.id, 0) + 1
+            callee_names.add(id(f))
         r = ref(f)
         if r is not None and r in out:
             occ.setdefault(r, []).append((conds, args))
@@ -409,6 +422,7 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
                 if q in local:
                     occ.setdefault(q, []).append((conds, args))
     loads = model._loads_by_func().get(id(func), {})
+    read = _names_read_uncalled(func.node, callee_names)  # names read other than as a callee
     for name in func.names:
         sites = loads.get(name, ())
         keys: list = []
@@ -423,13 +437,8 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
                 keys.append(quals[id(target)])
         if not keys:
             continue
-        if len(sites) != called.get(name, 0) or not sites:
-            if name in called:  # read besides its calls: where the other reads run is not told
-                always.update(keys)
-                continue
-            for c in sites:  # a class named, not called here (or a function passed on)
-                for k in keys:
-                    occ.setdefault(k, []).append((constants.guard(model, c), ()))
+        if name in read:  # read besides its calls (passed on, partial(f, ...)): where it runs is not told
+            always.update(keys)
         elif not any(k in occ for k in keys):  # a class constructor call: its methods
             for c in sites:
                 for k in keys:
@@ -440,6 +449,36 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
             continue
         found.append((key, tuple(dict.fromkeys(sites))))
     return tuple(found)
+
+
+def _super_calls(func) -> tuple[str, ...]:
+    """``FunctionFacts.super_calls`` of one method: the ``m`` of its ``super().m(...)``."""
+    if func.cls is None:
+        return ()
+    out: list[str] = []
+    for call, ctx in func.calls:
+        f = call.func
+        if ctx.func is func and type(f) is ast.Attribute and type(f.value) is ast.Call \
+                and type(f.value.func) is ast.Name and f.value.func.id == "super" and f.attr not in out:
+            out.append(f.attr)
+    return tuple(out)
+
+
+def _names_read_uncalled(node: ast.AST, callees: set[int]) -> set[str]:
+    """The names a function's own code reads other than as the callee of a call (ids of
+    those callee nodes: ``callees``); nested ``def`` and ``class`` bodies are their own."""
+    out: set[str] = set()
+    todo = list(ast.iter_child_nodes(node))
+    while todo:
+        n = todo.pop()
+        t = type(n)
+        if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            todo.extend(n.decorator_list)  # (a decorator runs here)
+            continue
+        if t is ast.Name and type(n.ctx) is ast.Load and id(n) not in callees:
+            out.add(n.id)
+        todo.extend(ast.iter_child_nodes(n))
+    return out
 
 
 def _launch_contexts(model, quals) -> tuple:

@@ -277,11 +277,13 @@ class DoubleOptimizerStep(Rule):
             if len(own) > 64:
                 continue  # generated code: bounded work per optimizer step, silent
             for hook, hctx in own:
-                helper = model._remote_override(hook.func, hctx) if hook is not step else None
-                if helper is not None and opt.attr in helper.self_steps and model.runs_with((hook, hctx), (step, sctx)):
+                helpers = model.remote_overrides(hook.func, hctx) if hook is not step else None
+                if helpers and all(opt.attr in h.self_steps for h in helpers) \
+                        and model.runs_with((hook, hctx), (step, sctx)):
                     name = render(opt)
+                    where = helpers[0].module if len(helpers) == 1 else "its overrides"
                     yield self.finding(
-                        step, f"{name}.step() and xm.optimizer_step in {hook.func.attr}() ({helper.module}) "
+                        step, f"{name}.step() and xm.optimizer_step in {hook.func.attr}() ({where}) "
                               "apply the update twice", f"drop {name}.step()")
                     break
 
