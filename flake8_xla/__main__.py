@@ -140,7 +140,7 @@ def list_rules(fmt: str, out, settings=None) -> int:
 
 def rule_main(argv: list[str]) -> int:
     """``flake8-xla rule CODE...``: each rule's page (markdown, as ``docs/rules/CODE.md``),
-    followed by ``Docs: URL`` when ``xla-docs-url`` is configured (option or config file).
+    followed by ``Docs: URL``: the page in this release's docs, or where ``xla-docs-url`` says.
     Exit 0, or 2 for an unknown rule or a configuration that cannot be used."""
     parser = _Parser(prog="flake8-xla rule", description="Print the page of a rule (as `ruff rule`).")
     parser.add_argument("codes", nargs="*", metavar="CODE", help="a code (XLA101) or a rule name")

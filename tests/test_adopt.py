@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import flake8_xla
 from flake8_xla import settings as settings_mod
 from flake8_xla.__main__ import main
 from flake8_xla.cli.output import _plain, rule_page
@@ -283,20 +285,29 @@ def _shipped_files():
         yield ROOT / name
 
 
-def test_no_placeholder_url_anywhere(project, run):
+def test_no_placeholder_url_and_one_project_url(project, run):
+    """No made-up owner anywhere; the project's address is flake8_xla.__url__ wherever it is
+    written, and the links the outputs carry by default are this release's pages."""
     assert not [p for p in _shipped_files() if "OWNER" in p.read_text(encoding="utf-8", errors="replace")]
-    assert not hasattr(settings_mod, "PROJECT_URL")
+    addresses = {m for p in _shipped_files()
+                 for m in re.findall(r"https://github\.com/[\w.-]+/flake8-xla\b", p.read_text(encoding="utf-8", errors="replace"))}
+    assert addresses <= {flake8_xla.__url__}
     outputs = [run(args, project)[1] for args in (["--format=json", "pkg"], ["--format=sarif", "pkg"],
                                                   ["rule", "--all"], ["--list-rules", "--format=json"])]
-    assert not [o for o in outputs if "OWNER" in o or "github.com" in o]
-    assert {d["url"] for d in json.loads(outputs[0])} == {None}
+    assert not [o for o in outputs if "OWNER" in o]
+    page = f"{flake8_xla.__url__}/blob/v{flake8_xla.__version__}/docs/rules/"
+    assert {d["url"] for d in json.loads(outputs[0])} == {page + "XLA101.md", page + "XLA805.md"}
     driver = json.loads(outputs[1])["runs"][0]["tool"]["driver"]
-    assert "informationUri" not in driver
+    assert driver["informationUri"] == flake8_xla.__url__
     rules = {r["id"]: r for r in driver["rules"]}
-    for code in all_rules():  # each rule's full page as help, no link
-        page = rule_page(code)
-        assert rules[code]["help"] == {"text": _plain(page), "markdown": page} and "helpUri" not in rules[code]
-    assert run(["rule", "XLA101"], project)[1] == (ROOT / "docs" / "rules" / "XLA101.md").read_text()
+    for code in all_rules():  # each rule's full page as help, and its link
+        page_text = rule_page(code)
+        assert rules[code]["help"] == {"text": _plain(page_text), "markdown": page_text}
+        assert rules[code]["helpUri"] == page + f"{code}.md"
+    assert "helpUri" not in rules["E999"]
+    assert outputs[2].count("\nDocs: " + page) == len(all_rules())
+    assert run(["rule", "XLA101"], project)[1] == \
+        (ROOT / "docs" / "rules" / "XLA101.md").read_text() + f"\nDocs: {page}XLA101.md\n"
 
 
 def test_urls_where_the_user_configured_them(project, run):
@@ -307,7 +318,8 @@ def test_urls_where_the_user_configured_them(project, run):
     rules = {r["id"]: r for r in sarif["runs"][0]["tool"]["driver"]["rules"]}
     assert rules["XLA101"]["helpUri"] == "https://docs.example/XLA101.html" and "helpUri" not in rules["E999"]
     assert run(["rule", "XLA101"], project)[1].endswith("\n\nDocs: https://docs.example/XLA101.html\n")
-    assert run(["rule", "--isolated", "XLA101"], project)[1] == (ROOT / "docs" / "rules" / "XLA101.md").read_text()
+    assert run(["rule", "--isolated", "XLA101"], project)[1].endswith(  # the configuration unread: the default
+        f"\n\nDocs: {flake8_xla.__url__}/blob/v{flake8_xla.__version__}/docs/rules/XLA101.md\n")
 
 
 HINTED = """import torch_xla

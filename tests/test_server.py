@@ -21,9 +21,11 @@ pytest.importorskip("pygls")
 from lsprotocol import types as lsp  # noqa: E402
 from pygls.lsp.client import LanguageClient  # noqa: E402
 
+import flake8_xla  # noqa: E402
 from flake8_xla import server  # noqa: E402
 from flake8_xla.cli.files import Result  # noqa: E402
 from flake8_xla.lines import split_lines  # noqa: E402
+from flake8_xla.settings import DEFAULT_DOCS_URL  # noqa: E402
 
 TIMEOUT = 30
 
@@ -211,8 +213,9 @@ def test_open_publishes_the_buffer_findings_with_utf16_ranges(editor):
     ]
     assert {d.source for d in diags} == {"flake8-xla"}
     assert [d.tags for d in diags] == [(lsp.DiagnosticTag.Deprecated,), None]
-    # no page link unless the user configured xla-docs-url
-    assert [d.code_description for d in diags] == [None, None]
+    # each code links this release's page (no xla-docs-url configured)
+    pages = f"{flake8_xla.__url__}/blob/v{flake8_xla.__version__}/docs/rules/"
+    assert [d.code_description.href for d in diags] == [pages + "XLA805.md", pages + "XLA109.md"]
     assert [d.data for d in diags] == [{"key": [7, 16, "XLA805"], "fix": "safe", "version": 1},
                                        {"key": [10, 15, "XLA109"], "fix": "unsafe", "version": 1}]
 
@@ -501,10 +504,10 @@ def test_resolve_reads_the_project_config_then_the_client_settings(tmp_path):
     (tmp_path / "setup.cfg").write_text("[flake8]\nxla-scope = always\nextend-ignore = XLA805\n")
     doc = str(tmp_path / "sub" / "a.py")
     got = server.resolve(doc, {}, tmp_path)
-    assert (got.settings.scope, got.selector.reported(doc, "XLA805"), got.excluded, got.docs_url) == \
-        ("always", False, False, False)
+    assert (got.settings.scope, got.selector.reported(doc, "XLA805"), got.excluded, got.settings.docs_url) == \
+        ("always", False, False, DEFAULT_DOCS_URL)
     got = server.resolve(doc, {"extend-ignore": [], "exclude": ["sub"], "xla-docs-url": "u/{code}"}, tmp_path)
-    assert (got.selector.reported(doc, "XLA805"), got.excluded, got.docs_url) == (True, True, True)
+    assert (got.selector.reported(doc, "XLA805"), got.excluded, got.settings.docs_url) == (True, True, "u/{code}")
     got = server.resolve(doc, {"isolated": True}, tmp_path)
     assert got.settings.scope == "auto"
     assert server.resolve(doc, {"xla-scope": "x"}, tmp_path).error == \
