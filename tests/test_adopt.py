@@ -9,6 +9,7 @@ flake8 and pylint hosts run as subprocesses."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -383,6 +384,40 @@ def test_fix_says_a_cuda_script_was_skipped(tmp_path, run):
     assert (tmp_path / "cuda.py").read_text() == CUDA
     status, _, err = run(["--fix", "--unsafe-fixes", "--xla-scope=always", "cuda.py"], tmp_path)
     assert "skipped" not in err and (tmp_path / "cuda.py").read_text() != CUDA
+
+
+CUDA_NOTE = ('flake8-xla: note: {who} import torch_xla but look{s} like CUDA training (torch.multiprocessing.spawn, '
+             'init_process_group("nccl"), .cuda()): xla-scope = auto lints only XLA code; --xla-scope=always lints '
+             '{it} as XLA code (and --fix --unsafe-fixes --xla-scope=always ports {it})\n')
+
+
+def test_a_silent_cuda_script_gets_one_note_on_stderr(tmp_path, run):
+    """A CUDA training script without torch_xla gets no finding in scope auto: the CLI says
+    why on stderr, one line per run; stdout and the exit status are the lint's."""
+    (tmp_path / "cuda.py").write_text(CUDA)
+    (tmp_path / "plain.py").write_text("import torch\nx = torch.ones(2)\n")
+    one = CUDA_NOTE.format(who="cuda.py does not", s="s", it="it")
+    assert run(["cuda.py", "plain.py"], tmp_path) == (0, "", one)
+    assert run(["--format=json", "cuda.py"], tmp_path) == (0, "[]\n", one)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.py").write_text(CUDA)
+    (tmp_path / "sub" / "c.py").write_text(CUDA)
+    assert run(["cuda.py", "sub"], tmp_path) == (0, "", CUDA_NOTE.format(who="cuda.py and 2 more files do not", s="",
+                                                                         it="them"))
+    # silent for a file with findings, in scope always, for a plain file, and when asked to record
+    (tmp_path / "xla.py").write_text("import torch_xla\n" + CUDA)
+    status, out, err = run(["xla.py"], tmp_path)
+    assert status == 1 and "XLA002" in out and err == ""
+    status, out, err = run(["--xla-scope=always", "cuda.py"], tmp_path)
+    assert status == 1 and "XLA401" in out and err == ""
+    assert run(["plain.py"], tmp_path) == (0, "", "")
+    assert run(["--write-baseline", "b.json", "cuda.py"], tmp_path) == (0, "", "flake8-xla: recorded 0 findings in b.json\n")
+    assert run(["--add-noqa", "cuda.py"], tmp_path) == (0, "", "flake8-xla: added noqa codes to 0 lines in 0 files\n")
+    # standard input too
+    monkeypatch_stdin = io.TextIOWrapper(io.BytesIO(CUDA.encode()))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sys, "stdin", monkeypatch_stdin)
+        assert run(["-", "--stdin-filename=t.py"], tmp_path) == (0, "", one.replace("cuda.py", "t.py"))
 
 
 # --- the README and CI --------------------------------------------------------------------
