@@ -11,6 +11,7 @@ from flake8_xla import docgen
 from flake8_xla.registry import CODE_RE, all_rules
 
 ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
 RULES = all_rules()
 SECTIONS = ["## What it does", "## Why is this bad?", "## Example", "## Use instead", "## References"]
 
@@ -49,8 +50,14 @@ def test_changelog_mentions_rule(code):
     assert f"{code} `{RULES[code].name}`" in text
 
 
+def _variants():
+    """The messages docgen collects over the rules' examples and this tree's fixtures (named:
+    an installed flake8_xla, run by the tests of an unpacked sdist, has no tests/ beside it)."""
+    return docgen.collect_variants(fixtures=FIXTURES)
+
+
 def test_docs_are_what_docgen_writes():
-    for rel, content in docgen.pages().items():
+    for rel, content in docgen.pages(variants=_variants()).items():
         path = ROOT / "docs" / rel
         assert path.exists(), f"run python -m flake8_xla.docgen ({rel} missing)"
         assert path.read_text(encoding="utf-8") == content, f"run python -m flake8_xla.docgen ({rel} differs)"
@@ -60,7 +67,7 @@ def test_docs_are_what_docgen_writes():
 
 def test_stored_messages_are_what_docgen_collects():
     """flake8_xla/data/messages.json (what an installed package renders) is current."""
-    variants = docgen.collect_variants()
+    variants = _variants()
     assert docgen.MESSAGES_JSON.read_text(encoding="utf-8") == docgen.messages_json(variants), \
         "run python -m flake8_xla.docgen"
     for code, cls in RULES.items():
@@ -70,7 +77,7 @@ def test_stored_messages_are_what_docgen_collects():
 
 def test_pages_list_the_real_messages():
     """Each wording a rule reports on its examples and fixtures is on its page, verbatim."""
-    variants = docgen.collect_variants()
+    variants = _variants()
     for code in RULES:
         page = (ROOT / "docs" / "rules" / f"{code}.md").read_text(encoding="utf-8")
         section = page.split("## Messages", 1)[1].split("## Examples that must fire", 1)[0]
