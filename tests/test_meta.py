@@ -171,6 +171,19 @@ def test_plain_flake8_in_the_clone_runs_the_xla_rules_as_the_readme_says():
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
 
+def test_readme_names_the_skips_of_a_fresh_clone():
+    """The README says why tests skip: each skip reason the tests give outside the development
+    checkout (a missing ../shared) and for a newer Python's syntax is named there."""
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    reasons = set()
+    for path in (ROOT / "tests").glob("test_*.py"):
+        reasons |= set(re.findall(r'reason="(\.\./shared/[^"]+)"', path.read_text(encoding="utf-8")))
+    assert reasons == {"../shared/cases not present", "../shared/projects not present"}
+    for reason in sorted(reasons) + ["needs Python (3, 12)", "Python (3, 13) syntax"]:
+        assert f'"{reason}"' in readme, reason
+    assert "skips 11 tests" in readme and "8 lint source in the syntax of Python 3.12, 3.13 or 3.14" in readme
+
+
 def test_pre_commit_hook_selects_syntax_errors():
     """The hook's default args are one argument (a bare comma in a YAML flow list splits it)."""
     import yaml
