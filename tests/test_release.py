@@ -309,27 +309,57 @@ def _readme_precommit_block() -> str:
     return re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(shutil.which("git") is None, reason="git needed")
-def test_readme_precommit_form_works_from_a_clone(tmp_path):
-    """The README's pre-commit config, with its clone path and commit filled in, installs the
-    hook from this repository and fails on a bad file, printing the finding."""
-    rev = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT, check=True).stdout.strip()
+def test_readme_precommit_rev_is_the_release_tag():
+    """The README's pre-commit form names the project's address and the tag of this version
+    (v + __version__: the tag release.yml requires), so bumping the version without it fails."""
     config = _readme_precommit_block()
-    assert "/path/to/flake8-xla" in config and "<commit>" in config
-    repo = tmp_path / "user"
-    repo.mkdir()
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "GIT_AUTHOR_NAME": "t",
-           "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
-    (repo / ".pre-commit-config.yaml").write_text(config.replace("/path/to/flake8-xla", str(ROOT)).replace("<commit>", rev))
-    (repo / "train.py").write_text("import torch_xla.core.xla_model as xm\nxm.mark_step()\n")
-    subprocess.run(["git", "init", "-q"], cwd=repo, check=True, env=env)
-    subprocess.run(["git", "add", "."], cwd=repo, check=True, env=env)
-    proc = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=repo, capture_output=True,
+    assert re.search(r"^  - repo: (\S+)", config, re.M).group(1) == flake8_xla.__url__
+    assert re.search(r"^    rev: (\S+)", config, re.M).group(1) == f"v{flake8_xla.__version__}"
+    assert "/path/to/flake8-xla" in config and "commit SHA" in config
+
+
+def _precommit_fails_on_a_bad_file(tmp_path: Path, repo: str, rev: str) -> None:
+    """The README's pre-commit config with ``repo`` and ``rev`` filled in installs the hook and
+    fails on a bad file, printing the finding."""
+    config = _readme_precommit_block().replace(flake8_xla.__url__, repo, 1)
+    config = re.sub(r"^    rev: \S+", f"    rev: {rev}", config, count=1, flags=re.M)
+    user = tmp_path / "user"
+    user.mkdir()
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), **GIT_ENV}
+    (user / ".pre-commit-config.yaml").write_text(config)
+    (user / "train.py").write_text("import torch_xla.core.xla_model as xm\nxm.mark_step()\n")
+    subprocess.run(["git", "init", "-q"], cwd=user, check=True, env=env)
+    subprocess.run(["git", "add", "."], cwd=user, check=True, env=env)
+    proc = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=user, capture_output=True,
                           text=True, timeout=900, env=env)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1, out
     assert "train.py:2:1: XLA805 xm.mark_step is deprecated" in out and "Failed" in out, out
+
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="a git checkout needed")
+def test_readme_precommit_form_works_from_a_clone(tmp_path):
+    """From a clone: this repository as `repo`, its HEAD commit as `rev`."""
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT, check=True).stdout.strip()
+    _precommit_fails_on_a_bad_file(tmp_path, str(ROOT), rev)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="a git checkout needed")
+def test_readme_precommit_form_works_at_the_release_tag(tmp_path):
+    """From a release: a clone of this commit tagged as docs/releasing.md tags it (v +
+    __version__), with the README's `rev:` unchanged."""
+    clone = tmp_path / "released"
+    subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(ROOT), str(clone)], check=True, env={**os.environ, **GIT_ENV})
+    tag = f"v{flake8_xla.__version__}"
+    subprocess.run(["git", "tag", "-f", "-a", tag, "-m", f"flake8-xla {flake8_xla.__version__}"], cwd=clone, check=True,
+                   env={**os.environ, **GIT_ENV})
+    _precommit_fails_on_a_bad_file(tmp_path, str(clone), tag)
 
 
 def test_ci_uses_a_temporary_venv_and_runs_the_slow_tests():
