@@ -9,6 +9,7 @@ release does but the upload."""
 from __future__ import annotations
 
 import configparser
+import hashlib
 import html.parser
 import importlib.util
 import json
@@ -18,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import zipfile
 from importlib import resources
 from pathlib import Path
@@ -168,7 +170,14 @@ def _run(cmd, **kw):
 def built(tmp_path_factory):
     """`python -m build` of this tree: (sdist, wheel), checked by `twine check --strict`."""
     dist = tmp_path_factory.mktemp("dist")
-    _run([sys.executable, "-m", "build", "--outdir", str(dist), str(ROOT)])
+    import fcntl  # (POSIX; the slow set runs there)
+
+    # setuptools stages the sdist in ROOT/flake8_xla-X.Y.Z and removes it after: two builds of
+    # this tree at once (two pytest-xdist workers, two slow runs) would remove each other's
+    with open(Path(tempfile.gettempdir()) / f"flake8-xla-build-{hashlib.sha1(bytes(ROOT)).hexdigest()[:12]}.lock",
+              "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _run([sys.executable, "-m", "build", "--outdir", str(dist), str(ROOT)])
     sdists, wheels = sorted(dist.glob("*.tar.gz")), sorted(dist.glob("*.whl"))
     version = flake8_xla.__version__
     assert [p.name for p in sdists] == [f"flake8_xla-{version}.tar.gz"]
