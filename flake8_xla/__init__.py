@@ -4,6 +4,17 @@
 (:mod:`flake8_xla.ipython`: ``%xla_lint``, ``%%xla_lint``, ``%xla_lint --on``)."""
 
 __version__ = "0.1.0"
+#: the project's home: its source, issues and, at each release tag ``v<version>``, the docs that
+#: release ships (``docs/``). The one place it is written: the package metadata (setup.py), the
+#: index page's links and the default rule URLs (:data:`flake8_xla.settings.DEFAULT_DOCS_URL`)
+#: are made from it.
+__url__ = "https://github.com/flake8-xla/flake8-xla"
+
+
+def docs_url(path: str = "") -> str:
+    """The URL of ``path`` (``docs/index.md``, ``README.md#install``) in this release's tree,
+    where its docs are published: the repository at the tag ``v<__version__>``."""
+    return f"{__url__}/blob/v{__version__}/{path}"
 
 
 def load_ipython_extension(shell):

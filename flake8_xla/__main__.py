@@ -142,7 +142,7 @@ def list_rules(fmt: str, out, settings=None) -> int:
 
 def rule_main(argv: list[str]) -> int:
     """``flake8-xla rule CODE...``: each rule's page (markdown, as ``docs/rules/CODE.md``),
-    followed by ``Docs: URL`` when ``xla-docs-url`` is configured (option or config file).
+    followed by ``Docs: URL``: the page in this release's docs, or where ``xla-docs-url`` says.
     Exit 0, or 2 for an unknown rule or a configuration that cannot be used."""
     parser = _Parser(prog="flake8-xla rule", description="Print the page of a rule (as `ruff rule`).")
     parser.add_argument("codes", nargs="*", metavar="CODE", help="a code (XLA101) or a rule name")
@@ -203,6 +203,39 @@ def _option_value(args: argparse.Namespace, config: cfg.Config, name: str):
             return normalize_path(value.strip(), str(base))
         return str(base / value.strip())
     return value
+
+
+def cuda_signs_of(path: str, text: str | None = None) -> list[str]:
+    """What makes the file at ``path`` (its ``text`` when given: standard input) look like CUDA
+    training, by :func:`flake8_xla.fix.cuda.cuda_signs` (a notebook: its code cells); empty
+    when it imports torch_xla, shows no sign, or cannot be read. Never raises."""
+    from .fix.cuda import cuda_signs
+    from .project.files import read_regular
+
+    try:
+        if text is None:
+            data, _ = read_regular(path)
+            if data is None:
+                return []
+            text = data.decode("utf-8-sig", errors="replace")
+        if is_notebook(path) and text.lstrip().startswith("{"):
+            from .notebook import parse
+
+            text = "".join(parse(text).module_lines())
+    except Exception:  # unreadable, not a notebook: the lint reported it (E902) or found nothing
+        return []
+    return cuda_signs(text)
+
+
+def cuda_note(files: list[tuple[str, list[str]]]) -> str:
+    """The one line that says why CUDA training scripts got no finding in scope ``auto``: the
+    first file and its signs, and how many more."""
+    (first, signs), more = files[0], len(files) - 1
+    who = f"{first} does not" if not more else f"{first} and {_count(more, 'more file')} do not"
+    return (f"flake8-xla: note: {who} import torch_xla but look{'s' if not more else ''} like CUDA training "
+            f"({', '.join(signs)}): xla-scope = auto lints only XLA code; --xla-scope=always lints "
+            f"{'it' if not more else 'them'} as XLA code (and --fix --unsafe-fixes --xla-scope=always ports "
+            f"{'it' if not more else 'them'})\n")
 
 
 def statistics(results: list, out) -> None:
@@ -301,14 +334,25 @@ def _main(argv: list[str] | None) -> int:
             return 1 if results and not exit_zero else 0
         not_written = outcome.not_written
     results = []
+    # a plain lint in scope auto: the files it left silent that look like CUDA training
+    note_cuda = settings.scope == "auto" and outcome is None and not args.add_noqa and args.write_baseline is None
+    cuda_files: list[tuple[str, list[str]]] = []
     for path in walker.files(paths, args.stdin_filename):
+        text = None
         if path == STDIN:
             display = args.stdin_filename or "stdin"
-            found = lint(display, settings, read_stdin(), filename=args.stdin_filename)
+            lines = read_stdin()
+            text = "".join(lines)
+            found = lint(display, settings, lines, filename=args.stdin_filename)
         else:
             display = path
             found = lint(path, settings)
-        results.extend(reported(display, found))
+        kept = reported(display, found)
+        results.extend(kept)
+        if note_cuda and not kept:
+            signs = cuda_signs_of(path, text)
+            if signs:
+                cuda_files.append((display, signs))
     if args.write_baseline is not None:
         return _write_baseline(args.write_baseline, results)
     if args.add_noqa:
@@ -326,6 +370,8 @@ def _main(argv: list[str] | None) -> int:
         sys.stdout.flush()
     except BrokenPipeError:  # `flake8-xla | head`: the reader left; no traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if cuda_files:  # once per run, on stderr: stdout and the exit status are the lint's
+        sys.stderr.write(cuda_note(cuda_files))
     if outcome is not None:  # `--fix .`: what remains is what was just reported (each file once)
         sys.stderr.write(outcome.summary(len({(os.path.realpath(r.path), r.line, r.col, r.code, r.message)
                                               for r in results})))

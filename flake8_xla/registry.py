@@ -12,7 +12,7 @@ import dataclasses
 import re
 from typing import ClassVar, Iterator
 
-from .settings import Settings, fill_docs_url
+from .settings import DEFAULT_DOCS_URL, DEFAULT_INDEX_URL, Settings, fill_docs_url
 
 CODE_RE = re.compile(r"^XLA\d{3}$")
 XLA_CONTEXT = "xla-context"  # fires only in XLA code (module imports torch_xla, or --xla-scope=always)
@@ -177,12 +177,16 @@ def hint_codes() -> list[str]:
 def doc_url(code: str, settings: Settings | None = None) -> str | None:
     """The URL of a rule's page: ``settings.docs_url`` (``xla-docs-url``, where the user hosts
     the pages) with ``{code}`` (``XLA101``) and ``{name}`` (``ddp-without-gradient-as-bucket-view``)
-    filled in; ``XLA000`` and unknown codes get the index (``{code}`` = ``index``). ``None``
-    when no template is configured (the default: the project has no public home to link to)."""
+    filled in; ``XLA000`` and unknown codes get the index (``{code}`` = ``index``; with the
+    default template, :data:`~flake8_xla.settings.DEFAULT_INDEX_URL`). The default template is
+    :data:`~flake8_xla.settings.DEFAULT_DOCS_URL`, the installed release's pages; ``None``
+    when the settings have no template."""
     template = (settings or Settings()).docs_url
     if template is None:
         return None
     cls = all_rules().get(code)
+    if cls is None and template == DEFAULT_DOCS_URL:
+        return DEFAULT_INDEX_URL
     return fill_docs_url(template, code if cls else "index", cls.name if cls else "index")
 
 

@@ -8,8 +8,8 @@ that extra brings). What it does:
   ``.pyi`` path) on open and save, and on change after a pause in typing (:data:`DEBOUNCE`
   seconds), from the buffer's text, never the file on disk. A document with a file path is
   linted in project mode as the CLI lints the file (its project's other modules as saved on
-  disk). ``code`` is the rule's code, ``codeDescription.href`` its page only when the user
-  configured ``xla-docs-url``, the severity the rule's (E: Error, W and C: Warning, with the
+  disk). ``code`` is the rule's code, ``codeDescription.href`` its page (this release's
+  page, or where ``xla-docs-url`` says), the severity the rule's (E: Error, W and C: Warning, with the
   ``Deprecated`` tag for C; the hints: Hint), ``source`` ``flake8-xla``. A buffer that does
   not parse gets ``E999`` on its line, as the CLI reports it.
 - Code actions on a finding: *Fix XLAnnn* (the fix ``flake8-xla --fix`` would make for that
@@ -125,13 +125,11 @@ def client_values(raw: object) -> tuple[dict[str, object], list[str]]:
 @dataclasses.dataclass
 class Resolved:
     """What linting one document is asked to do: the settings, which codes are reported,
-    whether the document is excluded, whether the user configured ``xla-docs-url``, or the
-    one-line ``error`` of a configuration that cannot be used (then nothing else is set)."""
+    whether the document is excluded, or the one-line ``error`` of a configuration that cannot be used (then nothing else is set)."""
 
     settings: Settings | None = None
     selector: Selector | None = None
     excluded: bool = False
-    docs_url: bool = False
     error: str | None = None
 
 
@@ -170,9 +168,7 @@ def resolve(path: str | None, client: dict[str, object], root: Path | None) -> R
         return Resolved(error=str(exc))
     except Exception as exc:  # never let a configuration stop the server
         return Resolved(error=f"cannot read the configuration ({type(exc).__name__}: {exc})")
-    docs = pick("xla-docs-url")[0]
-    return Resolved(settings, selector, bool(path) and _excluded(Path(path), exclude, root),
-                    docs is not None and bool(str(docs).strip()))
+    return Resolved(settings, selector, bool(path) and _excluded(Path(path), exclude, root))
 
 
 def _excluded(path: Path, exclude: list[str], root: Path | None) -> bool:
@@ -611,8 +607,7 @@ def build_server():
             index, local = locate(state.pieces, line0)
             piece = state.pieces[index]
             severity, tags = _severity(r.code, state.resolved.settings)
-            href = doc_url(r.code, state.resolved.settings) if state.resolved.docs_url and r.code not in NOT_RULES \
-                else None
+            href = doc_url(r.code, state.resolved.settings) if r.code not in NOT_RULES else None
             out[piece.uri].append(lsp.Diagnostic(
                 range=lsp_range(piece.lines, (local, c0), (local, c1)), message=r.message, severity=severity,
                 code=r.code, code_description=lsp.CodeDescription(href=href) if href else None, source=SOURCE,

@@ -13,16 +13,20 @@ import string
 import sys
 from typing import Callable, Mapping
 
+from . import __version__, docs_url as release_docs_url
+
 #: torch_xla releases the rules know, oldest first. The last one is the default target.
 KNOWN_VERSIONS: tuple[tuple[int, int], ...] = tuple((2, minor) for minor in range(10))
 NEWEST_VERSION = KNOWN_VERSIONS[-1]
 SCOPES = ("auto", "always")
 PROJECT_MODES = ("on", "off")
 CACHE_MODES = ("on", "off")
-#: the rule pages' URL template when none is configured: none. Until the project has a public
-#: home, no URL is made up: a rule's page is ``flake8-xla rule XLA101`` (and SARIF's help text),
-#: and the URLs appear only where the user sets ``xla-docs-url``
-DEFAULT_DOCS_URL: str | None = None
+#: the rule pages' URL template when none is configured: the page ``docs/rules/XLA101.md`` of
+#: the installed release, in the project's tree at its tag (:func:`flake8_xla.docs_url`), so a
+#: link never shows another version's page; ``xla-docs-url`` points them elsewhere (a fork's own)
+DEFAULT_DOCS_URL: str = release_docs_url("docs/rules/{code}.md")
+#: the page the default links an unknown code (``XLA000``) to: the index of the rules
+DEFAULT_INDEX_URL: str = release_docs_url("docs/index.md")
 #: the fields a docs URL template may name
 DOCS_URL_FIELDS = ("code", "name")
 
@@ -44,8 +48,9 @@ class Settings:
         launchers: in-house launch wrappers whose first argument (or ``fn=``) is the
             launched function (``xla-launchers``), like ``torch_xla.launch``.
         docs_url: the rule pages' URL template (``{code}``, ``{name}``), see
-            :func:`flake8_xla.registry.doc_url`, or ``None`` (the default: no URLs); one
-            :func:`parse_docs_url` refuses raises :class:`SettingsError`.
+            :func:`flake8_xla.registry.doc_url` (default :data:`DEFAULT_DOCS_URL`, this
+            release's pages), or ``None`` (no URLs); one :func:`parse_docs_url` refuses
+            raises :class:`SettingsError`.
         project: ``"on"`` (project mode: read the source of the linted file's project
             modules, parse only) or ``"off"`` (each file alone), option ``xla-project``.
         baseline: the baseline file (option ``xla-baseline``, see :mod:`flake8_xla.baseline`)
@@ -184,7 +189,7 @@ OPTIONS: tuple[Option, ...] = (
            "like torch_xla.launch.", multiple=True),
     Option("xla-docs-url", "docs_url", lambda value, option: parse_docs_url(value, option), "", "URL",
            "the rule pages' URL template, with {code} (XLA101) and/or {name}, where you host the docs "
-           "(default: none; JSON, SARIF and `flake8-xla rule` show a URL only when it is set)."),
+           "(default: this release's pages, docs/rules/XLA101.md at the tag v" + __version__ + ")."),
     Option("xla-project", "project", parse_project, "on", "{on,off}",
            "on (default): read the source of the linted file's project modules (parse only, never "
            "import) to follow calls across them; off: lint each file alone."),

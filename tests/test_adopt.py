@@ -9,14 +9,17 @@ flake8 and pylint hosts run as subprocesses."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import flake8_xla
 from flake8_xla import settings as settings_mod
 from flake8_xla.__main__ import main
 from flake8_xla.cli.output import _plain, rule_page
@@ -283,20 +286,29 @@ def _shipped_files():
         yield ROOT / name
 
 
-def test_no_placeholder_url_anywhere(project, run):
+def test_no_placeholder_url_and_one_project_url(project, run):
+    """No made-up owner anywhere; the project's address is flake8_xla.__url__ wherever it is
+    written, and the links the outputs carry by default are this release's pages."""
     assert not [p for p in _shipped_files() if "OWNER" in p.read_text(encoding="utf-8", errors="replace")]
-    assert not hasattr(settings_mod, "PROJECT_URL")
+    addresses = {m for p in _shipped_files()
+                 for m in re.findall(r"https://github\.com/[\w.-]+/flake8-xla\b", p.read_text(encoding="utf-8", errors="replace"))}
+    assert addresses <= {flake8_xla.__url__}
     outputs = [run(args, project)[1] for args in (["--format=json", "pkg"], ["--format=sarif", "pkg"],
                                                   ["rule", "--all"], ["--list-rules", "--format=json"])]
-    assert not [o for o in outputs if "OWNER" in o or "github.com" in o]
-    assert {d["url"] for d in json.loads(outputs[0])} == {None}
+    assert not [o for o in outputs if "OWNER" in o]
+    page = f"{flake8_xla.__url__}/blob/v{flake8_xla.__version__}/docs/rules/"
+    assert {d["url"] for d in json.loads(outputs[0])} == {page + "XLA101.md", page + "XLA805.md"}
     driver = json.loads(outputs[1])["runs"][0]["tool"]["driver"]
-    assert "informationUri" not in driver
+    assert driver["informationUri"] == flake8_xla.__url__
     rules = {r["id"]: r for r in driver["rules"]}
-    for code in all_rules():  # each rule's full page as help, no link
-        page = rule_page(code)
-        assert rules[code]["help"] == {"text": _plain(page), "markdown": page} and "helpUri" not in rules[code]
-    assert run(["rule", "XLA101"], project)[1] == (ROOT / "docs" / "rules" / "XLA101.md").read_text()
+    for code in all_rules():  # each rule's full page as help, and its link
+        page_text = rule_page(code)
+        assert rules[code]["help"] == {"text": _plain(page_text), "markdown": page_text}
+        assert rules[code]["helpUri"] == page + f"{code}.md"
+    assert "helpUri" not in rules["E999"]
+    assert outputs[2].count("\nDocs: " + page) == len(all_rules())
+    assert run(["rule", "XLA101"], project)[1] == \
+        (ROOT / "docs" / "rules" / "XLA101.md").read_text() + f"\nDocs: {page}XLA101.md\n"
 
 
 def test_urls_where_the_user_configured_them(project, run):
@@ -307,7 +319,8 @@ def test_urls_where_the_user_configured_them(project, run):
     rules = {r["id"]: r for r in sarif["runs"][0]["tool"]["driver"]["rules"]}
     assert rules["XLA101"]["helpUri"] == "https://docs.example/XLA101.html" and "helpUri" not in rules["E999"]
     assert run(["rule", "XLA101"], project)[1].endswith("\n\nDocs: https://docs.example/XLA101.html\n")
-    assert run(["rule", "--isolated", "XLA101"], project)[1] == (ROOT / "docs" / "rules" / "XLA101.md").read_text()
+    assert run(["rule", "--isolated", "XLA101"], project)[1].endswith(  # the configuration unread: the default
+        f"\n\nDocs: {flake8_xla.__url__}/blob/v{flake8_xla.__version__}/docs/rules/XLA101.md\n")
 
 
 HINTED = """import torch_xla
@@ -373,6 +386,40 @@ def test_fix_says_a_cuda_script_was_skipped(tmp_path, run):
     assert "skipped" not in err and (tmp_path / "cuda.py").read_text() != CUDA
 
 
+CUDA_NOTE = ('flake8-xla: note: {who} import torch_xla but look{s} like CUDA training (torch.multiprocessing.spawn, '
+             'init_process_group("nccl"), .cuda()): xla-scope = auto lints only XLA code; --xla-scope=always lints '
+             '{it} as XLA code (and --fix --unsafe-fixes --xla-scope=always ports {it})\n')
+
+
+def test_a_silent_cuda_script_gets_one_note_on_stderr(tmp_path, run):
+    """A CUDA training script without torch_xla gets no finding in scope auto: the CLI says
+    why on stderr, one line per run; stdout and the exit status are the lint's."""
+    (tmp_path / "cuda.py").write_text(CUDA)
+    (tmp_path / "plain.py").write_text("import torch\nx = torch.ones(2)\n")
+    one = CUDA_NOTE.format(who="cuda.py does not", s="s", it="it")
+    assert run(["cuda.py", "plain.py"], tmp_path) == (0, "", one)
+    assert run(["--format=json", "cuda.py"], tmp_path) == (0, "[]\n", one)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.py").write_text(CUDA)
+    (tmp_path / "sub" / "c.py").write_text(CUDA)
+    assert run(["cuda.py", "sub"], tmp_path) == (0, "", CUDA_NOTE.format(who="cuda.py and 2 more files do not", s="",
+                                                                         it="them"))
+    # silent for a file with findings, in scope always, for a plain file, and when asked to record
+    (tmp_path / "xla.py").write_text("import torch_xla\n" + CUDA)
+    status, out, err = run(["xla.py"], tmp_path)
+    assert status == 1 and "XLA002" in out and err == ""
+    status, out, err = run(["--xla-scope=always", "cuda.py"], tmp_path)
+    assert status == 1 and "XLA401" in out and err == ""
+    assert run(["plain.py"], tmp_path) == (0, "", "")
+    assert run(["--write-baseline", "b.json", "cuda.py"], tmp_path) == (0, "", "flake8-xla: recorded 0 findings in b.json\n")
+    assert run(["--add-noqa", "cuda.py"], tmp_path) == (0, "", "flake8-xla: added noqa codes to 0 lines in 0 files\n")
+    # standard input too
+    monkeypatch_stdin = io.TextIOWrapper(io.BytesIO(CUDA.encode()))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sys, "stdin", monkeypatch_stdin)
+        assert run(["-", "--stdin-filename=t.py"], tmp_path) == (0, "", one.replace("cuda.py", "t.py"))
+
+
 # --- the README and CI --------------------------------------------------------------------
 
 def test_ci_workflow_runs_ci_run_on_python_3_11():
@@ -406,5 +453,5 @@ def test_readme_keeps_the_users_path_first():
     for moved, where in (("**Names through imports**", "internals.md"), ("| corpus | files / lines |", "benchmarks.md"),
                          ("Releasing: the version lives", "internals.md"), ("Writing is safe:", "fixing.md")):
         assert moved not in text and moved in (ROOT / "docs" / where).read_text(encoding="utf-8")
-    assert "about 2 to 2.5 minutes on 2 cores (two pytest-xdist workers" in text and "about 16\nminutes on 2 shared cores" in text
+    assert "about 2 to 2.5 minutes on 2 cores (two pytest-xdist workers" in text and "about 19\nminutes on 2 shared cores" in text
     assert len(text.splitlines()) < 250

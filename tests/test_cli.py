@@ -13,11 +13,14 @@ from pathlib import Path
 
 import pytest
 
+import flake8_xla
 from flake8_xla.cli.config import as_per_file_ignores
 from flake8_xla.cli.select import Selector
 from flake8_xla.registry import all_rules
 
 ROOT = Path(__file__).resolve().parent.parent
+#: the rule pages' default links: docs/rules/ of this release's tree
+RELEASE_PAGES = f"{flake8_xla.__url__}/blob/v{flake8_xla.__version__}/docs/rules/"
 SCHEMA = ROOT / "tests" / "data" / "sarif-schema-2.1.0.json"
 BAD = "import torch_xla.core.xla_model as xm\nxm.mark_step()\nn = xm.xrt_world_size()\n"
 DDP = ("import torch_xla\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
@@ -185,7 +188,7 @@ def test_json_fields(tmp_path):
         "path": "t.py", "line": 2, "col": 1, "end_line": 2, "end_col": 13, "code": "XLA805",
         "name": "deprecated-mark-step", "severity": "warning",
         "message": "xm.mark_step is deprecated since torch_xla 2.8; use torch_xla.sync()",
-        "url": None, "fix": "safe",  # no xla-docs-url configured: no made-up link
+        "url": f"{RELEASE_PAGES}XLA805.md", "fix": "safe",  # no xla-docs-url configured: this release's page
     }
     assert data[1]["code"] == "XLA801" and data[1]["severity"] == "error"
     assert data[2] == {"path": "broken.py", "line": 1, "col": 8, "end_line": None, "end_col": None, "code": "E999",
@@ -218,7 +221,9 @@ def test_sarif_validates_against_the_schema(tmp_path):
     for rule in rules:
         assert rule["name"] and rule["shortDescription"]["text"] and rule["help"]["text"]
         if rule["id"] in all_rules():
-            assert "helpUri" not in rule and rule["help"]["markdown"].startswith(f"# {rule['id']}")
+            assert rule["helpUri"] == f"{RELEASE_PAGES}{rule['id']}.md" and rule["help"]["markdown"].startswith(f"# {rule['id']}")
+        else:
+            assert "helpUri" not in rule
     results = {(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]): r for r in run["results"]}
     assert set(results) == {("XLA805", "src/train%20%C3%A9.py"), ("XLA801", "src/train%20%C3%A9.py"),
                             ("E999", "broken.py"), ("XLA101", "ddp.py")}
@@ -238,15 +243,15 @@ def test_rule_and_list_rules(tmp_path):
     proc = cli(["rule", "XLA101"], tmp_path)
     assert proc.returncode == 0
     page = (ROOT / "docs" / "rules" / "XLA101.md").read_text(encoding="utf-8")
-    assert proc.stdout == page  # no xla-docs-url configured: the page alone, no link
+    assert proc.stdout == page + f"\nDocs: {RELEASE_PAGES}XLA101.md\n"  # no xla-docs-url configured: this release's page
     assert cli(["rule", "ddp-without-gradient-as-bucket-view"], tmp_path).stdout == proc.stdout
-    assert cli(["rule", "--all"], tmp_path).stdout.count("\nDocs: ") == 0
+    assert cli(["rule", "--all"], tmp_path).stdout.count(f"\nDocs: {RELEASE_PAGES}XLA") == len(all_rules())
     bad = cli(["rule", "XLA999"], tmp_path)
     assert bad.returncode == 2 and "unknown rule 'XLA999'" in bad.stderr
     listed = cli(["--list-rules"], tmp_path).stdout.splitlines()
     assert [line.split()[0] for line in listed] == sorted(all_rules())
     data = json.loads(cli(["--list-rules", "--format=json"], tmp_path).stdout)
-    assert {d["code"] for d in data} == set(all_rules()) and all(d["url"] is None for d in data)
+    assert {d["code"] for d in data} == set(all_rules()) and all(d["url"] == f"{RELEASE_PAGES}{d['code']}.md" for d in data)
 
 
 def test_selection_is_flake8s(monkeypatch):

@@ -11,6 +11,7 @@ from flake8_xla import docgen
 from flake8_xla.registry import CODE_RE, all_rules
 
 ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
 RULES = all_rules()
 SECTIONS = ["## What it does", "## Why is this bad?", "## Example", "## Use instead", "## References"]
 
@@ -49,8 +50,14 @@ def test_changelog_mentions_rule(code):
     assert f"{code} `{RULES[code].name}`" in text
 
 
+def _variants():
+    """The messages docgen collects over the rules' examples and this tree's fixtures (named:
+    an installed flake8_xla, run by the tests of an unpacked sdist, has no tests/ beside it)."""
+    return docgen.collect_variants(fixtures=FIXTURES)
+
+
 def test_docs_are_what_docgen_writes():
-    for rel, content in docgen.pages().items():
+    for rel, content in docgen.pages(variants=_variants()).items():
         path = ROOT / "docs" / rel
         assert path.exists(), f"run python -m flake8_xla.docgen ({rel} missing)"
         assert path.read_text(encoding="utf-8") == content, f"run python -m flake8_xla.docgen ({rel} differs)"
@@ -60,7 +67,7 @@ def test_docs_are_what_docgen_writes():
 
 def test_stored_messages_are_what_docgen_collects():
     """flake8_xla/data/messages.json (what an installed package renders) is current."""
-    variants = docgen.collect_variants()
+    variants = _variants()
     assert docgen.MESSAGES_JSON.read_text(encoding="utf-8") == docgen.messages_json(variants), \
         "run python -m flake8_xla.docgen"
     for code, cls in RULES.items():
@@ -70,7 +77,7 @@ def test_stored_messages_are_what_docgen_collects():
 
 def test_pages_list_the_real_messages():
     """Each wording a rule reports on its examples and fixtures is on its page, verbatim."""
-    variants = docgen.collect_variants()
+    variants = _variants()
     for code in RULES:
         page = (ROOT / "docs" / "rules" / f"{code}.md").read_text(encoding="utf-8")
         section = page.split("## Messages", 1)[1].split("## Examples that must fire", 1)[0]
@@ -132,8 +139,8 @@ def test_readme_example_output_is_current():
 @pytest.mark.parametrize("args", [["--select=XLA", "examples"], ["--extend-select=XLA", "examples"],
                                   ["--select=XLA,E9", "examples/"]])
 def test_project_config_lints_examples_when_asked(args):
-    """setup.cfg keeps the project's own plain run to flake8's checks without excluding
-    examples, so asking for the XLA rules on examples (with or without the slash) works."""
+    """setup.cfg does not exclude examples, so asking for the XLA rules on examples (with or
+    without the slash) works."""
     import subprocess
     import sys
 
@@ -143,6 +150,38 @@ def test_project_config_lints_examples_when_asked(args):
     assert proc.returncode == 1 and not proc.stderr, proc.stderr
     assert ("examples/train_port.py", "XLA001") in found
     assert all(path == "examples/train_port.py" and code.startswith("XLA") for path, code in found), found
+
+
+def test_plain_flake8_in_the_clone_runs_the_xla_rules_as_the_readme_says():
+    """The README's plain `flake8 train.py` (the XLA rules but the hints) holds inside the clone:
+    the project's setup.cfg selects nothing, so `flake8 examples/train_port.py` reports the
+    example's findings (the quick start's, none of them a hint) and the finished port none."""
+    import subprocess
+    import sys
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "A plain `flake8 train.py` runs the XLA rules too, except the hints" in readme
+    block = re.search(r"```text\n(.*?)```", readme, re.S).group(1)
+    proc = subprocess.run([sys.executable, "-m", "flake8", "examples/train_port.py"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stderr) == (1, "")
+    assert proc.stdout == block and len(block.splitlines()) == 11
+    done = subprocess.run([sys.executable, "-m", "flake8", "examples/train_port_done.py"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_readme_names_the_skips_of_a_fresh_clone():
+    """The README says why tests skip: each skip reason the tests give outside the development
+    checkout (a missing ../shared) and for a newer Python's syntax is named there."""
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    reasons = set()
+    for path in (ROOT / "tests").glob("test_*.py"):
+        reasons |= set(re.findall(r'reason="(\.\./shared/[^"]+)"', path.read_text(encoding="utf-8")))
+    assert reasons == {"../shared/cases not present", "../shared/projects not present"}
+    for reason in sorted(reasons) + ["needs Python (3, 12)", "Python (3, 13) syntax"]:
+        assert f'"{reason}"' in readme, reason
+    assert "skips 11 tests" in readme and "8 lint source in the syntax of Python 3.12, 3.13 or 3.14" in readme
 
 
 def test_pre_commit_hook_selects_syntax_errors():

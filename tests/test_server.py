@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -21,9 +24,11 @@ pytest.importorskip("pygls")
 from lsprotocol import types as lsp  # noqa: E402
 from pygls.lsp.client import LanguageClient  # noqa: E402
 
+import flake8_xla  # noqa: E402
 from flake8_xla import server  # noqa: E402
 from flake8_xla.cli.files import Result  # noqa: E402
 from flake8_xla.lines import split_lines  # noqa: E402
+from flake8_xla.settings import DEFAULT_DOCS_URL  # noqa: E402
 
 TIMEOUT = 30
 
@@ -211,8 +216,9 @@ def test_open_publishes_the_buffer_findings_with_utf16_ranges(editor):
     ]
     assert {d.source for d in diags} == {"flake8-xla"}
     assert [d.tags for d in diags] == [(lsp.DiagnosticTag.Deprecated,), None]
-    # no page link unless the user configured xla-docs-url
-    assert [d.code_description for d in diags] == [None, None]
+    # each code links this release's page (no xla-docs-url configured)
+    pages = f"{flake8_xla.__url__}/blob/v{flake8_xla.__version__}/docs/rules/"
+    assert [d.code_description.href for d in diags] == [pages + "XLA805.md", pages + "XLA109.md"]
     assert [d.data for d in diags] == [{"key": [7, 16, "XLA805"], "fix": "safe", "version": 1},
                                        {"key": [10, 15, "XLA109"], "fix": "unsafe", "version": 1}]
 
@@ -501,11 +507,38 @@ def test_resolve_reads_the_project_config_then_the_client_settings(tmp_path):
     (tmp_path / "setup.cfg").write_text("[flake8]\nxla-scope = always\nextend-ignore = XLA805\n")
     doc = str(tmp_path / "sub" / "a.py")
     got = server.resolve(doc, {}, tmp_path)
-    assert (got.settings.scope, got.selector.reported(doc, "XLA805"), got.excluded, got.docs_url) == \
-        ("always", False, False, False)
+    assert (got.settings.scope, got.selector.reported(doc, "XLA805"), got.excluded, got.settings.docs_url) == \
+        ("always", False, False, DEFAULT_DOCS_URL)
     got = server.resolve(doc, {"extend-ignore": [], "exclude": ["sub"], "xla-docs-url": "u/{code}"}, tmp_path)
-    assert (got.selector.reported(doc, "XLA805"), got.excluded, got.docs_url) == (True, True, True)
+    assert (got.selector.reported(doc, "XLA805"), got.excluded, got.settings.docs_url) == (True, True, "u/{code}")
     got = server.resolve(doc, {"isolated": True}, tmp_path)
     assert got.settings.scope == "auto"
     assert server.resolve(doc, {"xla-scope": "x"}, tmp_path).error == \
         "client setting xla-scope: invalid value 'x' (choose from 'auto', 'always')"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("nvim") is None, reason="nvim not installed")
+def test_the_neovim_0_7_snippet_of_the_docs_attaches_and_gets_diagnostics(tmp_path):
+    """docs/usage.md's snippet for Neovim 0.7 to 0.9 (vim.lsp.start_client +
+    buf_attach_client), run in the Neovim found, with this venv's server: one client rooted
+    at the project, and the buffer's finding as a diagnostic."""
+    usage = (Path(__file__).resolve().parent.parent / "docs" / "usage.md").read_text(encoding="utf-8")
+    block = usage.split("Neovim 0.7 to 0.9 have neither", 1)[1]
+    lua = re.search(r"```lua\n(.*?)```", block, re.S).group(1)
+    assert "vim.lsp.start_client(" in lua and "vim.lsp.buf_attach_client(" in lua
+    server_cmd = Path(sys.executable).parent / "flake8-xla"
+    (tmp_path / "init.lua").write_text(lua.replace("/path/to/.venv/bin/flake8-xla", str(server_cmd)))
+    project = tmp_path / "project"
+    (project / "pkg").mkdir(parents=True)
+    (project / "setup.cfg").write_text("[flake8]\n")
+    (project / "pkg" / "train.py").write_text("import torch_xla.core.xla_model as xm\nxm.mark_step()\n")
+    report = ("lua vim.wait(20000, function() return #vim.diagnostic.get(0) > 0 end, 100); "
+              "for _, d in ipairs(vim.diagnostic.get(0)) do io.stdout:write(string.format('%d:%d %s\\n', "
+              "d.lnum + 1, d.col + 1, d.code or '?')) end; "
+              "for _, c in ipairs(vim.lsp.get_active_clients()) do io.stdout:write(c.name .. ' ' .. c.config.root_dir .. '\\n') end")
+    proc = subprocess.run(["nvim", "--headless", "-u", str(tmp_path / "init.lua"), "pkg/train.py", "-c", report,
+                           "-c", "qa!"], cwd=project, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config"),
+                               "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_STATE_HOME": str(tmp_path / "state")})
+    assert proc.stdout.splitlines() == ["2:1 XLA805", f"flake8-xla {project}"], proc.stdout + proc.stderr

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import flake8_xla
 from flake8_xla import registry, settings as settings_mod
 from flake8_xla.registry import all_rules, doc_url, hint_codes, is_selected
 
@@ -194,12 +195,18 @@ def test_parse_names():
 
 # -- the documentation URL of each rule ----------------------------------------------------
 
-def test_doc_url_default_is_none():
-    """No public home yet: no URL is made up unless xla-docs-url is configured (each rule's
-    page is still in docs/rules and behind `flake8-xla rule`)."""
+def test_doc_url_default_is_this_releases_page_in_the_docs_tree():
+    """With no xla-docs-url, each rule links its page in the installed release's tree (the
+    repository at the tag v<version>), and that page is a file of the docs tree here; an
+    unknown code links the rules' index."""
+    tree = f"{flake8_xla.__url__}/blob/v{flake8_xla.__version__}/"
+    assert settings_mod.DEFAULT_DOCS_URL == tree + "docs/rules/{code}.md"
     for code in RULES:
-        assert doc_url(code) is None and settings_mod.DEFAULT_DOCS_URL is None
-        assert (ROOT / "docs" / "rules" / f"{code}.md").is_file()
+        url = doc_url(code)
+        assert url.startswith(tree), url
+        assert url == tree + f"docs/rules/{code}.md" and (ROOT / url.removeprefix(tree)).is_file()
+    assert doc_url("XLA000") == tree + "docs/index.md" and (ROOT / "docs" / "index.md").is_file()
+    assert doc_url("XLA805", settings_mod.Settings(docs_url=None)) is None
 
 
 def test_doc_url_template_for_a_fork():

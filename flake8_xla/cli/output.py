@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TextIO
 from urllib.parse import quote
 
-from .. import __version__
+from .. import __url__, __version__
 from ..fix import applicability
 from ..registry import all_rules, doc_url
 from .files import Result
@@ -53,8 +53,8 @@ def rule_name(code: str) -> str:
 
 
 def rule_url(code: str, settings=None) -> str | None:
-    """The URL of a rule's page from ``xla-docs-url``; ``None`` for a non-rule code or when
-    no URL template is configured."""
+    """The URL of a rule's page (``xla-docs-url``, by default this release's page); ``None``
+    for a non-rule code."""
     return doc_url(code, settings) if code in all_rules() else None
 
 
@@ -139,7 +139,7 @@ def _descriptor(code: str, settings) -> dict:
         "properties": {"tags": ["flake8-xla", f"XLA{code[3]}"], "torch_xla-versions": cls.versions},
     }
     url = doc_url(code, settings)
-    if url is not None:  # only where the user configured xla-docs-url: no made-up link
+    if url is not None:
         descriptor["helpUri"] = url
     if getattr(cls, "hint", False):
         descriptor["properties"]["tags"].append("hint")
@@ -190,6 +190,7 @@ def sarif_log(results: list[Result], settings=None) -> dict:
         "runs": [{
             "tool": {"driver": {
                 "name": "flake8-xla", "version": __version__, "semanticVersion": __version__,
+                "informationUri": __url__,
                 "rules": [_descriptor(code, settings) for code in codes],
             }},
             "originalUriBaseIds": {"%SRCROOT%": {"uri": Path(os.getcwd()).as_uri().rstrip("/") + "/"}},
