@@ -69,6 +69,7 @@ from .cli import config as cfg
 from .cli.files import DEFAULT_EXCLUDE, Result, matches
 from .cli.select import Selector
 from .lines import split_lines, universal_lines
+from .notebook import is_notebook
 from .settings import OPTIONS, SettingsError, Settings, from_options
 
 SOURCE = "flake8-xla"
@@ -422,7 +423,10 @@ def lint_text(text: str, path: str | None, resolved: Resolved) -> list[Result]:
     if resolved.error or resolved.excluded:
         return []
     display = path or "untitled"
-    found = lint(display, resolved.settings, universal_lines(text), filename=path)
+    # a text document is linted as the text it is, even under a notebook's name: its
+    # positions are the document's (notebooks come as notebook documents, cell by cell)
+    filename = None if is_notebook(path) else path
+    found = lint(display, resolved.settings, universal_lines(text), filename=filename)
     return sorted((r for r in found if resolved.selector.reported(display, r.code)),
                   key=lambda r: (r.line, r.col, r.code))
 
@@ -442,7 +446,7 @@ def fixed_text(text: str, path: str | None, resolved: Resolved, unsafe: bool = F
     try:
         result = fixer.fix_source(text, resolved.settings, path=display, unsafe=unsafe,
                                   is_selected=lambda code: resolved.selector.reported(display, code),
-                                  filename=path, only=only)
+                                  filename=None if is_notebook(path) else path, only=only)
     except Exception:  # pragma: no cover - fix_source never raises on odd input
         _LOG.exception("fixing %s", display)
         return None

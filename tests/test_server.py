@@ -359,6 +359,24 @@ def test_a_notebook_is_one_module_with_findings_on_their_cells(editor):
     assert list(editor.published[cells[2]][-1].diagnostics) == []
 
 
+def test_a_notebook_sent_as_a_text_document_is_linted_as_its_own_text(editor):
+    """A .ipynb opened as a text document holding its JSON (an editor without notebook
+    support, told it is Python): its positions are the document's, so it is linted as the
+    text it is (a dict expression: nothing), never as cells whose lines would be placed,
+    and given `# noqa` edits, in the JSON text. (It published the cells' findings at the
+    cells' line numbers and offered a `# noqa` edit that broke the JSON.)"""
+    nb = {"cells": [{"cell_type": "code", "execution_count": None, "id": "a", "metadata": {}, "outputs": [],
+                     "source": ["import torch_xla.core.xla_model as xm\n", "xm.mark_step()\n", "xm.mark_step()"]}],
+          "metadata": {"kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    text = json.dumps(nb, indent=1) + "\n"
+    uri = editor.open("pkg/as_text.ipynb", text)
+    assert list(editor.diagnostics(uri, 1)) == []
+    fake = lsp.Diagnostic(range=lsp.Range(lsp.Position(1, 0), lsp.Position(1, 4)), message="m", source="flake8-xla",
+                          data={"key": [2, 0, "XLA805"], "version": 1})
+    assert editor.actions(uri, [fake], 1) == []
+
+
 def _frame(message: dict) -> bytes:
     body = json.dumps(message).encode("utf-8")
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
