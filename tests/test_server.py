@@ -377,6 +377,21 @@ def test_a_notebook_sent_as_a_text_document_is_linted_as_its_own_text(editor):
     assert editor.actions(uri, [fake], 1) == []
 
 
+def test_a_module_too_deep_for_the_fixer_gets_no_fix_and_the_server_keeps_serving(editor):
+    """A code action on a finding of a module with a 10,000-term `and` chain: LibCST's native
+    parser crashed the server there (SIGSEGV; linting stopped for every open file). Now the
+    fixer refuses it: the `# noqa` action only, and the next document is linted."""
+    text = "import torch_xla.core.xla_model as xm\nxm.mark_step()\nok = " + " and ".join(["a"] * 10_000) + "\n"
+    uri = editor.open("pkg/deep.py", text)
+    diags = editor.diagnostics(uri, 1)
+    assert [d.code for d in diags] == ["XLA805"]
+    actions = editor.actions(uri, diags, 1)
+    assert [a.title for a in actions] == ["Add `# noqa: XLA805` on line 2"]
+    assert editor.actions(uri, [], 0, only=["source.fixAll"]) == []
+    after = editor.open("pkg/after_deep.py", SOURCE)
+    assert [d.code for d in editor.diagnostics(after, 1)] == ["XLA805", "XLA109"]
+
+
 def _frame(message: dict) -> bytes:
     body = json.dumps(message).encode("utf-8")
     return b"Content-Length: %d\r\n\r\n" % len(body) + body

@@ -540,6 +540,8 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
                                       unsafe=args.unsafe_fixes,
                                       is_selected=lambda code, ps=paths_of: all(is_selected(p, code) for p in ps),
                                       filename=None if notebook else display if real is not None else stdin_name)
+            if result.refused:  # never handed to LibCST (fix.limits): one line, and the next file
+                raise NotFixed(result.refused)
             if result.reverted:
                 err.write(f"{display}: fixes not applied: {result.reverted}\n")
             new_text, diff = result.source, None

@@ -29,6 +29,7 @@ from ..registry import Finding, all_rules
 from ..settings import Settings
 from . import NONE, SAFE, UNSAFE
 from .imports import CarryLines, Imports
+from .limits import TOO_DEEP, on_big_stack, too_deep
 
 #: the order fixes on one node are applied in: by code (a deprecation inside a call that
 #: another rule rewrites is fixed first, since the inner node is left first anyway)
@@ -48,6 +49,9 @@ class FixResult:
     touched: tuple = ()
     #: the findings fixed, by code (``{"XLA101": 2}``), for ``--show-fixes``
     fixed_codes: dict = dataclasses.field(default_factory=dict)
+    #: why the module was not handed to LibCST at all (:func:`flake8_xla.fix.limits.too_deep`):
+    #: the CLI says ``path: not fixed: ...``, the server offers no fix
+    refused: str | None = None
 
 
 class _Options(argparse.Namespace):
@@ -623,8 +627,8 @@ def fix_source(source: str, settings: Settings, path: str = "<fix>", unsafe: boo
     paused = gc.isenabled()
     if paused:
         gc.disable()
-    try:
-        return _fix_source(source, settings, path, unsafe, is_selected, filename, only)
+    try:  # on a thread with a large stack: LibCST's native parser overflows a small one (fix.limits)
+        return on_big_stack(_fix_source, source, settings, path, unsafe, is_selected, filename, only)
     finally:
         if paused:
             gc.enable()
@@ -645,14 +649,25 @@ def _fix_source(source: str, settings: Settings, path: str, unsafe: bool,
     if not todo:
         return FixResult(source, 0, len(before), findings=before)
     try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return FixResult(source, 0, len(before), findings=before)
+    refused = too_deep(tree)
+    if refused:  # LibCST would crash the process (native) or fail (Python recursion) on it
+        return FixResult(source, 0, len(before), findings=before, refused=refused)
+    try:
         parsed = parse_exact(source)
         if parsed is None:
             return FixResult(source, 0, len(before), NO_ROUND_TRIP, before)
         module, tail = parsed
         wrapper = MetadataWrapper(module)
-        ctx = Context(wrapper, ast.parse(source), source, settings)
-    except Exception:  # LibCST cannot parse what ast can (rare new syntax): leave it
-        return FixResult(source, 0, len(before), findings=before)
+        ctx = Context(wrapper, tree, source, settings)
+    except RecursionError:  # LibCST's Python side nests deeper than the ast (fix.limits)
+        return FixResult(source, 0, len(before), findings=before, refused=f"{TOO_DEEP} (LibCST's recursion limit)")
+    except Exception as exc:  # LibCST cannot parse what ast can (rare new syntax): leave it, saying so
+        return FixResult(source, 0, len(before), f"LibCST cannot parse it ({type(exc).__name__})", before)
     suppressed = noqa_check(source, path)
     units = []  # (n, finding, builder): each finding's planned fix
     for n, finding in enumerate(sorted(todo, key=lambda f: (f.code, f.line, f.col))):
