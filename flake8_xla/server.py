@@ -497,6 +497,39 @@ class _State:
     cache: dict = dataclasses.field(default_factory=dict)
 
 
+class _Answered:
+    """A request already answered with an error while it was read (see :func:`_protocol_class`)."""
+
+    jsonrpc = None
+
+
+def _protocol_class():
+    """pygls's protocol, answering a request whose parameters do not validate (a code
+    action with ``range: null``) with JSON-RPC's error reply (``InvalidParams``, -32602, or
+    ``InternalError``) under its id. pygls raises while it reads the message, before it knows
+    the id, so the request got no answer at all and the editor waited on it."""
+    from pygls.exceptions import JsonRpcException, JsonRpcInternalError
+    from pygls.protocol import LanguageServerProtocol
+
+    class Protocol(LanguageServerProtocol):
+        def structure_message(self, data):
+            try:
+                return super().structure_message(data)
+            except Exception as exc:
+                if not (isinstance(data, dict) and "method" in data and isinstance(data.get("id"), (int, str))):
+                    raise  # a notification or a response: nobody waits on an answer
+                error = exc if isinstance(exc, JsonRpcException) else JsonRpcInternalError()
+                self._send_response(data["id"], error=error.to_response_error())
+                return _Answered()
+
+        def handle_message(self, message):
+            if isinstance(message, _Answered):
+                return None
+            return super().handle_message(message)
+
+    return Protocol
+
+
 def build_server():
     """The pygls ``LanguageServer`` with every handler registered (not started)."""
     from lsprotocol import types as lsp
@@ -507,7 +540,7 @@ def build_server():
     from .registry import doc_url
 
     server = LanguageServer(
-        SOURCE, __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Full,
+        SOURCE, __version__, protocol_cls=_protocol_class(), text_document_sync_kind=lsp.TextDocumentSyncKind.Full,
         notebook_document_sync=lsp.NotebookDocumentSyncOptions(notebook_selector=[
             lsp.NotebookDocumentFilterWithCells(cells=[lsp.NotebookCellLanguage(language="python")],
                                                 notebook="*")], save=True))

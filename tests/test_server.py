@@ -432,6 +432,37 @@ def test_python_m_flake8_xla_server_answers_initialize_and_exits_0_after_shutdow
     assert replies[1]["result"] is None
 
 
+def test_a_request_whose_parameters_do_not_validate_gets_an_invalid_params_error(tmp_path):
+    """JSON-RPC answers every request: a code action with `range: null` gets the error reply
+    InvalidParams (-32602) under its id (it got no answer, and editors wait on one), and the
+    server keeps answering: the hover after it, then shutdown."""
+    uri = (tmp_path / "a.py").as_uri()
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {"jsonrpc": "2.0", "method": "textDocument/didOpen",
+         "params": {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": "x = 1\n"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "textDocument/codeAction",
+         "params": {"textDocument": {"uri": uri}, "range": None, "context": {"diagnostics": []}}},
+        {"jsonrpc": "2.0", "id": "three", "method": "textDocument/codeAction",
+         "params": {"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0},
+                                                            "end": {"line": 0, "character": 0}},
+                    "context": {"diagnostics": []}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "shutdown"},
+        {"jsonrpc": "2.0", "method": "exit"},
+    ]
+    out = subprocess.run([sys.executable, "-m", "flake8_xla", "server"], input=b"".join(map(_frame, messages)),
+                         capture_output=True, timeout=TIMEOUT, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    replies = [json.loads(part.split(b"\r\n\r\n", 1)[1]) for part in out.stdout.split(b"Content-Length: ")[1:]]
+    answers = {r["id"]: r for r in replies if "id" in r}
+    assert sorted(answers, key=str) == [1, 2, 4, "three"]
+    assert answers[2]["error"] == {"code": -32602, "message": "Invalid Params"}
+    assert answers["three"]["result"] is None and answers[4]["result"] is None
+    assert not [r for r in replies if r.get("method") == "window/showMessage"]  # no "Error in server" either
+
+
 def test_without_pygls_the_server_says_how_to_install_it(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "pygls", None)
     assert server.main([]) == 2
