@@ -628,10 +628,21 @@ def fix_source(source: str, settings: Settings, path: str = "<fix>", unsafe: boo
     if paused:
         gc.disable()
     try:  # on a thread with a large stack: LibCST's native parser overflows a small one (fix.limits)
-        return on_big_stack(_fix_source, source, settings, path, unsafe, is_selected, filename, only)
+        return on_big_stack(_quiet_fix_source, source, settings, path, unsafe, is_selected, filename, only)
     finally:
         if paused:
             gc.enable()
+
+
+def _quiet_fix_source(*args) -> FixResult:
+    """:func:`_fix_source` with the warnings of compiling the user's code silenced, as the lint
+    path silences them: ``compile`` and ``ast.parse`` of the text and of each fixed version warn
+    (``SyntaxWarning: "is" with a literal``, an invalid escape sequence), and those lines leaked
+    to stderr during ``--fix``, once per verification."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return _fix_source(*args)
 
 
 def _fix_source(source: str, settings: Settings, path: str, unsafe: bool,
