@@ -443,10 +443,31 @@ class Builder:
         # code in a function runs when called, after every module-level import
         spelled = self.ctx.imports.spell(module, self.finding.line, self._deferred())
         if spelled is None:
-            return None
+            return self._ref_beside(module, attr)
         name, statement = spelled
         self.needs.append((module, statement))
         return f"{name}.{attr}" if attr else name
+
+    def _ref_beside(self, module: str, attr: str | None) -> str | None:
+        """``module.attr`` where torch_xla is imported only under a guard or in a function:
+        the module imported right after the guarded import of the name the finding's node
+        reads (``xm`` of ``xm.xla_device()``), in its block (:meth:`Imports.spell_beside`);
+        None when that is not safe."""
+        node = self.node.func if isinstance(self.node, cst.Call) else self.node
+        while isinstance(node, cst.Attribute):
+            node = node.value
+        if not isinstance(node, cst.Name):
+            return None
+        found = self.ctx.imports.spell_beside(module, node.value, self.finding.line, self.ctx.tree)
+        if found is None:
+            return None
+        spelled, statement, line = found
+        anchor = next((n for n, r in self.ctx.positions.items()
+                       if isinstance(n, cst.SimpleStatementLine) and r.start.line == line), None)
+        if anchor is None:
+            return None
+        self.insert(anchor, "after", lambda: statement, f"import beside: {statement}")
+        return f"{spelled}.{attr}" if attr else spelled
 
     def device(self) -> str | None:
         """The XLA device of this process, as the target release spells it."""
