@@ -69,6 +69,7 @@ from .cli import config as cfg
 from .cli.files import DEFAULT_EXCLUDE, Result, matches
 from .cli.select import Selector
 from .lines import split_lines, universal_lines
+from .notebook import is_notebook
 from .settings import OPTIONS, SettingsError, Settings, from_options
 
 SOURCE = "flake8-xla"
@@ -418,7 +419,10 @@ def lint_text(text: str, path: str | None, resolved: Resolved) -> list[Result]:
     if resolved.error or resolved.excluded:
         return []
     display = path or "untitled"
-    found = lint(display, resolved.settings, universal_lines(text), filename=path)
+    # a text document is linted as the text it is, even under a notebook's name: its
+    # positions are the document's (notebooks come as notebook documents, cell by cell)
+    filename = None if is_notebook(path) else path
+    found = lint(display, resolved.settings, universal_lines(text), filename=filename)
     return sorted((r for r in found if resolved.selector.reported(display, r.code)),
                   key=lambda r: (r.line, r.col, r.code))
 
@@ -438,7 +442,7 @@ def fixed_text(text: str, path: str | None, resolved: Resolved, unsafe: bool = F
     try:
         result = fixer.fix_source(text, resolved.settings, path=display, unsafe=unsafe,
                                   is_selected=lambda code: resolved.selector.reported(display, code),
-                                  filename=path, only=only)
+                                  filename=None if is_notebook(path) else path, only=only)
     except Exception:  # pragma: no cover - fix_source never raises on odd input
         _LOG.exception("fixing %s", display)
         return None
@@ -489,6 +493,39 @@ class _State:
     cache: dict = dataclasses.field(default_factory=dict)
 
 
+class _Answered:
+    """A request already answered with an error while it was read (see :func:`_protocol_class`)."""
+
+    jsonrpc = None
+
+
+def _protocol_class():
+    """pygls's protocol, answering a request whose parameters do not validate (a code
+    action with ``range: null``) with JSON-RPC's error reply (``InvalidParams``, -32602, or
+    ``InternalError``) under its id. pygls raises while it reads the message, before it knows
+    the id, so the request got no answer at all and the editor waited on it."""
+    from pygls.exceptions import JsonRpcException, JsonRpcInternalError
+    from pygls.protocol import LanguageServerProtocol
+
+    class Protocol(LanguageServerProtocol):
+        def structure_message(self, data):
+            try:
+                return super().structure_message(data)
+            except Exception as exc:
+                if not (isinstance(data, dict) and "method" in data and isinstance(data.get("id"), (int, str))):
+                    raise  # a notification or a response: nobody waits on an answer
+                error = exc if isinstance(exc, JsonRpcException) else JsonRpcInternalError()
+                self._send_response(data["id"], error=error.to_response_error())
+                return _Answered()
+
+        def handle_message(self, message):
+            if isinstance(message, _Answered):
+                return None
+            return super().handle_message(message)
+
+    return Protocol
+
+
 def build_server():
     """The pygls ``LanguageServer`` with every handler registered (not started)."""
     from lsprotocol import types as lsp
@@ -499,7 +536,7 @@ def build_server():
     from .registry import doc_url
 
     server = LanguageServer(
-        SOURCE, __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Full,
+        SOURCE, __version__, protocol_cls=_protocol_class(), text_document_sync_kind=lsp.TextDocumentSyncKind.Full,
         notebook_document_sync=lsp.NotebookDocumentSyncOptions(notebook_selector=[
             lsp.NotebookDocumentFilterWithCells(cells=[lsp.NotebookCellLanguage(language="python")],
                                                 notebook="*")], save=True))

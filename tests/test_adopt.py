@@ -215,6 +215,95 @@ def test_add_noqa_refuses_stdin_and_fix(project, run):
         2, "", "flake8-xla: error: --add-noqa cannot be combined with --fix or --diff\n")
 
 
+NB_CELLS = [  # (kind, source): a magic, a multi-line call whose finding is on its first line
+    ("markdown", "# Training on TPU\nnaïve prose: `xm.mark_step()`"),
+    ("code", "!pip install torch_xla\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"
+             "n = xm.xrt_world_size()"),
+    ("code", "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+             "def f(model):\n    return DDP(model,\n               broadcast_buffers=False)\n"
+             "xm.mark_step()  # sync\nd = xm.xla_device()"),
+]
+
+
+def _notebook(path: Path) -> Path:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "language": "python",
+                                                           "display_name": "Python 3"}})
+    for n, (kind, text) in enumerate(NB_CELLS):
+        cell = (nbformat.v4.new_code_cell if kind == "code" else nbformat.v4.new_markdown_cell)(text)
+        cell["id"] = f"c{n}"
+        nb.cells.append(cell)
+    nb.cells[2].outputs = [nbformat.v4.new_output("stream", text="épreuve\n")]
+    nb.cells[2].execution_count = 3
+    nb.cells[2].metadata["tags"] = ["train"]
+    nbformat.write(nb, str(path))
+    return path
+
+
+@pytest.mark.parametrize("named", [True, False], ids=["named", "found-in-a-folder"])
+def test_add_noqa_on_a_notebook_edits_the_cells_and_keeps_it_a_notebook(project, run, monkeypatch, named):
+    """The findings' lines are lines of their cells: the comments go on those cells' own
+    source lines (the multi-line call's on its first line, the one with a comment merged
+    after it), written by --fix's atomic writer; outputs, metadata, ids and every other
+    byte stay, nbformat validates it, a second run changes nothing and the lint is clean.
+    (It wrote `# noqa` into the JSON text at the cells' line numbers: no longer JSON.)"""
+    import nbformat
+
+    from flake8_xla import fix as fix_pkg
+
+    path = _notebook(project / "pkg" / "nb.ipynb")
+    before = path.read_text(encoding="utf-8")
+    assert run(["pkg/nb.ipynb"], project)[1].count("pkg/nb.ipynb:cell ") == 4
+    written = []
+    real_writer = fix_pkg.write_atomic
+    monkeypatch.setattr(fix_pkg, "write_atomic", lambda *a: (written.append(a[0]), real_writer(*a)))
+    (project / "pkg" / "train.py").unlink()
+    status, out, err = run(["--add-noqa", "pkg/nb.ipynb" if named else "."], project)
+    assert (status, out, err) == (0, "", "flake8-xla: added noqa codes to 4 lines in 1 file\n")
+    assert written == [path.resolve()]
+    after = path.read_text(encoding="utf-8")
+    want = before
+    for old, new in [("n = xm.xrt_world_size()", "n = xm.xrt_world_size()  # noqa: XLA801"),
+                     ("    return DDP(model,\n", "    return DDP(model,  # noqa: XLA101\n"),
+                     ("xm.mark_step()  # sync\n", "xm.mark_step()  # sync  # noqa: XLA805\n"),
+                     ("d = xm.xla_device()", "d = xm.xla_device()  # noqa: XLA804")]:
+        old, new = (json.dumps(t)[1:-1] for t in (old, new))  # as the JSON text spells them
+        assert want.count(old) == 1
+        want = want.replace(old, new)
+    assert after == want
+    nb = nbformat.reads(after, as_version=4)
+    nbformat.validate(nb)
+    assert nb.cells[2].outputs[0]["text"] == "épreuve\n" and nb.cells[2].metadata == {"tags": ["train"]}
+    assert nb.cells[1].source.splitlines()[0] == "!pip install torch_xla"  # the magic has no comment
+    assert run(["pkg"], project)[:2] == (0, "")
+    assert run(["--add-noqa", "pkg"], project) == (0, "", "flake8-xla: added noqa codes to 0 lines in 0 files\n")
+    assert path.read_text(encoding="utf-8") == want
+
+
+def test_add_noqa_on_a_notebook_finding_on_a_magic_line_is_left_alone(tmp_path):
+    """A finding on a magic line: the shell would get a comment there; nothing is written."""
+    from flake8_xla.cli.noqa import add_noqa_notebook
+
+    text = _notebook(tmp_path / "nb.ipynb").read_text(encoding="utf-8")
+    assert add_noqa_notebook(text, [(2, 1, "XLA801")]) == (text, 0)
+
+
+def test_baseline_of_a_notebook_hides_its_findings_and_keeps_it(project, run):
+    """--write-baseline records a notebook's findings by their lines' text (not positions
+    in the JSON text): --baseline then hides exactly them, and the notebook is not touched."""
+    path = _notebook(project / "pkg" / "nb.ipynb")
+    before = path.read_bytes()
+    assert run(["--write-baseline", "b.json", "pkg"], project)[0] == 0
+    assert path.read_bytes() == before
+    assert run(["--baseline", "b.json", "pkg"], project)[:2] == (0, "")
+    cells = json.loads(before)
+    cells["cells"][2]["source"].append("\nxm.mark_step()")
+    path.write_text(json.dumps(cells), encoding="utf-8")
+    status, out, _ = run(["--baseline", "b.json", "pkg"], project)
+    assert (status, out) == (1, "pkg/nb.ipynb:cell 3:7:1: " + MSG805 + "\n")
+
+
 @pytest.mark.parametrize("line,codes,want", [
     ("x = 1\n", ["XLA101"], "x = 1  # noqa: XLA101\n"),
     ("x = 1  # noqa:E501,W291\n", ["XLA101"], "x = 1  # noqa:E501,W291,XLA101\n"),

@@ -484,3 +484,26 @@ def test_a_fix_leaves_a_line_whose_noqa_suppresses_its_code(source, expected, le
     settings = ALWAYS if "DataLoader" in source else AUTO
     result = _fix(source, settings, unsafe=True)
     assert (result.source, [(f.line, f.code) for f in result.findings]) == (expected or source, left)
+
+
+WARNS = ('import torch_xla\nimport torch_xla.core.xla_model as xm\nxm.mark_step()\nassert (1, "msg")\n'
+         'if xm is 1:\n    pass\ny = "\\d"\n')
+
+
+@pytest.mark.parametrize("mode", ["--fix", "--diff", "--fix -"])
+def test_fix_never_prints_the_warnings_of_compiling_the_users_code(tmp_path, mode):
+    """`assert (x, "msg")`, `is 1`, an invalid escape: compiling the text (and each fixed
+    version, to verify it) warned, and `--fix` printed `warn.py:4: SyntaxWarning: assertion is
+    always true...` with the line; the lint path silences them, so does the fix path now (issue
+    30.5). Run with `-W default`, so a warning that escapes would be printed."""
+    import subprocess
+    import sys
+
+    (tmp_path / "warn.py").write_text(WARNS)
+    args = mode.split() + (["--stdin-filename", "warn.py"] if mode.endswith("-") else ["warn.py"])
+    proc = subprocess.run([sys.executable, "-W", "default", "-m", "flake8_xla", "--isolated", *args], cwd=tmp_path,
+                          input=WARNS if mode.endswith("-") else None, capture_output=True, text=True, timeout=120)
+    assert "Warning" not in proc.stderr, proc.stderr
+    assert proc.stderr == ("flake8-xla: would fix 1 finding, 0 would remain\n" if mode == "--diff"
+                           else "flake8-xla: fixed 1 finding, 0 remaining\n")
+    assert "torch_xla.sync()" in (proc.stdout if mode != "--fix" else (tmp_path / "warn.py").read_text())

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from flake8_xla import project
-from test_project_mode import lint_all, write
+from test_project_mode import lint, lint_all, write
 
 
 #: each test starts and ends with an empty project cache (tests/conftest.py)
@@ -267,3 +267,54 @@ def test_a_builder_that_rebinds_the_class_name_builds_nothing_known(tmp_path):
     net = str((tmp_path / "net.py").resolve())
     assert returns_class((net, "build"), files) is None
     assert returns_class((net, "build2"), files) == (net, "Net")
+
+
+# --- never read outside the project root (issue 30.3) -----------------------------------
+
+LINKED_TRAIN = '''\
+import torch_xla
+import torch_xla.core.xla_model as xm
+from ext.helpers import step
+from ext import helpers
+import linked
+
+
+def _mp_fn(index):
+    step()
+    helpers.step()
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn)
+'''
+
+
+def test_project_mode_never_opens_a_file_outside_the_root(tmp_path, monkeypatch):
+    """`ext` is a symlinked folder and `linked.py` a symlinked file, both pointing outside the
+    project: project mode resolved the imports through them lexically (`root/ext/helpers.py`
+    is "inside") and read the files outside. Now each path is resolved before it is opened,
+    and nothing outside the root is opened (every read of the project layer is recorded)."""
+    import builtins
+    import os
+
+    from flake8_xla.project import files as files_mod
+
+    outside, proj = tmp_path / "outside", tmp_path / "proj"
+    write(outside, {"helpers.py": "import torch_xla.core.xla_model as xm\ndef step():\n    xm.mark_step()\n",
+                    "other.py": "import torch_xla.core.xla_model as xm\nxm.mark_step()\n"})
+    write(proj, {"pyproject.toml": "", "train.py": LINKED_TRAIN, "inside.py": "x = 1\n"})
+    (proj / "ext").symlink_to(outside, target_is_directory=True)
+    (proj / "linked.py").symlink_to(outside / "other.py")
+    opened = []
+    real_read, real_open = files_mod.read_regular, builtins.open
+    monkeypatch.setattr(files_mod, "read_regular", lambda p: (opened.append(os.path.realpath(p)), real_read(p))[1])
+    monkeypatch.setattr(builtins, "open", lambda p, *a, **k: (
+        opened.append(os.path.realpath(p)) if isinstance(p, (str, os.PathLike)) else None, real_open(p, *a, **k))[1])
+    lint(proj, "train.py")
+    lint(proj, "inside.py")
+    monkeypatch.undo()
+    assert opened, "the recorder saw no read"
+    assert any(p.startswith(os.path.realpath(proj) + os.sep) for p in opened)
+    # (the package's own data files are read too: only what lies behind the links must not be)
+    assert [p for p in opened if p.startswith(os.path.realpath(outside) + os.sep)] == []
+    assert files_mod.ProjectFiles(proj.resolve()).files() == [proj.resolve() / "inside.py", proj.resolve() / "train.py"]

@@ -365,6 +365,39 @@ def test_a_notebook_is_one_module_with_findings_on_their_cells(editor):
     assert list(editor.published[cells[2]][-1].diagnostics) == []
 
 
+def test_a_notebook_sent_as_a_text_document_is_linted_as_its_own_text(editor):
+    """A .ipynb opened as a text document holding its JSON (an editor without notebook
+    support, told it is Python): its positions are the document's, so it is linted as the
+    text it is (a dict expression: nothing), never as cells whose lines would be placed,
+    and given `# noqa` edits, in the JSON text. (It published the cells' findings at the
+    cells' line numbers and offered a `# noqa` edit that broke the JSON.)"""
+    nb = {"cells": [{"cell_type": "code", "execution_count": None, "id": "a", "metadata": {}, "outputs": [],
+                     "source": ["import torch_xla.core.xla_model as xm\n", "xm.mark_step()\n", "xm.mark_step()"]}],
+          "metadata": {"kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    text = json.dumps(nb, indent=1) + "\n"
+    uri = editor.open("pkg/as_text.ipynb", text)
+    assert list(editor.diagnostics(uri, 1)) == []
+    fake = lsp.Diagnostic(range=lsp.Range(lsp.Position(1, 0), lsp.Position(1, 4)), message="m", source="flake8-xla",
+                          data={"key": [2, 0, "XLA805"], "version": 1})
+    assert editor.actions(uri, [fake], 1) == []
+
+
+def test_a_module_too_deep_for_the_fixer_gets_no_fix_and_the_server_keeps_serving(editor):
+    """A code action on a finding of a module with a 10,000-term `and` chain: LibCST's native
+    parser crashed the server there (SIGSEGV; linting stopped for every open file). Now the
+    fixer refuses it: the `# noqa` action only, and the next document is linted."""
+    text = "import torch_xla.core.xla_model as xm\nxm.mark_step()\nok = " + " and ".join(["a"] * 10_000) + "\n"
+    uri = editor.open("pkg/deep.py", text)
+    diags = editor.diagnostics(uri, 1)
+    assert [d.code for d in diags] == ["XLA805"]
+    actions = editor.actions(uri, diags, 1)
+    assert [a.title for a in actions] == ["Add `# noqa: XLA805` on line 2"]
+    assert editor.actions(uri, [], 0, only=["source.fixAll"]) == []
+    after = editor.open("pkg/after_deep.py", SOURCE)
+    assert [d.code for d in editor.diagnostics(after, 1)] == ["XLA805", "XLA109"]
+
+
 def _frame(message: dict) -> bytes:
     body = json.dumps(message).encode("utf-8")
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
@@ -403,6 +436,37 @@ def test_python_m_flake8_xla_server_answers_initialize_and_exits_0_after_shutdow
     assert [r["id"] for r in replies] == [1, 2]
     assert replies[0]["result"]["serverInfo"]["name"] == "flake8-xla"
     assert replies[1]["result"] is None
+
+
+def test_a_request_whose_parameters_do_not_validate_gets_an_invalid_params_error(tmp_path):
+    """JSON-RPC answers every request: a code action with `range: null` gets the error reply
+    InvalidParams (-32602) under its id (it got no answer, and editors wait on one), and the
+    server keeps answering: the hover after it, then shutdown."""
+    uri = (tmp_path / "a.py").as_uri()
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {"jsonrpc": "2.0", "method": "textDocument/didOpen",
+         "params": {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": "x = 1\n"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "textDocument/codeAction",
+         "params": {"textDocument": {"uri": uri}, "range": None, "context": {"diagnostics": []}}},
+        {"jsonrpc": "2.0", "id": "three", "method": "textDocument/codeAction",
+         "params": {"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0},
+                                                            "end": {"line": 0, "character": 0}},
+                    "context": {"diagnostics": []}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "shutdown"},
+        {"jsonrpc": "2.0", "method": "exit"},
+    ]
+    out = subprocess.run([sys.executable, "-m", "flake8_xla", "server"], input=b"".join(map(_frame, messages)),
+                         capture_output=True, timeout=TIMEOUT, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    replies = [json.loads(part.split(b"\r\n\r\n", 1)[1]) for part in out.stdout.split(b"Content-Length: ")[1:]]
+    answers = {r["id"]: r for r in replies if "id" in r}
+    assert sorted(answers, key=str) == [1, 2, 4, "three"]
+    assert answers[2]["error"] == {"code": -32602, "message": "Invalid Params"}
+    assert answers["three"]["result"] is None and answers[4]["result"] is None
+    assert not [r for r in replies if r.get("method") == "window/showMessage"]  # no "Error in server" either
 
 
 def test_without_pygls_the_server_says_how_to_install_it(monkeypatch, capsys):

@@ -8,6 +8,13 @@
 - An existing ``# noqa: E501`` on that line gets the new codes merged in (``# noqa: E501,
   XLA101``); a bare ``# noqa`` is left alone (it already silences every code).
 - Idempotent: a second run finds nothing left to silence and changes nothing.
+- A notebook (``.ipynb``) gets the comment on its cell's own source line: the findings'
+  lines are lines of their cell, the comment places are found in the cells' module (as
+  the lint reads it), and only the ``source`` values of the changed cells are rewritten in
+  the JSON text (:meth:`flake8_xla.notebook.Notebook.with_sources`, as ``--fix`` does);
+  every other byte (outputs, metadata, layout) is kept, and the result must read back as
+  the same notebook with the new sources, else the file is not written. A magic line
+  (``!pip install x``) is never given a comment (the shell would get it).
 - Files are rewritten in their own encoding and line endings, atomically, through the same
   writer as ``--fix`` (:func:`flake8_xla.fix.write_atomic`); a file that cannot be read,
   decoded or written, that changed meanwhile, or that is reached through a link to outside
@@ -23,6 +30,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..lines import split_lines, universal_lines
+from ..notebook import is_notebook
 from ..registry import all_rules
 from .files import Result
 
@@ -112,6 +120,63 @@ def add_noqa_text(text: str, findings: list[tuple[int, str]]) -> tuple[str, int]
     return "".join(lines), changed
 
 
+def add_noqa_notebook(text: str, findings: list[tuple[int, int, str]]) -> tuple[str, int]:
+    """The notebook JSON ``text`` with ``# noqa`` codes added for ``findings`` ((cell index,
+    1-based line in that cell, code), as the lint reports a notebook's findings), and how many
+    lines changed. Raises :class:`NotFixed` when the notebook cannot be read or its cells
+    cannot be rewritten, :class:`SyntaxError` / :class:`tokenize.TokenError` when its module
+    does not tokenize."""
+    from ..fix import NotFixed
+    from ..notebook import NotebookError, parse
+
+    try:
+        nb = parse(text)
+    except NotebookError as exc:
+        raise NotFixed(f"not a notebook: {exc}") from None
+    where, comments = comment_lines("".join(nb.module_lines()))
+    by_index = {cell.index: (k, cell) for k, cell in enumerate(nb.cells)}
+    wanted: dict[tuple[int, int], list[str]] = {}  # (cell position, 0-based line in it): codes
+    for index, line, code in findings:
+        if index not in by_index:
+            continue
+        k, cell = by_index[index]
+        if not 1 <= line <= len(cell.python):
+            continue
+        target = where.get(nb.starts[k] + line - 1, nb.starts[k] + line - 1)
+        located = nb.locate(target)
+        if located is None or located[0] is not cell:  # (a statement never spans cells)
+            continue
+        codes = wanted.setdefault((k, located[1] - 1), [])
+        if code not in codes:
+            codes.append(code)
+    sources: dict[int, list[str]] = {}
+    changed = 0
+    for k, line0 in sorted(wanted):
+        cell = nb.cells[k]
+        if line0 in cell.magic:
+            continue
+        lines = sources.setdefault(k, split_lines(cell.source))
+        if line0 >= len(lines):
+            continue
+        comment = comments.get(nb.starts[k] + line0)
+        if comment is not None:
+            comment += cell.shift[line0]  # the module line lost the cell line's first characters
+        new = add_to_line(lines[line0], sorted(wanted[k, line0]), comment)
+        if new is not None:
+            lines[line0] = new
+            changed += 1
+    changes = [(nb.cells[k], "".join(lines)) for k, lines in sources.items()]
+    try:
+        new_text = nb.with_sources(changes)
+        again = parse(new_text)
+    except NotebookError as exc:
+        raise NotFixed(str(exc)) from None
+    written = {cell.index: source for cell, source in changes}
+    if [(c.index, c.source) for c in again.cells] != [(c.index, written.get(c.index, c.source)) for c in nb.cells]:
+        raise NotFixed("its cells would not read back as written")
+    return new_text, changed
+
+
 def add_noqa(results: list[Result], err: TextIO) -> tuple[int, int, int]:
     """Add the comments for ``results`` (the reported findings; not those of standard input,
     nor ``E902`` / ``E999`` / ``XLA000``, which a ``# noqa`` does not describe) to their files.
@@ -120,10 +185,10 @@ def add_noqa(results: list[Result], err: TextIO) -> tuple[int, int, int]:
     from ..fix import NotFixed, _project_root, _read, _round_trips, decode, encode, write_atomic
 
     rules = all_rules()
-    by_path: dict[str, list[tuple[int, str]]] = {}
+    by_path: dict[str, list[tuple]] = {}
     for r in results:
-        if r.code in rules:
-            by_path.setdefault(r.path, []).append((r.line, r.code))
+        if r.code in rules:  # a notebook's findings: (cell, line in the cell, code)
+            by_path.setdefault(r.path, []).append((r.line, r.code) if r.cell is None else (r.cell, r.line, r.code))
     total = files = failed = 0
     root: Path | None = None
     for path, findings in by_path.items():
@@ -136,7 +201,10 @@ def add_noqa(results: list[Result], err: TextIO) -> tuple[int, int, int]:
             read = _read(path)
             text, encoding = decode(read.data)
             try:
-                new_text, changed = add_noqa_text(text, findings)
+                if is_notebook(path):
+                    new_text, changed = add_noqa_notebook(text, findings)
+                else:
+                    new_text, changed = add_noqa_text(text, findings)
             except (SyntaxError, tokenize.TokenError) as exc:
                 raise NotFixed(f"it does not tokenize ({type(exc).__name__})") from None
             if not changed:

@@ -443,6 +443,31 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
+def show_unfixed(files: list[tuple[str, dict[str, int]]]) -> str:
+    """The part of ``--show-fixes`` that names what remains although its rule has a fix (the
+    shape there needs a human: a device held in a variable, an import that must stay...),
+    so that no finding shown as fixable is left in silence::
+
+        No fix available for 1 finding:
+        - train.py:
+            1 x XLA401 (cuda-device)
+
+    ``files``: (file, {code: findings}) in the order fixed; empty text when there are none."""
+    from ..registry import all_rules
+
+    total = sum(n for _, codes in files for n in codes.values())
+    if not total:
+        return ""
+    rules = all_rules()
+    out = [f"No fix available for {_plural(total, 'finding')}:\n"]
+    for display, codes in files:
+        out.append(f"- {display}:\n")
+        for code in sorted(codes):
+            cls = rules.get(code)
+            out.append(f"    {codes[code]} x {code}" + (f" ({cls.name})" if cls else "") + "\n")
+    return "".join(out)
+
+
 def show_fixes(files: list[tuple[str, dict[str, int]]], would: bool = False) -> str:
     """``--show-fixes``: what the fixes changed, per file and code, as Ruff prints it::
 
@@ -503,6 +528,16 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
 
     fixed = remaining = skipped = cuda = 0
     shown: list[tuple[str, dict[str, int]]] = []  # --show-fixes: (file, {code: fixed})
+    unfixed: list[tuple[str, dict[str, int]]] = []  # --show-fixes: (file, {code: left though it has a fix})
+    allowed = (SAFE, UNSAFE) if args.unsafe_fixes else (SAFE,)
+
+    def left_unfixed(display, result) -> None:
+        codes: dict[str, int] = {}
+        for f in result.findings:
+            if applicability(f.code) in allowed:
+                codes[f.code] = codes.get(f.code, 0) + 1
+        if codes:
+            unfixed.append((display, dict(sorted(codes.items()))))
     changed = False
     stdin_text = stdin_out = None  # --fix -: the fixed text, and what goes to ``out``
     seen: set[Path] = set()
@@ -540,6 +575,8 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
                                       unsafe=args.unsafe_fixes,
                                       is_selected=lambda code, ps=paths_of: all(is_selected(p, code) for p in ps),
                                       filename=None if notebook else display if real is not None else stdin_name)
+            if result.refused:  # never handed to LibCST (fix.limits): one line, and the next file
+                raise NotFixed(result.refused)
             if result.reverted:
                 err.write(f"{display}: fixes not applied: {result.reverted}\n")
             new_text, diff = result.source, None
@@ -567,6 +604,7 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
             skipped += 1
             if result is not None:
                 remaining += result.fixed + result.remaining
+                left_unfixed(display, result)
             if real is None:  # the editor gets its text back as it was
                 stdin_out = (data, data.decode("utf-8", errors="surrogateescape"))
             continue
@@ -575,6 +613,7 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
         changed = changed or new_text != text
         if result.fixed_codes:
             shown.append((display, result.fixed_codes))
+        left_unfixed(display, result)
         if settings.scope == "auto" and not (result.fixed or result.remaining or result.reverted):
             signs = cuda_signs(notebook.module if notebook else text)
             if signs:  # the rules skipped a CUDA script: not "fixed 0 findings" alone
@@ -584,7 +623,7 @@ def run(args, paths: Iterable, settings, is_selected: Callable[[str, str], bool]
     noun = "finding" if fixed == 1 else "findings"
     cuda_note = _cuda_note(cuda)
     if getattr(args, "show_fixes", False):
-        err.write(show_fixes(shown, would=bool(args.diff)))
+        err.write(show_fixes(shown, would=bool(args.diff)) + show_unfixed(unfixed))
     if args.diff:
         err.write(f"flake8-xla: would fix {fixed} {noun}, {remaining} would remain"
                   + (f", {_plural(skipped, 'file')} skipped" if skipped else "") + cuda_note + "\n")

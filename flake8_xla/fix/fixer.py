@@ -29,6 +29,7 @@ from ..registry import Finding, all_rules
 from ..settings import Settings
 from . import NONE, SAFE, UNSAFE
 from .imports import CarryLines, Imports
+from .limits import TOO_DEEP, on_big_stack, too_deep
 
 #: the order fixes on one node are applied in: by code (a deprecation inside a call that
 #: another rule rewrites is fixed first, since the inner node is left first anyway)
@@ -48,6 +49,9 @@ class FixResult:
     touched: tuple = ()
     #: the findings fixed, by code (``{"XLA101": 2}``), for ``--show-fixes``
     fixed_codes: dict = dataclasses.field(default_factory=dict)
+    #: why the module was not handed to LibCST at all (:func:`flake8_xla.fix.limits.too_deep`):
+    #: the CLI says ``path: not fixed: ...``, the server offers no fix
+    refused: str | None = None
 
 
 class _Options(argparse.Namespace):
@@ -439,10 +443,31 @@ class Builder:
         # code in a function runs when called, after every module-level import
         spelled = self.ctx.imports.spell(module, self.finding.line, self._deferred())
         if spelled is None:
-            return None
+            return self._ref_beside(module, attr)
         name, statement = spelled
         self.needs.append((module, statement))
         return f"{name}.{attr}" if attr else name
+
+    def _ref_beside(self, module: str, attr: str | None) -> str | None:
+        """``module.attr`` where torch_xla is imported only under a guard or in a function:
+        the module imported right after the guarded import of the name the finding's node
+        reads (``xm`` of ``xm.xla_device()``), in its block (:meth:`Imports.spell_beside`);
+        None when that is not safe."""
+        node = self.node.func if isinstance(self.node, cst.Call) else self.node
+        while isinstance(node, cst.Attribute):
+            node = node.value
+        if not isinstance(node, cst.Name):
+            return None
+        found = self.ctx.imports.spell_beside(module, node.value, self.finding.line, self.ctx.tree)
+        if found is None:
+            return None
+        spelled, statement, line = found
+        anchor = next((n for n, r in self.ctx.positions.items()
+                       if isinstance(n, cst.SimpleStatementLine) and r.start.line == line), None)
+        if anchor is None:
+            return None
+        self.insert(anchor, "after", lambda: statement, f"import beside: {statement}")
+        return f"{spelled}.{attr}" if attr else spelled
 
     def device(self) -> str | None:
         """The XLA device of this process, as the target release spells it."""
@@ -623,11 +648,22 @@ def fix_source(source: str, settings: Settings, path: str = "<fix>", unsafe: boo
     paused = gc.isenabled()
     if paused:
         gc.disable()
-    try:
-        return _fix_source(source, settings, path, unsafe, is_selected, filename, only)
+    try:  # on a thread with a large stack: LibCST's native parser overflows a small one (fix.limits)
+        return on_big_stack(_quiet_fix_source, source, settings, path, unsafe, is_selected, filename, only)
     finally:
         if paused:
             gc.enable()
+
+
+def _quiet_fix_source(*args) -> FixResult:
+    """:func:`_fix_source` with the warnings of compiling the user's code silenced, as the lint
+    path silences them: ``compile`` and ``ast.parse`` of the text and of each fixed version warn
+    (``SyntaxWarning: "is" with a literal``, an invalid escape sequence), and those lines leaked
+    to stderr during ``--fix``, once per verification."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return _fix_source(*args)
 
 
 def _fix_source(source: str, settings: Settings, path: str, unsafe: bool,
@@ -645,14 +681,25 @@ def _fix_source(source: str, settings: Settings, path: str, unsafe: bool,
     if not todo:
         return FixResult(source, 0, len(before), findings=before)
     try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return FixResult(source, 0, len(before), findings=before)
+    refused = too_deep(tree)
+    if refused:  # LibCST would crash the process (native) or fail (Python recursion) on it
+        return FixResult(source, 0, len(before), findings=before, refused=refused)
+    try:
         parsed = parse_exact(source)
         if parsed is None:
             return FixResult(source, 0, len(before), NO_ROUND_TRIP, before)
         module, tail = parsed
         wrapper = MetadataWrapper(module)
-        ctx = Context(wrapper, ast.parse(source), source, settings)
-    except Exception:  # LibCST cannot parse what ast can (rare new syntax): leave it
-        return FixResult(source, 0, len(before), findings=before)
+        ctx = Context(wrapper, tree, source, settings)
+    except RecursionError:  # LibCST's Python side nests deeper than the ast (fix.limits)
+        return FixResult(source, 0, len(before), findings=before, refused=f"{TOO_DEEP} (LibCST's recursion limit)")
+    except Exception as exc:  # LibCST cannot parse what ast can (rare new syntax): leave it, saying so
+        return FixResult(source, 0, len(before), f"LibCST cannot parse it ({type(exc).__name__})", before)
     suppressed = noqa_check(source, path)
     units = []  # (n, finding, builder): each finding's planned fix
     for n, finding in enumerate(sorted(todo, key=lambda f: (f.code, f.line, f.col))):

@@ -183,6 +183,40 @@ class Imports:
             return None
         return alias, f"import {module} as {alias}"
 
+    def spell_beside(self, module: str, base: str, line: int, tree: ast.Module) -> tuple[str, str, int] | None:
+        """Where torch_xla is imported only under a guard (``if is_torch_tpu_available():``,
+        ``try:``) or in a function (``xm = importlib.import_module(...)`` inside it), and the
+        fix rewrites a use of the name ``base`` that such an import binds: (how to spell
+        ``module``, the import statement, the line of ``base``'s import, which the statement
+        goes right after, in the same block). The new name is then bound exactly when
+        ``base`` is, so the rewritten use at ``line`` runs under the same guard as before.
+        None when that does not hold: ``base`` is bound more than once or by something else,
+        its import is in a function the use is not in, or the new name is taken."""
+        if not (self.xla_optional and _is_xla(module)) or self.rebound.get(base):
+            return None
+        scopes = [n for n in ast.walk(tree) if type(n) in _SCOPES]
+
+        def scope_of(at: int):  # the innermost function or class around line ``at``
+            around = [n for n in scopes if n.lineno < at <= (n.end_lineno or n.lineno)]
+            return max(around, key=lambda n: n.lineno) if around else None
+
+        # the use reads the binding of its own scope when that scope has one (a local),
+        # else the module's: exactly one such import, before the use
+        binders = [n for n in ast.walk(tree) if base in _import_binds(n)]
+        here = scope_of(line)
+        mine = [n for n in binders if scope_of(n.lineno) is here]
+        if not mine and here is not None:
+            mine = [n for n in binders if scope_of(n.lineno) is None]
+        if len(mine) != 1 or not _imports_xla(mine[0]) or mine[0].lineno >= line:
+            return None
+        binder = mine[0]
+        alias = ALIASES.get(module)
+        spelled = alias or module
+        name = alias or module.split(".", 1)[0]
+        if self.rebound.get(name) or name in self.imported:
+            return None
+        return spelled, f"import {module} as {alias}" if alias else f"import {module}", binder.lineno
+
     def spell_from(self, module: str, name: str, line: int = 1 << 30, deferred: bool = True,
                    add: bool = True) -> tuple[str, str | None] | None:
         """(how to spell ``name`` of ``module`` at ``line``, the ``from module import name``
@@ -232,6 +266,20 @@ SIDE_EFFECT = "  # noqa: F401"
 
 def _is_xla(name: str) -> bool:
     return name == "torch_xla" or name.startswith("torch_xla.")
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _import_binds(node) -> set[str]:
+    """The names the statement ``node`` binds as an import (``import a.b`` binds ``a``), or
+    as ``name = importlib.import_module(...)``."""
+    if type(node) is ast.Import:
+        return {a.asname or a.name.split(".", 1)[0] for a in node.names}
+    if type(node) is ast.ImportFrom:
+        return {a.asname or a.name for a in node.names}
+    bound = module_assignment(node)
+    return {bound[0]} if bound is not None else set()
 
 
 def _imports_xla(node) -> bool:

@@ -53,6 +53,7 @@ class ProjectFiles:
 
     def __init__(self, root: Path):
         self.root = root
+        self._real_root = Path(os.path.realpath(root))
         self._files: list[Path] | None = None
         self._reverse: dict[Path, set[Path]] | None = None
         self._resolved: dict[tuple, Path | None] = {}
@@ -66,7 +67,8 @@ class ProjectFiles:
             for folder, dirs, names in os.walk(self.root):
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
                 found.extend(Path(folder, n) for n in sorted(names)
-                             if n.endswith(".py") and os.path.isfile(os.path.join(folder, n)))
+                             if n.endswith(".py") and os.path.isfile(os.path.join(folder, n))
+                             and self._inside(Path(folder, n)))  # a link to a file outside: not read
                 if len(found) > MAX_FILES:
                     found = []
                     break
@@ -110,14 +112,20 @@ class ProjectFiles:
     def submodule(self, package: Path, name: str) -> Path | None:
         """``name`` as a submodule of the package whose file (``__init__.py``) or folder is ``package``."""
         folder = package if package.is_dir() else package.parent if package.name == "__init__.py" else None
-        return _find(folder, [name]) if folder is not None else None
+        found = _find(folder, [name]) if folder is not None else None
+        return found if found is not None and self._inside(found) else None
 
     def _inside(self, path: Path) -> bool:
+        """``path`` is under the root, in no skipped folder, and so is what it resolves to: a
+        symlinked folder or file pointing out of the project is outside (never opened)."""
         try:
             rel = path.relative_to(self.root)
         except ValueError:
             return False
-        return not any(p in SKIP_DIRS or p.startswith(".") for p in rel.parts)
+        if any(p in SKIP_DIRS or p.startswith(".") for p in rel.parts):
+            return False
+        real = Path(os.path.realpath(path))
+        return real == self._real_root or real.is_relative_to(self._real_root)
 
     def importers(self, target: Path) -> set[Path]:
         """Files whose text imports ``target`` (a candidate set: a regular expression over

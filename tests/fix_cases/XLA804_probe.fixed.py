@@ -1,9 +1,10 @@
-# remains: XLA804
+# torch_xla imported only in the probe's block: `import torch_xla` joins it there (issue 30.6)
 import torch
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 try:
     import torch_xla.core.xla_model as xm  # an availability probe: no fix adds an unconditional torch_xla import
+    import torch_xla
     HAS_XLA = True
 except ImportError:
     HAS_XLA = False
@@ -12,4 +13,4 @@ except ImportError:
 def place(model):
     if not HAS_XLA:
         return model.cuda()
-    return DDP(model.to(xm.xla_device()), gradient_as_bucket_view=True)
+    return DDP(model.to(torch_xla.device()), gradient_as_bucket_view=True)

@@ -1,4 +1,4 @@
-# remains: XLA804
+# torch_xla imported only in the probe's block: `import torch_xla` joins it there (issue 30.6)
 import torch
 from torch.nn.parallel import DistributedDataParallel as DDP
 
