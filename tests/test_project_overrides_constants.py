@@ -516,3 +516,19 @@ class TPUTrainer2(BaseTrainer):
     _trainers(tmp_path, tpu=tpu, run=run)
     found = lint(tmp_path, "pkg/base.py")
     assert ("pkg/base.py", 30, "XLA207") in found and ("pkg/base.py", 30, "XLA201") not in found
+
+
+def test_a_hook_the_base_does_not_define_is_dispatched(tmp_path):
+    # the base's loop calls self.training_step, defined only by the subclass of another module
+    base = BASE.replace('''    def training_step(self, batch):
+        loss = self.model(batch).sum()
+        loss.backward()
+        print(loss.item())
+        return loss.detach()
+''', "")
+    write(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/base.py": base, "pkg/tpu.py": TPU,
+                     "run_tpu.py": RUN, "run_cpu.py": CPU})
+    facts = project.facts_for(str(tmp_path / "pkg/base.py"), Settings())
+    tpu = str((tmp_path / "pkg/tpu.py").resolve())
+    assert facts.dispatch["BaseTrainer.train"]["training_step"] == ((tpu, "TPUTrainer.training_step"),)
+    assert lint(tmp_path, "pkg/base.py") == {("pkg/base.py", 25, "XLA207")}

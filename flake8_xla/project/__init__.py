@@ -535,11 +535,12 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
                 given = constants.bind(args, known, callee.params) if callee is not None else {}
                 out.append((t, c, constants.frozen(given)))
 
-    own = set(f.self_local) if cls is not None and f.self_calls else ()
+    dispatched = cls is not None and bool(f.self_calls)
+    own = set(f.self_local) if dispatched else ()
     for q in f.calls_local:
         if q not in own:
             follow(q, [((file, q), None)])
-    if own:
+    if dispatched:  # (also a hook the base only declares elsewhere: no local target at all)
         names = set(f.self_calls)
         out.extend((r, cls, ()) for r in _class_methods(cls, files, settings) if r[1].rsplit(".", 1)[-1] in names)
     if f.super_calls:  # super().m(): the bases' m, on the same object
