@@ -171,6 +171,7 @@ def clear_cache() -> None:
     _DISPATCHED.clear()
     _METHOD_FILES.clear()
     _CLASS_METHODS.clear()
+    _METHOD_TABLES.clear()
     _RUNS.clear()
     _ROOTS.clear()
     defs.clear_cache()
@@ -363,13 +364,13 @@ def _self_dispatch(path: Path, reached: dict[str, bool], files: ProjectFiles,
         f = s.function(qual) if s is not None and classes and None not in classes else None
         if f is None or not f.self_calls:
             continue
-        names = set(f.self_calls)
         table: dict[str, list[Ref]] = {}
         for cls in sorted(classes):
-            for r in _class_methods(cls, files, settings):
-                m = r[1].rsplit(".", 1)[-1]
-                if m in names and r not in table.setdefault(m, []):
-                    table[m].append(r)
+            methods = _method_table(cls, files, settings)
+            for m in f.self_calls:
+                for r in methods.get(m, ()):
+                    if r not in table.setdefault(m, []):
+                        table[m].append(r)
         here = str(path)
         out[qual] = {m: tuple(("", q) if file == here else (file, q) for file, q in refs) for m, refs in table.items()}
     return out
@@ -541,8 +542,8 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
         if q not in own:
             follow(q, [((file, q), None)])
     if dispatched:  # (also a hook the base only declares elsewhere: no local target at all)
-        names = set(f.self_calls)
-        out.extend((r, cls, ()) for r in _class_methods(cls, files, settings) if r[1].rsplit(".", 1)[-1] in names)
+        table = _method_table(cls, files, settings)
+        out.extend((r, cls, ()) for m in f.self_calls for r in table.get(m, ()))
     if f.super_calls:  # super().m(): the bases' m, on the same object
         head = qual.rpartition(".")[0]
         own = s.cls(head)
@@ -628,6 +629,20 @@ def _class_methods(ref: Ref, files: ProjectFiles, settings: Settings, depth: int
     got = _CLASS_METHODS.get(key)
     if got is None:
         got = _CLASS_METHODS[key] = _class_methods_of(ref, files, settings)
+    return got
+
+
+_METHOD_TABLES: dict[tuple, dict[str, list[Ref]]] = {}
+
+
+def _method_table(ref: Ref, files: ProjectFiles, settings: Settings) -> dict[str, list[Ref]]:
+    """:func:`_class_methods` of class ``ref`` by method name (built once per class)."""
+    key = (ref, settings)
+    got = _METHOD_TABLES.get(key)
+    if got is None:
+        got = _METHOD_TABLES[key] = {}
+        for r in _class_methods(ref, files, settings):
+            got.setdefault(r[1].rsplit(".", 1)[-1], []).append(r)
     return got
 
 

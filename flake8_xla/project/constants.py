@@ -69,15 +69,20 @@ def _clobbered(model, func, root: str, line: int) -> bool:
     """In ``func``, an attribute store on ``root`` (``root.x = ...`` anywhere in it, also in
     its nested code), a ``setattr(root, ...)``, or a call before ``line`` that is handed
     ``root`` itself. Indexed once per function."""
+    by_func = model._cache.get("const_stores")
+    if by_func is None:  # id(function) -> roots stored to in it or its nested code, once per module
+        by_func = model._cache["const_stores"] = {}
+        for target, _, sctx in model.attr_stores:
+            parts = chain_parts(target)
+            f = sctx.func
+            while parts and f is not None:
+                by_func.setdefault(id(f), set()).add(parts[0])
+                f = f.ctx.func
     key = ("const_clobber", id(func))
     index = model._cache.get(key)
     if index is None:
-        stores: set[str] = set()
+        stores: set[str] = set(by_func.get(id(func), ()))
         handed: dict[str, int] = {}
-        for target, _, sctx in model.attr_stores:
-            parts = chain_parts(target)
-            if parts and _inside(sctx.func, func):
-                stores.add(parts[0])
         for call, cctx in func.calls:
             if type(call.func) is ast.Name and call.func.id in ("setattr", "delattr") and call.args \
                     and type(call.args[0]) is ast.Name:
@@ -92,13 +97,6 @@ def _clobbered(model, func, root: str, line: int) -> bool:
     stores, handed = index
     return root in stores or handed.get(root, line) < line
 
-
-def _inside(inner, func) -> bool:
-    while inner is not None:
-        if inner is func:
-            return True
-        inner = inner.ctx.func
-    return False
 
 
 def _test_conds(model, test: ast.AST, polarity: bool, ctx, out: list) -> None:
