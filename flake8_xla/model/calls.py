@@ -777,4 +777,3 @@ class Calls:
                     if bound < len(free):
                         index.add((id(t), free[bound]))
         return (id(func), name) in index
-

@@ -198,8 +198,8 @@ def _classes() -> dict[str, type]:
         from .callers import ArgFacts, CallFacts, DispatchFacts
         from .summary import ClassFacts, FunctionFacts, LaunchSetup, ModuleSummary
 
-        _WHITELIST.update((c.__name__, c) for c in (ArgFacts, CallFacts, DispatchFacts, ClassFacts, FunctionFacts,
-                                                   LaunchSetup, ModuleSummary))
+        kinds = (ArgFacts, CallFacts, DispatchFacts, ClassFacts, FunctionFacts, LaunchSetup, ModuleSummary)
+        _WHITELIST.update((c.__name__, c) for c in kinds)
     return _WHITELIST
 
 

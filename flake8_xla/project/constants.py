@@ -98,7 +98,6 @@ def _clobbered(model, func, root: str, line: int) -> bool:
     return root in stores or handed.get(root, line) < line
 
 
-
 def _test_conds(model, test: ast.AST, polarity: bool, ctx, out: list) -> None:
     t = type(test)
     if t is ast.UnaryOp and type(test.op) is ast.Not:
