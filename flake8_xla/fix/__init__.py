@@ -453,19 +453,10 @@ def show_unfixed(files: list[tuple[str, dict[str, int]]]) -> str:
             1 x XLA401 (cuda-device)
 
     ``files``: (file, {code: findings}) in the order fixed; empty text when there are none."""
-    from ..registry import all_rules
-
     total = sum(n for _, codes in files for n in codes.values())
     if not total:
         return ""
-    rules = all_rules()
-    out = [f"No fix available for {_plural(total, 'finding')}:\n"]
-    for display, codes in files:
-        out.append(f"- {display}:\n")
-        for code in sorted(codes):
-            cls = rules.get(code)
-            out.append(f"    {codes[code]} x {code}" + (f" ({cls.name})" if cls else "") + "\n")
-    return "".join(out)
+    return f"No fix available for {_plural(total, 'finding')}:\n" + _per_file(files)
 
 
 def show_fixes(files: list[tuple[str, dict[str, int]]], would: bool = False) -> str:
@@ -478,13 +469,19 @@ def show_fixes(files: list[tuple[str, dict[str, int]]], would: bool = False) -> 
 
     ``files``: (file, {code: findings fixed}) in the order fixed; ``would`` for ``--diff``
     (``Would fix``). No findings fixed: ``No findings fixed.`` (``No findings would be fixed.``)."""
-    from ..registry import all_rules
-
     total = sum(n for _, codes in files for n in codes.values())
     if not total:
         return "No findings would be fixed.\n" if would else "No findings fixed.\n"
+    return f"{'Would fix' if would else 'Fixed'} {_plural(total, 'finding')}:\n" + _per_file(files)
+
+
+def _per_file(files: list[tuple[str, dict[str, int]]]) -> str:
+    """The lines of :func:`show_fixes` and :func:`show_unfixed` under their heading: each
+    file, then each code's count and rule name."""
+    from ..registry import all_rules
+
     rules = all_rules()
-    out = [f"{'Would fix' if would else 'Fixed'} {_plural(total, 'finding')}:\n"]
+    out = []
     for display, codes in files:
         out.append(f"- {display}:\n")
         for code in sorted(codes):
