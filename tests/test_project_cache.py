@@ -47,15 +47,21 @@ def _make(base):
                  "backends/xla_backend.py": XLA, "train.py": WORKER, "engine.py": ENGINE})
 
 
+def _cached(tmp_path, monkeypatch) -> tuple[Path, Path]:
+    """(the cache folder the run uses, the project) under ``tmp_path``."""
+    where = tmp_path / "cache"
+    monkeypatch.setenv("FLAKE8_XLA_CACHE_DIR", str(where))
+    proj = tmp_path / "p"
+    _make(proj)
+    return where, proj
+
+
 def _entries(folder: Path) -> list[Path]:
     return sorted(folder.rglob("*.json")) if folder.exists() else []
 
 
 def test_warm_run_reads_the_summaries_back(tmp_path, monkeypatch):
-    where = tmp_path / "cache"
-    monkeypatch.setenv("FLAKE8_XLA_CACHE_DIR", str(where))
-    proj = tmp_path / "p"
-    _make(proj)
+    where, proj = _cached(tmp_path, monkeypatch)
     assert lint_all(proj) == WANT
     written = cache.stats()["writes"]
     assert written >= 3 and len(_entries(where)) == written
@@ -70,10 +76,7 @@ def test_warm_run_reads_the_summaries_back(tmp_path, monkeypatch):
 
 
 def test_an_edit_anywhere_in_the_project_makes_it_cold(tmp_path, monkeypatch):
-    where = tmp_path / "cache"
-    monkeypatch.setenv("FLAKE8_XLA_CACHE_DIR", str(where))
-    proj = tmp_path / "p"
-    _make(proj)
+    where, proj = _cached(tmp_path, monkeypatch)
     assert lint_all(proj) == WANT
     project.clear_cache()
     # the launch now selects the CUDA branch: the CUDA backend is XLA code, engine unchanged
@@ -95,10 +98,7 @@ def test_an_edit_anywhere_in_the_project_makes_it_cold(tmp_path, monkeypatch):
                                                                                           "f": {"kind": "x"}}})),
 ])
 def test_a_corrupt_or_foreign_entry_is_ignored_and_rewritten(tmp_path, monkeypatch, damage):
-    where = tmp_path / "cache"
-    monkeypatch.setenv("FLAKE8_XLA_CACHE_DIR", str(where))
-    proj = tmp_path / "p"
-    _make(proj)
+    where, proj = _cached(tmp_path, monkeypatch)
     assert lint_all(proj) == WANT
     for entry in _entries(where):
         damage(entry)
@@ -120,10 +120,7 @@ def test_an_unwritable_cache_folder_is_no_error(tmp_path, monkeypatch):
 
 
 def test_off_writes_nothing(tmp_path, monkeypatch):
-    where = tmp_path / "cache"
-    monkeypatch.setenv("FLAKE8_XLA_CACHE_DIR", str(where))
-    proj = tmp_path / "p"
-    _make(proj)
+    where, proj = _cached(tmp_path, monkeypatch)
     assert lint_all(proj, Settings(cache="off")) == WANT
     assert not where.exists()
 
@@ -158,10 +155,7 @@ def test_an_unnamed_folder_inside_the_project_is_not_used(tmp_path, monkeypatch)
 
 
 def test_a_module_without_torch_touches_no_cache(tmp_path, monkeypatch):
-    where = tmp_path / "cache"
-    monkeypatch.setenv("FLAKE8_XLA_CACHE_DIR", str(where))
-    proj = tmp_path / "p"
-    _make(proj)
+    where, proj = _cached(tmp_path, monkeypatch)
     write(proj, {"tools/report.py": "import json\n\n\ndef main(path):\n    return json.load(open(path))\n"})
     from test_project_mode import lint
 
