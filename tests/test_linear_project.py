@@ -83,6 +83,34 @@ def factories(base: Path, n: int) -> list[Path]:
     return _write(base, files)
 
 
+def callbacks(base: Path, n: int) -> list[Path]:
+    """N callback classes in N modules, handed in one list to a trainer of another module,
+    whose step loop calls ``cb.on_step_end(self, step, loss)`` on each: every override reads
+    the device loss on the host (XLA501 per module, through the dispatch index)."""
+    files = {"pyproject.toml": "", "pkg/__init__.py": "",
+             "pkg/engine.py": ("import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\n"
+                               "import torch_xla.distributed.parallel_loader as pl\n\n\n"
+                               "class Trainer:\n    def __init__(self, model, loader, callbacks=()):\n"
+                               "        self.device = torch_xla.device()\n        self.model = model.to(self.device)\n"
+                               "        self.loader = loader\n        self.callbacks = list(callbacks)\n"
+                               "        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)\n\n"
+                               "    def train(self):\n"
+                               "        for step, (x, y) in enumerate(pl.MpDeviceLoader(self.loader, self.device)):\n"
+                               "            loss = torch.nn.functional.mse_loss(self.model(x), y)\n"
+                               "            loss.backward()\n            xm.optimizer_step(self.optimizer)\n"
+                               "            for cb in self.callbacks:\n                cb.on_step_end(self, step, loss)\n"),
+             "pkg/base.py": "class Callback:\n    def on_step_end(self, trainer, step, loss):\n        pass\n"}
+    for i in range(n):
+        files[f"pkg/c{i}.py"] = (f"from pkg.base import Callback\n\n\nclass C{i}(Callback):\n"
+                                 f"    def on_step_end(self, trainer, step, loss):\n        print(loss.item())\n")
+    files["train.py"] = ("import torch\nimport torch_xla\nfrom pkg.engine import Trainer\n"
+                         + "".join(f"from pkg.c{i} import C{i}\n" for i in range(n))
+                         + "\n\ndef _mp_fn(index, loader):\n    model = torch.nn.Linear(4, 4)\n"
+                         + "    Trainer(model, loader, callbacks=[" + ", ".join(f"C{i}()" for i in range(n))
+                         + "]).train()\n\n\nif __name__ == '__main__':\n    torch_xla.launch(_mp_fn, args=(None,))\n")
+    return _write(base, files)
+
+
 def _write(base: Path, files: dict[str, str]) -> list[Path]:
     for name, text in files.items():
         (base / name).parent.mkdir(parents=True, exist_ok=True)
@@ -90,8 +118,8 @@ def _write(base: Path, files: dict[str, str]) -> list[Path]:
     return sorted(p for p in base.rglob("*.py"))
 
 
-@pytest.mark.parametrize("shape", [chain, star, callers, subclasses, factories],
-                         ids=["chain", "star", "callers", "subclasses", "factories"])
+@pytest.mark.parametrize("shape", [chain, star, callers, subclasses, factories, callbacks],
+                         ids=["chain", "star", "callers", "subclasses", "factories", "callbacks"])
 def test_linting_every_module_is_linear_in_modules(shape, tmp_path):
     small, found_small = project_work(shape(tmp_path / "small", N))
     large, found_large = project_work(shape(tmp_path / "large", 2 * N))
@@ -101,8 +129,29 @@ def test_linting_every_module_is_linear_in_modules(shape, tmp_path):
     elif shape is factories:  # only the branch the constant selects: B0.go
         assert sorted((name, f.code) for name, f in found_small) == [("b0.py", "XLA401")]
         assert sorted((name, f.code) for name, f in found_large) == [("b0.py", "XLA401")]
+    elif shape is callbacks:  # each callback's override reads the device loss in the trainer's step
+        assert sorted((name, f.code, f.line) for name, f in found_small) == sorted(
+            (f"c{i}.py", "XLA501", 6) for i in range(N))
+        assert len(found_large) == 2 * N and {f.code for _, f in found_large} == {"XLA501"}
     elif shape is subclasses:  # each override is XLA code; the base's loop too
         assert len(found_small) == N + 1 and len(found_large) == 2 * N + 1
     else:  # every reached helper is XLA code (XLA401 per module), the CPU helpers stay plain
         assert len(found_small) == N + (shape is star) and len(found_large) == 2 * N + (shape is star)
     assert large <= SLACK * small, f"{shape.__name__}: work {small} at N={N}, {large} at N={2 * N} ({large / small:.2f}x)"
+
+
+#: the project layer alone (flake8_xla/project/): its own work is small beside the modules'
+#: models, so a term quadratic in the modules shows here first (a shared importer's calls
+#: scanned once per module it hands objects to gave 2.33 at N=60, the callbacks shape)
+PROJECT_LAYER = str(Path(__import__("flake8_xla.project", fromlist=["x"]).__file__).resolve().parent)
+LAYER_N = 60
+LAYER_SLACK = 2.15
+
+
+@pytest.mark.parametrize("shape", [chain, star, callers, subclasses, factories, callbacks],
+                         ids=["chain", "star", "callers", "subclasses", "factories", "callbacks"])
+def test_the_project_layer_is_linear_in_modules(shape, tmp_path):
+    small, _ = project_work(shape(tmp_path / "small", LAYER_N), prefix=PROJECT_LAYER)
+    large, _ = project_work(shape(tmp_path / "large", 2 * LAYER_N), prefix=PROJECT_LAYER)
+    assert large <= LAYER_SLACK * small, (f"{shape.__name__}: project-layer work {small} at N={LAYER_N}, "
+                                          f"{large} at N={2 * LAYER_N} ({large / small:.2f}x)")

@@ -50,9 +50,10 @@ def engine_work(source: str, scope: str | None = None) -> tuple[int, list]:
     return counter.count, found
 
 
-def project_work(paths: list[Path], scope: str | None = None) -> tuple[int, list]:
-    """(lines of flake8_xla executed, findings) linting every file of ``paths`` by its path in
-    project mode, as one process would (the project cache cleared first)."""
+def project_work(paths: list[Path], scope: str | None = None, prefix: str = PACKAGE) -> tuple[int, list]:
+    """(lines executed in files under ``prefix``: by default all of flake8_xla; findings)
+    linting every file of ``paths`` by its path in project mode, as one process would (the
+    project cache cleared first)."""
     from flake8_xla import project
 
     project.clear_cache()
@@ -60,7 +61,7 @@ def project_work(paths: list[Path], scope: str | None = None) -> tuple[int, list
     trees = [ast.parse(text) for _, text in sources]
     found = []
     try:
-        with LineCounter() as counter:
+        with LineCounter(prefix) as counter:
             for (path, text), tree in zip(sources, trees):
                 found.extend((path.name, f) for f in engine.run(tree, build(scope), text, filename=str(path)))
     finally:

@@ -169,6 +169,7 @@ def clear_cache() -> None:
     _NODES.clear()
     _CALLERS.clear()
     _DISPATCHED.clear()
+    _IMPORTER_DISPATCHED.clear()
     _METHOD_FILES.clear()
     _CLASS_METHODS.clear()
     _METHOD_TABLES.clear()
@@ -948,55 +949,76 @@ def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Setting
 
 def _dispatch_index(path: Path, method: str, files: ProjectFiles, settings: Settings) -> dict:
     """``{(file, "Cls.m"): [(CallFacts, importer or None), ...]}``: for every method named
-    ``method`` that instances handed on by the importers of the module at ``path`` run, or
-    that objects a launch wrapper hands on run (importer ``None``; see
-    :func:`_dispatched_to`), the dispatched calls that reach it."""
+    ``method`` of the module at ``path`` that instances handed on by the importers of that
+    module run, or that objects a launch wrapper hands on run (importer ``None``; see
+    :func:`_dispatched_to`), the dispatched calls that reach it: the part of each importer's
+    :func:`_importer_dispatches` that falls in ``path``."""
     key = (files.root, str(path), method, settings)
     found = _DISPATCHED.get(key)
     if found is not None:
         return found
     found = _DISPATCHED[key] = {}  # asked again while this one is built: none
-    methods = ("__call__", "forward") if method == "forward" else (method,)
     for imp in sorted(files.importers(path))[:MAX_DISPATCH_MODULES]:
-        text = read_text(imp)
-        if text is None:
+        for ref, sites in _importer_dispatches(imp, method, files, settings).get(str(path), {}).items():
+            found.setdefault(ref, []).extend(sites)
+    return found
+
+
+_IMPORTER_DISPATCHED: dict[tuple, dict] = {}
+
+
+def _importer_dispatches(imp: Path, method: str, files: ProjectFiles, settings: Settings) -> dict:
+    """``{file: {(file, "Cls.m"): [(CallFacts, imp or None), ...]}}``: the methods named
+    ``method``, in every project module, that the objects importer ``imp`` hands on run
+    (an instance or a list of instances passed to a function or class of a third module
+    whose code calls ``method`` on that parameter), or that an object a launch wrapper
+    hands to ``imp``'s launched code runs (``None``). Built once per (root, importer,
+    method, settings) for all the modules it reaches, so N modules sharing one importer
+    cost one pass over its calls, not N."""
+    key = (files.root, str(imp), method, settings)
+    found = _IMPORTER_DISPATCHED.get(key)
+    if found is not None:
+        return found
+    found = _IMPORTER_DISPATCHED[key] = {}  # asked again while this one is built: none
+    text = read_text(imp)
+    if text is None:
+        return found
+    handed = "torch_xla" in text
+    wrapped = any(pos >= 0 and f".{name}(" in text for name, _, pos in launcher_selves_for(imp, files))
+    if not handed and not wrapped:
+        return found  # (an importer that neither names torch_xla nor gets an object from a launch calls none)
+    methods = ("__call__", "forward") if method == "forward" else (method,)
+    s = summary_of(imp, files, settings)
+
+    def add(ref: Ref, call: CallFacts, origin: Path | None) -> None:
+        found.setdefault(ref[0], {}).setdefault(ref, []).append((call, origin))
+
+    for d in s.dispatches if s is not None and wrapped else ():  # backend.save(...) on a wrapper's self
+        if d.classes and d.method in methods:
+            for ref in _runs(d.classes, method, files, settings):
+                add(ref, CallFacts(ref, d.line, d.args, d.kwargs, d.splat, in_step=d.in_step, gated=d.gated), None)
+    for cf in s.calls_into if s is not None and handed else ():
+        passed = [(i, None, a) for i, a in enumerate(cf.args) if a.kind in (INSTANCE, INSTANCES)]
+        passed += [(None, k, a) for k, a in cf.kwargs if a.kind in (INSTANCE, INSTANCES)]
+        if not passed:
             continue
-        handed = "torch_xla" in text
-        wrapped = any(pos >= 0 and f".{name}(" in text for name, _, pos in launcher_selves_for(imp, files))
-        if not handed and not wrapped:
-            continue  # (an importer that neither names torch_xla nor gets an object from a launch calls none)
-        s = summary_of(imp, files, settings)
-        for d in s.dispatches if s is not None and wrapped else ():  # backend.save(...) on a wrapper's self
-            if d.classes and d.method in methods:
-                for ref in _runs(d.classes, method, files, settings):
-                    if ref[0] == str(path):
-                        found.setdefault(ref, []).append(
-                            (CallFacts(ref, d.line, d.args, d.kwargs, d.splat, in_step=d.in_step, gated=d.gated), None))
-        for cf in s.calls_into if s is not None and handed else ():
-            passed = [(i, None, a) for i, a in enumerate(cf.args)] + [(None, k, a) for k, a in cf.kwargs]
-            passed = [(i, k, a) for i, k, a in passed if a.kind in (INSTANCE, INSTANCES)]
-            if not passed:
+        file, target = _reexported(cf.target, files, settings)
+        other = summary_of(Path(file), files, settings)
+        if other is None:
+            continue
+        shift = 0
+        if "." not in target and other.cls(target) is not None:
+            target, shift = target + ".__init__", 1  # a constructor call: __init__'s parameters
+        for d in other.dispatches:
+            if d.origin != target or d.method not in methods:
                 continue
-            file, target = _reexported(cf.target, files, settings)
-            other = summary_of(Path(file), files, settings)
-            if other is None:
-                continue
-            shift = 0
-            if "." not in target and other.cls(target) is not None:
-                target, shift = target + ".__init__", 1  # a constructor call: __init__'s parameters
-            for d in other.dispatches:
-                if d.origin != target or d.method not in methods:
-                    continue
-                for i, k, a in passed:
-                    if d.element == (a.kind == INSTANCES) and (k == d.param or (i is not None and i + shift == d.index)):
-                        call = None
-                        for ref in _runs(a.refs, method, files, settings):
-                            if ref[0] != str(path):
-                                continue
-                            call = call or CallFacts(ref, d.line, d.args, d.kwargs, d.splat, in_step=d.in_step,
-                                                     gated=d.gated, on_device=a.name == "device")
-                            found.setdefault(ref, []).append((dataclasses.replace(call, target=ref), imp))
-                        break
+            for i, k, a in passed:
+                if d.element == (a.kind == INSTANCES) and (k == d.param or (i is not None and i + shift == d.index)):
+                    call = CallFacts((), d.line, d.args, d.kwargs, d.splat, in_step=d.in_step, gated=d.gated,
+                                     on_device=a.name == "device")
+                    for ref in _runs(a.refs, method, files, settings):
+                        add(ref, dataclasses.replace(call, target=ref), imp)
+                    break
     return found
 
 
