@@ -326,9 +326,13 @@ class Params:
         dispatched there on this class's instances (``cb.on_step_end(self, step, loss)`` in
         the step loop of a trainer that holds them). Only for a function in XLA code whose
         own code reads a parameter the way the step rules look at (:meth:`_reads_params`),
-        and for a plain function only when launched code of another module reaches it and
-        the module has no torch_xla import or the function runs a step once per call
-        (:meth:`steps_once`); empty otherwise. Memoised per function."""
+        reads anything on the host (:meth:`_reads_on_host`) or runs a step once per call
+        (:meth:`steps_once`), and for a plain function only when launched code of another
+        module reaches it and the module has no torch_xla import or the function runs a
+        step once per call; empty otherwise. A method's calls include a base class's
+        ``self.m(...)`` in another module's step loop on an object of this class
+        (``self.after_step(step)``: :func:`flake8_xla.project._self_site_calls`). Memoised
+        per function."""
         params = func.params[1:] if func.cls is not None else func.params
         if self.project_callers is None or not params or func.scope is None \
                 or func.name.startswith("__") or func.ctx is None or func.ctx.func is not None \
@@ -347,8 +351,7 @@ class Params:
             # project, as for parameter aliases)
             return ()
         if not self.in_xla_code(Ctx(func.scope, func, (), ())) or not (
-                self._reads_params(func, params)
-                or (func.cls is None and (self._reads_on_host(func) or self.steps_once(func)))):
+                self._reads_params(func, params) or self._reads_on_host(func) or self.steps_once(func)):
             return ()
         try:
             calls = self.project_callers(self.function_quals()[id(func)], partial=True, step_only=True) or ()
@@ -418,10 +421,10 @@ class Params:
 
     def _reads_on_host(self, func: FunctionInfo) -> bool:
         """``func``'s own code reads some value on the host the way XLA501 looks at
-        (``x.item()``, ``.tolist()``, ``.numpy()``, ``.cpu()``): asked of a plain helper of a
-        module without torch_xla that launched code reaches (``def train_step(model, opt, x,
-        y): ... loss.backward(); opt.step(); return loss.item()``), whose reads need not
-        be of a parameter. Memoised."""
+        (``x.item()``, ``.tolist()``, ``.numpy()``, ``.cpu()``): asked of a helper another
+        module's step may run (``def train_step(model, opt, x, y): ... loss.backward();
+        opt.step(); return loss.item()``, or an override a base class's step loop calls),
+        whose reads need not be of a parameter. Memoised."""
         key = ("readshost", id(func))
         found = self._cache.get(key)
         if found is None:

@@ -170,6 +170,7 @@ def clear_cache() -> None:
     _CALLERS.clear()
     _DISPATCHED.clear()
     _IMPORTER_DISPATCHED.clear()
+    _SELF_SITES.clear()
     _METHOD_FILES.clear()
     _CLASS_METHODS.clear()
     _METHOD_TABLES.clear()
@@ -876,7 +877,8 @@ def callers_lookup(filename: str | None, settings: Settings):
             if qual.count(".") > 1 or not _called_elsewhere(path, qual.rsplit(".", 1)[-1], files):
                 return ()
             if "." in qual:
-                return tuple(c for c in _dispatched_to(path, qual, files, settings) if c.in_step)
+                return tuple(c for c in _dispatched_to(path, qual, files, settings) if c.in_step) \
+                    + _self_site_calls(files, settings).get(str(path), {}).get(qual, ())
         if found is None:
             found = _callers_of(path, files, settings)
         if not partial and (found.unknown or qual.rsplit(".", 1)[-1] in found.unread):
@@ -889,6 +891,61 @@ def callers_lookup(filename: str | None, settings: Settings):
         return calls
 
     return lookup
+
+
+_SELF_SITES: dict[tuple, dict[str, dict[str, tuple[CallFacts, ...]]]] = {}
+
+
+def _self_site_calls(files: ProjectFiles, settings: Settings) -> dict[str, dict[str, tuple[CallFacts, ...]]]:
+    """``{file: {"Cls.m": (CallFacts, ...)}}``: the ``self.m(...)`` calls inside loops of
+    methods that launched code reaches on objects of known classes (:data:`_SELF_CLASSES`;
+    :attr:`~.summary.FunctionFacts.self_sites`), by the method ``m`` each runs on such an
+    object (the class's own or inherited ``m``: an override in another module), when that
+    is in another module than the call. Where the call runs is settled here, with the
+    classes: its innermost loop that is a training step loop, the loop's own body visibly
+    running the backward or an optimizer step, or calling on ``self`` a method that runs
+    both once per call on that class (``loss = self.training_step(batch)`` with the TPU
+    subclass's override), gives ``in_step`` (and ``gated`` under that loop's step gate);
+    a call in other loops only is ``in_loop`` (a step when the callee steps once per call).
+    Built once per (root, settings), linear in the reached (method, class) pairs and their
+    calls."""
+    key = (files.root, settings)
+    found = _SELF_SITES.get(key)
+    if found is not None:
+        return found
+    _SELF_SITES[key] = {}  # asked again while this one is built: none
+    _reach_index(files, settings)
+    index: dict[str, dict[str, list[CallFacts]]] = {}
+    for file, quals in sorted(_SELF_CLASSES.get(key, {}).items()):
+        s = summary_of(Path(file), files, settings)
+        for qual, classes in quals.items():
+            f = s.function(qual) if s is not None else None
+            if f is None or not f.self_sites:
+                continue
+            for cls in sorted(c for c in classes if c is not None):
+                table = _method_table(cls, files, settings)
+                stepping: dict[str, bool] = {}
+
+                def steps(m: str) -> bool:  # m of this class runs the backward and an update once per call
+                    if m not in stepping:
+                        targets = table.get(m, ())
+                        h = helper_facts(targets[0], files, settings) if targets else None
+                        stepping[m] = h is not None and h.steps_once
+                    return stepping[m]
+
+                for site in f.self_sites:
+                    targets = table.get(site.method, ())
+                    if not targets or targets[0][0] == file:
+                        continue  # none, or in the caller's module: its own model dispatches there
+                    target = targets[0]
+                    step = next((i for i in range(len(site.loops) - 1, -1, -1)
+                                 if site.loops[i][0] or any(steps(m) for m in site.loops[i][1])), None)
+                    gated = site.loops[step if step is not None else -1][2]
+                    index.setdefault(target[0], {}).setdefault(target[1], []).append(
+                        CallFacts(target, site.line, site.args, site.kwargs, site.splat, in_step=step is not None,
+                                  gated=gated, caller=qual, in_loop=step is None))
+    found = _SELF_SITES[key] = {file: {q: tuple(calls) for q, calls in by.items()} for file, by in index.items()}
+    return found
 
 
 _WORD = re.compile(r"\w+")

@@ -39,7 +39,7 @@ from pathlib import Path
 from ..settings import Settings
 
 #: bump when the summary's format changes (with the package version, part of every key)
-FORMAT = 2
+FORMAT = 3
 _DISABLED: set[str] = set()  # cache folders an error turned off for this process
 _DIGESTS: dict[Path, str] = {}  # project root -> digest of its files, once per process
 _STATS = {"hits": 0, "misses": 0, "writes": 0}
@@ -195,10 +195,10 @@ _WHITELIST: dict[str, type] = {}
 def _classes() -> dict[str, type]:
     """The dataclasses an entry may hold, by name (built once)."""
     if not _WHITELIST:
-        from .callers import ArgFacts, CallFacts, DispatchFacts
+        from .callers import ArgFacts, CallFacts, DispatchFacts, SelfSite
         from .summary import ClassFacts, FunctionFacts, LaunchSetup, ModuleSummary
 
-        kinds = (ArgFacts, CallFacts, DispatchFacts, ClassFacts, FunctionFacts, LaunchSetup, ModuleSummary)
+        kinds = (ArgFacts, CallFacts, DispatchFacts, SelfSite, ClassFacts, FunctionFacts, LaunchSetup, ModuleSummary)
         _WHITELIST.update((c.__name__, c) for c in kinds)
     return _WHITELIST
 

@@ -164,6 +164,62 @@ class DispatchFacts:
         return None
 
 
+@dataclasses.dataclass(frozen=True)
+class SelfSite:
+    """One ``self.m(...)`` call of a method, inside a loop of that method: which ``m`` runs
+    depends on the class of the object (an override in another module), and so does whether
+    the loop is a training step loop (the override may run the backward and the update), so
+    both are settled by the project's reach (:func:`flake8_xla.project._self_site_calls`).
+
+    Attributes:
+        method: the method called (``training_step``).
+        line: the call's line.
+        args, kwargs, splat: what the call passes, as in :class:`CallFacts` (without ``self``).
+        loops: for each loop of the calling function around the call, outermost first:
+            ``(steps, methods, gated)``: the loop's own body (not a nested loop) visibly
+            runs the backward or an optimizer step (the model's ``is_inner_step_loop``),
+            the methods its own body calls on ``self`` (one that runs a step once per call
+            makes it the step loop), and the call sits under a step gate of that loop
+            (``if step % N == 0:``).
+    """
+
+    method: str
+    line: int
+    args: tuple[ArgFacts, ...] = ()
+    kwargs: tuple[tuple[str, ArgFacts], ...] = ()
+    splat: bool = False
+    loops: tuple[tuple[bool, tuple[str, ...], bool], ...] = ()
+
+
+def describe_self_sites(model, func, resolve, path: str, classes=None) -> tuple[SelfSite, ...]:
+    """The ``self.m(...)`` calls of method ``func`` (its first parameter's methods; not a
+    static method) that sit inside a loop of its own (:class:`SelfSite`); ``()`` for any
+    other function. Linear in the function's calls and loops."""
+    if func.cls is None or not func.params or any(
+            type(d) is ast.Name and d.id == "staticmethod" for d in func.node.decorator_list):
+        return ()
+    me = func.params[0]
+    calls = [(call, ctx) for call, ctx in func.calls if ctx.func is func and ctx.loops
+             and type(call.func) is ast.Attribute and type(call.func.value) is ast.Name and call.func.value.id == me]
+    if not calls:
+        return ()
+    own: dict[int, list[str]] = {}  # loop -> the methods its own body calls on self
+    for call, ctx in func.calls:
+        if ctx.func is func and ctx.loops and type(call.func) is ast.Attribute \
+                and type(call.func.value) is ast.Name and call.func.value.id == me:
+            names = own.setdefault(id(ctx.loops[-1]), [])
+            if call.func.attr not in names:
+                names.append(call.func.attr)
+    site = _Site(resolve, path, classes)
+    out = []
+    for call, ctx in calls:
+        args, kwargs, splat = _describe_arguments(model, call, ctx, site)
+        loops = tuple((model.is_inner_step_loop(lp), tuple(own.get(id(lp), ())), _gated(model, ctx, lp))
+                      for lp in ctx.loops)
+        out.append(SelfSite(call.func.attr, call.lineno, tuple(args), tuple(kwargs), splat, loops))
+    return tuple(out)
+
+
 _UNKNOWN_ARG = ArgFacts(UNKNOWN)
 
 

@@ -21,7 +21,7 @@ SAVE_CALLS = ("torch_xla.core.xla_model.save", "torch_xla.utils.serialization.sa
 from ..model.scopes import Ctx
 from . import constants
 from ..settings import Settings
-from .callers import CallFacts, DispatchFacts, describe_calls, describe_dispatches
+from .callers import CallFacts, DispatchFacts, describe_calls, describe_dispatches, describe_self_sites
 from .files import ProjectFiles, read_text
 
 #: a reference to a function or class of a project module: (file, "f" / "Cls" / "Cls.m")
@@ -106,6 +106,9 @@ class FunctionFacts:
     unbuilt: tuple[Ref, ...] = ()
     #: the method names its own ``super().m(...)`` calls name
     super_calls: tuple[str, ...] = ()
+    #: its own ``self.m(...)`` calls inside its loops (:class:`~.callers.SelfSite`): the
+    #: override that runs, and whether the loop is the training step, depend on the class
+    self_sites: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -327,7 +330,8 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                                        returns_loader=_returns_loader(model, func), self_calls=self_calls,
                                        self_local=self_local, self_steps=self_steps,
                                        params=tuple(func.params), edges=edges, unbuilt=unbuilt,
-                                       super_calls=supers))
+                                       super_calls=supers,
+                                       self_sites=describe_self_sites(model, func, resolver, str(path), classes)))
     class_facts = []
     for cls in model.classes:
         local, out = [], []
