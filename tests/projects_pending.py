@@ -11,8 +11,6 @@ PENDING: dict[tuple[str, str, str, int, str], str] = {
         "callbacks fired through CallbackList.fire's getattr(cb, event)(*args) with a constant event",
     ("p05_hf_plugins", "hftpu/tpu_trainer.py", "default", 24, "XLA903"):
         "XLA903's Hugging Face shape (issue 29 section 2.5) with the model from the launched caller",
-    ("p05_hf_plugins", "hftpu/tpu_trainer.py", "default", 44, "XLA306"):
-        "a one-shot per_device_loader returned by an override and iterated per epoch in the base's loop",
     ("p06_torchrun_or_tpu", "backends/xla_backend.py", "default", 37, "XLA108"):
         "the optimizer of the DDP model another module's backend.wrap() returns, stepped in backend.step()",
 }

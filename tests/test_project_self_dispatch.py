@@ -90,3 +90,113 @@ def test_self_sites_in_the_summary(tmp_path):
     ]
     assert all(type(x) is SelfSite for x in sites)
     assert s.function("BaseTrainer.fit").self_sites[0].loops == ((False, ("train_epoch", "on_epoch_end"), False),)
+
+
+# --- a one-shot loader another module iterates once per epoch (XLA306 across modules) ------
+
+HOOKED_BASE = '''\
+class Base:
+    def wrap_loader(self, loader):
+        return loader
+
+    def step(self, batch):
+        pass
+
+    def fit(self, loader, epochs):
+        batches = self.wrap_loader(loader)
+        for epoch in range(epochs):
+            for i, batch in enumerate(batches):
+                self.step(batch)
+'''
+
+HOOKED_TPU = '''\
+import torch_xla
+import torch_xla.distributed.parallel_loader as pl
+
+from base import Base
+
+
+class TPU(Base):
+    def wrap_loader(self, loader):
+        device = torch_xla.device()
+        return pl.ParallelLoader(loader, [device]).per_device_loader(device)
+'''
+
+HOOKED_TRAIN = '''\
+import torch_xla
+from tpu import TPU
+
+
+def _mp_fn(index, loader):
+    TPU().fit(loader, 3)
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, args=(None,))
+'''
+
+
+def _hooked(tmp_path, base=HOOKED_BASE, tpu=HOOKED_TPU, train=HOOKED_TRAIN, extra=None):
+    write(tmp_path, {"pyproject.toml": "", "base.py": base, "tpu.py": tpu, "train.py": train, **(extra or {})})
+    return lint_all(tmp_path)
+
+
+def test_a_one_shot_loader_an_override_returns_is_spent_after_the_first_epoch(tmp_path):
+    assert _hooked(tmp_path) == {("tpu.py", 10, "XLA306")}
+    assert lint(tmp_path, "tpu.py") == {("tpu.py", 10, "XLA306")}
+
+
+def test_a_plain_function_of_another_module_returning_one(tmp_path):
+    helpers = HOOKED_TPU.replace("from base import Base\n\n\nclass TPU(Base):\n    def wrap_loader(self, loader):\n",
+                                 "\ndef wrap_loader(loader):\n").replace("        ", "    ")
+    train = ("import torch_xla\nfrom helpers import wrap_loader\n\n\ndef _mp_fn(index, loader, model):\n"
+             "    batches = wrap_loader(loader)\n    for epoch in range(3):\n        for batch in batches:\n"
+             "            model(batch)\n\n\nif __name__ == '__main__':\n    torch_xla.launch(_mp_fn, args=(None, None))\n")
+    write(tmp_path, {"pyproject.toml": "", "helpers.py": helpers, "train.py": train})
+    assert lint_all(tmp_path) == {("helpers.py", 7, "XLA306")}
+
+
+@pytest.mark.parametrize("change", [
+    # rebuilt in each epoch: a fresh loader per pass
+    ("        batches = self.wrap_loader(loader)\n        for epoch in range(epochs):\n",
+     "        for epoch in range(epochs):\n            batches = self.wrap_loader(loader)\n"),
+    # iterated once: no epoch loop around it
+    ("        for epoch in range(epochs):\n            for i, batch in enumerate(batches):\n                self.step(batch)\n",
+     "        for i, batch in enumerate(batches):\n            self.step(batch)\n"),
+    # the epoch loop visibly runs once
+    ("                self.step(batch)\n", "                self.step(batch)\n            break\n"),
+    # bound twice: what the name holds in a pass is not seen
+    ("        batches = self.wrap_loader(loader)\n", "        batches = self.wrap_loader(loader)\n"
+                                                    "        if epochs > 1:\n            batches = list(loader)\n"),
+], ids=["rebuilt-per-epoch", "one-pass", "epoch-loop-breaks", "rebound"])
+def test_one_shot_loader_traps(tmp_path, change):
+    old, new = change
+    assert old in HOOKED_BASE
+    assert _hooked(tmp_path, base=HOOKED_BASE.replace(old, new)) == set()
+
+
+def test_the_override_of_a_class_no_launch_builds(tmp_path):
+    train = HOOKED_TRAIN.replace("TPU().fit(loader, 3)", "Base().fit(loader, 3)").replace(
+        "from tpu import TPU", "from base import Base")
+    assert _hooked(tmp_path, train=train) == set()
+
+
+def test_a_mpdeviceloader_is_fine(tmp_path):
+    tpu = HOOKED_TPU.replace("pl.ParallelLoader(loader, [device]).per_device_loader(device)",
+                             "pl.MpDeviceLoader(loader, device)")
+    assert _hooked(tmp_path, tpu=tpu) == set()
+
+
+def test_a_class_level_lambda_calling_a_project_function_is_summarised(tmp_path):
+    # a lambda's parameter read at class level (torch/_numpy/_ndarray.py's shape) made the
+    # summary raise, so the module was unknown to the project
+    from flake8_xla.project import _project
+    from flake8_xla.project import summary as S
+    from flake8_xla.settings import Settings
+
+    write(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/ops.py": "def divmod(a, b):\n    return a, b\n",
+                     "pkg/arr.py": "import torch\n\nfrom . import ops\n\n\nclass A:\n"
+                                   "    rdivmod = staticmethod(lambda self, other: ops.divmod(other, self))\n"})
+    files = _project(tmp_path.resolve())
+    s = S.summarise((tmp_path / "pkg/arr.py").resolve(), files, Settings())
+    assert s is not None and [c.target[1] for c in s.calls_into] == ["divmod"]

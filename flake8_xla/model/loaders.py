@@ -407,6 +407,73 @@ class Loaders:
             cache[key] = found
         return found
 
+    def reiterated_calls(self) -> set[int]:
+        """ids of the calls whose result a ``for`` loop iterates once per pass of an enclosing
+        loop that does not hold the call (``loader = self.wrap_loader(dl)`` before ``for
+        epoch in ...: for batch in loader:``): followed from the loop's iterable through
+        pass-through wrappers (``enumerate``, ``tqdm``, ``islice``) and names bound once in
+        their function, to a call the module cannot see the value of (an imported function,
+        a method on ``self`` an override may replace, a name bound to nothing here; project
+        mode keeps those of project functions). An enclosing loop that visibly runs once (``break`` / ``return`` among its
+        own statements) does not count. A one-shot iterable built there is spent after the
+        first pass (XLA306 across modules). Once per module, linear in its loops."""
+        found = self._cache.get("reiterated")
+        if found is None:
+            found = self._cache["reiterated"] = set()
+            for loop in self.loops:
+                if type(loop.node) not in (ast.For, ast.AsyncFor) or not loop.ctx.loops:
+                    continue
+                site = self._iterated_call(loop.node.iter, loop.ctx, 0)
+                if site is None:
+                    continue
+                call, cctx = site
+                if any(o not in cctx.loops and not any(type(x) in (ast.Break, ast.Return) for x in o.node.body)
+                       for o in loop.ctx.loops):
+                    found.add(id(call))
+        return found
+
+    def _iterated_call(self, expr: ast.AST, ctx: Ctx, depth: int):
+        """``(call, ctx)`` of the one opaque call ``expr`` draws from (:meth:`reiterated_calls`), or None."""
+        while depth <= 8:
+            depth += 1
+            t = type(expr)
+            if t is ast.Name:
+                if len(self.lookup(expr.id, ctx, None) or ()) != 1:
+                    return None  # bound more than once (or not here): what it holds per pass is unknown
+                values = self.values(expr, ctx)
+                if not values or len(values) != 1 or values[0][1] is None:
+                    return None
+                expr, ctx = values[0]
+                continue
+            if t is not ast.Call:
+                return None
+            q = self.call_name(expr, ctx)
+            inner = self._wrapped_iterables(expr, ctx, q)
+            if inner is not None:
+                if len(inner) != 1:
+                    return None
+                expr = inner[0]
+                continue
+            f = expr.func
+            if type(f) is ast.Attribute and type(f.value) is ast.Name and ctx.func is not None \
+                    and ctx.func.cls is not None and ctx.func.params and f.value.id == ctx.func.params[0]:
+                return expr, ctx  # self.m(...): an override elsewhere may run
+            return (expr, ctx) if not self.function_of(f, ctx) else None
+        return None
+
+    def project_reiterated(self, func: FunctionInfo) -> bool:
+        """Project mode: a call of ``func`` in another project module (or a base class's
+        ``self.m(...)`` there on an object of this class) hands its result to a loop that
+        iterates it once per pass of an enclosing loop (:meth:`reiterated_calls`)."""
+        lookup = self.project_callers
+        qual = self.function_quals().get(id(func)) if lookup is not None else None
+        if qual is None or qual.count(".") > 1:
+            return False
+        try:
+            return bool(lookup(qual, partial=True, reiterated=True))
+        except (Exception, RecursionError):  # a project that cannot be read: unknown
+            return False
+
     def step_loader_origins(self) -> set[int]:
         """ids of the calls (:meth:`loader_origins`) that the step loops of XLA code draw
         their batches from and the module cannot see into (once per module)."""

@@ -635,7 +635,8 @@ class Tensors:
         bindings = self._bindings_before(node, ctx)
         if not bindings:
             return False
-        if len(bindings) == 1 and bindings[0][1] == "param" and bindings[0][2] is ctx.func and d < self.KIND_DEPTH:
+        if len(bindings) == 1 and bindings[0][1] == "param" and ctx.func is not None and bindings[0][2] is ctx.func \
+                and d < self.KIND_DEPTH:
             return self._param_batch(ctx.func, node.id, d)
         loops = self._for_loops_at()
         hosts = self.loop_targets()

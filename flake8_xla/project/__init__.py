@@ -858,8 +858,11 @@ def callers_lookup(filename: str | None, settings: Settings):
     that could be read, never ``None`` (for "some caller does X" questions); with
     ``step_only``, only the calls that run in another module's training step
     (``CallFacts.in_step``), and none when no other file's text calls the name
-    (:func:`_called_elsewhere`). ``None`` instead of a function when project mode is
-    off or the file is unknown.
+    (:func:`_called_elsewhere`), and for a method also a base class's ``self.m(...)`` in
+    another module's loop on an object of its class (:func:`_self_site_calls`); with
+    ``reiterated``, only the calls (and such ``self.m(...)``) whose result is iterated once
+    per pass of an enclosing loop (``CallFacts.reiterated``). ``None`` instead of a
+    function when project mode is off or the file is unknown.
 
     The module's importers (its text's import statements, and those of the package
     ``__init__.py`` files that import it, :data:`MAX_REEXPORT_DEPTH` levels) are read once
@@ -871,8 +874,16 @@ def callers_lookup(filename: str | None, settings: Settings):
     path, files = found
     found: _Callers | None = None
 
-    def lookup(qual: str, partial: bool = False, step_only: bool = False):
+    def lookup(qual: str, partial: bool = False, step_only: bool = False, reiterated: bool = False):
         nonlocal found
+        if reiterated:  # (a one-shot iterable it returns is spent after one pass there)
+            selves = _self_site_calls(files, settings).get(str(path), {}).get(qual, ()) if "." in qual else ()
+            calls = tuple(c for c in selves if c.reiterated)
+            if calls or not _called_elsewhere(path, qual.rsplit(".", 1)[-1], files):
+                return calls
+            if found is None:
+                found = _callers_of(path, files, settings)
+            return tuple(c for c in found.calls.get(qual, ()) if c.reiterated)
         if step_only:  # a step question: asked for every candidate, so gated by the text first
             if qual.count(".") > 1 or not _called_elsewhere(path, qual.rsplit(".", 1)[-1], files):
                 return ()
@@ -940,10 +951,11 @@ def _self_site_calls(files: ProjectFiles, settings: Settings) -> dict[str, dict[
                     target = targets[0]
                     step = next((i for i in range(len(site.loops) - 1, -1, -1)
                                  if site.loops[i][0] or any(steps(m) for m in site.loops[i][1])), None)
-                    gated = site.loops[step if step is not None else -1][2]
+                    gated = bool(site.loops) and site.loops[step if step is not None else -1][2]
                     index.setdefault(target[0], {}).setdefault(target[1], []).append(
                         CallFacts(target, site.line, site.args, site.kwargs, site.splat, in_step=step is not None,
-                                  gated=gated, caller=qual, in_loop=step is None))
+                                  gated=gated, caller=qual, in_loop=step is None and bool(site.loops),
+                                  reiterated=site.reiterated))
     found = _SELF_SITES[key] = {file: {q: tuple(calls) for q, calls in by.items()} for file, by in index.items()}
     return found
 

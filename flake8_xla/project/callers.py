@@ -80,6 +80,8 @@ class CallFacts:
             step loop of its function (:func:`_step_context`; also a method call dispatched on
             a parameter's object: :class:`DispatchFacts`).
         gated: ... only under a step gate (``if step % N == 0:``).
+        reiterated: what it returns is iterated once per pass of an enclosing loop
+            (``for epoch ...: for batch in loader:``; the model's ``reiterated_calls``).
         in_loop: not :attr:`in_step`, but inside a loop of XLA code (its innermost): a training
             step loop when the callee itself runs the backward and the update once per call
             (``loss = train_step(model, opt, x, y)``; the callee's model decides).
@@ -101,6 +103,9 @@ class CallFacts:
     on_device: bool = False
     caller: str = ""
     in_loop: bool = False
+    #: what the call returns is iterated once per pass of an enclosing loop that does not
+    #: hold the call (the model's ``reiterated_calls``): a one-shot iterable is spent after one
+    reiterated: bool = False
 
     def argument(self, index: int | None, name: str) -> ArgFacts | None:
         """What this call passes for parameter ``name`` at position ``index`` (``None`` for
@@ -166,7 +171,8 @@ class DispatchFacts:
 
 @dataclasses.dataclass(frozen=True)
 class SelfSite:
-    """One ``self.m(...)`` call of a method, inside a loop of that method: which ``m`` runs
+    """One ``self.m(...)`` call of a method, inside a loop of that method or with a result a
+    loop iterates once per pass of an enclosing loop (``reiterated``): which ``m`` runs
     depends on the class of the object (an override in another module), and so does whether
     the loop is a training step loop (the override may run the backward and the update), so
     both are settled by the project's reach (:func:`flake8_xla.project._self_site_calls`).
@@ -189,17 +195,20 @@ class SelfSite:
     kwargs: tuple[tuple[str, ArgFacts], ...] = ()
     splat: bool = False
     loops: tuple[tuple[bool, tuple[str, ...], bool], ...] = ()
+    reiterated: bool = False
 
 
 def describe_self_sites(model, func, resolve, path: str, classes=None) -> tuple[SelfSite, ...]:
     """The ``self.m(...)`` calls of method ``func`` (its first parameter's methods; not a
-    static method) that sit inside a loop of its own (:class:`SelfSite`); ``()`` for any
-    other function. Linear in the function's calls and loops."""
+    static method) that sit inside a loop of its own, or whose result a loop iterates once
+    per pass of an enclosing loop (:class:`SelfSite`); ``()`` for any other function.
+    Linear in the function's calls and loops."""
     if func.cls is None or not func.params or any(
             type(d) is ast.Name and d.id == "staticmethod" for d in func.node.decorator_list):
         return ()
     me = func.params[0]
-    calls = [(call, ctx) for call, ctx in func.calls if ctx.func is func and ctx.loops
+    again = model.reiterated_calls()
+    calls = [(call, ctx) for call, ctx in func.calls if ctx.func is func and (ctx.loops or id(call) in again)
              and type(call.func) is ast.Attribute and type(call.func.value) is ast.Name and call.func.value.id == me]
     if not calls:
         return ()
@@ -216,7 +225,8 @@ def describe_self_sites(model, func, resolve, path: str, classes=None) -> tuple[
         args, kwargs, splat = _describe_arguments(model, call, ctx, site)
         loops = tuple((model.is_inner_step_loop(lp), tuple(own.get(id(lp), ())), _gated(model, ctx, lp))
                       for lp in ctx.loops)
-        out.append(SelfSite(call.func.attr, call.lineno, tuple(args), tuple(kwargs), splat, loops))
+        out.append(SelfSite(call.func.attr, call.lineno, tuple(args), tuple(kwargs), splat, loops,
+                            id(call) in again))
     return tuple(out)
 
 
@@ -277,6 +287,7 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
             in_loop, gated = True, _gated(model, ctx, ctx.loops[-1])  # a step only if the callee steps
         out.append(CallFacts(target, call.lineno, tuple(args), tuple(kwargs), splat,
                              feeds_step=id(call) in model.step_loader_origins(),
+                             reiterated=id(call) in model.reiterated_calls(),
                              caller=quals.get(id(ctx.func), "") if ctx.func is not None else "",
                              in_step=in_step, gated=gated, in_loop=in_loop))
     inner: set[int] = set()

@@ -6,6 +6,7 @@ import ast
 import bisect
 
 from ..model import UNKNOWN
+from ..model.scopes import Ctx
 from ..model.replicas import single_replica_branch
 from ..registry import Rule, rule
 from ._common import at_least
@@ -330,7 +331,11 @@ class ParallelLoaderReusedAcrossEpochs(Rule):
     another device's queue (`for device in devices: para.per_device_loader(device)`), loops that visibly run once (`for _ in range(1)`, a
     `break` among the loop's own statements), and a `ParallelLoader` built in another
     function than the epoch loop (an attribute set in `__init__`, a loader handed to a
-    per-epoch function): what runs per epoch there is not followed. Batches drawn with
+    per-epoch function): what runs per epoch there is not followed, except in project
+    mode, where a function of the module that builds and returns one is reported when a
+    caller in another module iterates what it returns once per epoch (`batches =
+    wrap_loader(loader)` before the epoch loop, or a base class's `self.wrap_loader(...)` on
+    an object of the overriding class). Batches drawn with
     `next(it)` are not this rule's: on a spent loader `next` raises `StopIteration`, loudly.
 
     The fix (safe) rewrites `pl.ParallelLoader(loader, [dev]).per_device_loader(dev)` to
@@ -419,6 +424,25 @@ class ParallelLoaderReusedAcrossEpochs(Rule):
                     epoch = next((o for o in outers if o not in cctx.loops and not _single_pass(model, o)), None)
                     if epoch is None or _rebound_in(model, names, epoch):
                         continue
+                    done.add(id(call))
+                    yield self.finding(call)
+        # project mode: a function that builds and returns one, whose caller in another
+        # module (or a base class's self.wrap_loader(...) there) iterates it once per epoch
+        for func in model.functions:
+            if not func.returns or func.scope is None or not model.in_xla_code(Ctx(func.scope, func, (), ())):
+                continue
+            origins: list | None = []
+            for value, vctx in func.returns:
+                found = _one_shot_origins(model, value, vctx, []) if value is not None and vctx is not None else None
+                if not found:
+                    origins = None
+                    break
+                origins.extend(found)
+            if not origins or any(cctx.func is not func for _, _, cctx in origins) \
+                    or all(id(call) in done for call, _, _ in origins) or not model.project_reiterated(func):
+                continue
+            for call, _, _ in origins:
+                if id(call) not in done:
                     done.add(id(call))
                     yield self.finding(call)
 
