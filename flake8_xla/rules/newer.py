@@ -373,6 +373,214 @@ def _root_text(expr) -> str | None:
     return None
 
 
+# -- XLA910 ----------------------------------------------------------------------------------
+
+_DEVICE_LOADERS = ("torch_xla.distributed.parallel_loader.MpDeviceLoader",
+                   "torch_xla.distributed.parallel_loader.ParallelLoader")
+_DATA_LOADERS = ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader")
+#: torch factories whose positional arguments (or one tuple) are the shape
+_SHAPED = frozenset("torch." + n for n in ("zeros", "ones", "empty", "randn", "rand"))
+_SCALAR_TENSORS = frozenset({"torch.tensor", "torch.as_tensor"})
+#: tensor methods that keep the rank
+_SAME_RANK = frozenset({"float", "long", "int", "half", "bfloat16", "double", "bool", "to", "clone", "detach",
+                        "contiguous"})
+
+
+@rule
+class InputShardingSingleSpecDict(Rule):
+    """## What it does
+    Flags `pl.MpDeviceLoader(loader, device, input_sharding=xs.ShardingSpec(mesh, spec))`
+    (also `ParallelLoader`) with one spec, over a `DataLoader` whose dataset is a class of
+    the module whose `__getitem__` returns a dict, when some value of that dict is batched
+    to a rank other than the spec's length (`torch.tensor(label)`, rank 1 once batched,
+    beside a spec for `(batch, sequence)`). A hint, reported at the loader call.
+
+    ## Why is this bad?
+    One `ShardingSpec` applies only to the tensors whose rank equals its partition spec's
+    length (`ShardingSpec.can_apply`); every other tensor of the batch is sent to every
+    device whole, silently: no error, the labels or the images are replicated instead of
+    split over the data axis (seen on 2.9: `{replicated}`). From torch_xla 2.5
+    `input_sharding` takes a dict, one spec per key of the batch.
+
+    ## Known problems
+    A hint: a replicated small tensor (a label per sample) costs little. Ranks are read
+    only where they show: a number (`int(...)`), `torch.tensor` of one, a list display, a shaped factory
+    (`torch.zeros(3, 224, 224)`); a loader given `collate_fn=` or `batch_size=None`, a
+    dataset from a helper or a library, and a spec held in something other than a name are
+    not reported. Reported for targets 2.5 and later (the dict form's release). A
+    partition spec shorter than the mesh (`("data",)` on a 2-D mesh) failed on 2.9 with
+    `IndexError` inside a dict of specs: give each key a spec as long as its tensor's rank,
+    over a mesh whose axes the spec names.
+
+    ## Example
+    ```python
+    class Pairs(Dataset):
+        def __getitem__(self, i):
+            return {"input_ids": self.ids[i], "label": torch.tensor(int(self.labels[i]))}
+
+    loader = pl.MpDeviceLoader(DataLoader(Pairs(), batch_size=8), device,
+                               input_sharding=xs.ShardingSpec(mesh, ("data", None)))
+    ```
+
+    ## Use instead
+    ```python
+    loader = pl.MpDeviceLoader(DataLoader(Pairs(), batch_size=8), device, input_sharding={
+        "input_ids": xs.ShardingSpec(mesh, ("data", None)),
+        "label": xs.ShardingSpec(mesh, ("data",))})
+    ```
+
+    ## References
+    - torch_xla `torch_xla/distributed/parallel_loader.py` `ParallelLoader.send_cpu_data_to_device`
+      (the dict of specs, 2.5-2.9); `torch_xla/core/xla_model.py` `send_cpu_data_to_device`
+      (`input_sharding.xla_spec(t)`, None for another rank)
+    - torch_xla `torch_xla/distributed/spmd/xla_sharding.py` `ShardingSpec.can_apply`
+      (`len(t.shape) == len(self.partition_spec)`)
+    - Applies to torch_xla 2.5-2.9 (the dict form from 2.5).
+    """
+
+    code = "XLA910"
+    name = "input-sharding-single-spec-dict"
+    message = "input_sharding's one spec fits rank-2 tensors: label (rank 1) is replicated"
+    fix = "pass input_sharding={key: ShardingSpec(...)}"
+    severity = "W"
+    versions = "2.5+"
+    hint = True
+    reported_at = "the `MpDeviceLoader(...)` call"
+    bad = ["import torch\nimport torch_xla.distributed.parallel_loader as pl\nimport torch_xla.distributed.spmd as xs\n"
+           "from torch.utils.data import DataLoader, Dataset\n"
+           "class Pairs(Dataset):\n    def __getitem__(self, i):\n"
+           "        return {'ids': torch.zeros(16), 'label': torch.tensor(int(self.labels[i]))}\n"
+           "def make(mesh, device):\n    return pl.MpDeviceLoader(DataLoader(Pairs(), batch_size=8), device,\n"
+           "                             input_sharding=xs.ShardingSpec(mesh, ('data', None)))\n"]
+    good = ["import torch\nimport torch_xla.distributed.parallel_loader as pl\nimport torch_xla.distributed.spmd as xs\n"
+            "from torch.utils.data import DataLoader, Dataset\n"
+            "class Pairs(Dataset):\n    def __getitem__(self, i):\n"
+            "        return {'ids': torch.zeros(16), 'label': torch.tensor(int(self.labels[i]))}\n"
+            "def make(mesh, device):\n    return pl.MpDeviceLoader(DataLoader(Pairs(), batch_size=8), device,\n"
+            "                             input_sharding={'ids': xs.ShardingSpec(mesh, ('data', None)),\n"
+            "                                             'label': xs.ShardingSpec(mesh, ('data',))})\n"]
+
+    def check(self, model):
+        if self.settings.target_version < (2, 5):
+            return
+        for call, ctx in model.calls_to(*_DEVICE_LOADERS):
+            sharding = model.kwarg(call, "input_sharding")
+            if not isinstance(sharding, ast.AST) or not model.in_xla_code(ctx):
+                continue
+            length = self._spec_length(model, sharding, ctx, 0)
+            items = self._batch_ranks(model, model.kwarg(call, "loader", 0), ctx, 0) if length is not None else None
+            if not items:
+                continue
+            other = next(((key, rank) for key, rank in items if rank != length), None)
+            if other is not None:
+                key, rank = other
+                yield self.finding(call, f"input_sharding's one spec fits rank-{length} tensors: {key} (rank {rank}) "
+                                         "is replicated")
+
+    def _spec_length(self, model, expr, ctx, depth):
+        """The partition spec's length of the one ``ShardingSpec(mesh, spec)`` ``expr`` holds."""
+        if depth > 4 or not isinstance(expr, ast.AST):
+            return None
+        if type(expr) is ast.Name:
+            values = model.values(expr, ctx)
+            if not values or len(values) != 1 or values[0][1] is None:
+                return None
+            return self._spec_length(model, values[0][0], values[0][1], depth + 1)
+        if type(expr) is not ast.Call:
+            return None
+        q = model.call_name(expr, ctx)
+        if q is None or not q.startswith(SPMD_PACKAGES) or not q.endswith(".ShardingSpec"):
+            return None
+        spec = model.kwarg(expr, "partition_spec", 1)
+        for _ in range(4):
+            if type(spec) is ast.Name:
+                values = model.values(spec, ctx)
+                spec = values[0][0] if values and len(values) == 1 else None
+        if type(spec) in (ast.Tuple, ast.List) and not any(type(e) is ast.Starred for e in spec.elts):
+            return len(spec.elts)
+        return None
+
+    def _batch_ranks(self, model, expr, ctx, depth):
+        """``[(key, rank once batched)]`` for the dict ``__getitem__`` returns, of the dataset
+        of the ``DataLoader`` ``expr`` holds (keys whose rank shows); None when unknown."""
+        if depth > 4 or not isinstance(expr, ast.AST):
+            return None
+        if type(expr) is ast.Name:
+            values = model.values(expr, ctx)
+            if not values or len(values) != 1 or values[0][1] is None:
+                return None
+            return self._batch_ranks(model, values[0][0], values[0][1], depth + 1)
+        if type(expr) is not ast.Call or model.call_name(expr, ctx) not in _DATA_LOADERS:
+            return None
+        batch = model.kwarg(expr, "batch_size", 1)
+        if model.kwarg(expr, "collate_fn", 6) is not None or batch is UNKNOWN \
+                or (type(batch) is ast.Constant and batch.value is None):
+            return None
+        dataset = model.kwarg(expr, "dataset", 0)
+        for _ in range(4):
+            if type(dataset) is ast.Name:
+                values = model.values(dataset, ctx)
+                if not values or len(values) != 1 or values[0][1] is None:
+                    return None
+                dataset, ctx = values[0]
+        if type(dataset) is not ast.Call or type(dataset.func) is not ast.Name:
+            return None
+        cls = model.class_named(dataset.func.id, ctx)
+        getitem = next((c.methods["__getitem__"] for c in model.mro(cls) if "__getitem__" in c.methods), None) \
+            if cls is not None else None
+        if getitem is None or len(getitem.returns) != 1:
+            return None
+        value, vctx = getitem.returns[0]
+        if type(value) is not ast.Dict or None in value.keys:
+            return None
+        out = []
+        for key, item in zip(value.keys, value.values):
+            rank = _item_rank(model, item, vctx, 0)
+            if type(key) is ast.Constant and isinstance(key.value, str) and rank is not None:
+                out.append((key.value, rank + 1))
+        return out
+
+
+def _item_rank(model, expr, ctx, depth) -> int | None:
+    """The rank of one sample's value where it shows: a number 0, ``torch.tensor(n)`` 0,
+    ``torch.tensor([...])`` 1, ``torch.zeros(3, 4, 4)`` 3; None when unknown."""
+    if depth > 4 or expr is None:
+        return None
+    t = type(expr)
+    if t is ast.Constant:
+        return 0 if isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool) else None
+    if t is ast.Name:
+        values = model.values(expr, ctx)
+        if not values or len(values) != 1 or values[0][1] is None:
+            return None
+        return _item_rank(model, values[0][0], values[0][1], depth + 1)
+    if t is not ast.Call:
+        return None
+    f = expr.func
+    if type(f) is ast.Attribute and f.attr in _SAME_RANK and type(f.value) in (ast.Call, ast.Name):
+        return _item_rank(model, f.value, ctx, depth + 1)
+    q = model.call_name(expr, ctx)
+    if q is None:
+        if type(f) is ast.Name and f.id in ("int", "float", "len") and model.lookup(f.id, ctx, expr.lineno) is None:
+            return 0
+        return None
+    if q in _SCALAR_TENSORS and expr.args:
+        data = expr.args[0]
+        rank = 0
+        while type(data) in (ast.List, ast.Tuple) and data.elts:
+            rank += 1
+            data = data.elts[0]
+        if type(data) is ast.Constant or rank:
+            return rank
+        return _item_rank(model, data, ctx, depth + 1)
+    if q in _SHAPED and expr.args:
+        if len(expr.args) == 1 and type(expr.args[0]) in (ast.Tuple, ast.List):
+            return len(expr.args[0].elts) if not any(type(e) is ast.Starred for e in expr.args[0].elts) else None
+        if all(type(a) is ast.Constant and type(a.value) is int for a in expr.args):
+            return len(expr.args)
+    return None
+
+
 # -- XLA911 ----------------------------------------------------------------------------------
 
 SCAN_MODULE = "torch_xla.experimental.scan"

@@ -649,6 +649,14 @@ def _(o):
             "tensor with gradients; the wrapper of a parameter had `requires_grad` False.")
 
 
+@evidence("XLA910")
+def _(o):
+    assert ran(o["bad"]) == [["input_ids", "{devices=[4,1]0,1,2,3}"], ["label", "{replicated}"]]
+    assert ran(o["good"]) == [["input_ids", "{devices=[4,1]0,1,2,3}"], ["label", "{devices=[4]0,1,2,3}"]]
+    return ("`MpDeviceLoader(..., input_sharding=ShardingSpec(mesh, (\"data\", None)))` over dict batches sharded "
+            "`input_ids` 4 ways and left the 1-D `label` replicated, without a warning; a dict of specs sharded both.")
+
+
 @evidence("XLA911")
 def _(o):
     msg = raised(o["bad"], "AssertionError", "Please convert all Tensors to FakeTensors first")

@@ -81,4 +81,31 @@ param = torch.nn.Parameter(torch.ones(8, 8).to("xla"))
 report("XLA909", bad=outcome(_activation(True)), good=outcome(_activation(False)),
        param=[type(xs.mark_sharding(param, fsdp_mesh, ("fsdp", None))).__name__, param.requires_grad,
               xs.mark_sharding(param, fsdp_mesh, ("fsdp", None)).requires_grad])
+
+
+# --- one input_sharding spec over dict batches of two ranks ----------------------------------
+import torch_xla.distributed.parallel_loader as pl  # noqa: E402
+
+data_mesh = xs.Mesh(np.arange(n), (n,), ("data",))
+
+
+class Pairs(torch.utils.data.Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        return {"input_ids": torch.zeros(16, dtype=torch.long), "label": torch.tensor(i)}
+
+
+def _first_batch(input_sharding):
+    def run():
+        loader = torch.utils.data.DataLoader(Pairs(), batch_size=8)
+        batch = next(iter(pl.MpDeviceLoader(loader, torch_xla.device(), input_sharding=input_sharding)))
+        return [[k, torch_xla._XLAC._get_xla_sharding_spec(v)] for k, v in sorted(batch.items())]
+    return run
+
+
+report("XLA910", bad=outcome(_first_batch(xs.ShardingSpec(data_mesh, ("data", None)))),
+       good=outcome(_first_batch({"input_ids": xs.ShardingSpec(data_mesh, ("data", None)),
+                                  "label": xs.ShardingSpec(data_mesh, ("data",))})))
 print("DONE", flush=True)
