@@ -143,6 +143,14 @@ class Fsdpv2OutputUnsharded(Rule):
         cls = model.constructed_class(expr, ctx)
         if cls is None:
             return None
+        key = ("xla908_forward", id(cls))
+        if key not in model._cache:
+            model._cache[key] = self._forward_kind(model, cls)
+        return model._cache[key]
+
+    def _forward_kind(self, model, cls):
+        """What every ``return`` of the class's ``forward`` (its own or inherited) gives, when
+        FSDPv2's default cannot shard it; None when some return may be a tensor or unknown."""
         forward = next((c.methods["forward"] for c in model.mro(cls) if "forward" in c.methods), None)
         if forward is None or not forward.returns:
             return None
@@ -349,9 +357,10 @@ def _disables_grad(model, node, wanted) -> bool:
     """A ``with`` whose item, or a function whose decorator, is ``torch.no_grad`` /
     ``torch.inference_mode`` (called or not). Names resolve from any wanted call's scope."""
     exprs = [i.context_expr for i in node.items] if type(node) in (ast.With, ast.AsyncWith) else node.decorator_list
+    scopes = list(wanted.values())[:4]  # a few scopes to resolve from: linear in the module
     for e in exprs:
         target = e.func if type(e) is ast.Call else e
-        for ctx in wanted.values():
+        for ctx in scopes:
             q = model.qualname(target, ctx)
             if q is not None:
                 if q in _NO_GRAD:
@@ -678,10 +687,10 @@ class LoopOpBodyCapturesTensor(Rule):
 
     def _captured(self, model, fn, ctx, call) -> str | None:
         """The first name (or ``self.attr``) the loop function reads from outside that
-        visibly holds a tensor or a layer; None when none is seen."""
+        visibly holds a tensor or a layer (every binding of the name in its scope does);
+        None when none is seen. Memoised per function: linear in the module."""
         if type(fn) is ast.Lambda:
             node, defined_in, own = fn, ctx, {a.arg for a in _all_args(fn.args)}
-            line = call.lineno
         elif type(fn) is ast.Name:
             funcs = model.function_of(fn, ctx)
             if len(funcs) != 1 or funcs[0].cls is not None or funcs[0].ctx is None:
@@ -689,9 +698,14 @@ class LoopOpBodyCapturesTensor(Rule):
             func = funcs[0]
             node, defined_in = func.node, func.ctx
             own = {a.arg for a in _all_args(node.args)} | _stored_names(node)
-            line = call.lineno if defined_in.scope is ctx.scope else None
         else:
             return None
+        key = ("xla911_captured", id(node))
+        if key not in model._cache:
+            model._cache[key] = self._reads_outside(model, node, defined_in, own)
+        return model._cache[key]
+
+    def _reads_outside(self, model, node, defined_in, own) -> str | None:
         body = [node.body] if type(node) is ast.Lambda else node.body
         seen: set[str] = set()
         for stmt in body:
@@ -706,7 +720,7 @@ class LoopOpBodyCapturesTensor(Rule):
                 if type(n) is not ast.Name or type(n.ctx) is not ast.Load or n.id in own or n.id in seen:
                     continue
                 seen.add(n.id)
-                bindings = model.lookup(n.id, defined_in, line)
+                bindings = model.lookup(n.id, defined_in, None)
                 if bindings and all(kind == "value" and self._tensor_value(model, target, b_ctx, 0)
                                     for _, kind, target, b_ctx in bindings):
                     return n.id
