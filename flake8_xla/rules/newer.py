@@ -576,8 +576,10 @@ def _item_rank(model, expr, ctx, depth) -> int | None:
     if q in _SCALAR_TENSORS and expr.args:
         data = expr.args[0]
         rank = 0
-        while type(data) in (ast.List, ast.Tuple) and data.elts:
+        while type(data) in (ast.List, ast.Tuple):
             rank += 1
+            if not data.elts:
+                return rank  # torch.tensor([]) has shape (0,)
             data = data.elts[0]
         if type(data) is ast.Constant or rank:
             return rank
