@@ -605,7 +605,8 @@ class LoopOpBodyCapturesTensor(Rule):
     reads a tensor it is not passed: a name of an enclosing scope bound to a tensor
     (`torch.zeros(...)`, `x.to(device)`, an `nn.Parameter`) or to a layer
     (`nn.Linear(...)`, a module class of the file), or a `self.` attribute of the
-    enclosing method that holds one.
+    enclosing method that holds one; also a method passed bound (`scan(self.step, ...)`)
+    reading such a `self.` attribute.
 
     ## Why is this bad?
     `scan` traces `fn` with AOTAutograd over fake tensors: a real device tensor read from
@@ -690,52 +691,60 @@ class LoopOpBodyCapturesTensor(Rule):
     def _captured(self, model, fn, ctx, call) -> str | None:
         """The first name (or ``self.attr``) the loop function reads from outside that
         visibly holds a tensor or a layer (every binding of the name in its scope does);
-        None when none is seen. Memoised per function: linear in the module."""
+        None when none is seen. The function is a lambda, a function of the module (nested
+        or not), or a method of the enclosing class passed bound (``scan(self.step, ...)``).
+        Memoised per function: linear in the module."""
+        holder = None  # (class, the name its instance has in the function)
         if type(fn) is ast.Lambda:
             node, defined_in, own = fn, ctx, {a.arg for a in _all_args(fn.args)}
-        elif type(fn) is ast.Name:
+        elif type(fn) in (ast.Name, ast.Attribute):
             funcs = model.function_of(fn, ctx)
-            if len(funcs) != 1 or funcs[0].cls is not None or funcs[0].ctx is None:
+            if len(funcs) != 1 or funcs[0].ctx is None:
                 return None
             func = funcs[0]
             node, defined_in = func.node, func.ctx
             own = {a.arg for a in _all_args(node.args)} | _stored_names(node)
+            if func.cls is not None:  # a bound method: its first parameter is the instance
+                outer = ctx.func
+                if type(fn) is not ast.Attribute or type(fn.value) is not ast.Name or not func.params \
+                        or outer is None or outer.cls is None or not outer.params or fn.value.id != outer.params[0]:
+                    return None
+                holder = (func.cls, func.params[0])
+                own.discard(func.params[0])
         else:
             return None
+        if holder is None:
+            outer = defined_in.func
+            if outer is not None and outer.cls is not None and outer.params and outer.params[0] not in own:
+                holder = (outer.cls, outer.params[0])
         key = ("xla911_captured", id(node))
         if key not in model._cache:
-            model._cache[key] = self._reads_outside(model, node, defined_in, own)
+            model._cache[key] = self._reads_outside(model, node, defined_in, own, holder)
         return model._cache[key]
 
-    def _reads_outside(self, model, node, defined_in, own) -> str | None:
+    def _reads_outside(self, model, node, defined_in, own, holder) -> str | None:
         body = [node.body] if type(node) is ast.Lambda else node.body
         seen: set[str] = set()
         for stmt in body:
             for n in ast.walk(stmt):
                 if type(n) is ast.Attribute and type(n.value) is ast.Name and type(n.ctx) is ast.Load \
-                        and n.value.id not in own:
+                        and holder is not None and n.value.id == holder[1]:
                     text = f"{n.value.id}.{n.attr}"
                     if text not in seen:
                         seen.add(text)
-                        if self._self_attr_tensor(model, n, defined_in):
+                        values = model.self_attr_values(holder[0], n.attr)
+                        if values and all(c is not None and self._tensor_value(model, v, c, 0) for v, c in values):
                             return text
                 if type(n) is not ast.Name or type(n.ctx) is not ast.Load or n.id in own or n.id in seen:
                     continue
                 seen.add(n.id)
+                if holder is not None and n.id == holder[1]:
+                    continue
                 bindings = model.lookup(n.id, defined_in, None)
                 if bindings and all(kind == "value" and self._tensor_value(model, target, b_ctx, 0)
                                     for _, kind, target, b_ctx in bindings):
                     return n.id
         return None
-
-    def _self_attr_tensor(self, model, attr, ctx) -> bool:
-        """``self.x`` read in a function nested in a method, where the class's ``self.x`` holds
-        a tensor or a layer."""
-        func = ctx.func
-        if func is None or func.cls is None or not func.params or attr.value.id != func.params[0]:
-            return False
-        values = model.self_attr_values(func.cls, attr.attr)
-        return bool(values) and all(c is not None and self._tensor_value(model, v, c, 0) for v, c in values)
 
     def _tensor_value(self, model, value, ctx, depth) -> bool:
         """``value`` visibly makes a tensor or a layer: a torch factory, ``nn.Parameter``, a
