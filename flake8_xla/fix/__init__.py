@@ -118,6 +118,9 @@ FIX_DOCS = {
     "XLA906": "moves the `xr.use_spmd()` statement to just before the statement of its block that "
               "started the runtime (the call alone on its line, literal arguments): unsafe, the code "
               "between now runs under SPMD; a start in a helper's caller or another block needs a human",
+    "XLA909": "`x = xs.mark_sharding(x, mesh, spec)` -> `xs.mark_sharding(x, mesh, spec)` (the statement is the "
+              "assignment alone, its target the call's first argument as written): unsafe, `x` stays the annotated "
+              "tensor, so code after it that reads the wrapper's own attributes (`x.local_shards`) needs a human",
     "XLA801": "`xm.xrt_world_size()` -> `xr.world_size()` (adds `import torch_xla.runtime as xr` or reuses "
               "the module's alias; removes the import it left unused)",
     "XLA802": "`xm.get_ordinal()` -> `xr.global_ordinal()` (imports managed as for XLA801)",

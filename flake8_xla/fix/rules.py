@@ -687,3 +687,23 @@ def _use_spmd_first(b, node):
     text = b.ctx.module.code_for_node(node)
     b.insert(anchor, "before", lambda: text, "use_spmd first")
     return drop_statement(b, node)
+
+
+@fixes("XLA909")
+def _mark_sharding_alone(b, node):
+    """``x = xs.mark_sharding(x, mesh, spec)`` -> ``xs.mark_sharding(x, mesh, spec)``: only an
+    assignment statement alone on its line whose one target is, as written, the call's
+    first argument; the result used in an expression needs a human."""
+    if not isinstance(node, cst.Call) or not node.args or node.args[0].keyword is not None or node.args[0].star:
+        return False
+    assign = b.ctx.parent(node)
+    line = b.ctx.parent(assign)
+    if not isinstance(assign, cst.Assign) or assign.value is not node or len(assign.targets) != 1 \
+            or not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+        return False
+    code = b.ctx.module.code_for_node
+    if code(assign.targets[0].target) != code(node.args[0].value):
+        return False
+    b.applicability = UNSAFE  # the name stays the annotated tensor (the wrapper's attributes are gone)
+    b.edit(assign, lambda a: cst.Expr(value=a.value, semicolon=a.semicolon), "alone")
+    return True

@@ -1,10 +1,11 @@
 """The rule families. Importing this package registers every rule (meta tests check the list)."""
 
 from . import (  # noqa: F401
-    amp, api, checkpoint, data, devices, distributed, host, launch, modules, optimizer, runtime, shapes, step, timing,
+    amp, api, checkpoint, data, devices, distributed, host, launch, modules, newer, optimizer, runtime, shapes, step,
+    timing,
 )
 
 MODULES = (
     "launch", "distributed", "step", "optimizer", "data", "host", "shapes", "timing", "devices", "amp", "api",
-    "checkpoint", "runtime", "modules",
+    "checkpoint", "runtime", "newer", "modules",
 )

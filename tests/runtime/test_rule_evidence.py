@@ -631,6 +631,40 @@ def _(o):
             "called first, it warned nothing.")
 
 
+@evidence("XLA908")
+def _(o):
+    msg = raised(o["bad"], "RuntimeError", "The output type is not supported: <class 'dict'>")
+    assert ran(o["good"]) == "{devices=[4,1]0,1,2,3}"
+    return (f'FSDPv2 around a module whose forward returns a dict raised RuntimeError at the first forward: "{_first(msg)}"; '
+            "given `shard_output=` marking the logits, it ran and the logits were sharded 4 ways.")
+
+
+@evidence("XLA909")
+def _(o):
+    raised(o["bad"], "RuntimeError", "INTERNAL ASSERT FAILED")
+    assert ran(o["good"]) == ["Tensor", True]
+    assert o["param"] == ["XLAShardedTensor", True, False]
+    return ("`h = xs.mark_sharding(h, ...)` made `h` an XLAShardedTensor and `backward()` through it raised "
+            "RuntimeError (INTERNAL ASSERT FAILED in FunctionalTensorWrapper.cpp); the call alone left `h` a sharded "
+            "tensor with gradients; the wrapper of a parameter had `requires_grad` False.")
+
+
+@evidence("XLA910")
+def _(o):
+    assert ran(o["bad"]) == [["input_ids", "{devices=[4,1]0,1,2,3}"], ["label", "{replicated}"]]
+    assert ran(o["good"]) == [["input_ids", "{devices=[4,1]0,1,2,3}"], ["label", "{devices=[4]0,1,2,3}"]]
+    return ("`MpDeviceLoader(..., input_sharding=ShardingSpec(mesh, (\"data\", None)))` over dict batches sharded "
+            "`input_ids` 4 ways and left the 1-D `label` replicated, without a warning; a dict of specs sharded both.")
+
+
+@evidence("XLA911")
+def _(o):
+    msg = raised(o["bad"], "AssertionError", "Please convert all Tensors to FakeTensors first")
+    assert ran(o["good"]) == [3.0, 3.0, 3.0, 3.0]
+    return (f'`scan(fn, init, xs)` with `fn` reading a device tensor from outside raised AssertionError: "{_first(msg)}"; '
+            "carried in the operands, the same loop ran.")
+
+
 # --- the tests over the registered evidence (after every @evidence above) --------------------
 
 def test_every_rule_is_classified():

@@ -378,6 +378,25 @@ def _compiled(**kwargs):
 
 report("XLA403", bad=outcome(_compiled()), good=outcome(_compiled(backend="openxla")))
 
+# --- a scan function that reads a tensor it is not passed -----------------------------------
+from torch_xla.experimental.scan import scan  # noqa: E402
+
+
+def _scan(captured):
+    w = torch.ones(4, device=dev)
+    init, xs = torch.zeros(2, 4, device=dev), torch.ones(3, 2, 4, device=dev)
+
+    def run():
+        if captured:
+            carry, _ = scan(lambda h, x: (h * w + x, h), init, xs)
+        else:
+            (carry, _), _ = scan(lambda c, x: ((c[0] * c[1] + x, c[1]), c[0]), (init, w), xs)
+        return carry.cpu().tolist()[0]
+    return run
+
+
+report("XLA911", bad=outcome(_scan(True)), good=outcome(_scan(False)))
+
 # --- the compilation cache, once computations ran (the good shape is in spmd.py) -----------
 report("XLA901", bad=outcome(lambda: xr.initialize_cache(os.path.abspath("cache"), readonly=False)))
 print("DONE", flush=True)
