@@ -200,3 +200,34 @@ def test_a_class_level_lambda_calling_a_project_function_is_summarised(tmp_path)
     files = _project(tmp_path.resolve())
     s = S.summarise((tmp_path / "pkg/arr.py").resolve(), files, Settings())
     assert s is not None and [c.target[1] for c in s.calls_into] == ["divmod"]
+
+
+
+# --- a framework module without torch_xla: its loop runs as XLA code where a launch hands
+# --- it the callbacks (the launching module decides, not the trainer's own imports)
+
+FRAMEWORK = 'import torch\n\n\nclass Trainer:\n    def __init__(self, model, loader, optimizer, callbacks=()):\n        self.model = model\n        self.loader = loader\n        self.optimizer = optimizer\n        self.callbacks = list(callbacks)\n\n    def train(self):\n        for step, (x, y) in enumerate(self.loader):\n            loss = torch.nn.functional.mse_loss(self.model(x), y)\n            loss.backward()\n            self.optimizer.step()\n            for cb in self.callbacks:\n                cb.on_step_end(self, step, loss)\n'
+
+FRAMEWORK_CALLBACKS = 'class Printer:\n    def on_step_end(self, trainer, step, loss):\n        print(loss.item())\n\n\nclass Guard:\n    def on_step_end(self, trainer, step, loss):\n        if loss > 10:\n            raise RuntimeError("diverged")\n'
+
+FRAMEWORK_TRAIN = 'import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\nimport torch_xla.distributed.parallel_loader as pl\nfrom callbacks import Guard, Printer\nfrom engine import Trainer\n\n\ndef _mp_fn(index, loader):\n    device = torch_xla.device()\n    model = torch.nn.Linear(4, 4).to(device)\n    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n    Trainer(model, pl.MpDeviceLoader(loader, device), opt, callbacks=[Printer(), Guard()]).train()\n\n\nif __name__ == "__main__":\n    torch_xla.launch(_mp_fn, args=(None,))\n'
+
+
+def test_callbacks_of_a_trainer_module_without_torch_xla_run_in_the_step(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "engine.py": FRAMEWORK, "callbacks.py": FRAMEWORK_CALLBACKS,
+                     "train.py": FRAMEWORK_TRAIN})
+    # engine.py:15 the plain optimizer.step() of multi-process launched code (XLA201)
+    assert lint_all(tmp_path) == {("callbacks.py", 3, "XLA501"), ("engine.py", 15, "XLA201")}
+    assert lint(tmp_path, "callbacks.py") == {("callbacks.py", 3, "XLA501")}
+
+
+def test_callbacks_only_a_cpu_script_hands_to_that_trainer(tmp_path):
+    cpu = FRAMEWORK_TRAIN.replace("import torch_xla\nimport torch_xla.core.xla_model as xm\n"
+                                  "import torch_xla.distributed.parallel_loader as pl\n", "").replace(
+        "    device = torch_xla.device()\n", "    device = 'cpu'\n").replace(
+        "pl.MpDeviceLoader(loader, device)", "loader").replace(
+        "    torch_xla.launch(_mp_fn, args=(None,))\n", "    _mp_fn(0, None)\n")
+    assert "torch_xla" not in cpu
+    write(tmp_path, {"pyproject.toml": "", "engine.py": FRAMEWORK, "callbacks.py": FRAMEWORK_CALLBACKS,
+                     "train.py": cpu})
+    assert lint_all(tmp_path) == set()

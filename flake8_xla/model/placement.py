@@ -287,8 +287,9 @@ class Placement:
     def _on_device(self, expr, ctx: Ctx, depth: int) -> bool:
         """A value visibly on the XLA device: a device tensor (``tensor_kind``), a move to
         the XLA device (``x.to(device)``; in project mode a helper that returns its argument
-        moved there, ``backend.prepare_model(model)``: ``HelperFacts.moves_param``), or a
-        name bound only to those."""
+        moved there, ``backend.prepare_model(model)``: ``HelperFacts.moves_param``), a
+        wrapper sharing the parameters of a module on it (``DDP(model.to(device))``,
+        ``torch.compile``, FSDP), or a name bound only to those."""
         if depth > 4 or not isinstance(expr, ast.AST):
             return False
         if self.tensor_kind(expr, ctx) == "device":
@@ -298,6 +299,10 @@ class Placement:
             f = expr.func
             if type(f) is ast.Attribute and f.attr in ("to", "xla"):
                 return self.move_target(expr, ctx) == "xla"
+            q = self.call_name(expr, ctx)
+            if q is not None and q.startswith(self._FORWARDING_WRAPPERS):  # DDP(model.to(dev)): its parameters are
+                inner = self.kwarg(expr, "model" if q == "torch.compile" else "module", 0)  # the wrapped one's
+                return isinstance(inner, ast.AST) and self._on_device(inner, ctx, depth + 1)
             if self.project_lookup is not None and self._helper_call(expr, ctx):
                 helper = self.project_helper(f, ctx)
                 return helper is not None and helper.moves_param >= 0 and bool(expr.args)

@@ -550,12 +550,14 @@ def _elements(model, expr: ast.AST, ctx, depth: int = 0) -> list | None:
     return out or None
 
 
-def _step_context(model, ctx) -> tuple[bool, bool]:
+def _step_context(model, ctx, xla_only: bool = True) -> tuple[bool, bool]:
     """(in the step, under a step gate) for code at ``ctx``: inside a training step loop of
-    XLA code (an enclosing loop of its own function, :meth:`is_inner_step_loop`), and under an
-    ``if step % N == 0:`` inside that loop."""
+    XLA code (an enclosing loop of its own function, :meth:`is_inner_step_loop`; with
+    ``xla_only`` false, of any code: whether it runs as XLA code is settled elsewhere), and
+    under an ``if step % N == 0:`` inside that loop."""
     loops = ctx.loops
-    step = next((i for i, lp in enumerate(loops) if model.is_inner_step_loop(lp) and model.in_xla_code(lp.ctx)), None)
+    step = next((i for i, lp in enumerate(loops)
+                 if model.is_inner_step_loop(lp) and (not xla_only or model.in_xla_code(lp.ctx))), None)
     if step is None:
         return False, False
     return True, _gated(model, ctx, loops[step])
@@ -616,7 +618,9 @@ def describe_dispatches(model, resolve, path: str, classes=None) -> tuple[Dispat
         params = func.params + [a.arg for a in func.node.args.kwonlyargs]
         own_call = receiver is call.func  # model(x) / self.model(x): the object itself is called
         method = "__call__" if own_call else call.func.attr
-        in_step, gated = _step_context(model, ctx)
+        # a module without torch_xla (a framework's trainer): its loop is XLA code where a
+        # launching module hands it the objects (the dispatch index reads only those)
+        in_step, gated = _step_context(model, ctx, xla_only=model.uses_torch_xla)
         classes = () if element or own_call or not model.project_launcher_selves \
             else model.receiver_classes(call.func.value, ctx) or ()
         out.append(DispatchFacts(qual, param, params.index(param), element, method, call.lineno,
