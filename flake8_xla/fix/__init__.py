@@ -111,6 +111,9 @@ FIX_DOCS = {
     "XLA402": "`.to(rank)`, `device=rank`, `xm.xla_device(i)`, `torch_xla.device(n)`, "
               "`torch.device(\"xla\", rank)`, `f\"xla:{rank}\"` -> `torch_xla.device()` "
               "(`xm.xla_device()` before torch_xla 2.3)",
+    "XLA406": "adds `import torch_xla` (for its side effect: it registers the `xla` device) with the module's "
+              "imports; unsafe, the module now needs torch_xla installed to import at all (a CPU run that never "
+              "takes the `\"xla\"` branch did not)",
     "XLA706": "`torch.float16` / `torch.half` -> `torch.bfloat16`, `\"float16\"` -> `\"bfloat16\"`, "
               "`x.half()` -> `x.bfloat16()`: unsafe, bfloat16 keeps 8 bits of mantissa where float16 has 11, "
               "and code that expects float16 (a loss scaler, an fp16 checkpoint read elsewhere) changes; a "

@@ -422,6 +422,16 @@ def _cuda(b, node):
     return False  # map_location, set_default_device, current_device, `with torch.cuda.device()`: a human
 
 
+@fixes("XLA406")
+def _import_torch_xla(b, node):
+    # the import registers the device; the device strings stay ("xla" is torch_xla.device()'s type).
+    # Unsafe: the module now needs torch_xla installed to import at all
+    b.applicability = UNSAFE
+    if "torch_xla" not in b.ctx.imports.existing:
+        b.needs.append(("torch_xla", "!import torch_xla"))
+    return True
+
+
 @fixes("XLA402")
 def _rank_device(b, node):
     message = b.finding.message

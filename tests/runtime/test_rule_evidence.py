@@ -388,6 +388,17 @@ def _(o):
             "change in 3 steps; built after the move, it changed.")
 
 
+@evidence("XLA406")
+def _(o):
+    to, factory, device, loaded = o["bad"]
+    assert to == "RuntimeError PyTorch is not linked with support for xla devices" and loaded == "False"
+    assert factory.startswith("NotImplementedError Could not run 'aten::empty.memory_format'")
+    assert device == "ok xla" and o["good"] == ["xla:0"]
+    return ("without `import torch_xla` (`import torch` did not load it), `torch.device(\"xla\")` was built but "
+            "`.to(\"xla\")` raised RuntimeError: \"PyTorch is not linked with support for xla devices\" and "
+            "`torch.zeros(2, device=\"xla\")` NotImplementedError; with the import, xla:0.")
+
+
 # --- XLA5: host syncs and recompilation (the runtime's counters) -------------------------------
 
 @evidence("XLA501")

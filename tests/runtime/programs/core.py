@@ -347,6 +347,24 @@ def _plain_torch_load(path):
 report("XLA601", bad_devices=sorted({str(v.device) for v in torch.load("torch_save.pt").values()}),
        bad=_plain_torch_load("torch_save.pt"), good=_plain_torch_load("xm_save.pt"))
 
+# --- the "xla" device in a process that never imports torch_xla ------------------------------
+unregistered = ("import sys\nimport torch\n"
+                "def run(f):\n    try:\n        return 'ok ' + str(f())\n"
+                "    except Exception as e:\n        return type(e).__name__ + ' ' + str(e).splitlines()[0][:70]\n"
+                "print(run(lambda: torch.ones(2).to('xla').device))\n"
+                "print(run(lambda: torch.zeros(2, device='xla').device))\n"
+                "print(run(lambda: torch.device('xla')))\n"
+                "print('torch_xla' in sys.modules)\n")
+registered = "import torch\nimport torch_xla\nprint(torch.ones(2).to('xla').device)\n"
+
+
+def _python(code):
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    return done.stdout.strip().splitlines()
+
+
+report("XLA406", bad=_python(unregistered), good=_python(registered))
+
 # --- loader workers: a dataset holding an XLA tensor --------------------------------------
 
 
