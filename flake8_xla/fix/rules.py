@@ -432,6 +432,23 @@ def _import_torch_xla(b, node):
     return True
 
 
+@fixes("XLA605")
+def _sync_before_save(b, node):
+    # `torch_xla.sync()` (xm.mark_step() before 2.4, as the rule's message says) on its own line
+    # just before the statement of the save, in its block (inside a step gate: only when saving)
+    stmt = b.ctx.statement_of(node)
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    if b.ctx.settings.target_version >= (2, 4):
+        fn = b.ref("torch_xla", "sync")
+    else:
+        fn = b.ref("torch_xla.core.xla_model", "mark_step")
+    if fn is None:
+        return False
+    b.insert(stmt, "before", lambda: f"{fn}()", "sync before save")
+    return True
+
+
 @fixes("XLA402")
 def _rank_device(b, node):
     message = b.finding.message

@@ -459,6 +459,15 @@ def _(o):
             "backend\"); `xm.save` wrote CPU tensors.")
 
 
+@evidence("XLA605")
+def _(o):
+    bad, waited, good = o["bad"], o["waited"], o["good"]
+    assert (good["compiles"], good["executions"]) == (1, 2) and bad["compiles"] > 4 * good["compiles"]
+    assert (waited["compiles"], waited["executions"]) == (bad["compiles"], bad["executions"])
+    return (f"`dist_cp.save` of 8 tensors right after `opt.step()` in 2 steps: {bad['compiles']} compiles and "
+            f"{bad['executions']} executions (also after `xm.wait_device_ops()`); with `torch_xla.sync()` first: 1 and 2.")
+
+
 # --- XLA7: mixed precision --------------------------------------------------------------------
 
 @evidence("XLA701")

@@ -347,6 +347,35 @@ def _plain_torch_load(path):
 report("XLA601", bad_devices=sorted({str(v.device) for v in torch.load("torch_save.pt").values()}),
        bad=_plain_torch_load("torch_save.pt"), good=_plain_torch_load("xm_save.pt"))
 
+# --- torch.distributed.checkpoint.save after the optimizer step, before the sync -------------
+
+
+def _dist_cp_saves(width, before_save):
+    """Two steps of a 4-layer model (8 tensors of state), each saved with dist_cp.save right after
+    `opt.step()`; `before_save` runs between them (nothing, a wait, a sync); the sync ends the step."""
+    import warnings
+
+    import torch.distributed.checkpoint as dist_cp
+
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(*[torch.nn.Linear(width, width) for _ in range(4)]).to(dev)
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    torch_xla.sync()
+    with Counted() as c, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # no process group: dist_cp saves as one process
+        for i in range(2):
+            m(torch.randn(4, width).to(dev)).pow(2).mean().backward()
+            opt.step()
+            opt.zero_grad()
+            before_save()
+            dist_cp.save({"model": m.state_dict()}, storage_writer=dist_cp.FileSystemWriter(f"dcp_{width}_{i}"))
+            torch_xla.sync()
+    return c.delta
+
+
+report("XLA605", bad=_dist_cp_saves(31, lambda: None), waited=_dist_cp_saves(32, xm.wait_device_ops),
+       good=_dist_cp_saves(33, torch_xla.sync))
+
 # --- the "xla" device in a process that never imports torch_xla ------------------------------
 unregistered = ("import sys\nimport torch\n"
                 "def run(f):\n    try:\n        return 'ok ' + str(f())\n"
