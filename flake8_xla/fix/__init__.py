@@ -114,6 +114,9 @@ FIX_DOCS = {
     "XLA406": "adds `import torch_xla` (for its side effect: it registers the `xla` device) with the module's "
               "imports; unsafe, the module now needs torch_xla installed to import at all (a CPU run that never "
               "takes the `\"xla\"` branch did not)",
+    "XLA508": "appends `torch_xla.sync()` (`xm.mark_step()` before torch_xla 2.4) as the loop body's last "
+              "statement; a body with a `continue` of this loop, or ending in `break` / `return` / `raise`, needs "
+              "a human",
     "XLA605": "inserts `torch_xla.sync()` (`xm.mark_step()` before torch_xla 2.4) on its own line just before "
               "the statement of the save, in its block (under a step gate: only when it saves); a save inside "
               "a larger expression needs a human",

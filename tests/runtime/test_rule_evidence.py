@@ -448,6 +448,17 @@ def _(o):
             f"(every step: 8 and {every['executions']}).")
 
 
+@evidence("XLA508")
+def _(o):
+    bad, good, fresh = o["bad"], o["good"], o["fresh"]
+    grows = bad["ir_lines"]
+    assert bad["compiles"] == 6 and all(b > a for a, b in zip(grows, grows[1:]))
+    assert good["compiles"] <= 2 and len(set(good["ir_lines"])) == 1 and fresh["compiles"] == 1
+    return (f"`acc = acc * 0.5 + x; acc.sum().item()` in 6 iterations with no sync: 6 compiles, the graph growing "
+            f"from {grows[0]} to {grows[-1]} IR lines; with `torch_xla.sync()` per iteration {good['compiles']} "
+            "compiles, no growth; a fresh value per iteration: 1 compile.")
+
+
 # --- XLA6: checkpoints ------------------------------------------------------------------------
 
 @evidence("XLA601")

@@ -347,6 +347,30 @@ def _plain_torch_load(path):
 report("XLA601", bad_devices=sorted({str(v.device) for v in torch.load("torch_save.pt").values()}),
        bad=_plain_torch_load("torch_save.pt"), good=_plain_torch_load("xm_save.pt"))
 
+# --- a loop that is no step: a carried device tensor read on the host, with and without a cut ---
+
+
+def _carried_reads(width, cut, carried=True, n=6):
+    """``n`` iterations of ``acc = acc * 0.5 + x`` (or, not carried, a fresh ``x * 0.5``) with
+    ``acc.sum().item()`` in each; ``cut``: ``torch_xla.sync()`` ends each iteration. Returns the
+    counts and the IR node count of ``acc`` after each iteration (the graph a read runs)."""
+    x = torch.ones(width, device=dev)
+    acc = torch.zeros(width, device=dev)
+    torch_xla.sync()
+    sizes = []
+    with Counted() as c:
+        for _ in range(n):
+            acc = acc * 0.5 + x if carried else x * 0.5
+            acc.sum().item()
+            sizes.append(torch_xla._XLAC._get_xla_tensors_text([acc]).count("\n"))
+            if cut:
+                torch_xla.sync()
+    return dict(c.delta, ir_lines=sizes)
+
+
+report("XLA508", bad=_carried_reads(34, False), good=_carried_reads(35, True),
+       fresh=_carried_reads(36, False, carried=False))
+
 # --- torch.distributed.checkpoint.save after the optimizer step, before the sync -------------
 
 
