@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 from .model import Model
 from .project import EMPTY, ProjectFacts, callers_lookup, defs_lookup, facts_for, helper_lookup, project_names_xla, \
     project_uses_xla, with_launchers
-from .registry import ANYWHERE, ENV, ENV_PREFIXES, ENV_SETTERS, UNIMPORTED, XLA_DEVICE_TEXT, Finding, Rule, \
+from .registry import ANYWHERE, ENV, ENV_PREFIXES, ENV_SETTERS, UNIMPORTED, XLA_DEVICE_TEXTS, Finding, Rule, \
     all_rules
 from .settings import Settings
 
@@ -29,13 +29,13 @@ def needs_walk(source: str | None, settings: Settings) -> bool:
     their text test is a prefix and ``environ`` or ``putenv``, checked only when the first
     test fails (one more substring scan, ``env``, for most files) -- and XLA406 (scope
     ``UNIMPORTED``: an ``"xla"`` device in a module that never imports torch_xla), whose
-    text test is ``xla`` (one more scan).
+    text test is a quoted ``xla`` (``"xla`` or ``'xla``: two more scans).
     """
     if source is None:
         return True
     if ("torch" if settings.scope == "always" else "torch_xla") in source:
         return True
-    return XLA_DEVICE_TEXT in source or _may_set_env(source)
+    return any(t in source for t in XLA_DEVICE_TEXTS) or _may_set_env(source)
 
 
 def _may_set_env(source: str) -> bool:

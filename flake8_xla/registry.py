@@ -24,9 +24,10 @@ ENV = "env"
 ENV_PREFIXES = ("XLA_", "PJRT_", "XRT_")
 ENV_SETTERS = ("environ", "putenv")
 #: fires in modules that never import torch_xla (XLA406: an ``"xla"`` device nothing
-#: registered); the fast path's text test for it is :data:`XLA_DEVICE_TEXT`
+#: registered); the fast path's text test for it is :data:`XLA_DEVICE_TEXTS`, a quoted ``xla``
+#: (``"xla"``, ``'xla:0'``, ``f"xla:{i}"``): JAX code naming ``xla_bridge`` stays on the fast path
 UNIMPORTED = "unimported"
-XLA_DEVICE_TEXT = "xla"
+XLA_DEVICE_TEXTS = ('"xla', "'xla")
 
 #: Every registered rule class, by code, in registration order.
 RULES: dict[str, type["Rule"]] = {}

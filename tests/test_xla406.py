@@ -63,9 +63,12 @@ def test_silent_when_the_project_cannot_be_listed(tmp_path, monkeypatch):
     assert lint(tmp_path, files, "utils.py") == set()
 
 
-def test_fast_path_text_test_is_xla():
-    """A module that never mentions `xla` is not walked; one that does is, whatever it imports."""
+def test_fast_path_text_test_is_a_quoted_xla():
+    """A module that never quotes `xla` is not walked (JAX code naming `xla_bridge` either);
+    one that does is, whatever it imports."""
     assert not engine.needs_walk("import torch\nx = torch.ones(2).to('cuda')\n", Settings())
+    assert not engine.needs_walk("from jax.lib import xla_bridge\nprint(xla_bridge.get_backend())\n", Settings())
+    assert engine.needs_walk('import torch\nd = f"xla:{0}"\n', Settings())
     assert engine.needs_walk("import torch\nx = torch.ones(2).to('xla')\n", Settings())
     text = "import torch\nx = torch.ones(2).to('xla')\n"
     assert [(f.line, f.code) for f in engine.run(ast.parse(text), Settings(), text)] == [(2, "XLA406")]

@@ -539,8 +539,8 @@ class XlaDeviceWithoutTorchXla(Rule):
     `device="xla"` on a torch call (`torch.zeros(2, device="xla")`) and
     `torch.set_default_device("xla")`, where nothing else of the program imports torch_xla
     either. Unlike the other device rules it runs outside XLA code (a module without a
-    torch_xla import), as the environment-variable rules do; a file that never mentions
-    `xla` stays on the fast path.
+    torch_xla import), as the environment-variable rules do; a file that never quotes
+    `xla` (`"xla`, `'xla`) stays on the fast path.
 
     ## Why is this bad?
     The `xla` device type is PyTorch's, but its kernels come from torch_xla: `import

@@ -713,7 +713,7 @@ class HostReadInUnsyncedLoop(Rule):
 
     code = "XLA508"
     name = "host-read-in-unsynced-loop"
-    message = "{read} in a loop where {carried} grows on the device: no graph cut"
+    message = "host read in a loop where a device tensor grows: no graph cut"
     fix = "call torch_xla.sync() at the end of each iteration"
     severity = "W"
     versions = "2.0+"
@@ -775,7 +775,7 @@ class HostReadInUnsyncedLoop(Rule):
                 if carried:
                     text = _first_read(model, sorted(reads, key=lambda r: r[0]), facts.tainted(loop, carried))
                     if text is not None:
-                        found.append(self.finding(loop.node, self.message.format(read=text, carried=carried[0]), fix))
+                        found.append(self.finding(loop.node, f"{text} in a loop where {carried[0]} grows on the device: no graph cut", fix))
                         if parent is not None:
                             covered.add(id(parent.node))
                         continue
