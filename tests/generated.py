@@ -408,4 +408,4 @@ GENERATORS = {f.__name__: f for f in (dict_helper_fan, dict_chains, self_state_h
                                       post_sync_reads, carried_loops, nested_carried_loops)}
 
 #: the first size of a shape whose N is bounded or costly (default 100; each test doubles it twice)
-SIZES = {"nested_step_loops": 12, "nested_carried_loops": 12, "shared_trainer": 50, "loader_parameters": 200}
+SIZES = {"nested_step_loops": 12, "nested_carried_loops": 12, "carried_loops": 25, "shared_trainer": 50, "loader_parameters": 200}
