@@ -32,7 +32,7 @@ from pathlib import Path
 
 from . import settings as settings_mod
 from .fix import fix_doc
-from .registry import ANYWHERE, ENV, NOT_RULES, all_rules
+from .registry import ANYWHERE, ENV, NOT_RULES, UNIMPORTED, all_rules
 
 FAMILIES = {
     "0": "launch", "1": "torch.distributed and DDP", "2": "gradient reduction and the optimizer step",
@@ -54,14 +54,15 @@ def settings_from_flags(flags: list[str]) -> settings_mod.Settings:
     values: dict[str, str] = {}
     for flag in flags:
         key, _, value = flag.partition("=")
-        if key not in ("--xla-scope", "--xla-version", "--xla-reducing-calls", "--xla-launchers"):
+        if key not in ("--xla-scope", "--xla-version", "--xla-reducing-calls", "--xla-launchers", "--xla-project"):
             raise ValueError(f"unsupported option {flag}")
         values[key] = value
     settings = settings_mod.build(values.get("--xla-scope"), values.get("--xla-version"))
     return dataclasses.replace(
         settings,
         reducing_calls=settings_mod.parse_names(values.get("--xla-reducing-calls"), "--xla-reducing-calls"),
-        launchers=settings_mod.parse_names(values.get("--xla-launchers"), "--xla-launchers"))
+        launchers=settings_mod.parse_names(values.get("--xla-launchers"), "--xla-launchers"),
+        project=settings_mod.parse_project(values.get("--xla-project", settings.project)))
 
 
 def source_flags(source: str) -> list[str]:
@@ -165,7 +166,8 @@ def rule_page(cls, variants: list[str] | None = None) -> str:
     doc = inspect.cleandoc(cls.__doc__ or "")
     scope = ("anywhere a torch_xla name resolves (no scope needed)" if cls.scope == ANYWHERE
              else "wherever the variable is set, whatever the module imports (not in XLA-off branches)"
-             if cls.scope == ENV else "XLA code (modules that import torch_xla, or `--xla-scope=always`)")
+             if cls.scope == ENV else "modules that never import torch_xla (whatever `--xla-scope` says)"
+             if cls.scope == UNIMPORTED else "XLA code (modules that import torch_xla, or `--xla-scope=always`)")
     variants = message_variants(cls) if variants is None else variants
     where = cls.reported_at or "the start of the flagged expression"
     located = example_location(cls)

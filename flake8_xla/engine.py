@@ -12,9 +12,10 @@ import gc
 from typing import Iterable, Sequence
 
 from .model import Model
-from .project import EMPTY, ProjectFacts, callers_lookup, defs_lookup, facts_for, helper_lookup, project_uses_xla, \
-    with_launchers
-from .registry import ANYWHERE, ENV, ENV_PREFIXES, ENV_SETTERS, Finding, Rule, all_rules
+from .project import EMPTY, ProjectFacts, callers_lookup, defs_lookup, facts_for, helper_lookup, project_names_xla, \
+    project_uses_xla, with_launchers
+from .registry import ANYWHERE, ENV, ENV_PREFIXES, ENV_SETTERS, UNIMPORTED, XLA_DEVICE_TEXTS, Finding, Rule, \
+    all_rules
 from .settings import Settings
 
 
@@ -26,13 +27,15 @@ def needs_walk(source: str | None, settings: Settings) -> bool:
     torch_xla import, or a torch_xla name, to fire) -- except the environment-variable
     rules (scope ``ENV``), which fire wherever ``XLA_*`` / ``PJRT_*`` / ``XRT_*`` is set:
     their text test is a prefix and ``environ`` or ``putenv``, checked only when the first
-    test fails (one more substring scan, ``env``, for most files).
+    test fails (one more substring scan, ``env``, for most files) -- and XLA406 (scope
+    ``UNIMPORTED``: an ``"xla"`` device in a module that never imports torch_xla), whose
+    text test is a quoted ``xla`` (``"xla`` or ``'xla``: two more scans).
     """
     if source is None:
         return True
     if ("torch" if settings.scope == "always" else "torch_xla") in source:
         return True
-    return _may_set_env(source)
+    return any(t in source for t in XLA_DEVICE_TEXTS) or _may_set_env(source)
 
 
 def _may_set_env(source: str) -> bool:
@@ -104,6 +107,8 @@ def run(
                           callers_lookup(filename, settings) if project else None, facts.setup,
                           defs_lookup(filename, tree, settings) if project else None,
                           project_launcher_selves=facts.launcher_selves, project_dispatch=facts.dispatch)
+            if project:  # asked (once per root and process) only by XLA406, only where it may fire
+                model.project_xla_probe = lambda: _project_names_xla(filename, settings)
         except Exception as exc:  # never crash the host's run
             return [internal_error("the semantic model", exc)]
         try:
@@ -131,6 +136,13 @@ def _project_uses_xla(filename: str, settings: Settings) -> bool:
         return project_uses_xla(filename, settings)
     except (Exception, RecursionError):  # never crash the host's run: stay on the fast path
         return False
+
+
+def _project_names_xla(filename: str, settings: Settings) -> bool | None:
+    try:
+        return project_names_xla(filename, settings)
+    except (Exception, RecursionError):  # never crash the host's run: unknown, so nothing fires
+        return None
 
 
 def _name_callers(model: Model, facts: ProjectFacts, findings: list[Finding]) -> list[Finding]:
@@ -164,6 +176,9 @@ def _check(model: Model, settings: Settings, rule_classes: list[type[Rule]]) -> 
         if cls.scope == ANYWHERE:
             if not model.uses_torch_xla and not model.xla_param_aliases():
                 continue  # API rules need a torch_xla name: a torch_xla import, or a parameter every caller binds to one
+        elif cls.scope == UNIMPORTED:
+            if model.has_xla_import() or model.in_project():
+                continue  # XLA406 looks only at modules that never import torch_xla
         elif cls.scope != ENV and not context_ok:
             continue  # ENV rules run in every module: they look at where each variable is set
         try:

@@ -23,6 +23,11 @@ ENV = "env"
 #: the fast path's text test for ENV rules: a variable prefix and a way to set it
 ENV_PREFIXES = ("XLA_", "PJRT_", "XRT_")
 ENV_SETTERS = ("environ", "putenv")
+#: fires in modules that never import torch_xla (XLA406: an ``"xla"`` device nothing
+#: registered); the fast path's text test for it is :data:`XLA_DEVICE_TEXTS`, a quoted ``xla``
+#: (``"xla"``, ``'xla:0'``, ``f"xla:{i}"``): JAX code naming ``xla_bridge`` stays on the fast path
+UNIMPORTED = "unimported"
+XLA_DEVICE_TEXTS = ('"xla', "'xla")
 
 #: Every registered rule class, by code, in registration order.
 RULES: dict[str, type["Rule"]] = {}

@@ -288,6 +288,29 @@ def nested_step_loops(n: int) -> str:
     return HEAD + "".join(out)
 
 
+def carried_loops(n: int) -> str:
+    """One function with N loops that are no training step, each carrying a device tensor and
+    reading it on the host with no sync (XLA508 per loop)."""
+    body = "".join(f"    for i in range(10):\n        x{i} = x{i} @ w\n        print(x{i}.sum().item())\n"
+                   for i in range(n))
+    inits = "".join(f"    x{i} = torch.ones(4, device=torch_xla.device())\n" for i in range(n))
+    return HEAD + "def run(w):\n" + inits + body
+
+
+def nested_carried_loops(n: int) -> str:
+    """N nested loops that are no training step, each level carrying its own device tensor
+    and reading it (the innermost reports; every level asks what its body carries). Split
+    into functions of at most 48 levels, as ``nested_step_loops``."""
+    out = []
+    for start in range(0, n, 48):
+        out.append(f"def run{start}(w):\n    x = torch.ones(4, device=torch_xla.device())\n")
+        for d in range(min(48, n - start)):
+            ind = "    " * (d + 1)
+            out.append(f"{ind}for i{d} in range(3):\n{ind}    x = x @ w\n{ind}    print(x.sum().item())\n")
+        out.append("\n\n")
+    return HEAD + "".join(out)
+
+
 def self_state_hierarchy(n: int) -> str:
     """A base trainer binding N ``self.`` attributes in ``__init__`` and a step loop calling N
     hooks, N subclasses each subclassing the one before, reading every attribute and
@@ -382,7 +405,7 @@ GENERATORS = {f.__name__: f for f in (dict_helper_fan, dict_chains, self_state_h
                                       shared_trainer, loader_parameters, helper_steps, nested_step_loops,
                                       launched_subclasses, unreduced_workers, overriding_steps,
                                       dataset_subclasses,
-                                      post_sync_reads)}
+                                      post_sync_reads, carried_loops, nested_carried_loops)}
 
 #: the first size of a shape whose N is bounded or costly (default 100; each test doubles it twice)
-SIZES = {"nested_step_loops": 12, "shared_trainer": 50, "loader_parameters": 200}
+SIZES = {"nested_step_loops": 12, "nested_carried_loops": 12, "carried_loops": 25, "shared_trainer": 50, "loader_parameters": 200}

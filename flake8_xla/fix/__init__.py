@@ -111,6 +111,15 @@ FIX_DOCS = {
     "XLA402": "`.to(rank)`, `device=rank`, `xm.xla_device(i)`, `torch_xla.device(n)`, "
               "`torch.device(\"xla\", rank)`, `f\"xla:{rank}\"` -> `torch_xla.device()` "
               "(`xm.xla_device()` before torch_xla 2.3)",
+    "XLA406": "adds `import torch_xla` (for its side effect: it registers the `xla` device) with the module's "
+              "imports; unsafe, the module now needs torch_xla installed to import at all (a CPU run that never "
+              "takes the `\"xla\"` branch did not)",
+    "XLA508": "appends `torch_xla.sync()` (`xm.mark_step()` before torch_xla 2.4) as the loop body's last "
+              "statement; a body with a `continue` of this loop, or ending in `break` / `return` / `raise`, needs "
+              "a human",
+    "XLA605": "inserts `torch_xla.sync()` (`xm.mark_step()` before torch_xla 2.4) on its own line just before "
+              "the statement of the save, in its block (under a step gate: only when it saves); a save inside "
+              "a larger expression needs a human",
     "XLA706": "`torch.float16` / `torch.half` -> `torch.bfloat16`, `\"float16\"` -> `\"bfloat16\"`, "
               "`x.half()` -> `x.bfloat16()`: unsafe, bfloat16 keeps 8 bits of mantissa where float16 has 11, "
               "and code that expects float16 (a loss scaler, an fp16 checkpoint read elsewhere) changes; a "

@@ -842,4 +842,18 @@ def _touched(ctx: Context) -> tuple:
         if moved in nodes and anchor in nodes:
             spans.add((nodes[moved].start.line, nodes[moved].end.line))
             spans.add((nodes[anchor].end.line, nodes[anchor].end.line))
+    if not spans and ctx.imports.needed:  # a fix that only adds an import (XLA406: `import torch_xla`)
+        spans.add(_leading_imports(ctx.tree))
     return tuple(sorted(spans))
+
+
+def _leading_imports(tree) -> tuple[int, int]:
+    """The lines of the module's leading imports (before its first ``def`` / ``class``),
+    where an added import goes; ``(1, 1)`` when there are none."""
+    lines = []
+    for stmt in getattr(tree, "body", ()):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            break
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            lines += [stmt.lineno, stmt.end_lineno or stmt.lineno]
+    return (min(lines), max(lines)) if lines else (1, 1)

@@ -422,6 +422,70 @@ def _cuda(b, node):
     return False  # map_location, set_default_device, current_device, `with torch.cuda.device()`: a human
 
 
+@fixes("XLA406")
+def _import_torch_xla(b, node):
+    # the import registers the device; the device strings stay ("xla" is torch_xla.device()'s type).
+    # Unsafe: the module now needs torch_xla installed to import at all
+    b.applicability = UNSAFE
+    if "torch_xla" not in b.ctx.imports.existing:
+        b.needs.append(("torch_xla", "!import torch_xla"))
+    return True
+
+
+def _continues(body) -> bool:
+    """A ``continue`` of this loop in ``body`` (not in a nested loop, function or class)."""
+    todo = [body]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, cst.Continue):
+            return True
+        if isinstance(node, (cst.For, cst.While)):
+            todo.append(node.orelse) if node.orelse is not None else None
+            continue
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        todo.extend(node.children)
+    return False
+
+
+@fixes("XLA508")
+def _sync_each_iteration(b, node):
+    # `torch_xla.sync()` (xm.mark_step() before 2.4, as the message says) as the loop body's last
+    # statement; not where an iteration can end elsewhere (`continue`) or the body ends in a jump
+    if not isinstance(node, (cst.For, cst.While)) or not isinstance(node.body, cst.IndentedBlock) \
+            or not node.body.body or _continues(node.body):
+        return False
+    last = node.body.body[-1]
+    if isinstance(last, cst.SimpleStatementLine) and any(
+            isinstance(s, (cst.Break, cst.Return, cst.Raise, cst.Continue)) for s in last.body):
+        return False
+    if b.ctx.settings.target_version >= (2, 4):
+        fn = b.ref("torch_xla", "sync")
+    else:
+        fn = b.ref("torch_xla.core.xla_model", "mark_step")
+    if fn is None:
+        return False
+    b.insert(last, "after", lambda: f"{fn}()", "sync each iteration")
+    return True
+
+
+@fixes("XLA605")
+def _sync_before_save(b, node):
+    # `torch_xla.sync()` (xm.mark_step() before 2.4, as the rule's message says) on its own line
+    # just before the statement of the save, in its block (inside a step gate: only when saving)
+    stmt = b.ctx.statement_of(node)
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    if b.ctx.settings.target_version >= (2, 4):
+        fn = b.ref("torch_xla", "sync")
+    else:
+        fn = b.ref("torch_xla.core.xla_model", "mark_step")
+    if fn is None:
+        return False
+    b.insert(stmt, "before", lambda: f"{fn}()", "sync before save")
+    return True
+
+
 @fixes("XLA402")
 def _rank_device(b, node):
     message = b.finding.message

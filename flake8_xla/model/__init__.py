@@ -184,6 +184,9 @@ class Model(
         self.resolvable_values: set[str] = set()  # names bound to a plain value somewhere
         self.name_loads: dict[str, list[Ctx]] = {}  # name -> the contexts it is read in
         self.uses_torch_xla = False
+        #: project mode: ``() -> bool | None``, whether some file of the project names torch_xla
+        #: (None: unknown); set by the engine, asked by XLA406 only
+        self.project_xla_probe = None
         self._cache: dict = {}
         self._call_names: dict[int, str | None] = {}  # id(call) -> qualified callee (names.py)
         self._chain_names: dict[int, str | None] = {}  # id(attribute chain) -> its qualname (names.py)
@@ -234,6 +237,19 @@ class Model(
             self._call_names.clear()
             self._chain_names.clear()
             self._resolved.clear()
+
+    def has_xla_import(self) -> bool:
+        """The module imports torch_xla anywhere (also under a guard, in ``try``, as a probe,
+        or by a literal dynamic import): it may register the ``xla`` device."""
+        return bool(self._xla_imports)
+
+    def project_names_xla(self) -> bool | None:
+        """Project mode: whether some file of this module's project names torch_xla (one
+        bytes search per root and process); None when unknown (no project mode, no file)."""
+        if "project_xla" not in self._cache:
+            probe = self.project_xla_probe
+            self._cache["project_xla"] = probe() if probe is not None else None
+        return self._cache["project_xla"]
 
     def release(self) -> None:
         """Break the model's reference cycles (a scope's bindings hold contexts that hold

@@ -31,7 +31,7 @@ from .summary import LaunchSetup, ModuleSummary, Ref, import_bindings, parse_mod
     wrapper_facts
 
 __all__ = ["EMPTY", "HelperFacts", "LaunchSetup", "ProjectFacts", "callers_lookup", "defs_lookup", "clear_cache", "facts_for", "helper_lookup",
-           "launcher_selves_for", "launchers_for", "project_uses_xla",
+           "launcher_selves_for", "launchers_for", "project_names_xla", "project_uses_xla",
            "summary_of", "with_launchers"]
 
 #: how many (module, function) pairs one launch may reach across modules
@@ -1179,6 +1179,23 @@ def project_uses_xla(filename: str | None, settings: Settings) -> bool:
         return found
     except (Exception, RecursionError):  # a tree that cannot be listed: the fast path stays
         return False
+
+
+def project_names_xla(filename: str | None, settings: Settings) -> bool | None:
+    """:func:`project_uses_xla` where "no" must be known: ``None`` (unknown) when project
+    mode is off, ``filename`` is empty, or the project's files cannot be listed (more than
+    :data:`~.files.MAX_FILES`, none found, an error); else whether some file names torch_xla
+    (the same bytes search, shared per root and process). XLA406 fires only on a known "no"."""
+    if settings.project != "on" or not filename:
+        return None
+    try:
+        folder = os.path.dirname(os.path.abspath(filename))
+        root = _root_of(folder)
+        if not _project(root).files():
+            return None  # too many files to list, or none: unknown
+        return project_uses_xla(filename, settings)
+    except (Exception, RecursionError):
+        return None
 
 
 def _names_xla(path: Path) -> bool:

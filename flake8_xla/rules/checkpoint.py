@@ -1030,3 +1030,152 @@ class LocalMasterForGlobalAction(Rule):
                     todo.append(node.operand)
                 elif t is ast.Compare:
                     todo.extend([node.left, *node.comparators])
+
+
+#: torch.distributed.checkpoint's savers: they read each tensor of the state on its own
+DIST_CP_SAVES = (
+    "torch.distributed.checkpoint.save", "torch.distributed.checkpoint.async_save",
+    "torch.distributed.checkpoint.save_state_dict", "torch.distributed.checkpoint.state_dict_saver.save",
+    "torch.distributed.checkpoint.state_dict_saver.async_save",
+    "torch.distributed.checkpoint.state_dict_saver.save_state_dict")
+OPTIMIZER_STEP = "torch_xla.core.xla_model.optimizer_step"
+
+
+@rule
+class CheckpointBeforeStepSync(Rule):
+    """## What it does
+    Flags `torch.distributed.checkpoint.save` (also `async_save`, the deprecated
+    `save_state_dict`) of a module's or optimizer's `state_dict()` on the XLA device, in the
+    training step after the optimizer step and before the step's graph cut
+    (`torch_xla.sync()`, `xm.mark_step()`, `xm.optimizer_step(..., barrier=True)`, the end of
+    `with torch_xla.step():`): in the loop body, or in a helper the step calls after its
+    optimizer step. Reported at the save call.
+
+    ## Why is this bad?
+    After `optimizer.step()` the new weights are a pending graph, not data. The
+    checkpoint writer reads the state one tensor at a time, and each read of a pending
+    tensor compiles and runs its own graph: the whole step again, once per tensor, every
+    time a checkpoint is written; then the step's own sync runs it once more.
+    `CheckpointManager` does `torch_xla.sync()` then `xm.wait_device_ops()` before it
+    writes (its `_wait_for_data`; its `_save` says the caller must make the data
+    available first). A `torch_xla.sync()` before the save makes the state data: the
+    writer then only copies. `xm.wait_device_ops()` alone is no fix: it waits for graphs
+    already running and cuts nothing.
+
+    ## Known problems
+    Silent for `CheckpointManager.save` / `save_async` (torch_xla 2.2-2.9 sync before
+    writing), for `xm.save` and `torch.save` (one fused read of every tensor: XLA601's
+    concern is what they write), for a save after the iteration's sync or before the
+    optimizer step, for a state the model cannot place on the device (CPU copies,
+    schedulers; as XLA601), under eager mode, and outside step loops (a save after
+    training). A sync hidden in a helper the model cannot see counts as none. An
+    `xm.wait_device_ops()` between them counts as a cut, as the step walk takes it for every
+    rule, though it is none (it waits for running graphs: measured, the same 9 compiles as
+    without it): that shape is missed.
+
+    ## Example
+    ```python
+    for step, (x, y) in enumerate(loader):
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+        if step % 1000 == 0:
+            dist_cp.save({"model": model.state_dict()}, checkpoint_id=f"ckpt/{step}")
+        torch_xla.sync()
+    ```
+
+    ## Use instead
+    ```python
+    for step, (x, y) in enumerate(loader):
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+        torch_xla.sync()
+        if step % 1000 == 0:
+            dist_cp.save({"model": model.state_dict()}, checkpoint_id=f"ckpt/{step}")
+    ```
+
+    ## References
+    - torch_xla `torch_xla/experimental/distributed_checkpoint/manager.py` at v2.9.0
+      (`_wait_for_data`: `torch_xla.sync()`, `xm.wait_device_ops()`, called by `save` and
+      `save_async`; `xm.mark_step()` in 2.2-2.7)
+    - torch_xla `docs/source/perf/spmd_distributed_checkpoint.md` (`dist_cp.save` with
+      `SPMDSavePlanner`; `CheckpointManager`)
+    - torch_xla `docs/source/learn/xla-overview.md` (reading a tensor or saving a
+      checkpoint compiles and runs the pending graph)
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA605"
+    name = "checkpoint-before-step-sync"
+    message = "dist_cp.save after opt.step() and before the sync: each tensor reruns the step"
+    fix = "call torch_xla.sync() before it"
+    severity = "W"
+    versions = "2.0+"
+    reported_at = 'the `dist_cp.save(...)` call'
+    fix_applicability = "safe"
+    bad = [
+        "import torch_xla\nimport torch.distributed.checkpoint as dist_cp\n"
+        "def train(model, optimizer, loader):\n"
+        "    model.to(torch_xla.device())\n"
+        "    for step, x in enumerate(loader):\n"
+        "        model(x).sum().backward()\n"
+        "        optimizer.step()\n"
+        "        dist_cp.save({'model': model.state_dict()}, checkpoint_id=f'ckpt/{step}')\n"
+        "        torch_xla.sync()\n",
+    ]
+    good = [
+        "import torch_xla\nimport torch.distributed.checkpoint as dist_cp\n"
+        "def train(model, optimizer, loader):\n"
+        "    model.to(torch_xla.device())\n"
+        "    for step, x in enumerate(loader):\n"
+        "        model(x).sum().backward()\n"
+        "        optimizer.step()\n"
+        "        torch_xla.sync()\n"
+        "        dist_cp.save({'model': model.state_dict()}, checkpoint_id=f'ckpt/{step}')\n",
+        "import torch_xla\nfrom torch_xla.experimental.distributed_checkpoint import CheckpointManager\n"
+        "def train(model, optimizer, loader):\n"
+        "    model.to(torch_xla.device())\n"
+        "    mgr = CheckpointManager('ckpt', 100)\n"
+        "    for step, x in enumerate(loader):\n"
+        "        model(x).sum().backward()\n"
+        "        optimizer.step()\n"
+        "        mgr.save_async(step, {'model': model.state_dict()})  # syncs first\n"
+        "        torch_xla.sync()\n",
+    ]
+
+    def check(self, model):
+        saves = model.calls_to(*DIST_CP_SAVES)
+        if not saves or not _places_on_device(model):
+            return
+        sites = model.step_sites()
+        in_step = {id(node) for node, _, _, _ in sites}
+        callers = model._cache.get("stepcallers", {})
+        for call, ctx in saves:
+            if id(call) not in in_step or not model.in_xla_code(ctx):
+                continue
+            state = model.kwarg(call, "state_dict", 0)
+            if not isinstance(state, ast.AST) or not any(
+                    device_state(model, s, sctx) for s, sctx in state_dicts(model, state, ctx)):
+                continue
+            if _after_optimizer_step(model, call, ctx, callers):
+                name = "dist_cp." + model.call_name(call, ctx).rsplit(".", 1)[-1]
+                fix = self.fix if at_least(self.settings, "2.4") else "call xm.mark_step() before it"
+                yield self.finding(call, self.message.replace("dist_cp.save", name, 1), fix)
+
+
+def _after_optimizer_step(model, call, ctx, callers, depth: int = 0) -> bool:
+    """``call`` runs after an optimizer step of the step loop it is in (later in the loop's
+    body), or sits in a helper some call of which in the step does (a few levels)."""
+    loops = [lp for lp in ctx.loops if model.is_step_loop(lp)]
+    if loops:
+        loop = loops[-1]
+        pos = (call.lineno, call.col_offset)
+        return any((c.lineno, c.col_offset) < pos and (model.is_optimizer_step(c, cx) or model.is_scaler_step(c, cx)
+                                                       or model.call_name(c, cx) == OPTIMIZER_STEP)
+                   for c, cx in loop.calls)
+    func = ctx.func
+    if func is None or depth > 4:
+        return False
+    return any(_after_optimizer_step(model, c, cx, callers, depth + 1)
+               for c, cx in (callers.get(id(func)) or ())[:16])

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import ast
+import sys
 
 from ..model import UNKNOWN
 from ..model.replicas import is_rank_value
 from ..model.runtime import device_leaves, is_cuda_string, str_value
-from ..registry import Rule, rule
+from ..model.scopes import _is_main_guard
+from ..registry import UNIMPORTED, Rule, rule
 from ._common import at_least, device_call, source_text
 
 CUDA_CALLS = {
@@ -517,3 +519,171 @@ class TorchCompileDefaultBackend(Rule):
                 if type(deco) is not ast.Call and model.qualname(deco, func.ctx) == "torch.compile" \
                         and model.in_xla_code(func.ctx):
                     yield self.finding(deco, "@torch.compile without backend= uses inductor in XLA code", fix)
+
+
+#: packages that import torch_xla themselves when it is installed (their import may register
+#: the ``xla`` device): a module importing one is never reported by XLA406
+_LOADS_TORCH_XLA = frozenset({"accelerate", "transformers", "lightning", "pytorch_lightning", "lightning_fabric",
+                              "optimum", "diffusers", "vllm", "torchax", "torchprime", "keras", "jax"})
+#: packages that never import torch_xla: with the standard library, the only imports a module
+#: linted alone (no project) may have for XLA406 to know nothing else registered the device
+_PLAIN_PACKAGES = frozenset({"torch", "torchvision", "torchaudio", "torchtext", "numpy", "scipy", "pandas", "PIL",
+                             "tqdm", "matplotlib", "sklearn", "yaml", "wandb", "tensorboard", "tensorboardX"})
+
+
+@rule
+class XlaDeviceWithoutTorchXla(Rule):
+    """## What it does
+    Flags an `"xla"` device in a module that never imports torch_xla: `.to("xla")`
+    (also `"xla:0"`, `f"xla:{i}"`, `"xla" if tpu else "cpu"`), `torch.device("xla")`,
+    `device="xla"` on a torch call (`torch.zeros(2, device="xla")`) and
+    `torch.set_default_device("xla")`, where nothing else of the program imports torch_xla
+    either. Unlike the other device rules it runs outside XLA code (a module without a
+    torch_xla import), as the environment-variable rules do; a file that never quotes
+    `xla` (`"xla`, `'xla`) stays on the fast path.
+
+    ## Why is this bad?
+    The `xla` device type is PyTorch's, but its kernels come from torch_xla: `import
+    torch_xla` registers the backend (its `_XLAC` extension). Without the import,
+    `torch.device("xla")` builds a device object, and the first tensor on it fails:
+    `.to("xla")` raises `RuntimeError: PyTorch is not linked with support for xla devices`
+    and a factory raises `NotImplementedError: Could not run 'aten::empty.memory_format'
+    with arguments from the 'XLA' backend`. torch_xla 2.9 declares no
+    `torch.backends` entry point, so `import torch` does not load it (as it loads other
+    out-of-tree backends since torch 2.5).
+
+    ## Known problems
+    Silent where some other code may have imported torch_xla first: a module that imports
+    torch_xla anywhere (also under a guard, a `try`, or `importlib.import_module`), a
+    module project mode finds reached from launched XLA code, a module of a project where
+    any file names torch_xla (it may be the entry point that imports this one), and a
+    module that imports a package that loads torch_xla itself (`accelerate`,
+    `transformers`, `lightning`, `optimum`, `diffusers`, `vllm`). Linted alone (stdin,
+    `--xla-project=off`) it fires only in a script (code at module level or under
+    `if __name__ == "__main__":`, or a module with that guard) whose every import is the
+    standard library or a package that never imports torch_xla (`torch`, `torchvision`,
+    `numpy`, ...). A device test (`x.device.type == "xla"`) and a `device=` argument of a
+    non-torch call (a library's own option) are no device use.
+
+    ## Example
+    ```python
+    import torch
+
+    model = torch.nn.Linear(4, 2).to("xla")
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+    import torch_xla
+
+    model = torch.nn.Linear(4, 2).to(torch_xla.device())
+    ```
+
+    ## References
+    - torch_xla `docs/source/learn/pytorch-on-xla-devices.md` (`import torch_xla`, then
+      `torch_xla.device()`)
+    - torch_xla `setup.py` at v2.9.0 (entry points: console scripts and `torch_xla.plugins`,
+      no `torch.backends`)
+    - Applies to torch_xla 2.0-2.9 (the device is registered by the import in every release).
+    """
+
+    code = "XLA406"
+    name = "xla-device-without-torch-xla"
+    message = '"xla" device in a module that never imports torch_xla: using it raises'
+    fix = "add import torch_xla"
+    scope = UNIMPORTED
+    severity = "E"
+    versions = "2.0+"
+    reported_at = ('the `.to("xla")` / `torch.device("xla")` / `torch.set_default_device("xla")` call, or the '
+                   '`"xla"` value of a `device=` argument')
+    fix_applicability = "unsafe"
+    bad = [
+        "import torch\nmodel = torch.nn.Linear(4, 2).to('xla')\n",
+        "import torch\n\ndef main():\n    x = torch.zeros(2, device='xla:0')\n    print(x)\n\n"
+        "if __name__ == '__main__':\n    main()\n",
+    ]
+    good = [
+        "import torch\nimport torch_xla\nmodel = torch.nn.Linear(4, 2).to('xla')\n",
+        "import torch\nfrom accelerate import Accelerator\nmodel = torch.nn.Linear(4, 2).to('xla')\n",
+        "import torch\ndef move(model):\n    return model.to('xla')  # a helper an XLA script may import\n",
+        "import torch\nfrom utils import setup\nmodel = torch.nn.Linear(4, 2).to('xla')\n",
+        "import torch\nx = torch.zeros(2)\nprint(x.device.type == 'xla')\n",
+    ]
+
+    def check(self, model):
+        found = list(self._uses(model))
+        if not found or not self._unregistered(model, found):
+            return
+        for node, _ in found:
+            yield self.finding(node)
+
+    def _uses(self, model):
+        """``(node, ctx)`` of every use of an ``"xla"`` device string, once per node."""
+        for call, ctx in _unique(model.method_calls("to"), model.keyword_calls("device"),
+                                 model.calls_to("torch.device", "torch.set_default_device")):
+            q = model.call_name(call, ctx)
+            func = call.func
+            if q in ("torch.device", "torch.set_default_device"):
+                arg = model.kwarg(call, "type" if q == "torch.device" else "device", 0)
+                if _xla_string(model, arg, ctx):
+                    yield call, ctx
+                continue
+            if type(func) is ast.Attribute and func.attr == "to" and q is None:
+                arg = call.args[0] if call.args else model.kwarg(call, "device", 99)
+                if _xla_string(model, arg, ctx):
+                    yield call, ctx
+                continue
+            if q is not None and q.startswith("torch."):
+                for kw in call.keywords:
+                    if kw.arg == "device" and _xla_string(model, kw.value, ctx):
+                        yield kw.value, ctx
+
+    def _unregistered(self, model, found) -> bool:
+        """Nothing else may have imported torch_xla: no import here of a package that loads
+        it, and a project where no file names it (or, alone, a script of plain imports)."""
+        roots, unknown = _import_roots(model.tree)
+        if roots & _LOADS_TORCH_XLA:
+            return False
+        known = model.project_names_xla()
+        if known is not None:
+            return not known
+        if unknown or any(r not in _PLAIN_PACKAGES and r not in sys.stdlib_module_names for r in roots):
+            return False  # linted alone: an import that may be the project's own (it may import torch_xla)
+        return _has_main_guard(model.tree) or any(ctx.func is None for _, ctx in found)
+
+
+def _xla_string(model, expr, ctx) -> bool:
+    """``expr`` may be an ``"xla"`` device string (``"xla"``, ``"xla:0"``, ``f"xla:{i}"``,
+    one arm of a conditional, a name bound to one); False when unknown."""
+    if not isinstance(expr, ast.AST):
+        return False
+    leaves = device_leaves(model, expr, ctx)
+    for e, c in leaves or ():
+        text = str_value(model, e, c)
+        if text is not None and (text == "xla" or text.startswith("xla:")):
+            return True
+    return False
+
+
+def _import_roots(tree) -> tuple[set, bool]:
+    """The top-level package of every absolute import in the module, and whether some
+    import cannot be named so (relative, ``importlib.import_module``, ``__import__``)."""
+    roots, unknown = set(), False
+    for node in ast.walk(tree):
+        t = type(node)
+        if t is ast.Import:
+            roots.update(a.name.split(".", 1)[0] for a in node.names)
+        elif t is ast.ImportFrom:
+            if node.level or not node.module:
+                unknown = True
+            else:
+                roots.add(node.module.split(".", 1)[0])
+        elif t is ast.Call and (type(node.func) is ast.Name and node.func.id == "__import__"
+                                or type(node.func) is ast.Attribute and node.func.attr == "import_module"):
+            unknown = True
+    return roots, unknown
+
+
+def _has_main_guard(tree) -> bool:
+    return any(type(s) is ast.If and _is_main_guard(s.test) for s in getattr(tree, "body", ()))

@@ -4,12 +4,13 @@ values in the code that runs once per training step."""
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 
 from ..model.syncs import DEVICE_COLLECTIVES
 from ..model.tensors import DEVICE, READ_METHODS
 from ..registry import Rule, rule
-from ._common import render
+from ._common import at_least, render
 
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
 _CAST_BUILTINS = ("float", "int", "bool")
@@ -646,3 +647,328 @@ def _tensor_test(model, test, ctx) -> bool:
         elif model.tensor_kind(n, ctx) == DEVICE:
             return True
     return False
+
+
+@rule
+class HostReadInUnsyncedLoop(Rule):
+    """## What it does
+    Flags a loop in XLA code that is no training step (no backward, no optimizer step: an
+    evaluation, inference or generation loop) and has no graph cut, where a device tensor is
+    carried from one iteration to the next (`total += loss`, `x = x @ w`,
+    `ids = torch.cat([ids, tok], 1)`) and the body reads a device tensor on the host
+    (`.item()`, `.tolist()`, `.cpu()`, `float()` / `int()` / `bool()`, `print` or an
+    f-string of one, `torch.tensor([t])`). Reported at the loop header, naming the read and
+    the carried tensor.
+
+    ## Why is this bad?
+    A host read runs the graph of what it reads but cuts nothing: the lazy trace of every
+    live tensor stays. A tensor computed from its own previous value keeps all the
+    iterations so far in its graph, so each iteration's read compiles a new, longer graph
+    and runs every earlier iteration again (quadratic time, a compile per iteration), and a
+    carried value the loop does not read grows into one graph holding every iteration's
+    work, compiled when it is finally read. `torch_xla.sync()` at the end of each iteration
+    makes the carried tensor data: one small graph, compiled once. (A loop over an
+    `MpDeviceLoader` syncs per batch; a training step loop is XLA302's and XLA501's.)
+
+    ## Known problems
+    Silent when the loop or a helper it calls syncs (`torch_xla.sync()`, `xm.mark_step()`,
+    `with torch_xla.step():`, a compiled step), when it may sync where it cannot be seen
+    (an imported helper, `next()` of an unseen iterator), when it draws from a device
+    loader or from anything that may be one (a parameter, an imported helper's result), in
+    a step loop or the step's code, under eager mode, and when no tensor is carried: an
+    evaluation loop that computes each batch afresh and reads it (`loss.item()` per batch)
+    compiles one graph once (measured) and is not reported. A name rebound in the loop from
+    something other than itself is not carried; attributes and dict items are not followed.
+
+    ## Example
+    ```python
+    correct = 0
+    with torch.no_grad():
+        for x, y in loader:
+            out = model(x.to(device))
+            correct += (out.argmax(-1) == y.to(device)).sum()
+            print(f"loss {loss_fn(out, y.to(device)).item():.3f}")
+    ```
+
+    ## Use instead
+    ```python
+    correct = 0
+    with torch.no_grad():
+        for x, y in loader:
+            out = model(x.to(device))
+            correct += (out.argmax(-1) == y.to(device)).sum()
+            print(f"loss {loss_fn(out, y.to(device)).item():.3f}")
+            torch_xla.sync()
+    ```
+
+    ## References
+    - torch_xla `docs/source/learn/pytorch-on-xla-devices.md` (the graph is cut at
+      `torch_xla.sync()`; a host read executes what it needs)
+    - torch_xla `docs/source/learn/troubleshoot.md` (graph growth and recompilation;
+      `torch_xla.debug.metrics` `CompileTime`)
+    - torch_xla `torch_xla/csrc/xla_graph_executor.cpp` at v2.9.0 (`GetTensors` syncs the
+      read tensors with `force_ltc_data = false`: their IR is kept)
+    - Applies to torch_xla 2.0-2.9.
+    """
+
+    code = "XLA508"
+    name = "host-read-in-unsynced-loop"
+    message = "host read in a loop where a device tensor grows: no graph cut"
+    fix = "call torch_xla.sync() at the end of each iteration"
+    severity = "W"
+    versions = "2.0+"
+    reported_at = "the header of the loop (the innermost that carries the tensor and holds the read)"
+    fix_applicability = "safe"
+    bad = [
+        "import torch, torch_xla\n"
+        "def run(w):\n"
+        "    x = torch.ones(4, device=torch_xla.device())\n"
+        "    for i in range(100):\n"
+        "        x = x @ w\n"
+        "        print(x.sum().item())\n",
+    ]
+    good = [
+        "import torch, torch_xla\n"
+        "def run(w):\n"
+        "    x = torch.ones(4, device=torch_xla.device())\n"
+        "    for i in range(100):\n"
+        "        x = x @ w\n"
+        "        print(x.sum().item())\n"
+        "        torch_xla.sync()\n",
+        "import torch, torch_xla\n"
+        "def run(model, data):\n"
+        "    dev = torch_xla.device()\n"
+        "    for x in data:\n"
+        "        print(model(torch.as_tensor(x).to(dev)).sum().item())  # nothing carried\n",
+    ]
+
+    def check(self, model):
+        if not model.loops or model.eager_mode():
+            return
+        step_nodes = {id(n) for n, _, _, _ in model.step_sites()}
+        fix = self.fix if at_least(self.settings, "2.4") else "call xm.mark_step() at the end of each iteration"
+        facts = _LoopFacts(model)
+        # innermost first: a loop sees the reads its inner loops left (those that report
+        # cover their outer loops: one sync in the inner body is the fix); each read is
+        # looked at in its innermost loop, then handed up at most 4 levels: linear in the
+        # loops and their calls
+        pending: dict[int, list] = {}  # id(loop node) -> reads (position, call, ctx, levels left) handed up
+        covered: set[int] = set()
+        found = []
+        order = sorted(model.loops, key=lambda lp: len(lp.ctx.loops))
+        in_step: dict[int, bool] = {}  # id(loop node) -> some loop around it is a step loop (outermost first)
+        for lp in order:
+            up = lp.ctx.loops[-1] if lp.ctx.loops else None
+            in_step[id(lp.node)] = up is not None and (in_step.get(id(up.node), False) or model.is_step_loop(up))
+        for loop in reversed(order):
+            key = id(loop.node)
+            parent = loop.ctx.loops[-1] if loop.ctx.loops else None
+            reads = pending.pop(key, []) + [((c.lineno, c.col_offset), c, x, 4) for c, x in loop.own
+                                            if id(c) not in step_nodes and _spelled_read(model, c, x)]
+            if key in covered:
+                if parent is not None:
+                    covered.add(id(parent.node))
+                continue
+            text = None
+            if reads and not in_step[key] and self._candidate(model, loop):
+                carried = facts.carried(loop)
+                if carried:
+                    text = _first_read(model, sorted(reads, key=lambda r: r[0]), facts.tainted(loop, carried))
+                    if text is not None:
+                        found.append(self.finding(loop.node, f"{text} in a loop where {carried[0]} grows on the device: no graph cut", fix))
+                        if parent is not None:
+                            covered.add(id(parent.node))
+                        continue
+            if parent is not None and reads:
+                up = pending.setdefault(id(parent.node), [])
+                up.extend(r[:3] + (r[3] - 1,) for r in sorted(reads, key=lambda r: r[0])[:4] if r[3] > 1)
+        yield from sorted(found)
+
+    @staticmethod
+    def _candidate(model, loop) -> bool:
+        """A loop in XLA code that is no step loop (the caller checks the loops around it),
+        cuts no graph (visibly or possibly), draws from nothing that may be a device loader,
+        and runs outside a compiled function."""
+        ctx = loop.ctx
+        if not model.in_xla_code(ctx) or model.is_step_loop(loop):
+            return False
+        if ctx.func is not None and model._compiled(ctx.func):
+            return False
+        if model.loop_syncs(loop) or model._unseen_sync_possible(loop):
+            return False
+        return all(model.loader_kind(e, ctx) == "plain" or model.iterable_seen(e, ctx)
+                   for e in model.loop_iterables(loop))
+
+
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_TENSOR_BUILDERS = ("torch.tensor", "torch.as_tensor")
+
+
+def _spelled_read(model, call, ctx) -> bool:
+    """Spelled like a host read (:func:`_may_read`, ``torch.tensor([...])``): the only calls
+    XLA508 asks anything more about."""
+    if _may_read(model, call, ctx):
+        return True
+    return bool(call.args) and type(call.args[0]) in (ast.List, ast.Tuple) \
+        and model.call_name(call, ctx) in _TENSOR_BUILDERS
+
+
+class _LoopFacts:
+    """What each loop's body binds, from one walk of every outermost loop of the module: per
+    loop (its nested loops included) the names bound from their own previous value to a
+    device tensor and the names bound any other way; per function, which names are computed
+    from which (for the reads of values computed from a carried tensor)."""
+
+    def __init__(self, model):
+        self.model = model
+        self.by_node = {id(lp.node): lp for lp in model.loops}
+        self.own: dict[int, tuple[dict, set]] = {}  # id(loop node) -> (selfref name -> device, fresh names)
+        self.edges: dict[int, dict[str, set]] = {}  # id(function or None) -> name -> names computed from it
+        self._agg: dict[int, tuple[dict, set]] = {}
+        self._taint: dict = {}
+        for lp in model.loops:
+            if not lp.ctx.loops:
+                self._walk(lp)
+
+    def _walk(self, outer):
+        model = self.model
+        edges = self.edges.setdefault(id(outer.ctx.func), {})
+        todo = [(outer.node, outer)]
+        steps = 0
+        while todo and steps < 200000:
+            node, loop = todo.pop()
+            steps += 1
+            t = type(node)
+            if t in _NESTED:
+                continue
+            if t in _LOOPS and node is not loop.node:
+                inner = self.by_node.get(id(node))
+                if inner is not None:
+                    loop = inner
+            selfref, fresh = self.own.setdefault(id(loop.node), ({}, set()))
+            if t in _LOOPS and node is loop.node and t is not ast.While:
+                fresh.update(n.id for n in ast.walk(node.target) if type(n) is ast.Name)
+            if t is ast.AugAssign or t in (ast.Assign, ast.AnnAssign) and node.value is not None:
+                self._binding(node, loop, selfref, fresh, edges)
+            elif t in (ast.With, ast.AsyncWith):
+                for item in node.items:
+                    if item.optional_vars is not None:
+                        fresh.update(n.id for n in ast.walk(item.optional_vars) if type(n) is ast.Name)
+            elif t is ast.NamedExpr and type(node.target) is ast.Name:
+                fresh.add(node.target.id)
+            todo.extend((child, loop) for child in ast.iter_child_nodes(node))
+
+    def _binding(self, node, loop, selfref, fresh, edges):
+        model = self.model
+        ctx = loop.own[0][1] if loop.own else loop.ctx
+        value = node.value
+        targets = [node.target] if type(node) is not ast.Assign else node.targets
+        read_names = {n.id for n in ast.walk(value) if type(n) is ast.Name}
+        for target in targets:
+            bound = [n.id for n in ast.walk(target) if type(n) is ast.Name]
+            for name in read_names:
+                edges.setdefault(name, set()).update(bound)
+            if type(target) is not ast.Name:
+                fresh.update(bound)
+                continue
+            name = target.id
+            if type(node) is ast.AugAssign or name in read_names:
+                device = model.tensor_kind(value, ctx) == DEVICE or _device_before(model, loop, name, ctx)
+                selfref[name] = selfref.get(name, False) or device
+            else:
+                fresh.add(name)
+
+    def _aggregate(self, loop) -> tuple[dict, set]:
+        key = id(loop.node)
+        if key not in self._agg:
+            selfref, fresh = self.own.get(key, ({}, set()))
+            selfref, fresh = dict(selfref), set(fresh)
+            for inner in loop.inner:  # (innermost first: each inner loop is aggregated once)
+                s, f = self._aggregate(inner)
+                for name, device in s.items():
+                    selfref[name] = selfref.get(name, False) or device
+                fresh |= f
+            self._agg[key] = (selfref, fresh)
+        return self._agg[key]
+
+    def carried(self, loop) -> list[str]:
+        """Names the loop carries on the device from one iteration to the next (sorted)."""
+        selfref, fresh = self._aggregate(loop)
+        return sorted(name for name, device in selfref.items() if device and name not in fresh)
+
+    def tainted(self, loop, carried) -> frozenset:
+        """``carried`` and the names its function computes from them, through its loops'
+        assignments (``logits = model(ids)``, ``tok = logits.argmax(-1)``); memoised."""
+        key = (id(loop.ctx.func), tuple(carried))
+        if key not in self._taint:
+            edges = self.edges.get(id(loop.ctx.func), {})
+            out = set(carried)
+            todo = list(carried)
+            while todo and len(out) < 4096:
+                for nxt in edges.get(todo.pop(), ()):
+                    if nxt not in out:
+                        out.add(nxt)
+                        todo.append(nxt)
+            self._taint[key] = frozenset(out)
+        return self._taint[key]
+
+
+def _device_before(model, loop, name, ctx) -> bool:
+    """The last binding of ``name`` outside the loops of its function before the loop (its
+    value when the loop starts) is a device tensor; memoised per function and name (linear
+    however many loops rebind it)."""
+    key = ("xla508_initial", id(ctx.func), name)
+    initial = model._cache.get(key)
+    if initial is None:
+        bindings = model.lookup(name, ctx, None) or ()
+        initial = model._cache[key] = sorted(
+            (line, kind == "value" and isinstance(target, ast.AST) and b_ctx is not None and not b_ctx.loops
+             and _on_device(model, target, b_ctx))
+            for line, kind, target, b_ctx in bindings if b_ctx is None or not b_ctx.loops)
+    i = bisect.bisect_left(initial, (loop.node.lineno,))
+    return i > 0 and initial[i - 1][1]
+
+
+def _on_device(model, expr, ctx) -> bool:
+    """A device tensor (``tensor_kind``), or ``x.to(device)`` of a receiver the model cannot
+    type, where the device is the XLA device (a tensor or a module there: the loop then
+    computes with it as a tensor)."""
+    if model.tensor_kind(expr, ctx) == DEVICE:
+        return True
+    if type(expr) is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr == "to" and expr.args:
+        return model.device_place(expr.args[0], ctx) == "xla"
+    return False
+
+
+def _reads_tainted(call, tainted) -> bool:
+    """``x.item()`` / ``.tolist()`` / ``.numpy()`` / ``.cpu()``, ``float(x)`` / ``int(x)`` /
+    ``bool(x)`` where ``x`` is computed from a tainted name."""
+    f = call.func
+    if type(f) is ast.Attribute and f.attr in READ_METHODS and not call.args:
+        subject = f.value
+    elif type(f) is ast.Name and f.id in _CAST_BUILTINS and len(call.args) == 1:
+        subject = call.args[0]
+    else:
+        return False
+    return any(type(v) is ast.Name and v.id in tainted for v in ast.walk(subject))
+
+
+def _first_read(model, reads, tainted) -> str | None:
+    """The text of the first of ``reads`` that reads the device on the host: a device tensor,
+    or a value computed from a carried one (``tainted``)."""
+    consumed: set[int] = set()
+    for _, call, ctx, _ in reads:
+        if id(call) in consumed or not model.in_xla_code(ctx):
+            continue
+        text = _call_read(model, call, ctx, consumed)
+        if text is None and _reads_tainted(call, tainted):
+            text = _short(call) or "a host read"
+        if text is None and model.call_name(call, ctx) in _TENSOR_BUILDERS and call.args \
+                and type(call.args[0]) in (ast.List, ast.Tuple) and any(
+                    model.tensor_kind(e, ctx) == DEVICE or any(type(v) is ast.Name and v.id in tainted
+                                                                for v in ast.walk(e)) for e in call.args[0].elts):
+            text = _short(call) or "torch.tensor([tensor])"
+        if text is not None:
+            return text
+    return None

@@ -388,6 +388,17 @@ def _(o):
             "change in 3 steps; built after the move, it changed.")
 
 
+@evidence("XLA406")
+def _(o):
+    to, factory, device, loaded = o["bad"]
+    assert to == "RuntimeError PyTorch is not linked with support for xla devices" and loaded == "False"
+    assert factory.startswith("NotImplementedError Could not run 'aten::empty.memory_format'")
+    assert device == "ok xla" and o["good"] == ["xla:0"]
+    return ("without `import torch_xla` (`import torch` did not load it), `torch.device(\"xla\")` was built but "
+            "`.to(\"xla\")` raised RuntimeError: \"PyTorch is not linked with support for xla devices\" and "
+            "`torch.zeros(2, device=\"xla\")` NotImplementedError; with the import, xla:0.")
+
+
 # --- XLA5: host syncs and recompilation (the runtime's counters) -------------------------------
 
 @evidence("XLA501")
@@ -437,6 +448,17 @@ def _(o):
             f"(every step: 8 and {every['executions']}).")
 
 
+@evidence("XLA508")
+def _(o):
+    bad, good, fresh = o["bad"], o["good"], o["fresh"]
+    grows = bad["ir_lines"]
+    assert bad["compiles"] == 6 and all(b > a for a, b in zip(grows, grows[1:]))
+    assert good["compiles"] <= 2 and len(set(good["ir_lines"])) == 1 and fresh["compiles"] == 1
+    return (f"`acc = acc * 0.5 + x; acc.sum().item()` in 6 iterations with no sync: 6 compiles, the graph growing "
+            f"from {grows[0]} to {grows[-1]} IR lines; with `torch_xla.sync()` per iteration {good['compiles']} "
+            "compiles, no growth; a fresh value per iteration: 1 compile.")
+
+
 # --- XLA6: checkpoints ------------------------------------------------------------------------
 
 @evidence("XLA601")
@@ -446,6 +468,15 @@ def _(o):
     return ("`torch.save(model.state_dict())` wrote tensors that load back on xla:0 and that plain torch cannot load "
             "(NotImplementedError: \"Could not run 'aten::empty.memory_format' with arguments from the 'XLA' "
             "backend\"); `xm.save` wrote CPU tensors.")
+
+
+@evidence("XLA605")
+def _(o):
+    bad, waited, good = o["bad"], o["waited"], o["good"]
+    assert (good["compiles"], good["executions"]) == (1, 2) and bad["compiles"] > 4 * good["compiles"]
+    assert (waited["compiles"], waited["executions"]) == (bad["compiles"], bad["executions"])
+    return (f"`dist_cp.save` of 8 tensors right after `opt.step()` in 2 steps: {bad['compiles']} compiles and "
+            f"{bad['executions']} executions (also after `xm.wait_device_ops()`); with `torch_xla.sync()` first: 1 and 2.")
 
 
 # --- XLA7: mixed precision --------------------------------------------------------------------

@@ -347,6 +347,77 @@ def _plain_torch_load(path):
 report("XLA601", bad_devices=sorted({str(v.device) for v in torch.load("torch_save.pt").values()}),
        bad=_plain_torch_load("torch_save.pt"), good=_plain_torch_load("xm_save.pt"))
 
+# --- a loop that is no step: a carried device tensor read on the host, with and without a cut ---
+
+
+def _carried_reads(width, cut, carried=True, n=6):
+    """``n`` iterations of ``acc = acc * 0.5 + x`` (or, not carried, a fresh ``x * 0.5``) with
+    ``acc.sum().item()`` in each; ``cut``: ``torch_xla.sync()`` ends each iteration. Returns the
+    counts and the IR node count of ``acc`` after each iteration (the graph a read runs)."""
+    x = torch.ones(width, device=dev)
+    acc = torch.zeros(width, device=dev)
+    torch_xla.sync()
+    sizes = []
+    with Counted() as c:
+        for _ in range(n):
+            acc = acc * 0.5 + x if carried else x * 0.5
+            acc.sum().item()
+            sizes.append(torch_xla._XLAC._get_xla_tensors_text([acc]).count("\n"))
+            if cut:
+                torch_xla.sync()
+    return dict(c.delta, ir_lines=sizes)
+
+
+report("XLA508", bad=_carried_reads(34, False), good=_carried_reads(35, True),
+       fresh=_carried_reads(36, False, carried=False))
+
+# --- torch.distributed.checkpoint.save after the optimizer step, before the sync -------------
+
+
+def _dist_cp_saves(width, before_save):
+    """Two steps of a 4-layer model (8 tensors of state), each saved with dist_cp.save right after
+    `opt.step()`; `before_save` runs between them (nothing, a wait, a sync); the sync ends the step."""
+    import warnings
+
+    import torch.distributed.checkpoint as dist_cp
+
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(*[torch.nn.Linear(width, width) for _ in range(4)]).to(dev)
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    torch_xla.sync()
+    with Counted() as c, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # no process group: dist_cp saves as one process
+        for i in range(2):
+            m(torch.randn(4, width).to(dev)).pow(2).mean().backward()
+            opt.step()
+            opt.zero_grad()
+            before_save()
+            dist_cp.save({"model": m.state_dict()}, storage_writer=dist_cp.FileSystemWriter(f"dcp_{width}_{i}"))
+            torch_xla.sync()
+    return c.delta
+
+
+report("XLA605", bad=_dist_cp_saves(31, lambda: None), waited=_dist_cp_saves(32, xm.wait_device_ops),
+       good=_dist_cp_saves(33, torch_xla.sync))
+
+# --- the "xla" device in a process that never imports torch_xla ------------------------------
+unregistered = ("import sys\nimport torch\n"
+                "def run(f):\n    try:\n        return 'ok ' + str(f())\n"
+                "    except Exception as e:\n        return type(e).__name__ + ' ' + str(e).splitlines()[0][:70]\n"
+                "print(run(lambda: torch.ones(2).to('xla').device))\n"
+                "print(run(lambda: torch.zeros(2, device='xla').device))\n"
+                "print(run(lambda: torch.device('xla')))\n"
+                "print('torch_xla' in sys.modules)\n")
+registered = "import torch\nimport torch_xla\nprint(torch.ones(2).to('xla').device)\n"
+
+
+def _python(code):
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    return done.stdout.strip().splitlines()
+
+
+report("XLA406", bad=_python(unregistered), good=_python(registered))
+
 # --- loader workers: a dataset holding an XLA tensor --------------------------------------
 
 
