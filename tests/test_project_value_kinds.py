@@ -58,3 +58,75 @@ def test_a_wrapped_moved_module_s_state_is_xla_state(tmp_path, wrap):
 def test_a_wrapped_module_not_visibly_on_the_device(tmp_path, wrap):
     write(tmp_path, {"pyproject.toml": "", "utils.py": UTILS, "train.py": TRAIN.replace("WRAP", wrap)})
     assert {f for f in lint_all(tmp_path) if f[0] == "utils.py"} == set()
+
+
+# --- the launched function imported from another module, and config constants ---------------
+
+CONFIG = '''\
+NUM_CORES = 16
+DIST_BACKEND = "xla"
+'''
+
+DATA = '''\
+import torch_xla.runtime as xr
+from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler
+
+from . import config
+
+
+def build_loader(ds):
+    sampler = DistributedSampler(ds, num_replicas=config.NUM_CORES, rank=xr.global_ordinal())
+    return DataLoader(ds, batch_size=8, sampler=sampler, drop_last=True)
+'''
+
+ENGINE = '''\
+import warnings
+
+import torch.distributed as dist
+import torch_xla.runtime as xr
+
+from . import config
+from .data import build_loader
+
+
+def main_worker(index, ds):
+    if xr.world_size() < config.NUM_CORES:
+        warnings.warn(f"config.NUM_CORES={config.NUM_CORES} but fewer devices")
+    dist.init_process_group(config.DIST_BACKEND, rank=xr.global_ordinal())
+    return build_loader(ds)
+'''
+
+LAUNCH = '''\
+import torch_xla.distributed.xla_multiprocessing as xmp
+
+from pod.engine import main_worker
+
+if __name__ == "__main__":
+    xmp.spawn(main_worker, args=(None,))
+'''
+
+POD = {"pyproject.toml": "", "src/pod/__init__.py": "", "src/pod/config.py": CONFIG, "src/pod/data.py": DATA,
+       "src/pod/engine.py": ENGINE, "scripts/launch.py": LAUNCH}
+
+
+def test_a_launched_function_imported_from_another_module_is_launched_code(tmp_path):
+    # xmp.spawn(main_worker) with main_worker imported (a src/ layout): the launched code
+    # starts in engine.py and reaches data.py; config.NUM_CORES is the constant 16 although an
+    # f-string's text reads "config.NUM_CORES={...}" (no attribute is assigned there)
+    write(tmp_path, POD)
+    assert lint_all(tmp_path) == {("src/pod/data.py", 9, "XLA109"), ("src/pod/engine.py", 13, "XLA104")}
+
+
+def test_an_imported_function_only_called_not_launched(tmp_path):
+    # a plain script calls it: nothing is launched (both rules judge launched code only)
+    launch = LAUNCH.replace("import torch_xla.distributed.xla_multiprocessing as xmp\n\n", "").replace(
+        "    xmp.spawn(main_worker, args=(None,))\n", "    main_worker(0, None)\n")
+    write(tmp_path, {**POD, "scripts/launch.py": launch})
+    assert lint_all(tmp_path) == set()
+
+
+def test_a_config_constant_assigned_elsewhere_is_no_constant(tmp_path):
+    launch = LAUNCH.replace("if __name__", "from pod import config\n\nconfig.NUM_CORES = 1\n\nif __name__")
+    write(tmp_path, {**POD, "scripts/launch.py": launch})
+    assert lint_all(tmp_path) == {("src/pod/engine.py", 13, "XLA104")}

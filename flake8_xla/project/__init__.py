@@ -414,7 +414,8 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
         if not files.imports_of(path):
             continue  # imports no project module: its launched code runs nothing of another module
         s = summary_of(path, files, settings)
-        if s is None or not (s.launched_multi or s.launched_single or s.script_roots or s.script_out):
+        if s is None or not (s.launched_multi or s.launched_single or s.launched_out or s.script_roots
+                             or s.script_out):
             continue
         caller = _relative(path, files.root)
         setup = s.setup or LaunchSetup()
@@ -481,7 +482,9 @@ def _reached_from(launcher: Path, files: ProjectFiles, settings: Settings) -> di
         launch_contexts: dict[str, list] = {}
         for q, context in s.launch_contexts:
             launch_contexts.setdefault(q, []).append(context)
-        for roots, multi, more in ((s.launched_multi, True, ()), (s.launched_single, False, ()),
+        out_multi, out_single = ([(n, c, ()) for r, m in s.launched_out if m is want for n, c in _targets(r, files, settings)]
+                                 for want in (True, False))  # an imported function launched
+        for roots, multi, more in ((s.launched_multi, True, out_multi), (s.launched_single, False, out_single),
                                    (s.script_roots, False, script)):  # a script: its module level's calls too
             todo = [((str(launcher), q), None, c) for q in roots for c in launch_contexts.get(q, [()])] + list(more)
             while todo and len(seen) < MAX_REACH:

@@ -69,6 +69,7 @@ def clear_cache() -> None:
     """Forget every module's class index."""
     _INDEX.clear()
     _STORES.clear()
+    _STORED.clear()
     _INSTANCE_NAMES.clear()
 
 
@@ -101,7 +102,7 @@ def constant(ref: Ref, files: ProjectFiles) -> tuple[bool, object]:
             file, name = ref
             index = _index(Path(file), files)
             if name in index[4]:
-                if name in _attribute_stores(files):
+                if _attribute_stored(name, files):
                     return False, None  # config.DROPOUT = 0.0 somewhere: not a constant
                 return True, index[4][name]
             target = _reexport(Path(file), name, files)
@@ -326,23 +327,48 @@ def _identity(func: ast.FunctionDef) -> int:
     return params.index(returned)
 
 
-_STORES: dict[Path, frozenset[str]] = {}
+_STORES: dict[Path, dict[str, list[Path]]] = {}
 #: id(a module's index) -> (that index, subclasses by base, builders, {class: instance names})
 _INSTANCE_NAMES: dict[int, tuple] = {}
 _ATTR_STORE = re.compile(r"\.\s*(\w+)\s*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)")
+_STORED: dict[tuple[Path, str], bool] = {}
 
 
-def _attribute_stores(files: ProjectFiles) -> frozenset[str]:
-    """The attribute names some project file assigns (``x.NAME = ...``, ``x.NAME += ...``):
-    one regular-expression pass over the project's files, once per root."""
+def _attribute_stores(files: ProjectFiles) -> dict[str, list[Path]]:
+    """The attribute names some project file's text seems to assign (``x.NAME = ...``,
+    ``x.NAME += ...``), with those files: one regular-expression pass over the project's
+    files, once per root (a cheap necessary condition: the text of a string matches too)."""
     found = _STORES.get(files.root)
     if found is None:
-        names: set[str] = set()
+        found = _STORES[files.root] = {}
         for p in files.files():
             text = read_text(p)
             if text:
-                names.update(_ATTR_STORE.findall(text))
-        found = _STORES[files.root] = frozenset(names)
+                for name in set(_ATTR_STORE.findall(text)):
+                    found.setdefault(name, []).append(p)
+    return found
+
+
+def _attribute_stored(name: str, files: ProjectFiles) -> bool:
+    """Some project file assigns an attribute ``name`` (``config.DROPOUT = 0.0``,
+    ``cfg.lr *= 2``, ``setattr`` aside): the files the text pass names are parsed and
+    their assignment targets read (an f-string ``"x.NAME={x.NAME}"`` assigns nothing); a
+    file that does not parse counts as one that does. Once per (root, name)."""
+    key = (files.root, name)
+    found = _STORED.get(key)
+    if found is None:
+        found = False
+        for p in _attribute_stores(files).get(name, ()):
+            text = read_text(p)
+            try:
+                tree = ast.parse(text or "")
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                found = True
+                break
+            if any(type(n) is ast.Attribute and n.attr == name and type(n.ctx) is not ast.Load for n in ast.walk(tree)):
+                found = True
+                break
+        _STORED[key] = found
     return found
 
 

@@ -211,6 +211,10 @@ class ModuleSummary:
     #: ``(qual, context)`` of each launch of one of its functions: what the launch site
     #: knows of the launched function's parameters (:mod:`.constants`; ``()``: nothing)
     launch_contexts: tuple = ()
+    #: ``(ref, multi)`` of each function of another project module that it launches
+    #: (``xmp.spawn(main_worker)`` after ``from vitpod.engine import main_worker``): the
+    #: launched code starts there (``multi``: a multi-process launch)
+    launched_out: tuple = ()
 
     def function(self, qual: str) -> FunctionFacts | None:
         return self._index()[0].get(qual)
@@ -354,7 +358,9 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
             exports.append((name, *r))
     multi = model.launched(multi_only=True)
     launched = model.launched()
-    roots, out = _script_roots(model, ref) if not launched and model.uses_torch_xla else ((), ())
+    launched_out = _launched_out(model, ref, str(path))
+    roots, out = _script_roots(model, ref) if not launched and not launched_out and model.uses_torch_xla \
+        else ((), ())
     return ModuleSummary(
         path=str(path),
         uses_torch_xla=model.uses_torch_xla,
@@ -365,11 +371,29 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         launched_multi=tuple(quals[id(f)] for f in model.functions if id(f) in multi),
         launched_single=tuple(quals[id(f)] for f in model.functions if id(f) in launched and id(f) not in multi),
         calls_into=calls_into,
-        setup=_setup(model) if launched or roots or out else None,
+        setup=_setup(model) if launched or launched_out or roots or out else None,
+        launched_out=launched_out,
         script_roots=tuple(quals[id(f)] for f in model.functions if id(f) in roots),
         script_out=out,
         dispatches=describe_dispatches(model, resolver, str(path), classes),
     )
+
+
+def _launched_out(model, ref, path: str) -> tuple:
+    """:attr:`ModuleSummary.launched_out`: the launches whose launched function (the first
+    argument or ``fn=``, a name or a dotted name) the module's imports bind to a function of
+    another project module."""
+    out: list = []
+    for call, _, targets, single in model.launches():
+        if targets:
+            continue  # a function of the module itself
+        target = model.kwarg(call, "fn", 0)
+        if type(target) not in (ast.Name, ast.Attribute):
+            continue
+        r = ref(target)
+        if r is not None and r[0] != path and (r, not single) not in out:
+            out.append((r, not single))
+    return tuple(out)
 
 
 def _self_calls(model, func, quals) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
