@@ -91,3 +91,58 @@ def test_a_read_on_the_first_iteration_only_is_no_step_read():
                 else:
                     print(float(loss))
         ''', "XLA5") == {(17, 19, "XLA501"), (19, 19, "XLA501")}
+
+
+# -------------------------------------------------------------- 4. the torch_xla module on an object
+
+TRAINER = '''\
+import torch
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+import torch_xla.distributed.xla_multiprocessing as xmp
+
+
+class Base:
+    def __init__(self):
+        self._xm = xm
+
+
+class Trainer(Base):
+    def __init__(self, model, opt, loader):
+        super().__init__()
+        self.device = self._xm.xla_device()
+        self.model = model.to(self.device)
+        self.opt = opt
+        self.loader = loader
+
+    def fit(self):
+        for x, y in pl.MpDeviceLoader(self.loader, self.device):
+            loss = self.model(x).sum()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+            self._xm.optimizer_step(self.opt)
+            self._xm.mark_step()
+            {extra}
+
+
+def _mp_fn(index):
+    Trainer(torch.nn.Linear(2, 2), None, None).fit()
+
+
+if __name__ == "__main__":
+    xmp.spawn(_mp_fn)
+'''
+
+
+def test_the_xm_module_kept_on_self_resolves_like_xm():
+    """``self._xm = xm`` (in a base class): ``self._xm.xla_device()`` is XLA804,
+    ``self._xm.mark_step()`` XLA805, the clip before ``self._xm.optimizer_step`` XLA203."""
+    assert lint(TRAINER.format(extra="pass"), "XLA") == {
+        (15, 23, "XLA804"), (24, 13, "XLA203"), (26, 13, "XLA805")}
+
+
+def test_an_attribute_rebound_to_something_else_resolves_to_nothing():
+    """``self._xm`` also bound to another object in another method: unknown, silent."""
+    source = TRAINER.format(extra="pass").replace(
+        "    def fit(self):", "    def fake(self):\n        self._xm = object()\n\n    def fit(self):")
+    assert lint(source, "XLA8") == set()
