@@ -146,3 +146,78 @@ def test_an_attribute_rebound_to_something_else_resolves_to_nothing():
     source = TRAINER.format(extra="pass").replace(
         "    def fit(self):", "    def fake(self):\n        self._xm = object()\n\n    def fit(self):")
     assert lint(source, "XLA8") == set()
+
+
+# -------------------------------------------------------------- 2. XLA504 timers
+
+def test_a_timer_around_a_loop_that_never_syncs_is_reported():
+    """Only a loop that cuts the graph each iteration times whole steps; a visible loop with no
+    sync (``range``, a plain DataLoader) times tracing only. A loop over a parameter (maybe a
+    device loader) and a synced loop stay silent."""
+    assert lint('''\
+        import time
+        import torch
+        import torch_xla.core.xla_model as xm
+        from torch.utils.data import DataLoader
+
+
+        def train(ds, model, optimizer, loss_fn, x, y, loader):
+            t0 = time.perf_counter()
+            for _ in range(10):
+                loss_fn(model(x), y).backward()
+                optimizer.step()
+            print(time.perf_counter() - t0)
+            t1 = time.perf_counter()
+            for a, b in DataLoader(ds, batch_size=8):
+                loss_fn(model(a), b).backward()
+                optimizer.step()
+            print(time.perf_counter() - t1)
+            t2 = time.perf_counter()
+            for _ in range(10):
+                loss_fn(model(x), y).backward()
+                optimizer.step()
+                xm.mark_step()
+            print(time.perf_counter() - t2)
+            t3 = time.perf_counter()
+            for a, b in loader:
+                loss_fn(model(a), b).backward()
+                optimizer.step()
+            print(time.perf_counter() - t3)
+        ''', "XLA504") == {(12, 11, "XLA504"), (17, 11, "XLA504")}
+
+
+def test_timers_on_self_in_else_branches_and_helpers_that_read():
+    """A timer kept on ``self``; a second timer in an ``else`` that reuses the name; a helper
+    whose step ends in ``.item()`` has waited (silent)."""
+    assert lint('''\
+        import time
+        import torch_xla.core.xla_model as xm
+
+
+        class Runner:
+            def step_read(self, model, x, y, loss_fn, optimizer):
+                loss = loss_fn(model(x), y)
+                loss.backward()
+                xm.optimizer_step(optimizer)
+                return loss.item()
+
+            def run(self, loader, model, optimizer, loss_fn, warm):
+                for x, y in loader:
+                    self.t0 = time.perf_counter()
+                    loss_fn(model(x), y).backward()
+                    xm.optimizer_step(optimizer)
+                    print(time.perf_counter() - self.t0)
+                    t1 = time.perf_counter()
+                    self.step_read(model, x, y, loss_fn, optimizer)
+                    print(time.perf_counter() - t1)
+                    if warm:
+                        t2 = time.time()
+                        loss_fn(model(x), y).backward()
+                        xm.optimizer_step(optimizer)
+                        print(time.time() - t2)
+                    else:
+                        t2 = time.time()
+                        loss_fn(model(x), y).backward()
+                        xm.optimizer_step(optimizer)
+                        print(time.time() - t2)
+        ''', "XLA504") == {(17, 19, "XLA504"), (25, 23, "XLA504"), (30, 23, "XLA504")}
