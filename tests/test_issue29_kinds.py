@@ -221,3 +221,40 @@ def test_timers_on_self_in_else_branches_and_helpers_that_read():
                         xm.optimizer_step(optimizer)
                         print(time.time() - t2)
         ''', "XLA504") == {(17, 19, "XLA504"), (25, 23, "XLA504"), (30, 23, "XLA504")}
+
+
+# -------------------------------------------------------------- 5. XLA903 device from a helper
+
+HF_MOVE = '''\
+import torch_xla.core.xla_model as xm
+from transformers import AutoModelForCausalLM
+
+
+def get_device():
+    return xm.xla_device()
+
+
+def main():
+    device = get_device()
+    model = AutoModelForCausalLM.from_pretrained("gpt2")
+    model = model.to(device)
+    {after}
+    return model
+
+
+def chained():
+    device = get_device()
+    lm = AutoModelForCausalLM.from_pretrained("gpt2").to(device)
+    return lm
+'''
+
+
+def test_a_device_from_a_helper_is_the_xla_device_for_the_move():
+    """``device = get_device()`` (a module helper returning the XLA device), the move a
+    separate statement or chained: XLA903, naming ``model.tie_weights()``."""
+    source = HF_MOVE.format(after="pass")
+    assert lint(source, "XLA903") == {(12, 13, "XLA903"), (19, 10, "XLA903")}
+    assert any("model.tie_weights()" in m for m in messages(source, "XLA903"))
+    assert lint(HF_MOVE.format(after="model.tie_weights()"), "XLA903") == {(19, 10, "XLA903")}
+    cpu = HF_MOVE.replace("return xm.xla_device()", 'return "cpu"')
+    assert lint(cpu.format(after="pass"), "XLA903") == set()
