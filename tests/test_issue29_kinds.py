@@ -258,3 +258,67 @@ def test_a_device_from_a_helper_is_the_xla_device_for_the_move():
     assert lint(HF_MOVE.format(after="model.tie_weights()"), "XLA903") == {(19, 10, "XLA903")}
     cpu = HF_MOVE.replace("return xm.xla_device()", 'return "cpu"')
     assert lint(cpu.format(after="pass"), "XLA903") == set()
+
+
+# -------------------------------------------------------------- 7 / 8a. rank tests through predicate helpers
+
+PREDICATES = '''\
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.runtime as xr
+import torch_xla.distributed.xla_multiprocessing as xmp
+
+
+def is_master():
+    return xr.global_ordinal() == 0
+
+
+def is_main_process():
+    return is_master()
+
+
+def get_rank():
+    return xr.global_ordinal()
+
+
+def save(model, path):
+    if not is_main_process():
+        return
+    xm.save(model.state_dict(), path)
+
+
+def meet():
+    if is_master():
+        xm.rendezvous("a")
+    if get_rank() == 0:
+        xm.rendezvous("b")
+
+
+def everyone(model, path):
+    if is_even(3):
+        xm.rendezvous("c")
+    xm.save(model.state_dict(), path)
+
+
+def is_even(n):
+    return n % 2 == 0
+
+
+def _mp_fn(index):
+    model = torch.nn.Linear(2, 2).to(torch_xla.device())
+    save(model, "a.pt")
+    meet()
+    everyone(model, "b.pt")
+
+
+if __name__ == "__main__":
+    xmp.spawn(_mp_fn)
+'''
+
+
+def test_a_rank_test_through_predicate_helpers_guards():
+    """``if not is_main_process(): return`` (a predicate of a predicate of the global
+    ordinal) guards the save (XLA602), and ``if is_master():`` / ``if get_rank() == 0:`` the
+    rendezvous (XLA506); a predicate on a plain number guards nothing."""
+    assert lint(PREDICATES, "XLA") == {(23, 5, "XLA602"), (28, 9, "XLA506"), (30, 9, "XLA506")}
