@@ -322,3 +322,104 @@ def test_a_rank_test_through_predicate_helpers_guards():
     ordinal) guards the save (XLA602), and ``if is_master():`` / ``if get_rank() == 0:`` the
     rendezvous (XLA506); a predicate on a plain number guards nothing."""
     assert lint(PREDICATES, "XLA") == {(23, 5, "XLA602"), (28, 9, "XLA506"), (30, 9, "XLA506")}
+
+
+# -------------------------------------------------------------- 8. earlier hidden sets
+
+def test_a_getattr_probe_fallback_is_version_adaptive():
+    """``getattr(torch_xla, "sync", xm.mark_step)`` picks what exists at run time: no XLA805
+    at the fallback (a plain ``xm.mark_step`` elsewhere still is)."""
+    assert lint('''\
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+        sync = getattr(torch_xla, "sync", xm.mark_step)
+        other = getattr(object(), "sync", xm.mark_step)
+        ''', "XLA805") == {(5, 35, "XLA805")}
+
+
+def test_a_double_step_through_the_objects_own_method():
+    """``self.update()`` runs ``xm.optimizer_step(self.opt)``; ``self.opt.step()`` in the same
+    iteration applies the update twice (XLA207). A conditional update inside the method, or
+    another optimizer, is not."""
+    assert lint('''\
+        import torch_xla.core.xla_model as xm
+
+
+        class Trainer:
+            def __init__(self, model, opt, other):
+                self.model, self.opt, self.other = model, opt, other
+
+            def update(self):
+                xm.optimizer_step(self.opt)
+
+            def maybe_update(self, flag):
+                if flag:
+                    xm.optimizer_step(self.opt)
+
+            def fit(self, loader, flag):
+                for x in loader:
+                    self.model(x).sum().backward()
+                    self.update()
+                    self.opt.step()
+
+            def fit2(self, loader, flag):
+                for x in loader:
+                    self.model(x).sum().backward()
+                    self.maybe_update(flag)
+                    self.opt.step()
+                    self.other.step()
+        ''', "XLA207") == {(19, 13, "XLA207")}
+
+
+def test_a_sync_under_a_step_gate_is_no_per_step_sync_for_a_dataloader_loop():
+    """``if step % 10 == 0: xm.mark_step()`` in a loop over a plain DataLoader: XLA301 (nine
+    steps of ten grow one graph); an ungated sync is one."""
+    assert lint('''\
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+        from torch.utils.data import DataLoader
+
+
+        def train(ds, model, opt, device):
+            for step, (x, y) in enumerate(DataLoader(ds, batch_size=8)):
+                model(x.to(device)).sum().backward()
+                xm.optimizer_step(opt)
+                if step % 10 == 0:
+                    xm.mark_step()
+            for step, (x, y) in enumerate(DataLoader(ds, batch_size=8)):
+                model(x.to(device)).sum().backward()
+                xm.optimizer_step(opt)
+                xm.mark_step()
+        ''', "XLA301") == {(8, 5, "XLA301")}
+
+
+def test_a_rank_from_a_helper_reading_rank_seeds_per_rank():
+    """``torch.manual_seed(args.seed + get_rank())`` where ``get_rank()`` returns
+    ``int(os.environ.get("RANK", 0))``: XLA205."""
+    assert lint('''\
+        import os
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.xla_multiprocessing as xmp
+
+
+        def get_rank():
+            return int(os.environ.get("RANK", 0))
+
+
+        def _mp_fn(index, args):
+            torch.manual_seed(args.seed + get_rank())
+            model = torch.nn.Linear(2, 2).to(torch_xla.device())
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            for _ in range(3):
+                model(torch.zeros(2, 2, device="xla")).sum().backward()
+                xm.optimizer_step(opt)
+                torch_xla.sync()
+
+
+        if __name__ == "__main__":
+            xmp.spawn(_mp_fn, args=(None,))
+        ''', "XLA205") == {(13, 5, "XLA205")}

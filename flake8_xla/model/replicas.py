@@ -767,7 +767,8 @@ def is_rank_value(model: Model, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> boo
     The first parameter of a launched target (the launcher passes the global ordinal), a
     name conventionally holding a rank (``rank``, ``local_rank``, ...), or a value
     assigned from a rank API (``xr.global_ordinal()``, ``dist.get_rank()``,
-    ``int(os.environ["LOCAL_RANK"])``).
+    ``int(os.environ["LOCAL_RANK"])``), or what a module helper returning one gives
+    (``get_rank()``).
     """
     if _depth > 8:
         return False
@@ -791,6 +792,9 @@ def is_rank_value(model: Model, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> boo
         if model.call_name(node, ctx) in ("os.environ.get", "os.getenv"):
             key = model.const(node.args[0], ctx) if node.args else UNKNOWN
             return key in ("RANK", "LOCAL_RANK")
+        ret = model._one_return(node, ctx) if model.call_name(node, ctx) is None else None
+        if ret is not None:  # get_rank(): a module helper returning int(os.environ["RANK"])
+            return is_rank_value(model, ret[0], ret[1], _depth + 1)
     if t is ast.Subscript and model.qualname(node.value, ctx) == "os.environ":
         return model.const(node.slice, ctx) in ("RANK", "LOCAL_RANK")
     if t in (ast.Name, ast.Attribute):

@@ -87,7 +87,7 @@ class ApiChangeRule(Rule):
             text = _problem(entry, short_name(entry["name"]), status)
             seen = set()
             for node, q, ctx in model.references(entry["name"]):
-                if q == entry["name"] and not model.version_adaptive(ctx):
+                if q == entry["name"] and not model.version_adaptive(ctx) and not model.probe_fallback(node):
                     seen.add((node.lineno, node.col_offset))
                     yield self.finding(node, text, fix)
             # a name bound by `from ... import xrt_world_size [as ws]`: each call `ws()` needs
@@ -106,7 +106,7 @@ class ApiChangeRule(Rule):
             if not model.version_adaptive(ctx):
                 yield self.finding(node, _problem(entry, full, status), fix)
         for node, q, ctx in model.references(module):
-            if model.version_adaptive(ctx):
+            if model.version_adaptive(ctx) or model.probe_fallback(node):
                 continue
             rest = q[len(module) + 1:].split(".", 1)[0] if q != module else ""
             display = f"{module}.{rest}" if rest else module
