@@ -423,3 +423,29 @@ def test_a_rank_from_a_helper_reading_rank_seeds_per_rank():
         if __name__ == "__main__":
             xmp.spawn(_mp_fn, args=(None,))
         ''', "XLA205") == {(13, 5, "XLA205")}
+
+
+# -------------------------------------------------------------- 1. XLA403 backends by release
+
+COMPILES = '''\
+import torch
+import torch_xla
+
+
+def build(model):
+    a = torch.compile(model, backend="aot_torchxla_trace_once")
+    b = torch.compile(model, backend="openxla")
+    c = torch.compile(model, backend="openxla_eval")
+    return a, b, c
+'''
+
+
+def test_the_accepted_xla_backends_follow_the_target_release():
+    """2.0 registers only the ``torchxla_*`` names, 2.1-2.3 both, 2.4+ only ``openxla`` /
+    ``openxla_eval`` (torch's ``torch/_dynamo/backends/torchxla.py``, pytorch#106489, #122128)."""
+    assert lint(COMPILES, "XLA403", version="2.0") == {(7, 9, "XLA403"), (8, 9, "XLA403")}
+    assert lint(COMPILES, "XLA403", version="2.3") == set()
+    assert lint(COMPILES, "XLA403", version="2.4") == {(6, 9, "XLA403")}
+    assert lint(COMPILES, "XLA403") == {(6, 9, "XLA403")}
+    assert messages(COMPILES, "XLA403") == [
+        "backend='aot_torchxla_trace_once' is not registered with torch_xla 2.9; pass backend='openxla'"]
