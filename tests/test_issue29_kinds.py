@@ -449,3 +449,56 @@ def test_the_accepted_xla_backends_follow_the_target_release():
     assert lint(COMPILES, "XLA403") == {(6, 9, "XLA403")}
     assert messages(COMPILES, "XLA403") == [
         "backend='aot_torchxla_trace_once' is not registered with torch_xla 2.9; pass backend='openxla'"]
+
+
+# -------------------------------------------------------------- 9. messages
+
+def test_a_line_quoted_in_a_notebook_message_names_its_cell(tmp_path, monkeypatch, capsys):
+    """XLA906's "(line N)" counts module lines across cells; in a notebook it says the cell and
+    the line in it."""
+    from test_notebook import build, run_cli
+
+    build([("code", "import torch_xla\nimport torch_xla.runtime as xr"),
+           ("markdown", "# set-up"),
+           ("code", "x = 1\ndevice = torch_xla.device()"),
+           ("code", "xr.use_spmd()")], tmp_path / "nb.ipynb")
+    _, out, _ = run_cli(["nb.ipynb"], tmp_path, monkeypatch, capsys)
+    assert out.splitlines() == [
+        "nb.ipynb:cell 4:1:1: XLA906 xr.use_spmd() after the runtime started (cell 3, line 2): SIGSEGV or "
+        "replicated tensors; call it first, before any device, seed or XLA tensor"]
+
+
+def test_xrt_settings_of_a_gpu_script_point_to_pjrt_device_cuda():
+    source = '''\
+        import os
+        os.environ["GPU_NUM_DEVICES"] = "4"
+        os.environ["XRT_WORKERS"] = "localservice:0;grpc://localhost:40934"
+        '''
+    assert messages(source, "XLA810") == [
+        "XRT_WORKERS has no effect since torch_xla 2.1; use PJRT: set PJRT_DEVICE=CUDA"]
+    tpu = source.replace('os.environ["GPU_NUM_DEVICES"] = "4"', 'os.environ["XRT_TPU_CONFIG"] = "x"')
+    assert all(m.endswith("PJRT_DEVICE=TPU") for m in messages(tpu, "XLA810"))
+
+
+def test_the_step_closure_is_named_as_the_module_imports_it():
+    """After ``--fix`` drops the ``xm`` import, XLA501 names the full module."""
+    step = '''\
+        import torch_xla
+        {imports}
+
+
+        def train(model, loss_fn, opt, loader):
+            for x, y in loader:
+                loss = loss_fn(model(x), y)
+                loss.backward()
+                opt.step()
+                print(loss.item())
+                torch_xla.sync()
+        '''
+    fix = "read it after the loop or in {}.add_step_closure"
+    assert messages(step.format(imports=""), "XLA501") == [
+        "loss.item() syncs the device every step; " + fix.format("torch_xla.core.xla_model")]
+    assert messages(step.format(imports="from torch_xla.core import xla_model"), "XLA501") == [
+        "loss.item() syncs the device every step; " + fix.format("xla_model")]
+    assert messages(step.format(imports="import torch_xla.core.xla_model as xm"), "XLA501") == [
+        "loss.item() syncs the device every step; " + fix.format("xm")]

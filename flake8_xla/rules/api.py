@@ -9,7 +9,7 @@ import functools
 from .. import api_table
 from ..registry import ANYWHERE, ENV, ENV_PREFIXES, Rule, rule
 from ..settings import Settings, version_str
-from ._common import env_finding, env_writes, short_name
+from ._common import env_finding, env_writes, pjrt_fix, short_name
 
 
 _v = api_table.vtuple
@@ -788,7 +788,7 @@ class UnknownXlaEnv(Rule):
                 # no effect since 2.5): name the real fix, not another no-op
                 gone = entry.get("no_effect") is not None and target >= _v(entry["no_effect"])
                 state = f"nor is {near} any more" if gone else f"and {near} is deprecated"
-                yield self.finding(node, f"{key} is not read by torch_xla, {state}", entry["fix"])
+                yield self.finding(node, f"{key} is not read by torch_xla, {state}", pjrt_fix(model, entry["fix"]))
             else:
                 yield self.finding(node, f"{key} is not read by torch_xla (a no-op)", f"did you mean {near}?")
 
