@@ -77,10 +77,15 @@ class Attributes:
                         candidates.add(attr)
         if not candidates:
             return
-        table: dict[tuple[int, str], str] = {}
-        for cls in self.classes:
-            for attr in candidates:
-                vals = self.self_attr_values(cls, attr)
+        table: dict[tuple[int, str], str] = {}  # (class hierarchy id, attr) -> qualname
+        binders = self._attr_binders()
+        for attr in candidates:
+            by_comp: dict[int, list] = {}
+            for b in binders.get(attr, ()):
+                by_comp.setdefault(self._class_component(b), []).append(b)
+            for comp, group in by_comp.items():
+                # what self_attr_values answers for every class of the hierarchy (one pass per attribute)
+                vals = self._agreeing_bindings(group, attr) if len(group) <= _MAX_BINDERS else None
                 if not vals:
                     continue
                 found = None
@@ -91,16 +96,16 @@ class Attributes:
                         break
                     found = q
                 if found is not None:
-                    table[(id(cls), attr)] = found
+                    table[(comp, attr)] = found
         if not table:
             return
-        self._attr_aliases = table
-        aliased = {cid for cid, _ in table}
+        aliased = {comp for comp, _ in table}
         for cls in self.classes:
-            if id(cls) in aliased:
+            if self._class_component(cls) in aliased:
                 for m in cls.methods.values():
                     if m.params and not _static(m):
                         resolvable.add(m.params[0])
+        self._attr_aliases = table
 
     def attr_alias(self, root: ast.Name, attr: str, ctx: Ctx) -> str | None:
         """The import ``self.<attr>`` holds in the method ``ctx`` is in (``root`` its
@@ -108,7 +113,7 @@ class Attributes:
         func = ctx.func
         if func is None or func.cls is None or not func.params or func.params[0] != root.id or _static(func):
             return None
-        return self._attr_aliases.get((id(func.cls), attr))
+        return self._attr_aliases.get((self._class_component(func.cls), attr))
 
     def self_attr_bindings(self, cls: ClassInfo, attr: str) -> list[tuple[ast.AST, Ctx]] | None:
         """Every ``self.<attr> = value`` of ``cls``'s hierarchy in the module, as ``(value,

@@ -915,6 +915,14 @@ class Tensors:
         int(config["accum"])``). Anything else (a parameter, a helper's result) is not."""
         if _depth > 6 or ctx is None:
             return False
+        key = ("plainnum", id(expr))
+        found = self._cache.get(key)
+        if found is None:
+            self._cache[key] = False  # a cycle through names: not a plain number
+            found = self._cache[key] = self._plain_number(expr, ctx, _depth)
+        return found
+
+    def _plain_number(self, expr, ctx, _depth):
         t = type(expr)
         if t is ast.Constant:
             return type(expr.value) in (int, float) or expr.value is True or expr.value is False

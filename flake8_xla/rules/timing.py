@@ -258,6 +258,8 @@ class TimingWithoutDeviceWait(Rule):
         the one clock read the method itself stores in ``self.<attr>`` (``name`` that
         attribute) before ``line``."""
         if type(name) is ast.Attribute:
+            if ctx.func is None or ctx.func.cls is None:
+                return None
             recs = [(v, c) for v, c in ctx.func.cls.attrs.get(name.attr, ()) if c is not None and c.func is ctx.func]
             if len(recs) != 1 or id(recs[0][0]) not in ctxs or recs[0][0].lineno > line:
                 return None
