@@ -910,4 +910,3 @@ def _any_between(lines: list[int], after: int, upto: int) -> bool:
     """Some line of the sorted ``lines`` is in ``(after, upto]``."""
     i = bisect.bisect_right(lines, after)
     return i < len(lines) and lines[i] <= upto
-

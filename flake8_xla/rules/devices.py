@@ -452,6 +452,8 @@ def xla_backends(settings) -> frozenset:
         if at_least(settings, since):
             found = names
     return found
+
+
 #: dynamo backends that compile for the CPU or CUDA (the default is ``inductor``); the
 #: debugging backends (``eager``, ``aot_eager``) run the ops as they are and are left alone
 NON_XLA_DYNAMO_BACKENDS = frozenset({
