@@ -496,7 +496,8 @@ class LoaderWithoutMpDeviceLoader(Rule):
     the loop draws from (`yield b.to(dev); torch_xla.sync()`: one sync per item): the torch_xla README (2.5-2.9) itself
     iterates a plain DataLoader that way; the loader then only misses prefetching. Nor in
     a module that turns on eager mode (`torch_xla.experimental.eager_mode(True)`, 2.4+):
-    there no graph grows.
+    there no graph grows. A sync under a step gate of the loop (`if step % 10 == 0:
+    xm.mark_step()`) is no per-step sync: the loop is reported.
 
     ## Example
     ```python
