@@ -502,3 +502,26 @@ def test_the_step_closure_is_named_as_the_module_imports_it():
         "loss.item() syncs the device every step; " + fix.format("xla_model")]
     assert messages(step.format(imports="import torch_xla.core.xla_model as xm"), "XLA501") == [
         "loss.item() syncs the device every step; " + fix.format("xm")]
+
+
+def test_a_counter_of_an_outer_loop_or_reset_each_step_gates_no_once():
+    """``epoch == 0`` holds for every step of the first epoch; a counter reset inside the
+    loop is 1 on every step: both reads stay XLA501."""
+    assert lint('''\
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.parallel_loader as pl
+
+
+        def train(model, loss_fn, opt, loader, device, epochs):
+            for epoch in range(epochs):
+                for x, y in pl.MpDeviceLoader(loader, device):
+                    n = 0
+                    loss = loss_fn(model(x), y)
+                    loss.backward()
+                    xm.optimizer_step(opt)
+                    n += 1
+                    if epoch == 0:
+                        print(loss.item())
+                    if n == 1:
+                        print(loss.item())
+        ''', "XLA5") == {(14, 23, "XLA501"), (16, 23, "XLA501")}

@@ -1477,20 +1477,21 @@ class Tensors:
         return self._step_counter(left, ctx, root)
 
     def _step_counter(self, name: ast.Name, ctx, root=None) -> bool:
-        """``name`` counts the iterations of the step loop ``root`` (or a loop around it)."""
-        for node in [lp.node for lp in ctx.loops] + [root]:
-            if type(node) not in (ast.For, ast.AsyncFor) or type(node.iter) is not ast.Call:
-                continue
-            target = node.target
-            if self._builtin(node.iter.func, ctx, ("enumerate",)) and type(target) in (ast.Tuple, ast.List) \
+        """``name`` counts the iterations of the step loop ``root`` itself (not of a loop
+        around it: ``epoch == 0`` holds for a whole epoch of steps): its ``enumerate`` index or
+        ``range`` target, or a name of the function whose bindings are int literals before
+        the loop and ``name += 1`` inside it."""
+        if type(root) not in (ast.For, ast.AsyncFor, ast.While) or ctx.func is None:
+            return False
+        if type(root) is not ast.While and type(root.iter) is ast.Call:
+            target = root.target
+            if self._builtin(root.iter.func, ctx, ("enumerate",)) and type(target) in (ast.Tuple, ast.List) \
                     and target.elts:
                 target = target.elts[0]
-            elif not self._builtin(node.iter.func, ctx, ("range",)):
-                continue
+            elif not self._builtin(root.iter.func, ctx, ("range",)):
+                target = None
             if type(target) is ast.Name and target.id == name.id:
                 return True
-        if ctx.func is None:
-            return False
         bindings = self.lookup(name.id, ctx, None)
         if not bindings:
             return False
@@ -1501,12 +1502,16 @@ class Tensors:
                 (n.target.id, n.lineno) for n in ast.walk(ctx.func.node)
                 if type(n) is ast.AugAssign and type(n.op) is ast.Add and type(n.target) is ast.Name
                 and type(n.value) is ast.Constant and n.value.value == 1}
+        lo, hi = root.lineno, getattr(root, "end_lineno", None) or root.lineno
+        counted = False
         for line, kind, target, _ in bindings:
-            if kind == "value" and type(target) is ast.Constant and type(target.value) is int:
-                continue
-            if (name.id, line) not in steps:
+            inside = lo <= line <= hi
+            if not inside and kind == "value" and type(target) is ast.Constant and type(target.value) is int:
+                continue  # global_step = 0 before the loop
+            if not inside or (name.id, line) not in steps:
                 return False
-        return True
+            counted = True
+        return counted
 
     def _eval_loop(self, stmt, ctx) -> bool:
         """A loop over a data loader inside the step that runs no backward pass or optimizer
