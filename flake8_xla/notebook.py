@@ -47,6 +47,10 @@ _WS = " \t\n\r"
 _ASSIGN_MAGIC = re.compile(r"^(\s*[\w.\[\], ()*]+?\s*=\s*)([%!].*)$", re.S)
 
 
+#: a module line a finding's message quotes (``on line 15``, ``(line 15)``)
+_QUOTED_LINE = re.compile(r"\bline (\d+)\b")
+
+
 def is_notebook(path: str | None) -> bool:
     """Whether ``path`` names a notebook (its suffix is ``.ipynb``, any case)."""
     return bool(path) and str(path).lower().endswith(SUFFIX)
@@ -109,6 +113,15 @@ class Notebook:
         cell = self.cells[i]
         in_cell = line - self.starts[i] + 1
         return (cell, in_cell) if in_cell <= len(cell.python) else None
+
+    def cell_lines(self, message: str) -> str:
+        """``message`` with each module line it quotes (``line 15``, ``(line 15)``) said as the
+        cell and the line in it (``cell 3, line 2``): a notebook has no module lines."""
+        def cell_line(match):
+            where = self.locate(int(match.group(1)))
+            return match.group(0) if where is None else f"cell {where[0].index}, line {where[1]}"
+
+        return _QUOTED_LINE.sub(cell_line, message)
 
     def raw_position(self, cell: Cell, line: int, char_col: int) -> tuple[int, int] | None:
         """(1-based line, 1-based column in characters) in the JSON text of the character at

@@ -293,8 +293,9 @@ def lint_cells(display: str, settings, nb) -> list[Result]:
             end_line, end_col, char_end_col = end[1], r.end_col + end_shift, (r.char_end_col or 1) + end_shift
             raw_end = nb.raw_position(cell, end_line, char_end_col)
         out.append(dataclasses.replace(
-            r, line=line, col=col, end_line=end_line, end_col=end_col, char_col=char_col,
-            char_end_col=char_end_col, cell=cell.index, raw=nb.raw_position(cell, line, char_col), raw_end=raw_end))
+            r, message=nb.cell_lines(r.message), line=line, col=col, end_line=end_line, end_col=end_col,
+            char_col=char_col, char_end_col=char_end_col, cell=cell.index, raw=nb.raw_position(cell, line, char_col),
+            raw_end=raw_end))
     return out
 
 

@@ -153,6 +153,7 @@ class Model(
         # project mode: {qual: {m: (file, "Cls.m") refs}}: what self.m() runs in reached methods
         self.project_dispatch: dict = dict(project_dispatch or {})
         self._param_aliases: dict[tuple[int, str], str] = {}
+        self._attr_aliases: dict[tuple[int, str], str] = {}  # (class id, attr) -> qualname (attributes.py)
         self.module_scope = Scope("module", tree, None)
         self.scopes: list[Scope] = [self.module_scope]  # every scope, in walk order
         self.calls: list[tuple[ast.Call, Ctx]] = []
@@ -232,7 +233,8 @@ class Model(
             for bound, ctx in self._xla_imports
         )  # an import inside `try: import torch_xla ... except ImportError:` that nothing reads is a probe
         self._settle_param_aliases()
-        if self._param_aliases:  # answers given before the aliases were known are stale
+        self._settle_attr_aliases()  # (attributes.py) self._xm = xm
+        if self._param_aliases or self._attr_aliases:  # answers given before the aliases were known are stale
             self._cache.clear()
             self._call_names.clear()
             self._chain_names.clear()

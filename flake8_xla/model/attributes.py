@@ -59,6 +59,62 @@ class Attributes:
         cache[key] = found
         return found
 
+    def _settle_attr_aliases(self) -> None:
+        """Fill :attr:`_attr_aliases`: ``(class id, attr) -> qualname`` for each ``self.<attr>``
+        every binding of which in the class's hierarchy (:meth:`self_attr_values`) is one
+        import chain (``self._xm = xm``, ``self.sync = torch_xla.sync``), so that
+        ``self._xm.mark_step()`` resolves like ``xm.mark_step()``; the methods' ``self``
+        becomes resolvable. Runs once after the walk (and after the parameter aliases)."""
+        resolvable = self.resolvable
+        candidates = set()
+        for cls in self.classes:
+            for attr, recs in cls.attrs.items():
+                for v, _ in recs:
+                    root = v
+                    while type(root) is ast.Attribute:
+                        root = root.value
+                    if type(root) is ast.Name and root.id in resolvable:
+                        candidates.add(attr)
+        if not candidates:
+            return
+        table: dict[tuple[int, str], str] = {}  # (class hierarchy id, attr) -> qualname
+        binders = self._attr_binders()
+        for attr in candidates:
+            by_comp: dict[int, list] = {}
+            for b in binders.get(attr, ()):
+                by_comp.setdefault(self._class_component(b), []).append(b)
+            for comp, group in by_comp.items():
+                # what self_attr_values answers for every class of the hierarchy (one pass per attribute)
+                vals = self._agreeing_bindings(group, attr) if len(group) <= _MAX_BINDERS else None
+                if not vals:
+                    continue
+                found = None
+                for v, c in vals:
+                    q = self.qualname(v, c) if type(v) in (ast.Name, ast.Attribute) else None
+                    if q is None or (found is not None and q != found):
+                        found = None
+                        break
+                    found = q
+                if found is not None:
+                    table[(comp, attr)] = found
+        if not table:
+            return
+        aliased = {comp for comp, _ in table}
+        for cls in self.classes:
+            if self._class_component(cls) in aliased:
+                for m in cls.methods.values():
+                    if m.params and not _static(m):
+                        resolvable.add(m.params[0])
+        self._attr_aliases = table
+
+    def attr_alias(self, root: ast.Name, attr: str, ctx: Ctx) -> str | None:
+        """The import ``self.<attr>`` holds in the method ``ctx`` is in (``root`` its
+        ``self``), else None (:meth:`_settle_attr_aliases`)."""
+        func = ctx.func
+        if func is None or func.cls is None or not func.params or func.params[0] != root.id or _static(func):
+            return None
+        return self._attr_aliases.get((self._class_component(func.cls), attr))
+
     def self_attr_bindings(self, cls: ClassInfo, attr: str) -> list[tuple[ast.AST, Ctx]] | None:
         """Every ``self.<attr> = value`` of ``cls``'s hierarchy in the module, as ``(value,
         ctx)`` in walk order, whether or not they agree (:meth:`self_attr_values` answers

@@ -319,6 +319,22 @@ class XlaContext:
 
         return chain_any(ctx.frames, "va", version_frame)
 
+    def probe_fallback(self, node: ast.AST) -> bool:
+        """``node`` sits in the fallback of a ``getattr(<torch_xla module>, "name", fallback)``
+        probe (``getattr(torch_xla, "sync", xm.mark_step)``): version-adaptive code. One pass
+        over the module's calls, on first use."""
+        found = self._cache.get("probe_fallbacks")
+        if found is None:
+            found = self._cache["probe_fallbacks"] = set()
+            for call, ctx in self.calls:
+                f = call.func
+                if type(f) is ast.Name and f.id == "getattr" and len(call.args) == 3 \
+                        and self.lookup("getattr", ctx, None) is None:
+                    q = self.qualname(call.args[0], ctx)
+                    if q is not None and (q == "torch_xla" or q.startswith("torch_xla.")):
+                        found.update(id(n) for n in ast.walk(call.args[2]))
+        return id(node) in found
+
     def _is_version_test(self, test, ctx, _depth: int = 0) -> bool:
         for i, node in enumerate(ast.walk(test)):
             if i > 64 or _depth > 4:

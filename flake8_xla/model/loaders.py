@@ -192,8 +192,8 @@ class Loaders:
             kinds = [self.loader_kind(e, loop.ctx) for e in iterables]
             if "device" in kinds or not any(k == "plain" or type(k) is tuple for k in kinds):
                 continue
-            if not self.is_step_loop(loop) or self.loop_syncs(loop):
-                continue
+            if not self.is_step_loop(loop) or self.loop_syncs(loop, every_step=True):
+                continue  # (a sync under `if step % N == 0:` leaves N-1 steps unsynced)
             found = "plain" if "plain" in kinds else next(k for k in kinds if type(k) is tuple)
             out.append((loop, found))
         self._cache["unsynced_loops"] = out

@@ -155,6 +155,11 @@ class Names:
             parts.append(chain.attr)
             chain = chain.value
         name = node.id
+        if self._attr_aliases and parts and ctx.func is not None and ctx.func.cls is not None:
+            base = self.attr_alias(node, parts[-1], ctx)  # self._xm.mark_step() after self._xm = xm
+            if base is not None:
+                parts.pop()
+                return canonical(base + "." + ".".join(reversed(parts)) if parts else base)
         scope = ctx.scope
         own = scope.bindings.get(name)
         if _depth == 0 and self._walked and (own is None or len(own) == 1) and name not in scope.globals:

@@ -126,6 +126,8 @@ class Replicas:
                 helpers = self._project_methods(node, ctx)  # trainer.is_zero(): returns a master test
                 if helpers and all(h.master for h in helpers):
                     return "rank"
+            if q is None and self._helper_returns(node, ctx, lambda v, c: self._test_kind(v, c, depth + 1) == "rank"):
+                return "rank"  # is_master(): a module predicate returning a rank test
             return "data" if self.local_value(node, ctx) else None
         if t is ast.Compare:
             sides = [node.left, *node.comparators]
@@ -174,7 +176,7 @@ class Replicas:
                 return True
             if q in ("os.environ.get", "os.getenv") and node.args:
                 return self.const(node.args[0], ctx) in ("RANK", "LOCAL_RANK")
-            return False
+            return q is None and self._helper_returns(node, ctx, lambda v, c: self.rank_value(v, c, depth + 1))
         if t is ast.Subscript:
             return self.qualname(node.value, ctx) == "os.environ" and self.const(node.slice, ctx) in ("RANK", "LOCAL_RANK")
         if t is ast.BinOp:
@@ -203,6 +205,31 @@ class Replicas:
         return bool(values) and all(
             type(v) in (ast.BinOp, ast.Call, ast.Name, ast.Attribute, ast.Subscript) and self.rank_value(v, c, depth + 1)
             for v, c in values)
+
+    def _one_return(self, call: ast.Call, ctx: Ctx):
+        """``(value, ctx)`` of the one ``return`` of the one module function ``call`` runs
+        (not a generator), else None."""
+        funcs = self.function_of(call.func, ctx)
+        if not funcs or len(funcs) != 1 or len(funcs[0].returns) != 1 \
+                or not self._helper_returns(call, ctx, lambda v, c: True):
+            return None
+        return funcs[0].returns[0]
+
+    def _helper_returns(self, call: ast.Call, ctx: Ctx, pred) -> bool:
+        """``call`` runs one function of the module (by name or ``self.m()``) every ``return``
+        value of which satisfies ``pred(value, ctx)`` (``def is_master(): return
+        xr.global_ordinal() == 0``); a generator, or a function returning nothing, is not."""
+        funcs = self.function_of(call.func, ctx)
+        if not funcs or len(funcs) != 1 or not funcs[0].returns:
+            return False
+        func = funcs[0]
+        key = ("rt_gen", id(func))
+        if key not in self._cache:
+            from .attributes import _has_yield
+            self._cache[key] = _has_yield(func)
+        if self._cache[key]:
+            return False
+        return all(pred(v, c) for v, c in func.returns)
 
     # ------------------------------------------------------------------ own data
     def local_value(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> bool:
@@ -599,6 +626,10 @@ class Replicas:
                 scope = self._rank_scope(node, c, depth + 1)  # `if not rank:` / `if rank: return`
                 if scope is not None:
                     return scope
+            if t is ast.Call and self.call_name(node, c) is None:
+                ret = self._one_return(node, c)  # is_master(): a module predicate's own test
+                if ret is not None:
+                    todo.append((ret[0], ret[1], pol, depth + 1))
             if t is ast.Name and self.qualname(node, c) is None:
                 values = self.values(node, c)
                 bound = (ast.Call, ast.UnaryOp, ast.BoolOp, ast.Compare)
@@ -646,7 +677,8 @@ class Replicas:
             if q in ("os.environ.get", "os.getenv") and node.args:
                 key = self.const(node.args[0], ctx)
                 return "global" if key == "RANK" else "local" if key == "LOCAL_RANK" else None
-            return None
+            ret = self._one_return(node, ctx) if q is None else None  # get_rank(): a module helper
+            return self._rank_scope(ret[0], ret[1], depth + 1) if ret is not None else None
         if t is ast.Subscript:
             if self.qualname(node.value, ctx) == "os.environ":
                 key = self.const(node.slice, ctx)
@@ -735,7 +767,8 @@ def is_rank_value(model: Model, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> boo
     The first parameter of a launched target (the launcher passes the global ordinal), a
     name conventionally holding a rank (``rank``, ``local_rank``, ...), or a value
     assigned from a rank API (``xr.global_ordinal()``, ``dist.get_rank()``,
-    ``int(os.environ["LOCAL_RANK"])``).
+    ``int(os.environ["LOCAL_RANK"])``), or what a module helper returning one gives
+    (``get_rank()``).
     """
     if _depth > 8:
         return False
@@ -759,6 +792,9 @@ def is_rank_value(model: Model, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> boo
         if model.call_name(node, ctx) in ("os.environ.get", "os.getenv"):
             key = model.const(node.args[0], ctx) if node.args else UNKNOWN
             return key in ("RANK", "LOCAL_RANK")
+        ret = model._one_return(node, ctx) if model.call_name(node, ctx) is None else None
+        if ret is not None:  # get_rank(): a module helper returning int(os.environ["RANK"])
+            return is_rank_value(model, ret[0], ret[1], _depth + 1)
     if t is ast.Subscript and model.qualname(node.value, ctx) == "os.environ":
         return model.const(node.slice, ctx) in ("RANK", "LOCAL_RANK")
     if t in (ast.Name, ast.Attribute):

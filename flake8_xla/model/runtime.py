@@ -291,7 +291,8 @@ class Runtime:
     def device_place(self, expr, ctx: Ctx, _depth: int = 0) -> str | None:
         """``"xla"`` when a device expression may be the XLA device and every value it may
         have is seen (``torch_xla.device()``, ``"xla"``, ``torch.device("xla", 0)``, a name
-        bound to one, either arm of ``a if t else b``); ``"cpu"`` when it is visibly the
+        bound to one, either arm of ``a if t else b``, what a module helper returns:
+        ``device = get_device()``); ``"cpu"`` when it is visibly the
         CPU; None otherwise."""
         places = set()
         todo = [(expr, ctx, 0)]
@@ -311,6 +312,10 @@ class Runtime:
                     continue
                 if q == "torch.device" and e.args:
                     todo.append((e.args[0], c, depth + 1))
+                    continue
+                funcs = self.function_of(e.func, c) if q is None else None
+                if funcs and len(funcs) == 1 and funcs[0].returns and not self._generator(funcs[0]):
+                    todo.extend((v, vc, depth + 1) for v, vc in funcs[0].returns)  # device = get_device()
                     continue
                 return None
             if t in (ast.Name, ast.Attribute) and self.qualname(e, c) is None:
@@ -337,6 +342,15 @@ class Runtime:
         if "xla" in places:
             return "xla"
         return "cpu" if places == {"cpu"} else None
+
+    def _generator(self, func) -> bool:
+        """``func`` is a generator function (memoised): a call gives no ``return`` value."""
+        from .attributes import _has_yield
+
+        key = ("rt_gen", id(func))
+        if key not in self._cache:
+            self._cache[key] = _has_yield(func)
+        return self._cache[key]
 
     def _param_on_xla(self, name: ast.Name, ctx: Ctx, depth: int) -> bool:
         """``name`` is a parameter of the plain module function it is read in, and every call

@@ -58,22 +58,48 @@ class Syncs:
             table = self.closure_over_callers("func_syncs", direct)
         return table.get(id(func), False)
 
-    def loop_syncs(self, loop: LoopInfo) -> bool:
+    def loop_syncs(self, loop: LoopInfo, every_step: bool = False) -> bool:
         """True when the loop body cuts the graph each iteration (sync, mark_step, barrier=True,
         step(), a compiled step), directly or in a helper it calls at any (bounded) depth, or
-        the loop draws from a generator of the module that syncs per item (attributes.py)."""
-        key = ("loopsyncs", id(loop))
+        the loop draws from a generator of the module that syncs per item (attributes.py).
+        A sync under a condition counts, unless ``every_step``: then one under a step gate
+        of the loop (``if step % 10 == 0: xm.mark_step()``) cuts every N-th iteration only
+        and does not (:meth:`step_gated`)."""
+        key = ("loopsyncs", id(loop), every_step)
         if key in self._cache:
             return self._cache[key]
-        result = self.loop_any(loop, "loop_cuts", lambda call, ctx: self.is_sync_call(call, ctx)
-                               or self._calls_compiled(call, ctx)) \
-            or self.loop_any(loop, "loop_calls_sync", lambda call, ctx: any(
-                self.func_syncs(f) for f in self.function_of(call.func, ctx))) \
+        gate = "_every" if every_step else ""
+
+        def ungated(ctx):
+            return not every_step or not self.step_gated(ctx)
+
+        result = self.loop_any(loop, "loop_cuts" + gate, lambda call, ctx: (
+            self.is_sync_call(call, ctx) or self._calls_compiled(call, ctx)) and ungated(ctx)) \
+            or self.loop_any(loop, "loop_calls_sync" + gate, lambda call, ctx: any(
+                self.func_syncs(f) for f in self.function_of(call.func, ctx)) and ungated(ctx)) \
             or (self.project_lookup is not None
                 and self.loop_any(loop, "loop_project_syncs", self._project_syncs)) \
             or any(self.generator_syncs_per_item(e, loop.ctx) for e in self.loop_iterables(loop))
         self._cache[key] = result
         return result
+
+    def step_gated(self, ctx: Ctx) -> bool:
+        """Code at ``ctx`` runs under a step gate (``if step % N == 0:``, the ``else`` of ``if
+        step % N:``) whose test sits inside its innermost loop: every N-th iteration only."""
+        if not ctx.loops or not ctx.frames:
+            return False
+        node = ctx.loops[-1].node
+        lo, hi = node.lineno, getattr(node, "end_lineno", None) or node.lineno
+        link = ctx.frames
+        while link is not None:
+            frame = link.frame
+            if type(frame) is tuple and len(frame) == 2 and isinstance(frame[0], ast.expr) \
+                    and lo < frame[0].lineno <= hi:
+                sign = self._gate_polarity(frame[0], ctx)
+                if (sign > 0 and frame[1]) or (sign < 0 and not frame[1]):
+                    return True
+            link = link.parent
+        return False
 
     def _project_syncs(self, call: ast.Call, ctx: Ctx) -> bool:
         """Project mode: ``call`` runs a helper of another project module that syncs (itself,

@@ -887,6 +887,8 @@ class Tensors:
                     todo.extend((a, ctx) for a in e.args[:2] if not _model_like(a))
             elif t is ast.BinOp:
                 for x in (e.left, e.right):
+                    if self.plain_number(x, ctx):
+                        continue  # `loss / grad_accum_steps`: the divisor is a Python number
                     if type(x) in (ast.Call, ast.BinOp):  # not `args.scale`: a config value
                         todo.append((x, ctx))
                     elif type(x) is ast.Name:
@@ -903,6 +905,57 @@ class Tensors:
             elif t is ast.Dict and None not in e.keys:  # losses = {"ce": ce, ...}; sum(losses.values())
                 todo.extend((v, ctx) for v in e.values)
         return exprs, names
+
+    def plain_number(self, expr: ast.AST, ctx: Ctx, _depth: int = 0) -> bool:
+        """``expr`` is visibly a Python number, never a tensor: a numeric literal, ``int()`` /
+        ``float()`` / ``len()`` / ``round()`` / ``abs()`` / ``min()`` / ``max()`` of anything
+        (``min`` / ``max`` only of plain numbers), a ``math.`` call, an item or attribute of a
+        configuration (``config["accum"]``, ``args.accum``, ``os.environ``, a name like
+        ``args`` / ``config`` / ``cfg``), arithmetic of plain numbers, and a name or ``self.``
+        attribute every binding of which is one of these (``grad_accum_steps =
+        int(config["accum"])``). Anything else (a parameter, a helper's result) is not."""
+        if _depth > 6 or ctx is None:
+            return False
+        key = ("plainnum", id(expr))
+        found = self._cache.get(key)
+        if found is None:
+            self._cache[key] = False  # a cycle through names: not a plain number
+            found = self._cache[key] = self._plain_number(expr, ctx, _depth)
+        return found
+
+    def _plain_number(self, expr, ctx, _depth):
+        t = type(expr)
+        if t is ast.Constant:
+            return type(expr.value) in (int, float) or expr.value is True or expr.value is False
+        if t is ast.UnaryOp:
+            return self.plain_number(expr.operand, ctx, _depth + 1)
+        if t is ast.BinOp:
+            return self.plain_number(expr.left, ctx, _depth + 1) and self.plain_number(expr.right, ctx, _depth + 1)
+        if t is ast.Call:
+            name = self._builtin(expr.func, ctx, ("int", "float", "len", "round", "abs", "min", "max"))
+            if name in ("min", "max"):
+                return bool(expr.args) and not expr.keywords \
+                    and all(self.plain_number(a, ctx, _depth + 1) for a in expr.args)
+            if name is not None:
+                return True
+            q = self.call_name(expr, ctx)
+            return q is not None and q.startswith("math.")
+        if t in (ast.Subscript, ast.Attribute):
+            root = expr
+            while type(root) in (ast.Subscript, ast.Attribute):
+                if type(root) is ast.Attribute and self._is_self(root.value, ctx):
+                    vals = self.values(root, ctx)  # self.grad_accum_steps = int(...) in __init__
+                    return bool(vals) and all(v is not None and self.plain_number(v, c, _depth + 1)
+                                              for v, c in vals)
+                root = root.value
+            if self.qualname(root, ctx) == "os.environ" or self.qualname(expr, ctx) == "os.environ":
+                return False  # a string, never a number (and never a tensor: nothing to follow)
+            return type(root) is ast.Name and _CONFIG_NAME.fullmatch(root.id) is not None
+        if t is ast.Name:
+            bindings = self._bindings_before(expr, ctx)
+            return bool(bindings) and all(k == "value" and self.plain_number(v, b or ctx, _depth + 1)
+                                          for _, k, v, b in bindings)
+        return False
 
     def _dtype_only(self, call, ctx) -> bool:
         """``x.to(torch.float32)`` / ``x.to(dtype=...)``: a conversion on the same device."""
@@ -1065,6 +1118,10 @@ class Tensors:
                         self._walk_expr(stmt.test, ctx, g, where, sites, pending, closure_ids, depth)
                         stack.append((stmt.orelse if dead_body else stmt.body, 0, g))
                         continue
+                if self._once_test(stmt.test, ctx, root):  # `if batch_idx == 0:` runs once, not every step
+                    self._walk_expr(stmt.test, ctx, g, where, sites, pending, closure_ids, depth)
+                    stack.append((stmt.orelse, 0, g))
+                    continue
                 polarity = self._gate_polarity(stmt.test, ctx)
                 if not g and polarity:
                     self._walk_expr(stmt.test, ctx, g, where, sites, pending, closure_ids, depth)
@@ -1403,6 +1460,60 @@ class Tensors:
                 return self._gate_polarity(values[0][0], values[0][1], _depth + 1)
         return 0
 
+    def _once_test(self, test, ctx, root=None, _depth: int = 0) -> bool:
+        """The body of ``if test:`` runs on one iteration only: ``counter == K`` (``K`` an int
+        literal, either side), also as an operand of ``and``, where the counter is the
+        ``enumerate`` index or ``range`` target of a loop around the test, or a name of the
+        function bound only to int literals and ``+= 1`` (``global_step``)."""
+        t = type(test)
+        if t is ast.BoolOp and type(test.op) is ast.And and _depth < _GATE_LIMIT:
+            return any(self._once_test(v, ctx, root, _depth + 1) for v in test.values)
+        if t is not ast.Compare or len(test.ops) != 1 or type(test.ops[0]) is not ast.Eq:
+            return False
+        left, right = test.left, test.comparators[0]
+        if type(left) is ast.Constant:
+            left, right = right, left
+        if type(left) is not ast.Name or type(right) is not ast.Constant or type(right.value) is not int:
+            return False
+        return self._step_counter(left, ctx, root)
+
+    def _step_counter(self, name: ast.Name, ctx, root=None) -> bool:
+        """``name`` counts the iterations of the step loop ``root`` itself (not of a loop
+        around it: ``epoch == 0`` holds for a whole epoch of steps): its ``enumerate`` index or
+        ``range`` target, or a name of the function whose bindings are int literals before
+        the loop and ``name += 1`` inside it."""
+        if type(root) not in (ast.For, ast.AsyncFor, ast.While) or ctx.func is None:
+            return False
+        if type(root) is not ast.While and type(root.iter) is ast.Call:
+            target = root.target
+            if self._builtin(root.iter.func, ctx, ("enumerate",)) and type(target) in (ast.Tuple, ast.List) \
+                    and target.elts:
+                target = target.elts[0]
+            elif not self._builtin(root.iter.func, ctx, ("range",)):
+                target = None
+            if type(target) is ast.Name and target.id == name.id:
+                return True
+        bindings = self.lookup(name.id, ctx, None)
+        if not bindings:
+            return False
+        key = ("counters", id(ctx.func))
+        steps = self._cache.get(key)
+        if steps is None:  # (name, line) of `name += 1` in the function
+            steps = self._cache[key] = {
+                (n.target.id, n.lineno) for n in ast.walk(ctx.func.node)
+                if type(n) is ast.AugAssign and type(n.op) is ast.Add and type(n.target) is ast.Name
+                and type(n.value) is ast.Constant and n.value.value == 1}
+        lo, hi = root.lineno, getattr(root, "end_lineno", None) or root.lineno
+        counted = False
+        for line, kind, target, _ in bindings:
+            inside = lo <= line <= hi
+            if not inside and kind == "value" and type(target) is ast.Constant and type(target.value) is int:
+                continue  # global_step = 0 before the loop
+            if not inside or (name.id, line) not in steps:
+                return False
+            counted = True
+        return counted
+
     def _eval_loop(self, stmt, ctx) -> bool:
         """A loop over a data loader inside the step that runs no backward pass or optimizer
         step: an evaluation pass (``evaluate(model, val_loader)`` every N steps), not the step."""
@@ -1422,6 +1533,7 @@ def _mod_of_name(node) -> bool:
         and type(node.left) not in (ast.Constant, ast.JoinedStr)
 
 
+_CONFIG_NAME = re.compile(r"(?i)_*(args|config|cfg|conf|hparams|hp|opts?|params|settings|flags|FLAGS)")
 _MODEL_NAME = re.compile(r"(?i)model|net|module|self|config|args|cfg|opt")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from .. import api_table
 from ..model import UNKNOWN, Model
@@ -99,6 +100,42 @@ def env_writes(model: Model):
             yield key, node, ctx
 
 
+def gpu_script(model: Model) -> bool:
+    """The module configures torch_xla for GPUs: it writes ``GPU_NUM_DEVICES`` or a variable
+    whose literal value names ``GPU`` / ``CUDA`` (``XRT_DEVICE_MAP="GPU:0;..."``,
+    ``PJRT_DEVICE="CUDA"``). Memoised."""
+    found = model._cache.get("gpu_script")
+    if found is None:
+        found = False
+        for key, _, value, ctx in model.env_writes():
+            text = model.const(value, ctx) if value is not None else None
+            if key == "GPU_NUM_DEVICES" or isinstance(text, str) and re.search(r"(?i)\b(gpu|cuda)\b", text):
+                found = True
+                break
+        model._cache["gpu_script"] = found
+    return found
+
+
+def xm_spelling(model: Model) -> str:
+    """How the module names ``torch_xla.core.xla_model``: the name a module-level import binds
+    to it (``xm``, ``xla_model``), else the full dotted name (after ``--fix`` dropped the
+    ``xm`` import, a suggestion of ``xm.add_step_closure`` would name nothing). Memoised."""
+    found = model._cache.get("xm_spelling")
+    if found is None:
+        names = sorted(name for name, entries in model.module_scope.bindings.items()
+                       if entries and all(k == "import" and t == "torch_xla.core.xla_model" for _, k, t, _ in entries))
+        found = "xm" if "xm" in names else names[0] if names else "torch_xla.core.xla_model"
+        model._cache["xm_spelling"] = found
+    return found
+
+
+def pjrt_fix(model: Model, fix: str) -> str:
+    """``fix`` with the PJRT device a GPU script needs (``PJRT_DEVICE=CUDA``, :func:`gpu_script`)."""
+    if "PJRT_DEVICE=TPU" in fix and gpu_script(model):
+        return fix.replace("PJRT_DEVICE=TPU", "PJRT_DEVICE=CUDA")
+    return fix
+
+
 def env_finding(rule_obj, model: Model, codes):
     """``rule_obj``'s findings for writes of the environment variables of ``api_table.env_vars``
     whose entry has one of ``codes``, deprecated or without effect in the target release.
@@ -120,4 +157,4 @@ def env_finding(rule_obj, model: Model, codes):
             problem = f"{key} has no effect since torch_xla {entry['no_effect']}"
         else:
             problem = f"{key} is deprecated since torch_xla {entry['deprecated']}"
-        yield rule_obj.finding(node, problem, entry["fix"])
+        yield rule_obj.finding(node, problem, pjrt_fix(model, entry["fix"]))

@@ -9,7 +9,7 @@ import functools
 from .. import api_table
 from ..registry import ANYWHERE, ENV, ENV_PREFIXES, Rule, rule
 from ..settings import Settings, version_str
-from ._common import env_finding, env_writes, short_name
+from ._common import env_finding, env_writes, pjrt_fix, short_name
 
 
 _v = api_table.vtuple
@@ -87,7 +87,7 @@ class ApiChangeRule(Rule):
             text = _problem(entry, short_name(entry["name"]), status)
             seen = set()
             for node, q, ctx in model.references(entry["name"]):
-                if q == entry["name"] and not model.version_adaptive(ctx):
+                if q == entry["name"] and not model.version_adaptive(ctx) and not model.probe_fallback(node):
                     seen.add((node.lineno, node.col_offset))
                     yield self.finding(node, text, fix)
             # a name bound by `from ... import xrt_world_size [as ws]`: each call `ws()` needs
@@ -106,7 +106,7 @@ class ApiChangeRule(Rule):
             if not model.version_adaptive(ctx):
                 yield self.finding(node, _problem(entry, full, status), fix)
         for node, q, ctx in model.references(module):
-            if model.version_adaptive(ctx):
+            if model.version_adaptive(ctx) or model.probe_fallback(node):
                 continue
             rest = q[len(module) + 1:].split(".", 1)[0] if q != module else ""
             display = f"{module}.{rest}" if rest else module
@@ -788,7 +788,7 @@ class UnknownXlaEnv(Rule):
                 # no effect since 2.5): name the real fix, not another no-op
                 gone = entry.get("no_effect") is not None and target >= _v(entry["no_effect"])
                 state = f"nor is {near} any more" if gone else f"and {near} is deprecated"
-                yield self.finding(node, f"{key} is not read by torch_xla, {state}", entry["fix"])
+                yield self.finding(node, f"{key} is not read by torch_xla, {state}", pjrt_fix(model, entry["fix"]))
             else:
                 yield self.finding(node, f"{key} is not read by torch_xla (a no-op)", f"did you mean {near}?")
 

@@ -432,6 +432,30 @@ XLA_DYNAMO_BACKENDS = frozenset({
     "openxla", "openxla_eval", "openxla_eval_boxed", "torchxla_trace_once", "aot_torchxla_trace_once",
     "torchxla_trivial", "aot_torchxla_trivial",
 })
+#: the XLA dynamo backends the paired torch release registers, by the first torch_xla release
+#: of each set (they live in torch's ``torch/_dynamo/backends/torchxla.py``, not in torch_xla):
+#: 2.0 the ``torchxla_*`` names; 2.1 adds ``openxla`` / ``openxla_eval`` (pytorch#106489,
+#: the old names kept as experimental backends); pytorch#122128 (merged 2024-03-19) dropped
+#: the old names, absent from 2.4 on (2.3's branch may or may not hold it: kept there)
+_OLD_XLA_BACKENDS = frozenset({"torchxla_trace_once", "aot_torchxla_trace_once", "torchxla_trivial",
+                               "aot_torchxla_trivial"})
+XLA_BACKENDS_BY_RELEASE = (
+    ("2.0", _OLD_XLA_BACKENDS),
+    ("2.1", _OLD_XLA_BACKENDS | {"openxla", "openxla_eval"}),
+    ("2.4", frozenset({"openxla", "openxla_eval"})),
+)
+
+
+def xla_backends(settings) -> frozenset:
+    """The XLA dynamo backend names registered with the target release (``--xla-version``;
+    the newest set without one)."""
+    found = XLA_BACKENDS_BY_RELEASE[0][1]
+    for since, names in XLA_BACKENDS_BY_RELEASE:
+        if at_least(settings, since):
+            found = names
+    return found
+
+
 #: dynamo backends that compile for the CPU or CUDA (the default is ``inductor``); the
 #: debugging backends (``eager``, ``aot_eager``) run the ops as they are and are left alone
 NON_XLA_DYNAMO_BACKENDS = frozenset({
@@ -458,7 +482,12 @@ class TorchCompileDefaultBackend(Rule):
     `torch.compile` in branches that run only without XLA (`if torch.cuda.is_available():`)
     or in a module that does not import torch_xla. A CPU model compiled in an XLA module is
     reported too (the linter cannot tell which device a module lives on), and
-    `nn.Module.compile()` is not followed.
+    `nn.Module.compile()` is not followed. An XLA backend the target release does not
+    register (`--xla-version`) is reported too: 2.0's `torchxla_trace_once`,
+    `aot_torchxla_trace_once`, `torchxla_trivial` and `aot_torchxla_trivial` from 2.4 (torch
+    raises `InvalidBackend`), `openxla` / `openxla_eval` before 2.1. The backends are
+    registered by the paired torch release (`torch/_dynamo/backends/torchxla.py`), not by
+    torch_xla; 2.3 is taken to keep the old names (pytorch#122128 was merged at its branch cut).
 
     ## Example
     ```python
@@ -514,6 +543,10 @@ class TorchCompileDefaultBackend(Rule):
             name = model.const(backend, ctx)
             if isinstance(name, str) and name in NON_XLA_DYNAMO_BACKENDS and model.in_xla_code(ctx):
                 yield self.finding(call, f"torch.compile(backend={name!r}) in XLA code", fix)
+            elif isinstance(name, str) and name in XLA_DYNAMO_BACKENDS and name not in xla_backends(self.settings) \
+                    and model.in_xla_code(ctx) and not model.version_adaptive(ctx):
+                yield self.finding(call, f"backend={name!r} is not registered with torch_xla "
+                                         f"{self.settings.version_text}", fix)
         for func in model.functions:
             for deco in func.node.decorator_list:
                 if type(deco) is not ast.Call and model.qualname(deco, func.ctx) == "torch.compile" \

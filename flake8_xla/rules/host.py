@@ -10,7 +10,7 @@ import re
 from ..model.syncs import DEVICE_COLLECTIVES
 from ..model.tensors import DEVICE, READ_METHODS
 from ..registry import Rule, rule
-from ._common import at_least, render
+from ._common import at_least, render, xm_spelling
 
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
 _CAST_BUILTINS = ("float", "int", "bool")
@@ -448,7 +448,8 @@ class HostSyncInStep(Rule):
                 yield self.finding(node, f"{text} after the sync runs one more graph every step",
                                    "move the collective before the sync")
             elif not gated:
-                yield self.finding(node, f"{text} syncs the device every step")
+                yield self.finding(node, f"{text} syncs the device every step",
+                                   f"read it after the loop or in {xm_spelling(model)}.add_step_closure")
 
 
 @rule
@@ -532,7 +533,8 @@ class HostSyncInGatedLogging(Rule):
                 yield self.finding(node, f"{text} after the sync runs one more graph every N steps",
                                    "move the collective before the sync")
             elif gated:
-                yield self.finding(node, f"{text} under a step gate syncs the device every N steps")
+                yield self.finding(node, f"{text} under a step gate syncs the device every N steps",
+                                   f"log it in {xm_spelling(model)}.add_step_closure")
 
 
 @rule

@@ -167,7 +167,9 @@ class DoubleOptimizerStep(Rule):
     Not reported when the two calls are alternatives (`if use_xla: xm.optimizer_step(opt)
     else: opt.step()`, `if t: ...; continue`, different `case` arms, a `try` body and its
     handler), when they sit under two unrelated conditions (whether both can hold is
-    unknown), or when the second step is in a helper function. A second step in a hook
+    unknown), or when the second step is in a helper function. `self.opt.step()` in a loop
+    whose iteration also calls `self.update()`, a method of the class that calls
+    `xm.optimizer_step(self.opt)` unconditionally, is reported. A second step in a hook
     the loop calls on `self` is reported when a class built in the module overrides the
     hook with an unconditional `self.optimizer.step()` (a mixin of a trainer whose base
     class runs the loop).
@@ -258,6 +260,13 @@ class DoubleOptimizerStep(Rule):
                     yield self.finding(
                         step, f"{name}.step() in hook {hook.func.attr}() and xm.optimizer_step({render(opt)}) "
                               "apply the update twice", f"drop {name}.step()")
+        for step, sctx, hook in _own_method_updates(model, updates):
+            if id(step) not in reported:
+                reported.add(id(step))
+                name = render(step.func.value)
+                yield self.finding(
+                    step, f"{name}.step() and xm.optimizer_step in {hook.func.attr}() apply the update twice",
+                    f"drop {name}.step()")
 
 
     def _override_steps(self, model):
@@ -286,6 +295,50 @@ class DoubleOptimizerStep(Rule):
                         step, f"{name}.step() and xm.optimizer_step in {hook.func.attr}() ({where}) "
                               "apply the update twice", f"drop {name}.step()")
                     break
+
+
+def _own_method_updates(model, updates):
+    """``(step, ctx, call)`` for a ``self.opt.step()`` in a loop whose same iteration runs
+    ``self.m()``, where ``m`` (a method of the object's own class, by name resolution)
+    calls ``xm.optimizer_step(self.opt)`` unconditionally at its top level."""
+    table: dict[int, set] = {}  # id(method) -> expr keys of the optimizers it steps with xm
+    for call, ctx in updates:
+        func = ctx.func
+        opt = model.kwarg(call, "optimizer", 0)
+        if func is None or func.cls is None or not func.params or ctx.loops or ctx.frames \
+                or type(opt) is not ast.Attribute or not model.in_xla_code(ctx):
+            continue
+        root = opt
+        while type(root) is ast.Attribute:
+            root = root.value
+        if type(root) is ast.Name and root.id == func.params[0]:
+            table.setdefault(id(func), set()).add(expr_key(opt))
+    if not table:
+        return
+    for step, sctx in model.method_calls("step"):
+        recv, func = step.func.value, sctx.func
+        if type(recv) is not ast.Attribute or not sctx.loops or func is None or func.cls is None \
+                or not func.params or step.args or step.keywords or not model.in_xla_code(sctx):
+            continue
+        root = recv
+        while type(root) is ast.Attribute:
+            root = root.value
+        if type(root) is not ast.Name or root.id != func.params[0]:
+            continue
+        own = sctx.loops[-1].own
+        if len(own) > 64:
+            continue  # generated code: bounded work per optimizer step, silent
+        key = expr_key(recv)
+        for hook, hctx in own:
+            f = hook.func
+            if hook is step or type(f) is not ast.Attribute or type(f.value) is not ast.Name \
+                    or f.value.id != func.params[0]:
+                continue
+            targets = model.function_of(f, hctx)
+            if targets and all(key in table.get(id(t), ()) for t in targets) \
+                    and model.runs_with((hook, hctx), (step, sctx)):
+                yield step, sctx, hook
+                break
 
 
 def _hook_steps(model, call, ctx, opt, groups):
@@ -443,7 +496,8 @@ class LoaderWithoutMpDeviceLoader(Rule):
     the loop draws from (`yield b.to(dev); torch_xla.sync()`: one sync per item): the torch_xla README (2.5-2.9) itself
     iterates a plain DataLoader that way; the loader then only misses prefetching. Nor in
     a module that turns on eager mode (`torch_xla.experimental.eager_mode(True)`, 2.4+):
-    there no graph grows.
+    there no graph grows. A sync under a step gate of the loop (`if step % 10 == 0:
+    xm.mark_step()`) is no per-step sync: the loop is reported.
 
     ## Example
     ```python

@@ -52,14 +52,15 @@ def _subtractions(model) -> list:
         scope = func.scope if func is not None else model.module_scope
         if scope is None or (not scope.globals and not any(
                 kind == "value" and id(target) in clocks
-                for bindings in scope.bindings.values() for _, kind, target, _ in bindings)):
+                for bindings in scope.bindings.values() for _, kind, target, _ in bindings)
+                and not _self_clocks(func, clocks)):
             continue  # no timer starts here: nothing assigns a clock read in this scope
         stack = [func.node if func is not None else model.tree]
         while stack:
             node = stack.pop()
             t = type(node)
-            if t is ast.BinOp and type(node.op) is ast.Sub and type(node.right) is ast.Name \
-                    and type(node.left) in (ast.Name, ast.Call):
+            if t is ast.BinOp and type(node.op) is ast.Sub and type(node.left) in (ast.Name, ast.Call) \
+                    and (type(node.right) is ast.Name or _self_attr(node.right, func)):
                 out.append((node, func))
             if t is ast.Lambda:
                 continue  # its parameters may shadow the timer's names
@@ -68,6 +69,20 @@ def _subtractions(model) -> list:
                     stack.append(child)
     model._cache[key] = out
     return out
+
+
+def _self_attr(expr, func) -> bool:
+    """``self.<attr>`` in a method ``func`` (``self`` its first parameter)."""
+    return type(expr) is ast.Attribute and type(expr.value) is ast.Name and func is not None \
+        and func.cls is not None and bool(func.params) and expr.value.id == func.params[0]
+
+
+def _self_clocks(func, clocks) -> bool:
+    """Some ``self.<attr> = <clock read>`` of the method ``func`` itself."""
+    if func is None or func.cls is None:
+        return False
+    return any(id(v) in clocks and c is not None and c.func is func
+               for recs in func.cls.attrs.values() for v, c in recs)
 
 
 def _call_ctx(model) -> dict:
@@ -126,8 +141,13 @@ class TimingWithoutDeviceWait(Rule):
     (`xm.all_reduce`, `all_gather`, `reduce_scatter`: run at the next sync), also inside
     `with torch_xla.step():` (the sync at the end of the block does not wait).
     `xm.mesh_reduce` waits: it copies its input to the host (`_xla_sync_multi(...,
-    wait=True)` in torch_xla 2.9's `_maybe_convert_to_cpu`). Timers kept on `self` or
-    across functions are not followed.
+    wait=True)` in torch_xla 2.9's `_maybe_convert_to_cpu`). A module helper whose own work is
+    followed by a host read (`return loss.item()`) waits. A timer around a whole loop is
+    reported only when the loop visibly never cuts the graph (no sync, no device loader,
+    nothing unseen that may sync, data that can be seen or a plain `DataLoader`). A timer
+    kept on `self` counts when its method stores the start once; a name reused by a second
+    timer in the `else` branch is that branch's start. Timers across functions are not
+    followed.
 
     ## Example
     ```python
@@ -207,10 +227,13 @@ class TimingWithoutDeviceWait(Rule):
             if scope is None:
                 continue
             here = Ctx(scope, func, (), ())
-            start = self._clock_bound(model, sub.right, here, sub.lineno, ctxs)
             stop = sub.left if type(sub.left) is ast.Call \
                 else self._clock_bound(model, sub.left, here, sub.lineno, ctxs)
-            if start is None or stop is None or id(stop) not in ctxs:
+            if stop is None or id(stop) not in ctxs:
+                continue
+            # the start that reaches the stop's own branch (`else: t0 = time.time()` reusing a name)
+            start = self._clock_bound(model, sub.right, ctxs[id(stop)][1], sub.lineno, ctxs)
+            if start is None:
                 continue
             (start_call, start_ctx), (stop_call, stop_ctx) = ctxs[id(start)], ctxs[id(stop)]
             if model.call_name(stop_call, stop_ctx) not in CLOCKS:
@@ -231,7 +254,16 @@ class TimingWithoutDeviceWait(Rule):
 
     @staticmethod
     def _clock_bound(model, name, ctx, line, ctxs):
-        """The clock call last bound to ``name`` at or before ``line`` in ``ctx``'s scope."""
+        """The clock call last bound to ``name`` at or before ``line`` in ``ctx``'s scope, or
+        the one clock read the method itself stores in ``self.<attr>`` (``name`` that
+        attribute) before ``line``."""
+        if type(name) is ast.Attribute:
+            if ctx.func is None or ctx.func.cls is None:
+                return None
+            recs = [(v, c) for v, c in ctx.func.cls.attrs.get(name.attr, ()) if c is not None and c.func is ctx.func]
+            if len(recs) != 1 or id(recs[0][0]) not in ctxs or recs[0][0].lineno > line:
+                return None
+            return recs[0][0] if model.call_name(recs[0][0], ctxs[id(recs[0][0])][1]) in CLOCKS else None
         if name.id not in ctx.scope.bindings:
             return None  # not a local of this function: a global or closure timer is not followed
         bindings = model.lookup(name.id, ctx, line)
@@ -257,8 +289,8 @@ class TimingWithoutDeviceWait(Rule):
             if kind == "loop":
                 return None  # a helper that runs a loop of steps: an epoch is timed
             if kind == "work":
-                if len(ctx.loops) > depth:
-                    return None  # a whole loop of steps is timed: the un-waited tail is one step
+                if len(ctx.loops) > depth and not _never_syncs(model, ctx.loops[depth]):
+                    return None  # a whole loop of synced steps is timed: the un-waited tail is one step
                 if last_work is None or pos > last_work:
                     last_work = pos
             elif kind == "wait" and pos <= end:
@@ -306,6 +338,25 @@ class TimingWithoutDeviceWait(Rule):
                 return "work"
             return "wait"  # the module's own helper: what it does cannot be told
         return None
+
+
+def _never_syncs(model, loop) -> bool:
+    """The loop (and every loop in it) visibly never cuts the graph: no sync, compiled step
+    or syncing helper in it, no device loader, nothing unseen that may sync, and it draws
+    only from data that can be seen (``range``, tensors) or a plain ``DataLoader``: timing it
+    times only the tracing of all its iterations."""
+    if model.loop_syncs(loop) or model.iterates_device_loader(loop) or model._unseen_sync_possible(loop):
+        return False
+    todo = [loop]
+    while todo:
+        lp = todo.pop()
+        if type(lp.node) in (ast.For, ast.AsyncFor) and not model.loop_iterables(lp):
+            return False
+        for e in model.loop_iterables(lp):
+            if not (model.iterable_seen(e, lp.ctx) or model.loader_kind(e, lp.ctx) == "plain"):
+                return False
+        todo.extend(lp.inner)
+    return True
 
 
 def _is_work(model, call, ctx) -> bool:
@@ -357,11 +408,28 @@ def _is_wait(model, call, ctx) -> bool:
     return q in WAITS
 
 
+def _ends_in_read(model, func) -> bool:
+    """``func``'s last call that queues work (a step, a sync, a module helper doing either) is
+    followed by a host read in its own body (``return loss.item()``, ``.cpu()``): calling it
+    waits for the device."""
+    last_work = last_read = None
+    for call, ctx in func.calls:
+        pos = _end(call)
+        if _work_call(model, call, ctx):
+            last_work = pos if last_work is None or pos > last_work else last_work
+        elif type(call.func) is ast.Attribute and call.func.attr in HOST_READS and not call.args \
+                and type(call.func.value) is not ast.Constant:
+            last_read = pos if last_read is None or pos > last_read else last_read
+    return last_work is not None and last_read is not None and last_read > last_work
+
+
 def _waits(model, func) -> bool:
-    """True when ``func``, or a module function it calls, waits for the device."""
+    """True when ``func``, or a module function it calls, waits for the device (also by a
+    host read after its own work: :func:`_ends_in_read`)."""
     table = model._cache.get("timing_waits")
     if table is None:
-        direct = {id(f): any(_is_wait(model, call, ctx) for call, ctx in f.calls) for f in model.functions}
+        direct = {id(f): any(_is_wait(model, call, ctx) for call, ctx in f.calls) or _ends_in_read(model, f)
+                  for f in model.functions}
         table = model.closure_over_callers("timing_waits", direct)
     return table.get(id(func), False)
 
