@@ -130,3 +130,69 @@ def test_a_config_constant_assigned_elsewhere_is_no_constant(tmp_path):
     launch = LAUNCH.replace("if __name__", "from pod import config\n\nconfig.NUM_CORES = 1\n\nif __name__")
     write(tmp_path, {**POD, "scripts/launch.py": launch})
     assert lint_all(tmp_path) == {("src/pod/engine.py", 13, "XLA104")}
+
+
+# --- a module a project helper returns wrapped (XLA108 / XLA202 at the caller) ---------------
+
+WRAPPERS_MODULE = '''\
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch_xla.distributed.fsdp import XlaFullyShardedDataParallel as FSDP
+
+
+def shard_model(model, device):
+    return FSDP(model.to(device), compute_dtype=torch.bfloat16)
+
+
+def ddp_model(model, device):
+    wrapped = DDP(model.to(device), gradient_as_bucket_view=True)
+    return wrapped
+
+
+def maybe_shard(model, device, shard):
+    if shard:
+        return FSDP(model.to(device))
+    return model.to(device)
+'''
+
+STEPPER = '''\
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+from wrappers import HELPER
+
+
+def _mp_fn(index, loader):
+    device = torch_xla.device()
+    model = HELPER(torch.nn.Linear(4, 4), device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x in loader:
+        model(x).sum().backward()
+        xm.optimizer_step(opt)
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, args=(None,))
+'''
+
+
+@pytest.mark.parametrize("helper, expected", [
+    ("shard_model", {("train.py", 14, "XLA202")}),
+    ("ddp_model", {("train.py", 14, "XLA108")}),
+    ("maybe_shard", set()),  # one return is not wrapped: which one runs is not seen
+], ids=["fsdp", "ddp", "mixed-returns"])
+def test_a_module_a_helper_returns_wrapped(tmp_path, helper, expected):
+    write(tmp_path, {"pyproject.toml": "", "wrappers.py": WRAPPERS_MODULE,
+                     "train.py": STEPPER.replace("HELPER", helper)})
+    assert lint_all(tmp_path) == expected
+
+
+def test_the_returned_wrap_in_the_summary(tmp_path):
+    from flake8_xla.project import _project, summary_of
+    from flake8_xla.settings import Settings
+
+    write(tmp_path, {"pyproject.toml": "", "wrappers.py": WRAPPERS_MODULE})
+    s = summary_of((tmp_path / "wrappers.py").resolve(), _project(tmp_path.resolve()), Settings())
+    assert [(f.qual, f.returns_wrap) for f in s.functions] == [
+        ("shard_model", "fsdp"), ("ddp_model", "ddp"), ("maybe_shard", "")]

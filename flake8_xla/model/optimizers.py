@@ -194,9 +194,9 @@ class Optimizers:
             expr = expr.value  # ddp_model.module: the module DDP wraps
         values = self._module_values(expr, ctx)
         for v, c in values or ():
-            if type(v) is ast.Call and c is not None and self.wrapper_name(v, c) in WRAPPERS[kind] \
-                    and self.in_xla_code(c):
-                found.append((v, c))
+            if type(v) is ast.Call and c is not None and self.in_xla_code(c) and (
+                    self.wrapper_name(v, c) in WRAPPERS[kind] or self._helper_wraps(v, c) == kind):
+                found.append((v, c))  # (a project helper's call stands for the wrap it returns)
         root = _root_node(expr)
         if root is not None:
             mine = self.read_bindings(root, ctx)
@@ -208,6 +208,35 @@ class Optimizers:
         if found:
             return found
         return [] if values else None
+
+    def returned_wrap(self, func: FunctionInfo) -> str:
+        """``"ddp"`` / ``"fsdp"`` when every ``return`` of ``func`` gives a module wrapped by
+        that kind (``return FSDP(model.to(device), ...)``, a name bound to one, a module
+        helper's return: :meth:`_module_values`), else ``""``; what project mode tells other
+        modules of a helper (``HelperFacts.returns_wrap``). Whether the code is XLA code is
+        the caller's question."""
+        if not func.returns:
+            return ""
+        kinds = set()
+        for value, vctx in func.returns:
+            values = self._module_values(value, vctx) if value is not None and vctx is not None else None
+            if not values:
+                return ""
+            for v, c in values:
+                name = self.wrapper_name(v, c) if type(v) is ast.Call and c is not None else None
+                kind = next((k for k, names in WRAPPERS.items() if name in names), None)
+                if kind is None:
+                    return ""
+                kinds.add(kind)
+        return kinds.pop() if len(kinds) == 1 else ""
+
+    def _helper_wraps(self, call: ast.Call, ctx: Ctx) -> str:
+        """Project mode: ``call`` runs a function of another project module whose every return
+        is a module wrapped by DDP / XLA FSDP (``HelperFacts.returns_wrap``), else ``""``."""
+        if self.project_lookup is None or not self._helper_call(call, ctx):
+            return ""
+        helper = self.project_helper(call.func, ctx)
+        return helper.returns_wrap if helper is not None else ""
 
     def wrapper_name(self, call: ast.Call, ctx: Ctx) -> str | None:
         """The qualified callee of ``call``, seeing through a name bound to a wrapper with

@@ -131,6 +131,8 @@ class HelperFacts:
             loader kind (``return DataLoader(ds, sampler=sampler)``), else ``""``.
         self_steps: a method: the ``self.<attr>`` optimizers its own
             ``xm.optimizer_step(self.<attr>)`` calls update (``FunctionFacts.self_steps``).
+        returns_wrap: ``"ddp"`` / ``"fsdp"`` when every return of its own gives a module
+            wrapped by DDP / XLA FSDP (``return FSDP(model.to(device))``), else ``""``.
     """
 
     module: str
@@ -151,6 +153,7 @@ class HelperFacts:
     steps_once: bool = False
     returns_loader: str = ""
     self_steps: tuple[str, ...] = ()
+    returns_wrap: str = ""
 
 
 def clear_cache() -> None:
@@ -712,7 +715,8 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
                         moves_param=_moves_param(ref, first, files, settings),
                         steps_once=bool(first is not None and first.steps_once),
                         returns_loader=first.returns_loader if first is not None else "",
-                        self_steps=first.self_steps if first is not None else ())
+                        self_steps=first.self_steps if first is not None else (),
+                        returns_wrap=first.returns_wrap if first is not None else "")
     _HELPERS[key] = found
     return found
 

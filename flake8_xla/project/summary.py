@@ -86,6 +86,9 @@ class FunctionFacts:
     returns_device: bool = False
     steps_once: bool = False  # the backward and an update once per call, in no loop of its own
     returns_loader: str = ""  # "plain" / "device": every return is that loader kind (the model's loader_kind)
+    #: ``"ddp"`` / ``"fsdp"``: every return gives a module wrapped by that kind
+    #: (``return FSDP(model.to(device))``, through names; the model's ``returned_wrap``)
+    returns_wrap: str = ""
     #: the method names its own ``self.m(...)`` calls name (a method's first parameter; what
     #: runs depends on the class of the object: :func:`flake8_xla.project._reached_from`)
     self_calls: tuple[str, ...] = ()
@@ -331,7 +334,8 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                        set(handed.get(quals[id(func)], ())))
         functions.append(FunctionFacts(quals[id(func)], func.node.lineno, tuple(dict.fromkeys(local)), tuple(out),
                                        *_does(model, func, ref), steps_once=model.steps_once(func),
-                                       returns_loader=_returns_loader(model, func), self_calls=self_calls,
+                                       returns_loader=_returns_loader(model, func),
+                                       returns_wrap=model.returned_wrap(func), self_calls=self_calls,
                                        self_local=self_local, self_steps=self_steps,
                                        params=tuple(func.params), edges=edges, unbuilt=unbuilt,
                                        super_calls=supers,

@@ -834,7 +834,6 @@ class _LoopFacts:
                 self._walk(lp)
 
     def _walk(self, outer):
-        model = self.model
         edges = self.edges.setdefault(id(outer.ctx.func), {})
         todo = [(outer.node, outer)]
         steps = 0
