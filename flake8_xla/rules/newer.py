@@ -244,8 +244,10 @@ class MarkShardingResultRebound(Rule):
     (docs/source/perf/fsdp_spmd.md): on 2.9 that program fails at `loss.backward()`. A
     result assigned to another name (`xst = xs.mark_sharding(t, ...)`, to read
     `xst.sharding_spec` or `xst.local_shards`), returned, or read only through the
-    wrapper's own attributes is not reported; nor is `mark_sharding_with_gradients`, whose
-    result is meant to be used.
+    wrapper's own attributes is not reported, nor a result rebound to the tensor's name when
+    the function reads the wrapper's attributes through that name (`xt = xs.mark_sharding(xt,
+    ...)` and then `xt.local_shards`, as torch_xla's own tests do); nor is
+    `mark_sharding_with_gradients`, whose result is meant to be used.
 
     ## Example
     ```python
@@ -299,7 +301,8 @@ class MarkShardingResultRebound(Rule):
             if type(parent) in (ast.Assign, ast.AnnAssign) and isinstance(t, ast.AST):
                 targets = parent.targets if type(parent) is ast.Assign else [parent.target]
                 root = _root_text(t)
-                if root is not None and len(targets) == 1 and dotted(targets[0]) == root:
+                if root is not None and len(targets) == 1 and dotted(targets[0]) == root \
+                        and root not in _wrapper_reads(model, ctx.func):
                     yield self.finding(call, f"{root} = {shown}({root}, ...) makes {root} a wrapper without grad",
                                        f"call {shown}({root}, ...) alone")
             elif self._computes(model, parent, call, ctx):
@@ -351,6 +354,21 @@ class MarkShardingResultRebound(Rule):
         result = (parents, no_grad)
         model._cache[key] = result
         return result
+
+
+def _wrapper_reads(model, func) -> frozenset:
+    """The names (dotted: ``xt``, ``self.h``) whose wrapper attributes (``xt.local_shards``,
+    ``xt.global_tensor``, :data:`_WRAPPER_API`) the function (or the module level, for
+    ``None``) reads: a name rebound to the wrapper to use it as one (torch_xla's own tests
+    read its shards). One walk per function, memoised."""
+    key = ("xla909_wrapper_reads", id(func))
+    found = model._cache.get(key)
+    if found is None:
+        root = func.node if func is not None else model.tree
+        found = model._cache[key] = frozenset(
+            d for n in ast.walk(root) if type(n) is ast.Attribute and n.attr in _WRAPPER_API
+            for d in (dotted(n.value),) if d is not None)
+    return found
 
 
 def _disables_grad(model, node, wanted) -> bool:
