@@ -19,6 +19,7 @@ import re
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -120,10 +121,13 @@ def runs(run_source_in, tmp_path_factory):
 
     def one(name):
         program, env = PROGRAMS[name]
-        done = run_source_in(where[name], files[program], env=env, files=files, name=program, timeout=600)
-        while name in TWO_REPLICAS and not first_step_ran(done) and len(RETRIED.get(name, [])) < RETRIES:
-            RETRIED.setdefault(name, []).append(why_it_died(done))
-            done = run_source_in(where[name], files[program], env=env, files=files, name=program, timeout=600)
+
+        def run():
+            return run_source_in(where[name], files[program], env=env, files=files, name=program, timeout=600)
+
+        if name not in TWO_REPLICAS:
+            return name, run()
+        done, RETRIED[name] = with_retries(run)
         return name, done
 
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -132,6 +136,17 @@ def runs(run_source_in, tmp_path_factory):
 
 #: two-replica run name -> why each try that was run again died (filled by ``runs``)
 RETRIED: dict[str, list[str]] = {}
+
+
+def with_retries(run, retries=RETRIES):
+    """``run()`` once, and again (at most ``retries`` more times) while the run died before its
+    first step; returns the last run and why each earlier one died (empty when none was retried).
+    A run that died after its first step is never run again: its death is evidence."""
+    done, died = run(), []
+    while not first_step_ran(done) and len(died) < retries:
+        died.append(why_it_died(done))
+        done = run()
+    return done, died
 
 
 def first_step_ran(done):
@@ -185,6 +200,28 @@ def test_program_ran_to_the_end(runs, observed, name):
         ended = observed[f"launches:{PROGRAMS[name][1]['FLAKE8_XLA_RUNTIME_CASE']}"]["ended"]
         assert sum("died" in e for e in ended) == EXPECTED_DEATHS.get(name, 0), (ended, done.stderr[-3000:])
         assert not any("hung" in e for e in ended), ended
+
+
+def _fake(returncode, stdout, stderr=""):
+    return SimpleNamespace(returncode=returncode, stdout=stdout, stderr=stderr)
+
+
+@pytest.mark.parametrize("sequence, calls, retried", [
+    (["ok"], 1, 0),
+    (["died", "ok"], 2, 1),
+    (["died", "died", "ok"], 3, 2),
+    (["died", "died", "died", "ok"], 3, 2),  # at most twice: the third death stands
+    (["late"], 1, 0),  # died after its first step: evidence, never retried
+])
+def test_a_run_is_retried_only_when_it_died_before_its_first_step(sequence, calls, retried):
+    runs = {"ok": _fake(0, "STEP1 0\nSTEP1 1\nDONE\n"),
+            "died": _fake(0, "DONE\n", "E rendezvous.cc] waiting\nF rendezvous.cc] Termination timeout for `x`\n"
+                                      "Traceback (most recent call last):\n  File ...\nBrokenProcessPool: ...\n"),
+            "late": _fake(0, "STEP1 1\nSTEP1 0\nDONE\n", "F rendezvous.cc] Termination timeout for `y`\n")}
+    made = iter(sequence)
+    done, died = with_retries(lambda: runs[next(made)])
+    assert len(died) == retried and done == runs[sequence[calls - 1]]
+    assert died == ["F rendezvous.cc] Termination timeout for `x`"] * retried
 
 
 @pytest.mark.parametrize("name", sorted(TWO_REPLICAS))
