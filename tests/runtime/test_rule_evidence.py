@@ -214,9 +214,10 @@ def _fake(returncode, stdout, stderr=""):
     (["late"], 1, 0),  # died after its first step: evidence, never retried
 ])
 def test_a_run_is_retried_only_when_it_died_before_its_first_step(sequence, calls, retried):
+    crash = ("E rendezvous.cc] waiting\nF rendezvous.cc] Termination timeout for `x`\n"
+             "Traceback (most recent call last):\n  File ...\nBrokenProcessPool: ...\n")
     runs = {"ok": _fake(0, "STEP1 0\nSTEP1 1\nDONE\n"),
-            "died": _fake(0, "DONE\n", "E rendezvous.cc] waiting\nF rendezvous.cc] Termination timeout for `x`\n"
-                                      "Traceback (most recent call last):\n  File ...\nBrokenProcessPool: ...\n"),
+            "died": _fake(0, "DONE\n", crash),
             "late": _fake(0, "STEP1 1\nSTEP1 0\nDONE\n", "F rendezvous.cc] Termination timeout for `y`\n")}
     made = iter(sequence)
     done, died = with_retries(lambda: runs[next(made)])
