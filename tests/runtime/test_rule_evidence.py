@@ -1,14 +1,26 @@
-"""Rule evidence (issue 21 §1): what torch_xla 2.9 itself reports, on the CPU client with one
-replica, for the bad shape and the good shape of every rule whose failure one replica can show.
+"""Rule evidence (issue 21 §1, issue 30 §2): what torch_xla 2.9 itself reports, on the CPU
+client, for the bad shape and the good shape of every rule whose failure the CPU client can show:
+with one replica, or with two (``CPU_NUM_DEVICES=2``: ``torch_xla.launch`` runs the function on
+xla:0 and xla:1, two threads of one process; ``programs/replicas.py``).
 
 The programs under ``programs/`` run once per session (each prints one ``CHECK {json}`` line per
 rule code); each rule's test asserts the runtime's own values (exception type and message,
 warning category, counters from ``torch_xla.debug.metrics``, weights) and words them as one
 sentence. ``flake8_xla/data/runtime_results.json`` holds those sentences (``seen``) and, for
-the rules one CPU replica cannot show, why (``docs_only``, from :data:`DOCS_ONLY`); docgen puts
+the rules the CPU client cannot show, why (``docs_only``, from :data:`DOCS_ONLY`); docgen puts
 them on every rule page. ``test_results_file_is_current`` fails with the diff when the run and
 the file differ; ``FLAKE8_XLA_WRITE_RUNTIME_RESULTS=1`` rewrites the file from the run (then
 run ``python -m flake8_xla.docgen``).
+
+Two replicas on a loaded machine: XLA's CPU collectives wait 10 seconds for the other replica
+and then end the process ("Termination timeout ... of 10 seconds exceeded"); torch_xla 2.9 has
+no setting for that wait (its ``DIST_SERVICE_*`` timeouts are the coordination service's, which
+the CPU client does not start; ``ProcessGroupXla`` ignores its ``timeout``; the XLA flags for
+collective timeouts are ``xla_gpu_*`` ones). The program therefore compiles each graph holding
+a collective one replica at a time (``replicas.py`` ``in_turn``: two concurrent compiles of one
+graph give collectives that never meet, the cause of the deaths seen before), and a run whose
+replicas did not both finish their first collective is run again, at most twice
+(:func:`with_retries`; ``test_two_replicas_are_two`` warns that it was, with the reason).
 """
 from __future__ import annotations
 
@@ -56,14 +68,16 @@ RETRIES = 2
 #: the launches each two-replica program expects to end by dying (XLA ends the process)
 EXPECTED_DEATHS = {"replicas_rendezvous": 1}
 
-#: rules one CPU replica cannot show, and why (on the rule's page as "Shown by the docs and source only")
+#: rules the CPU client cannot show, and why (on the rule's page as "Shown by the docs and source only")
 DOCS_ONLY = {
     "XLA101": "on 2.9 the flag is a memory recommendation (required up to 2.5; DDP without it runs on one CPU "
               "replica), and the saving is device memory per gradient bucket, which the CPU client does not measure.",
     "XLA105": "a failure of torch_xla 2.0-2.4; on 2.9 `import torch_xla` registers the `xla` backend (the XLA104 "
               "program sets up an `xla` group with no `xla_backend` import).",
-    "XLA202": "XLA FSDP shards gradients across replicas; one replica holds every shard.",
-    "XLA603": "XLA FSDP shards the state across replicas; one replica's shard is the whole model.",
+    "XLA202": "XLA FSDP shards gradients across replicas: one replica holds every shard, and the CPU client's two "
+              "replicas (threads of one process) have not been run with XLA FSDP yet.",
+    "XLA603": "XLA FSDP shards the state across replicas: one replica's shard is the whole model, and the CPU "
+              "client's two replicas (threads of one process) have not been run with XLA FSDP yet.",
     "XLA604": "`is_master_ordinal(local=True)` and `local=False` differ only with more than one host.",
     "XLA703": "the bfloat16-only check is made for TPU devices: the CPU device runs "
               "`torch.autocast(\"xla\", dtype=torch.float16)` in float16.",
