@@ -184,6 +184,23 @@ def test_readme_names_the_skips_of_a_fresh_clone():
     assert "skips 11 tests" in readme and "8 lint source in the syntax of Python 3.12, 3.13 or 3.14" in readme
 
 
+def test_docs_name_the_skips_of_the_runtime_set():
+    """Every reason a runtime-set test skips with (tests/runtime: a string literal, or the fixed
+    part of an f-string before its first ``{``; the missing runtime's reason) is quoted in
+    docs/benchmarks.md, and the README gives the counts."""
+    conftest = (ROOT / "tests" / "runtime" / "conftest.py").read_text(encoding="utf-8")
+    docs = " ".join((ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8").split())
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "114 of its 161 tests run and 47 skip, each with its reason" in readme
+    reasons = {"FLAKE8_XLA_RUNTIME_PYTHON" + re.search(r'NO_RUNTIME = f"\{RUNTIME_ENV\}([^"]+)"', conftest)[1]}
+    for path in (ROOT / "tests" / "runtime").glob("*.py"):
+        for found in re.findall(r'pytest\.skip\(f?"([^"]+)"', path.read_text(encoding="utf-8")):
+            reasons.add(found.split("{")[0].strip())
+    assert len(reasons) == 4, reasons
+    for reason in sorted(reasons):
+        assert reason in docs, reason
+
+
 def test_pre_commit_hook_selects_syntax_errors():
     """The hook's default args are one argument (a bare comma in a YAML flow list splits it)."""
     import yaml

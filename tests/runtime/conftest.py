@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 RUNTIME_ENV = "FLAKE8_XLA_RUNTIME_PYTHON"
+#: why every runtime test skips without the runtime (quoted in the README)
+NO_RUNTIME = f"{RUNTIME_ENV} does not name a python with torch_xla 2.9 (.ci/run sets it)"
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group(Path(str(item.fspath)).name))
     if _interpreter():
         return
-    skip = pytest.mark.skip(reason=f"{RUNTIME_ENV} does not name a python with torch_xla 2.9 (.ci/run sets it)")
+    skip = pytest.mark.skip(reason=NO_RUNTIME)
     for item in items:
         if "runtime" in item.keywords:
             item.add_marker(skip)
@@ -50,7 +52,7 @@ def runtime_python() -> str:
     """Path of the interpreter that has torch 2.9.0 and torch-xla 2.9.0 installed."""
     path = _interpreter()
     if path is None:
-        pytest.skip(f"{RUNTIME_ENV} is not set")
+        pytest.skip(NO_RUNTIME)
     return path
 
 
