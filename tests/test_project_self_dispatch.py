@@ -84,12 +84,13 @@ def test_self_sites_in_the_summary(tmp_path):
     sites = s.function("BaseTrainer.train_epoch").self_sites
     own = ("training_step", "log_every", "after_step")
     assert [(x.method, x.line, x.loops) for x in sites] == [
-        ("training_step", 22, ((False, own, False),)),
-        ("log_every", 24, ((False, own, True),)),
-        ("after_step", 25, ((False, own, False),)),
+        ("training_step", 22, ((False, own, False, False),)),
+        ("log_every", 24, ((False, own, True, False),)),
+        ("after_step", 25, ((False, own, False, False),)),
     ]
     assert all(type(x) is SelfSite for x in sites)
-    assert s.function("BaseTrainer.fit").self_sites[0].loops == ((False, ("train_epoch", "on_epoch_end"), False),)
+    assert s.function("BaseTrainer.fit").self_sites[0].loops == (
+        (False, ("train_epoch", "on_epoch_end"), False, False),)
 
 
 # --- a one-shot loader another module iterates once per epoch (XLA306 across modules) ------
@@ -231,3 +232,50 @@ def test_callbacks_only_a_cpu_script_hands_to_that_trainer(tmp_path):
     write(tmp_path, {"pyproject.toml": "", "engine.py": FRAMEWORK, "callbacks.py": FRAMEWORK_CALLBACKS,
                      "train.py": cpu})
     assert lint_all(tmp_path) == set()
+
+
+
+# --- the adversarial round on these (helper probes d10, d11, e15, d01n, f12, e07) ----------
+
+@pytest.mark.parametrize("old, new", [
+    # the hook runs on the first step only: not every step's code
+    ("            self.after_step(step)\n", "            if step == 0:\n                self.after_step(step)\n"),
+    # after the pass's sync: it reads a finished graph
+    ("            self.after_step(step)\n", "            torch_xla.sync()\n            self.after_step(step)\n"),
+], ids=["first-step-only", "after-the-sync"])
+def test_an_override_called_once_or_after_the_sync_is_no_step_read(tmp_path, old, new):
+    base = BASE.replace("import torch\n", "import torch\nimport torch_xla\n", 1).replace(old, new)
+    assert new in base
+    write(tmp_path, {**FILES, "pkg/base.py": base})
+    assert lint_all(tmp_path) == {("pkg/tpu.py", 18, "XLA507")}
+
+
+def test_a_base_module_that_never_names_torch(tmp_path):
+    # plain Python (the base's `import torch` was unused): the overrides are step code all the same
+    write(tmp_path, {**FILES, "pkg/base.py": BASE.replace("import torch\n\n\n", "", 1)})
+    assert lint_all(tmp_path) == EXPECTED
+
+
+def test_an_epoch_loop_that_runs_once_spends_nothing(tmp_path):
+    base = HOOKED_BASE.replace("for epoch in range(epochs):", "for epoch in range(1):")
+    assert _hooked(tmp_path, base=base) == set()
+
+
+def test_a_helper_imported_under_another_name(tmp_path):
+    helpers = HOOKED_TPU.replace("from base import Base\n\n\nclass TPU(Base):\n    def wrap_loader(self, loader):\n",
+                                 "\ndef wrap_loader(loader):\n").replace("        ", "    ")
+    train = ("import torch_xla\nfrom helpers import wrap_loader as make_batches\n\n\ndef _mp_fn(index, loader, model):\n"
+             "    batches = make_batches(loader)\n    for epoch in range(3):\n        for batch in batches:\n"
+             "            model(batch)\n\n\nif __name__ == '__main__':\n    torch_xla.launch(_mp_fn, args=(None, None))\n")
+    write(tmp_path, {"pyproject.toml": "", "helpers.py": helpers, "train.py": train})
+    assert lint_all(tmp_path) == {("helpers.py", 7, "XLA306")}
+
+
+def test_a_framework_trainer_that_never_names_torch(tmp_path):
+    engine = FRAMEWORK.replace("import torch\n\n\n", "").replace(
+        "torch.nn.functional.mse_loss(self.model(x), y)", "self.loss_fn(self.model(x), y)").replace(
+        "        self.callbacks = list(callbacks)\n", "        self.callbacks = list(callbacks)\n        self.loss_fn = None\n")
+    assert "torch" not in engine
+    write(tmp_path, {"pyproject.toml": "", "engine.py": engine, "callbacks.py": FRAMEWORK_CALLBACKS,
+                     "train.py": FRAMEWORK_TRAIN})
+    assert {f for f in lint_all(tmp_path) if f[0] == "callbacks.py"} == {("callbacks.py", 3, "XLA501")}

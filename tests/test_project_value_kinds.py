@@ -196,3 +196,27 @@ def test_the_returned_wrap_in_the_summary(tmp_path):
     s = summary_of((tmp_path / "wrappers.py").resolve(), _project(tmp_path.resolve()), Settings())
     assert [(f.qual, f.returns_wrap) for f in s.functions] == [
         ("shard_model", "fsdp"), ("ddp_model", "ddp"), ("maybe_shard", "")]
+
+
+
+@pytest.mark.parametrize("store", ['setattr(config, "NUM_CORES", xr.world_size())',
+                                   'vars(config)["NUM_CORES"] = xr.world_size()',
+                                   'config.__dict__.update(NUM_CORES=xr.world_size())'],
+                         ids=["setattr", "vars-item", "dict-update"])
+def test_a_constant_stored_dynamically_is_no_constant(tmp_path, store):
+    engine = ENGINE.replace("def main_worker(index, ds):\n", f"def main_worker(index, ds):\n    {store}\n")
+    write(tmp_path, {**POD, "src/pod/engine.py": engine})
+    assert {f for f in lint_all(tmp_path) if f[0] == "src/pod/data.py"} == set()
+
+
+def test_a_config_module_updating_its_own_globals_has_no_constants(tmp_path):
+    write(tmp_path, {**POD, "src/pod/config.py": CONFIG + "globals().update(NUM_CORES=8)\n"})
+    assert lint_all(tmp_path) == set()  # (DIST_BACKEND too is unknown now)
+
+
+def test_a_partial_of_an_imported_function_launched(tmp_path):
+    launch = LAUNCH.replace("import torch_xla.distributed.xla_multiprocessing as xmp\n",
+                            "import functools\n\nimport torch_xla.distributed.xla_multiprocessing as xmp\n").replace(
+        "xmp.spawn(main_worker, args=(None,))", "xmp.spawn(functools.partial(main_worker, ds=None))")
+    write(tmp_path, {**POD, "scripts/launch.py": launch})
+    assert lint_all(tmp_path) == {("src/pod/data.py", 9, "XLA109"), ("src/pod/engine.py", 13, "XLA104")}

@@ -11,6 +11,26 @@ import ast
 from .scopes import Ctx, FunctionInfo, LoopInfo
 
 
+def runs_once(node) -> bool:
+    """The loop ``node`` visibly runs its body at most once: a ``break`` / ``return`` among its
+    own statements, ``for _ in range(1)`` (or ``range(a, a + 1)`` of literals), or over a list
+    or tuple display of at most one item."""
+    if any(type(s) in (ast.Break, ast.Return) for s in node.body):
+        return True
+    if type(node) in (ast.For, ast.AsyncFor):
+        it = node.iter
+        if type(it) in (ast.List, ast.Tuple) and len(it.elts) <= 1:
+            return True
+        if type(it) is ast.Call and type(it.func) is ast.Name and it.func.id == "range" and not it.keywords:
+            args = it.args
+            consts = [a.value if type(a) is ast.Constant else None for a in args]
+            if len(args) == 1 and type(consts[0]) is int and consts[0] <= 1:
+                return True
+            if len(args) == 2 and all(type(c) is int for c in consts) and consts[1] - consts[0] <= 1:
+                return True
+    return False
+
+
 class Loaders:
     """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
 
@@ -414,8 +434,8 @@ class Loaders:
         pass-through wrappers (``enumerate``, ``tqdm``, ``islice``) and names bound once in
         their function, to a call the module cannot see the value of (an imported function,
         a method on ``self`` an override may replace, a name bound to nothing here; project
-        mode keeps those of project functions). An enclosing loop that visibly runs once (``break`` / ``return`` among its
-        own statements) does not count. A one-shot iterable built there is spent after the
+        mode keeps those of project functions). An enclosing loop that visibly runs once
+        (:func:`runs_once`) does not count. A one-shot iterable built there is spent after the
         first pass (XLA306 across modules). Once per module, linear in its loops."""
         found = self._cache.get("reiterated")
         if found is None:
@@ -427,8 +447,7 @@ class Loaders:
                 if site is None:
                     continue
                 call, cctx = site
-                if any(o not in cctx.loops and not any(type(x) in (ast.Break, ast.Return) for x in o.node.body)
-                       for o in loop.ctx.loops):
+                if any(o not in cctx.loops and not runs_once(o.node) for o in loop.ctx.loops):
                     found.add(id(call))
         return found
 

@@ -886,9 +886,9 @@ def callers_lookup(filename: str | None, settings: Settings):
         if reiterated:  # (a one-shot iterable it returns is spent after one pass there)
             selves = _self_site_calls(files, settings).get(str(path), {}).get(qual, ()) if "." in qual else ()
             calls = tuple(c for c in selves if c.reiterated)
-            if calls or not _called_elsewhere(path, qual.rsplit(".", 1)[-1], files):
+            if calls:
                 return calls
-            if found is None:
+            if found is None:  # (no text gate: an importer may call it by an alias)
                 found = _callers_of(path, files, settings)
             return tuple(c for c in found.calls.get(qual, ()) if c.reiterated)
         if step_only:  # a step question: asked for every candidate, so gated by the text first
@@ -959,10 +959,12 @@ def _self_site_calls(files: ProjectFiles, settings: Settings) -> dict[str, dict[
                     step = next((i for i in range(len(site.loops) - 1, -1, -1)
                                  if site.loops[i][0] or any(steps(m) for m in site.loops[i][1])), None)
                     gated = bool(site.loops) and site.loops[step if step is not None else -1][2]
+                    if step is not None and site.loops[step][3]:
+                        step, gated = -1, False  # once, or after the pass's sync: not the step
                     index.setdefault(target[0], {}).setdefault(target[1], []).append(
-                        CallFacts(target, site.line, site.args, site.kwargs, site.splat, in_step=step is not None,
-                                  gated=gated, caller=qual, in_loop=step is None and bool(site.loops),
-                                  reiterated=site.reiterated))
+                        CallFacts(target, site.line, site.args, site.kwargs, site.splat,
+                                  in_step=step is not None and step >= 0, gated=gated, caller=qual,
+                                  in_loop=step is None and bool(site.loops), reiterated=site.reiterated))
     found = _SELF_SITES[key] = {file: {q: tuple(calls) for q, calls in by.items()} for file, by in index.items()}
     return found
 
@@ -981,16 +983,17 @@ def _calls_name(path: Path, name: str, files: ProjectFiles) -> bool:
 
 
 def _called_elsewhere(path: Path, name: str, files: ProjectFiles) -> bool:
-    """Some other project file whose text names torch calls something named ``name``
-    (``name(`` or ``.name(``): a cheap necessary condition of a call from another module
-    (but ``forward``, called as ``model(x)``), read by one regular-expression pass over the
-    project's files, once per root."""
+    """Some other project file calls something named ``name`` (``name(`` or ``.name(``): a
+    cheap necessary condition of a call from another module (but ``forward``, called as
+    ``model(x)``), read by one regular-expression pass over the project's files, once per
+    root. Every file counts, also one that never names torch: a framework's trainer module
+    (``self.after_step(step)`` in its loop, ``cb.on_step_end(...)``) may be plain Python."""
     index = _METHOD_FILES.get(files.root)
     if index is None:
         collected: dict[str, set[str]] = {}
         for p in files.files():
             text = read_text(p)
-            if text and "torch" in text:
+            if text:
                 for m in set(_CALLED.findall(text)):
                     collected.setdefault(m, set()).add(str(p))
         index = _METHOD_FILES[files.root] = collected

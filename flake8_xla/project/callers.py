@@ -182,11 +182,12 @@ class SelfSite:
         line: the call's line.
         args, kwargs, splat: what the call passes, as in :class:`CallFacts` (without ``self``).
         loops: for each loop of the calling function around the call, outermost first:
-            ``(steps, methods, gated)``: the loop's own body (not a nested loop) visibly
-            runs the backward or an optimizer step (the model's ``is_inner_step_loop``),
-            the methods its own body calls on ``self`` (one that runs a step once per call
-            makes it the step loop), and the call sits under a step gate of that loop
-            (``if step % N == 0:``).
+            ``(steps, methods, gated, not_every_pass)``: the loop's own body (not a nested
+            loop) visibly runs the backward or an optimizer step (the model's
+            ``is_inner_step_loop``), the methods its own body calls on ``self`` (one that
+            runs a step once per call makes it the step loop), the call sits under a step
+            gate of that loop (``if step % N == 0:``), and it runs on one pass only or after
+            the pass's sync (:func:`_not_every_pass`).
     """
 
     method: str
@@ -194,7 +195,7 @@ class SelfSite:
     args: tuple[ArgFacts, ...] = ()
     kwargs: tuple[tuple[str, ArgFacts], ...] = ()
     splat: bool = False
-    loops: tuple[tuple[bool, tuple[str, ...], bool], ...] = ()
+    loops: tuple[tuple[bool, tuple[str, ...], bool, bool], ...] = ()
     reiterated: bool = False
 
 
@@ -223,8 +224,8 @@ def describe_self_sites(model, func, resolve, path: str, classes=None) -> tuple[
     out = []
     for call, ctx in calls:
         args, kwargs, splat = _describe_arguments(model, call, ctx, site)
-        loops = tuple((model.is_inner_step_loop(lp), tuple(own.get(id(lp), ())), _gated(model, ctx, lp))
-                      for lp in ctx.loops)
+        loops = tuple((model.is_inner_step_loop(lp), tuple(own.get(id(lp), ())), _gated(model, ctx, lp),
+                       _not_every_pass(model, ctx, lp, call.lineno)) for lp in ctx.loops)
         out.append(SelfSite(call.func.attr, call.lineno, tuple(args), tuple(kwargs), splat, loops,
                             id(call) in again))
     return tuple(out)
@@ -281,7 +282,7 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
         args, kwargs, splat = _describe_arguments(model, call, ctx, site)
         if local and not any(a.kind in (INSTANCE, INSTANCES) for a in args + [a for _, a in kwargs]):
             continue  # a class of the module counts only when handed instances of other modules' classes
-        in_step, gated = _step_context(model, ctx) if ctx.loops else (False, False)
+        in_step, gated = _step_context(model, ctx, line=call.lineno) if ctx.loops else (False, False)
         in_loop = False
         if not in_step and ctx.loops and model.in_xla_code(ctx.loops[-1].ctx):
             in_loop, gated = True, _gated(model, ctx, ctx.loops[-1])  # a step only if the callee steps
@@ -550,17 +551,37 @@ def _elements(model, expr: ast.AST, ctx, depth: int = 0) -> list | None:
     return out or None
 
 
-def _step_context(model, ctx, xla_only: bool = True) -> tuple[bool, bool]:
+def _step_context(model, ctx, xla_only: bool = True, line: int | None = None) -> tuple[bool, bool]:
     """(in the step, under a step gate) for code at ``ctx``: inside a training step loop of
     XLA code (an enclosing loop of its own function, :meth:`is_inner_step_loop`; with
     ``xla_only`` false, of any code: whether it runs as XLA code is settled elsewhere), and
-    under an ``if step % N == 0:`` inside that loop."""
+    under an ``if step % N == 0:`` inside that loop. Code at ``line`` that runs on one pass
+    only, or after the pass's sync, is not in the step (:func:`_not_every_pass`)."""
     loops = ctx.loops
     step = next((i for i, lp in enumerate(loops)
                  if model.is_inner_step_loop(lp) and (not xla_only or model.in_xla_code(lp.ctx))), None)
-    if step is None:
+    if step is None or (line is not None and _not_every_pass(model, ctx, loops[step], line)):
         return False, False
     return True, _gated(model, ctx, loops[step])
+
+
+def _not_every_pass(model, ctx, loop, line: int) -> bool:
+    """Code at ``ctx`` (on ``line``) inside ``loop`` does not run as part of every pass's
+    step: under an ``if`` that holds on one pass only (``if step == 0:`` on the loop's own
+    counter, the model's ``_once_test``), or after a sync statement of the loop's own body
+    earlier in the pass (``torch_xla.sync()`` then ``self.after_step(step)``: what follows
+    reads a finished graph, as the step walk leaves out). Bounded by the frames between
+    the code and the loop, and the loop's own calls."""
+    link = ctx.frames or None
+    base = loop.ctx.frames or None
+    while link is not None and link is not base:
+        frame = link.frame
+        if type(frame) is tuple and len(frame) == 2 and not isinstance(frame[0], ast.pattern) and frame[1] \
+                and model._once_test(frame[0], ctx, loop.node):
+            return True
+        link = link.parent
+    return any(call.lineno < line and cx.loops and cx.loops[-1] is loop and cx.frames is loop.ctx.frames
+               and model.is_sync_call(call, cx) for call, cx in loop.own)
 
 
 def _gated(model, ctx, loop) -> bool:
@@ -620,7 +641,7 @@ def describe_dispatches(model, resolve, path: str, classes=None) -> tuple[Dispat
         method = "__call__" if own_call else call.func.attr
         # a module without torch_xla (a framework's trainer): its loop is XLA code where a
         # launching module hands it the objects (the dispatch index reads only those)
-        in_step, gated = _step_context(model, ctx, xla_only=model.uses_torch_xla)
+        in_step, gated = _step_context(model, ctx, xla_only=model.uses_torch_xla, line=call.lineno)
         classes = () if element or own_call or not model.project_launcher_selves \
             else model.receiver_classes(call.func.value, ctx) or ()
         out.append(DispatchFacts(qual, param, params.index(param), element, method, call.lineno,

@@ -334,39 +334,89 @@ _ATTR_STORE = re.compile(r"\.\s*(\w+)\s*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)")
 _STORED: dict[tuple[Path, str], bool] = {}
 
 
+#: stores by name that a text may hold: ``setattr(cfg, "NAME", ...)``, ``vars(cfg)["NAME"] = ...``
+_NAMED_STORE = re.compile(r"""setattr\(\s*[\w.]+\s*,\s*["'](\w+)["']|(?:vars\([\w.]*\)|__dict__)\s*\[\s*["'](\w+)["']\s*\]\s*=""")
+#: stores of names no text shows: ``setattr(cfg, name, ...)``, ``vars(cfg).update(...)``, ``globals().update(...)``
+_ANY_STORE = re.compile(r"setattr\(|(?:vars|globals)\([\w.]*\)\s*\.\s*update\(|__dict__\s*\.\s*update\(")
+#: the key of :func:`_attribute_stores` for files that may store any name
+ANY = "*"
+
+
 def _attribute_stores(files: ProjectFiles) -> dict[str, list[Path]]:
     """The attribute names some project file's text seems to assign (``x.NAME = ...``,
-    ``x.NAME += ...``), with those files: one regular-expression pass over the project's
-    files, once per root (a cheap necessary condition: the text of a string matches too)."""
+    ``x.NAME += ...``, ``setattr(x, "NAME", ...)``, ``vars(x)["NAME"] = ...``), with those
+    files, and under :data:`ANY` the files that may assign any name (``setattr(x, name,
+    v)``, ``vars(x).update(...)``): one regular-expression pass over the project's files,
+    once per root (a cheap necessary condition: the text of a string matches too)."""
     found = _STORES.get(files.root)
     if found is None:
         found = _STORES[files.root] = {}
         for p in files.files():
             text = read_text(p)
             if text:
-                for name in set(_ATTR_STORE.findall(text)):
+                names = set(_ATTR_STORE.findall(text))
+                names.update(a or b for a, b in _NAMED_STORE.findall(text))
+                if _ANY_STORE.search(text):
+                    names.add(ANY)
+                for name in names:
                     found.setdefault(name, []).append(p)
     return found
 
 
+def _stores_in(tree: ast.AST, name: str) -> bool:
+    """``tree`` assigns attribute ``name`` of something: ``x.name = ...`` (or ``+=``, ``del``),
+    ``setattr(x, "name", ...)``, ``vars(x)["name"] = ...`` / ``x.__dict__["name"] = ...``;
+    for :data:`ANY`, a store no text names: ``setattr(x, <not a literal>, ...)``,
+    ``vars(x).update(...)``, ``x.__dict__.update(...)``, ``globals().update(...)``."""
+    for n in ast.walk(tree):
+        t = type(n)
+        if t is ast.Attribute and type(n.ctx) is not ast.Load and n.attr == name:
+            return True
+        if t is ast.Call:
+            f = n.func
+            if type(f) is ast.Name and f.id == "setattr" and len(n.args) >= 2:
+                key = n.args[1]
+                literal = type(key) is ast.Constant and type(key.value) is str
+                if (literal and key.value == name) or (not literal and name == ANY):
+                    return True
+            if name == ANY and type(f) is ast.Attribute and f.attr == "update" and _namespace(f.value):
+                return True
+        if t is ast.Subscript and type(n.ctx) is not ast.Load and _namespace(n.value) \
+                and type(n.slice) is ast.Constant and n.slice.value == name:
+            return True
+    return False
+
+
+def _namespace(expr) -> bool:
+    """``vars(x)``, ``globals()`` or ``x.__dict__``: a module's or object's namespace."""
+    if type(expr) is ast.Call and type(expr.func) is ast.Name and expr.func.id in ("vars", "globals"):
+        return True
+    return type(expr) is ast.Attribute and expr.attr == "__dict__"
+
+
 def _attribute_stored(name: str, files: ProjectFiles) -> bool:
     """Some project file assigns an attribute ``name`` (``config.DROPOUT = 0.0``,
-    ``cfg.lr *= 2``, ``setattr`` aside): the files the text pass names are parsed and
-    their assignment targets read (an f-string ``"x.NAME={x.NAME}"`` assigns nothing); a
-    file that does not parse counts as one that does. Once per (root, name)."""
+    ``cfg.lr *= 2``, ``setattr(config, "DROPOUT", p)``) or may assign any
+    (:func:`_stores_in`): the files the text pass names are parsed and read (an f-string
+    ``"x.NAME={x.NAME}"`` assigns nothing); a file that does not parse counts as one that
+    does. Once per (root, name)."""
     key = (files.root, name)
     found = _STORED.get(key)
     if found is None:
         found = False
-        for p in _attribute_stores(files).get(name, ()):
-            text = read_text(p)
-            try:
-                tree = ast.parse(text or "")
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                found = True
-                break
-            if any(type(n) is ast.Attribute and n.attr == name and type(n.ctx) is not ast.Load for n in ast.walk(tree)):
-                found = True
+        stores = _attribute_stores(files)
+        for wanted in (name, ANY):
+            for p in stores.get(wanted, ()):
+                text = read_text(p)
+                try:
+                    tree = ast.parse(text or "")
+                except (SyntaxError, ValueError, RecursionError, MemoryError):
+                    found = True
+                    break
+                if _stores_in(tree, wanted):
+                    found = True
+                    break
+            if found:
                 break
         _STORED[key] = found
     return found
@@ -379,6 +429,8 @@ def _constants(tree: ast.Module) -> dict[str, object]:
     candidates: dict[str, object] = {}
     if any(type(n) is ast.ImportFrom and any(a.name == "*" for a in n.names) for n in ast.walk(tree)):
         return {}  # a star import may bind any name
+    if _stores_in(tree, ANY):
+        return {}  # globals().update(...), setattr(<module>, name, ...): any name may be rebound
     for node in tree.body:
         if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
             v = node.value

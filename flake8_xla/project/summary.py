@@ -385,13 +385,15 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
 
 def _launched_out(model, ref, path: str) -> tuple:
     """:attr:`ModuleSummary.launched_out`: the launches whose launched function (the first
-    argument or ``fn=``, a name or a dotted name) the module's imports bind to a function of
-    another project module."""
+    argument or ``fn=``, a name or a dotted name, also in ``functools.partial(f, ...)``) the
+    module's imports bind to a function of another project module."""
     out: list = []
-    for call, _, targets, single in model.launches():
+    for call, lctx, targets, single in model.launches():
         if targets:
             continue  # a function of the module itself
         target = model.kwarg(call, "fn", 0)
+        if type(target) is ast.Call and model.call_name(target, lctx) == "functools.partial" and target.args:
+            target = target.args[0]  # partial(main_worker, cfg): main_worker runs
         if type(target) not in (ast.Name, ast.Attribute):
             continue
         r = ref(target)

@@ -6,6 +6,7 @@ import ast
 import bisect
 
 from ..model import UNKNOWN
+from ..model.loaders import runs_once
 from ..model.scopes import Ctx
 from ..model.replicas import single_replica_branch
 from ..registry import Rule, rule
@@ -259,25 +260,8 @@ def _single_pass(model, loop) -> bool:
     key = ("single_pass", id(loop))
     found = model._cache.get(key)
     if found is None:
-        found = model._cache[key] = _runs_once(loop.node)
+        found = model._cache[key] = runs_once(loop.node)
     return found
-
-
-def _runs_once(node) -> bool:
-    if any(type(s) in (ast.Break, ast.Return) for s in node.body):
-        return True
-    if type(node) in (ast.For, ast.AsyncFor):
-        it = node.iter
-        if type(it) in (ast.List, ast.Tuple) and len(it.elts) <= 1:
-            return True
-        if type(it) is ast.Call and type(it.func) is ast.Name and it.func.id == "range" and not it.keywords:
-            args = it.args
-            consts = [a.value if type(a) is ast.Constant else None for a in args]
-            if len(args) == 1 and type(consts[0]) is int and consts[0] <= 1:
-                return True
-            if len(args) == 2 and all(type(c) is int for c in consts) and consts[1] - consts[0] <= 1:
-                return True
-    return False
 
 
 def _rebound_in(model, names, outer) -> bool:
