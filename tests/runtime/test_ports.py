@@ -112,6 +112,9 @@ PLANS: dict[str, Plan] = {
         "case.left_on_host(S.loader(S.pairs(10, outputs=2)))",
         "case.optimizer_first(S.loader(S.pairs(10, outputs=2)))")),
     "XLA505_805": Plan(calls=("case.train(*S.model_opt(4, 1), S.device_batches(4))",)),
+    # the save of step 0 writes a distributed checkpoint under the run's folder (ckpt/0)
+    "XLA605": Plan(calls=("case.train(*S.model_opt(4, 1), [(x, x.sum(1, keepdim=True)) for x in S.device_batches(4)], "
+                          "torch.nn.functional.mse_loss)",)),
     # the case asks for a second device (torch_xla.device(index=1)): the CPU client gets two
     "XLA804_805": Plan(calls=("case.train(S.loader(S.tensors(4)), *S.model_opt(4, 1))",),
                        env={"CPU_NUM_DEVICES": "2"}),
