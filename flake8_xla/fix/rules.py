@@ -459,14 +459,19 @@ def _sync_each_iteration(b, node):
     if isinstance(last, cst.SimpleStatementLine) and any(
             isinstance(s, (cst.Break, cst.Return, cst.Raise, cst.Continue)) for s in last.body):
         return False
-    if b.ctx.settings.target_version >= (2, 4):
-        fn = b.ref("torch_xla", "sync")
-    else:
-        fn = b.ref("torch_xla.core.xla_model", "mark_step")
+    fn = _sync_ref(b)
     if fn is None:
         return False
     b.insert(last, "after", lambda: f"{fn}()", "sync each iteration")
     return True
+
+
+def _sync_ref(b):
+    """How the module names the per-step sync for the target release: ``torch_xla.sync`` from
+    2.4, ``xm.mark_step`` before (as the rules' messages say); None when it cannot be named."""
+    if b.ctx.settings.target_version >= (2, 4):
+        return b.ref("torch_xla", "sync")
+    return b.ref("torch_xla.core.xla_model", "mark_step")
 
 
 @fixes("XLA605")
@@ -476,10 +481,7 @@ def _sync_before_save(b, node):
     stmt = b.ctx.statement_of(node)
     if not isinstance(stmt, cst.SimpleStatementLine):
         return False
-    if b.ctx.settings.target_version >= (2, 4):
-        fn = b.ref("torch_xla", "sync")
-    else:
-        fn = b.ref("torch_xla.core.xla_model", "mark_step")
+    fn = _sync_ref(b)
     if fn is None:
         return False
     b.insert(stmt, "before", lambda: f"{fn}()", "sync before save")

@@ -142,10 +142,10 @@ class Calls:
             else:
                 it, ictx = lp.node.iter, lp.ctx
                 if type(it) in (ast.Name, ast.Attribute):
-                    values = self.values(it, ictx)
-                    if not values or len(values) != 1 or values[0][1] is None:
+                    single = self.single_value(it, ictx)
+                    if single is None:
                         return []
-                    it, ictx = values[0]
+                    it, ictx = single
                 displays = [(it, ictx)]
             out = []
             for it, ictx in displays:

@@ -459,10 +459,10 @@ class Loaders:
             if t is ast.Name:
                 if len(self.lookup(expr.id, ctx, None) or ()) != 1:
                     return None  # bound more than once (or not here): what it holds per pass is unknown
-                values = self.values(expr, ctx)
-                if not values or len(values) != 1 or values[0][1] is None:
+                single = self.single_value(expr, ctx)
+                if single is None:
                     return None
-                expr, ctx = values[0]
+                expr, ctx = single
                 continue
             if t is not ast.Call:
                 return None

@@ -245,10 +245,10 @@ class Optimizers:
         q = self.call_name(call, ctx)
         if q is not None or type(call.func) is not ast.Name:
             return q
-        values = self.values(call.func, ctx)
-        if not values or len(values) != 1 or values[0][1] is None:
+        single = self.single_value(call.func, ctx)
+        if single is None:
             return None
-        v, vctx = values[0]
+        v, vctx = single
         if type(v) is ast.Lambda and type(v.body) is ast.Call:
             return self.call_name(v.body, vctx)
         if type(v) is ast.Call and self.call_name(v, vctx) == "functools.partial" and v.args:

@@ -297,10 +297,10 @@ class Params:
         if t is ast.Attribute:
             if self.qualname(expr, ctx) is not None:
                 return None
-            values = self.values(expr, ctx)
-            if not values or len(values) != 1 or values[0][1] is None:
+            single = self.single_value(expr, ctx)
+            if single is None:
                 return None
-            return self.receiver_origin(values[0][0], values[0][1], _depth + 1)
+            return self.receiver_origin(*single, _depth + 1)
         if t is ast.Call and type(expr.func) is ast.Name and expr.func.id in self._SAME_ELEMENTS \
                 and len(expr.args) == 1 and not expr.keywords and self.lookup(expr.func.id, ctx, None) is None:
             inner = self.receiver_origin(expr.args[0], ctx, _depth + 1)

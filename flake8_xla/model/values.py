@@ -176,6 +176,14 @@ class Values:
                 if passed and all(isinstance(arg, ast.AST) for arg, _, _ in passed) else None
         return cache[key]
 
+    def single_value(self, expr: ast.AST, ctx: Ctx) -> tuple[ast.AST, Ctx] | None:
+        """``(value, its ctx)`` when every value ``expr`` may hold (:meth:`values`) is one
+        expression seen in the module, else None."""
+        values = self.values(expr, ctx)
+        if not values or len(values) != 1 or values[0][1] is None:
+            return None
+        return values[0]
+
     def kwarg(self, call: ast.Call, name: str, pos: int | None = None):
         """The argument passed as keyword ``name`` or at position ``pos``.
 

@@ -181,10 +181,10 @@ class Fsdpv2OutputUnsharded(Rule):
                 return "a tuple led by no tensor"
             return None
         if t is ast.Name:
-            values = model.values(value, ctx)
-            if not values or len(values) != 1 or values[0][1] is None:
+            single = model.single_value(value, ctx)
+            if single is None:
                 return None
-            return self._returned(model, values[0][0], values[0][1], depth + 1)
+            return self._returned(model, *single, depth + 1)
         if t is ast.Call:
             f = value.func
             if type(f) is ast.Name and f.id == "dict" and model.lookup("dict", ctx, value.lineno) is None:
@@ -509,10 +509,10 @@ class InputShardingSingleSpecDict(Rule):
         if depth > 4 or not isinstance(expr, ast.AST):
             return None
         if type(expr) is ast.Name:
-            values = model.values(expr, ctx)
-            if not values or len(values) != 1 or values[0][1] is None:
+            single = model.single_value(expr, ctx)
+            if single is None:
                 return None
-            return self._spec_length(model, values[0][0], values[0][1], depth + 1)
+            return self._spec_length(model, *single, depth + 1)
         if type(expr) is not ast.Call:
             return None
         q = model.call_name(expr, ctx)
@@ -533,10 +533,10 @@ class InputShardingSingleSpecDict(Rule):
         if depth > 4 or not isinstance(expr, ast.AST):
             return None
         if type(expr) is ast.Name:
-            values = model.values(expr, ctx)
-            if not values or len(values) != 1 or values[0][1] is None:
+            single = model.single_value(expr, ctx)
+            if single is None:
                 return None
-            return self._batch_ranks(model, values[0][0], values[0][1], depth + 1)
+            return self._batch_ranks(model, *single, depth + 1)
         if type(expr) is not ast.Call or model.call_name(expr, ctx) not in _DATA_LOADERS:
             return None
         batch = model.kwarg(expr, "batch_size", 1)
@@ -546,10 +546,10 @@ class InputShardingSingleSpecDict(Rule):
         dataset = model.kwarg(expr, "dataset", 0)
         for _ in range(4):
             if type(dataset) is ast.Name:
-                values = model.values(dataset, ctx)
-                if not values or len(values) != 1 or values[0][1] is None:
+                single = model.single_value(dataset, ctx)
+                if single is None:
                     return None
-                dataset, ctx = values[0]
+                dataset, ctx = single
         if type(dataset) is not ast.Call or type(dataset.func) is not ast.Name:
             return None
         cls = model.class_named(dataset.func.id, ctx)
@@ -577,10 +577,10 @@ def _item_rank(model, expr, ctx, depth) -> int | None:
     if t is ast.Constant:
         return 0 if isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool) else None
     if t is ast.Name:
-        values = model.values(expr, ctx)
-        if not values or len(values) != 1 or values[0][1] is None:
+        single = model.single_value(expr, ctx)
+        if single is None:
             return None
-        return _item_rank(model, values[0][0], values[0][1], depth + 1)
+        return _item_rank(model, *single, depth + 1)
     if t is not ast.Call:
         return None
     f = expr.func

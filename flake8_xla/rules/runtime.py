@@ -1381,10 +1381,10 @@ def _cpu_model_output(model, expr, ctx) -> bool:
             expr = expr.value
             continue
         if t is ast.Name:
-            values = model.values(expr, ctx)
-            if not values or len(values) != 1 or values[0][1] is None:
+            single = model.single_value(expr, ctx)
+            if single is None:
                 return False
-            expr, ctx = values[0]
+            expr, ctx = single
             continue
         if t is not ast.Call:
             return False
