@@ -958,13 +958,15 @@ def _self_site_calls(files: ProjectFiles, settings: Settings) -> dict[str, dict[
                     target = targets[0]
                     step = next((i for i in range(len(site.loops) - 1, -1, -1)
                                  if site.loops[i][0] or any(steps(m) for m in site.loops[i][1])), None)
-                    gated = bool(site.loops) and site.loops[step if step is not None else -1][2]
-                    if step is not None and site.loops[step][3]:
-                        step, gated = -1, False  # once, or after the pass's sync: not the step
+                    if step is not None:  # (once, or after the pass's sync: not the step)
+                        in_step, in_loop = not site.loops[step][3], False
+                        gated = in_step and site.loops[step][2]
+                    else:
+                        in_step, in_loop = False, bool(site.loops)
+                        gated = in_loop and site.loops[-1][2]
                     index.setdefault(target[0], {}).setdefault(target[1], []).append(
-                        CallFacts(target, site.line, site.args, site.kwargs, site.splat,
-                                  in_step=step is not None and step >= 0, gated=gated, caller=qual,
-                                  in_loop=step is None and bool(site.loops), reiterated=site.reiterated))
+                        CallFacts(target, site.line, site.args, site.kwargs, site.splat, in_step=in_step,
+                                  gated=gated, caller=qual, in_loop=in_loop, reiterated=site.reiterated))
     found = _SELF_SITES[key] = {file: {q: tuple(calls) for q, calls in by.items()} for file, by in index.items()}
     return found
 
