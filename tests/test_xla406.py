@@ -72,3 +72,15 @@ def test_fast_path_text_test_is_a_quoted_xla():
     assert engine.needs_walk("import torch\nx = torch.ones(2).to('xla')\n", Settings())
     text = "import torch\nx = torch.ones(2).to('xla')\n"
     assert [(f.line, f.code) for f in engine.run(ast.parse(text), Settings(), text)] == [(2, "XLA406")]
+
+
+def test_the_module_s_own_comment_naming_torch_xla_registers_nothing(tmp_path):
+    """Only another file of the project naming torch_xla may have imported it: the linted
+    module's own imports are read, and its comment ("never imports torch_xla") is none."""
+    script = ("# runs on a TPU VM, but this script never imports torch_xla\nimport torch\n\n\n"
+              "def main():\n    return torch.ones(2).to('xla')\n\n\nif __name__ == '__main__':\n    main()\n")
+    assert lint(tmp_path, {"pyproject.toml": "", "smoke.py": script}, "smoke.py") == {(6, 11, "XLA406")}
+    # another file that names it: it may be what imports torch_xla first
+    files = {"pyproject.toml": "", "smoke.py": script, "boot.py": "import torch_xla\nimport smoke\n"}
+    project.clear_cache()  # (the project changed under the same root)
+    assert lint(tmp_path, files, "smoke.py") == set()

@@ -54,7 +54,7 @@ _CALLERS: dict[tuple, "_Callers"] = {}
 _DISPATCHED: dict[tuple, tuple[CallFacts, ...]] = {}
 _METHOD_FILES: dict[Path, dict[str, set[str]]] = {}
 _ROOTS: dict[str, Path] = {}
-_XLA_ROOTS: dict[Path, bool] = {}
+_XLA_ROOTS: dict[Path, tuple[Path, ...]] = {}  # root -> the first two files naming torch_xla
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1184,20 +1184,33 @@ def project_uses_xla(filename: str | None, settings: Settings) -> bool:
         return False
     try:
         folder = os.path.dirname(os.path.abspath(filename))  # string work: no system call per file
-        root = _root_of(folder)
-        found = _XLA_ROOTS.get(root)
-        if found is None:
-            found = _XLA_ROOTS[root] = any(_names_xla(p) for p in _project(root).files())
-        return found
+        return bool(_xla_files(_root_of(folder)))
     except (Exception, RecursionError):  # a tree that cannot be listed: the fast path stays
         return False
+
+
+def _xla_files(root: Path) -> tuple[Path, ...]:
+    """The first two files of the project at ``root`` whose bytes name torch_xla (two: a file
+    may ask whether another does), found once per root and process."""
+    found = _XLA_ROOTS.get(root)
+    if found is None:
+        hits = []
+        for p in _project(root).files():
+            if _names_xla(p):
+                hits.append(p)
+                if len(hits) == 2:
+                    break
+        found = _XLA_ROOTS[root] = tuple(hits)
+    return found
 
 
 def project_names_xla(filename: str | None, settings: Settings) -> bool | None:
     """:func:`project_uses_xla` where "no" must be known: ``None`` (unknown) when project
     mode is off, ``filename`` is empty, or the project's files cannot be listed (more than
-    :data:`~.files.MAX_FILES`, none found, an error); else whether some file names torch_xla
-    (the same bytes search, shared per root and process). XLA406 fires only on a known "no"."""
+    :data:`~.files.MAX_FILES`, none found, an error); else whether some other file than
+    ``filename`` names torch_xla (the same bytes search, shared per root and process: the
+    file's own imports are the rule's to read, and its comments saying "no torch_xla" are
+    none). XLA406 fires only on a known "no"."""
     if settings.project != "on" or not filename:
         return None
     try:
@@ -1205,7 +1218,8 @@ def project_names_xla(filename: str | None, settings: Settings) -> bool | None:
         root = _root_of(folder)
         if not _project(root).files():
             return None  # too many files to list, or none: unknown
-        return project_uses_xla(filename, settings)
+        me = os.path.realpath(filename)
+        return any(os.path.realpath(p) != me for p in _xla_files(root))
     except (Exception, RecursionError):
         return None
 
