@@ -26,6 +26,7 @@ if _REPORT:
     from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
     _state = {}  # id(optimizer) -> record
+    _alive = []  # every optimizer seen, kept alive: a collected one's id may be reused by the next
     _losses = []
     _original_backward = torch.Tensor.backward
 
@@ -46,6 +47,7 @@ if _REPORT:
     def _pre(optimizer, args, kwargs):
         key = id(optimizer)
         if key not in _state:
+            _alive.append(optimizer)
             _state[key] = {"type": type(optimizer).__name__, "steps": 0, "before": _checksum(optimizer)}
 
     def _post(optimizer, args, kwargs):
