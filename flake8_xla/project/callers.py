@@ -209,17 +209,20 @@ def describe_self_sites(model, func, resolve, path: str, classes=None) -> tuple[
         return ()
     me = func.params[0]
     again = model.reiterated_calls()
-    calls = [(call, ctx) for call, ctx in func.calls if ctx.func is func and (ctx.loops or id(call) in again)
-             and type(call.func) is ast.Attribute and type(call.func.value) is ast.Name and call.func.value.id == me]
-    if not calls:
-        return ()
+    calls = []
     own: dict[int, list[str]] = {}  # loop -> the methods its own body calls on self
     for call, ctx in func.calls:
-        if ctx.func is func and ctx.loops and type(call.func) is ast.Attribute \
-                and type(call.func.value) is ast.Name and call.func.value.id == me:
+        f = call.func
+        if ctx.func is not func or type(f) is not ast.Attribute or type(f.value) is not ast.Name or f.value.id != me:
+            continue
+        if ctx.loops:
             names = own.setdefault(id(ctx.loops[-1]), [])
-            if call.func.attr not in names:
-                names.append(call.func.attr)
+            if f.attr not in names:
+                names.append(f.attr)
+        if ctx.loops or id(call) in again:
+            calls.append((call, ctx))
+    if not calls:
+        return ()
     site = _Site(resolve, path, classes)
     out = []
     for call, ctx in calls:
