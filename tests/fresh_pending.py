@@ -24,8 +24,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("q1", "train_tpu.py", 29, "XLA901"): "single file: `xr.initialize_cache(args.cache_dir, readonly=False)`, the path not a literal",
     ("q2", "accel/tpu.py", 25, "XLA402"): HOOK_VALUES + ": the launch index handed through `engine.worker` to `setup`",
     ("q2", "accel/tpu.py", 46, "XLA108"): RETURNED + ": the DDP model `backend.wrap_model()` returns (an inherited method)",
-    ("q2", "engine.py", 40, "XLA301"): RETURNED + ": the plain loader `backend.make_loader()` returns",
-    ("q2", "engine.py", 48, "XLA507"): RETURNED + ": the loss is a device tensor only on the TPU backend's path",
     ("q2", "modeling.py", 37, "XLA502"): RETURNED + ": `forward` of the model a backend method returns wrapped in DDP",
     ("q3", "cbtrain/guards.py", 13, "XLA502"): HANDLER,
     ("q3", "cbtrain/guards.py", 23, "XLA203"): HANDLER,

@@ -534,6 +534,60 @@ class Calls:
                 cache[key] = None
         return cache[key]
 
+    def callee_helpers(self, call: ast.Call, ctx: Ctx) -> tuple | None:
+        """Project mode: the :class:`flake8_xla.project.HelperFacts` of every project function
+        ``call`` may run, one per target, however the callee is named:
+
+        - a function or class method the module's imports name (``utils.train_fn``);
+        - the overrides ``self.m()`` runs on the objects that reach the method (a subclass's
+          ``training_step`` in another module: :meth:`remote_overrides`);
+        - a method of the classes the receiver holds: a launch wrapper's ``self``, what the
+          callers of the function pass for the parameter it came from (``self.strategy =
+          strategy`` ... ``Trainer(XLAStrategy())``: :meth:`param_object_helpers`);
+        - a method of an object the function builds from an imported class or builder
+          (``saver = CheckpointSaver(dir)``; ``saver.save(...)``).
+
+        ``None`` outside project mode, for a call of nothing in the project, or when one
+        target is unknown. Memoised per call. What the targets agree on is
+        :meth:`callee_agree`."""
+        if self.project_lookup is None or type(call.func) not in (ast.Name, ast.Attribute):
+            return None
+        key = ("callee_helpers", id(call))
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = None
+        f = call.func
+        found = None
+        overrides = self.remote_overrides(f, ctx)
+        if overrides:
+            found = overrides
+        else:
+            helper = self.project_helper(f, ctx)
+            if helper is not None:
+                found = (helper,)
+            elif type(f) is ast.Attribute and type(f.value) in (ast.Name, ast.Attribute):
+                found = self.param_object_helpers(call, ctx)
+                if found is None and type(f.value) is ast.Name:
+                    values = self.values(f.value, ctx)
+                    if values and len(values) == 1 and type(values[0][0]) is ast.Call and values[0][1] is not None:
+                        helper = self.project_helper(values[0][0].func, values[0][1], method=f.attr)
+                        found = (helper,) if helper is not None else None
+        cache[key] = found
+        return found
+
+    def callee_agree(self, call: ast.Call, ctx: Ctx, attr: str):
+        """The value of :class:`flake8_xla.project.HelperFacts` field ``attr`` that every
+        project function ``call`` may run agrees on (:meth:`callee_helpers`), when it is not
+        empty (``returns_loader`` ``"plain"``, ``returns_wrap`` ``"ddp"``); else ``None``."""
+        helpers = self.callee_helpers(call, ctx)
+        if not helpers:
+            return None
+        first = getattr(helpers[0], attr)
+        if not first and first != 0:
+            return None
+        return first if all(getattr(h, attr) == first for h in helpers[1:]) else None
+
     def param_object_helpers(self, call: ast.Call, ctx: Ctx) -> tuple | None:
         """Project mode: the :class:`flake8_xla.project.HelperFacts` of the methods a call
         ``obj.m(...)`` runs, where ``obj`` is what a parameter brought in (or an element of

@@ -91,6 +91,10 @@ class Loaders:
             helper = self.project_helper(f, ctx, single=True)  # make_loader(...) of another project module
             if helper is not None and helper.returns_loader:  # (before call_name: a relative import has none)
                 return helper.returns_loader
+            if helper is None and type(f) is ast.Attribute and self.project_lookup is not None:
+                kind = self.callee_agree(expr, ctx, "returns_loader")  # backend.make_loader(...): every class's
+                if kind is not None:
+                    return kind
             if q is not None:
                 return None
             funcs = self.function_of(f, ctx)

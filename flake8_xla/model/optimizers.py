@@ -233,10 +233,9 @@ class Optimizers:
     def _helper_wraps(self, call: ast.Call, ctx: Ctx) -> str:
         """Project mode: ``call`` runs a function of another project module whose every return
         is a module wrapped by DDP / XLA FSDP (``HelperFacts.returns_wrap``), else ``""``."""
-        if self.project_lookup is None or not self._helper_call(call, ctx):
+        if self.project_lookup is None:
             return ""
-        helper = self.project_helper(call.func, ctx)
-        return helper.returns_wrap if helper is not None else ""
+        return self.callee_agree(call, ctx, "returns_wrap") or ""
 
     def wrapper_name(self, call: ast.Call, ctx: Ctx) -> str | None:
         """The qualified callee of ``call``, seeing through a name bound to a wrapper with

@@ -303,9 +303,9 @@ class Placement:
             if q is not None and q.startswith(self._FORWARDING_WRAPPERS):  # DDP(model.to(dev)): its parameters are
                 inner = self.kwarg(expr, "model" if q == "torch.compile" else "module", 0)  # the wrapped one's
                 return isinstance(inner, ast.AST) and self._on_device(inner, ctx, depth + 1)
-            if self.project_lookup is not None and self._helper_call(expr, ctx):
-                helper = self.project_helper(f, ctx)
-                return helper is not None and helper.moves_param >= 0 and bool(expr.args)
+            if self.project_lookup is not None and q is None and expr.args:
+                helpers = self.callee_helpers(expr, ctx)  # backend.wrap_model(model): every target moves it
+                return bool(helpers) and all(h.moves_param >= 0 for h in helpers)
             return False
         if t is ast.Name:
             values = self.values(expr, ctx)

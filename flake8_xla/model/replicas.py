@@ -123,7 +123,7 @@ class Replicas:
             if q is None and type(f) is ast.Attribute and f.attr in RANK_PREDICATE_METHODS:
                 return "rank"
             if q is None and type(f) is ast.Attribute and self.project_lookup is not None:
-                helpers = self._project_methods(node, ctx)  # trainer.is_zero(): returns a master test
+                helpers = self.callee_helpers(node, ctx)  # trainer.is_zero(): returns a master test
                 if helpers and all(h.master for h in helpers):
                     return "rank"
             if q is None and self._helper_returns(node, ctx, lambda v, c: self._test_kind(v, c, depth + 1) == "rank"):
@@ -599,7 +599,7 @@ class Replicas:
                     todo.extend((v, c, pol, depth + 1) for v in node.values)
             elif pol and t is ast.Call and type(node.func) is ast.Attribute and self.call_name(node, c) is None \
                     and (node.func.attr in _PREDICATE_SCOPES or self.project_lookup is not None):
-                helpers = self._project_methods(node, c)  # a project class's method: its own return
+                helpers = self.callee_helpers(node, c)  # a project class's method: its own return
                 if helpers is not None:
                     scopes = {h.master for h in helpers}
                     return scopes.pop() or None if len(scopes) == 1 else None
@@ -635,24 +635,6 @@ class Replicas:
                 bound = (ast.Call, ast.UnaryOp, ast.BoolOp, ast.Compare)
                 if values and len(values) == 1 and type(values[0][0]) in bound:
                     todo.append((values[0][0], values[0][1], pol, depth + 1))
-        return None
-
-    def _project_methods(self, call: ast.Call, ctx: Ctx):
-        """The :class:`flake8_xla.project.HelperFacts` of the project methods ``obj.m()`` runs
-        (an object a parameter brought in: :meth:`param_object_helpers`; or one built by an
-        imported class: ``saver = Saver(); saver.m()``), or ``None`` when not a project's."""
-        if self.project_lookup is None:
-            return None
-        found = self.param_object_helpers(call, ctx)
-        if found is not None:
-            return found
-        f = call.func
-        if type(f.value) is ast.Name:
-            values = self.values(f.value, ctx)
-            if values and len(values) == 1 and type(values[0][0]) is ast.Call and values[0][1] is not None:
-                helper = self.project_helper(values[0][0].func, values[0][1], method=f.attr)
-                if helper is not None:
-                    return (helper,)
         return None
 
     _LOCAL_RANK_APIS = frozenset({"torch_xla.runtime.local_ordinal", "torch_xla.core.xla_model.get_local_ordinal",

@@ -292,7 +292,8 @@ class Runtime:
         """``"xla"`` when a device expression may be the XLA device and every value it may
         have is seen (``torch_xla.device()``, ``"xla"``, ``torch.device("xla", 0)``, a name
         bound to one, either arm of ``a if t else b``, what a module helper returns:
-        ``device = get_device()``); ``"cpu"`` when it is visibly the
+        ``device = get_device()``, what every project function a call runs returns:
+        ``device = backend.device()``); ``"cpu"`` when it is visibly the
         CPU; None otherwise."""
         places = set()
         todo = [(expr, ctx, 0)]
@@ -316,6 +317,9 @@ class Runtime:
                 funcs = self.function_of(e.func, c) if q is None else None
                 if funcs and len(funcs) == 1 and funcs[0].returns and not self._generator(funcs[0]):
                     todo.extend((v, vc, depth + 1) for v, vc in funcs[0].returns)  # device = get_device()
+                    continue
+                if q is None and self.project_lookup is not None and self.callee_agree(e, c, "returns_device"):
+                    places.add("xla")  # backend.device(): every method it runs returns the XLA device
                     continue
                 return None
             if t in (ast.Name, ast.Attribute) and self.qualname(e, c) is None:

@@ -107,11 +107,14 @@ class Syncs:
         parameter holds: ``backend.barrier()``)."""
         if not self._helper_call(call, ctx):
             return False
-        helper = self.project_helper(call.func, ctx)
-        if helper is None:
+        helpers = self.callee_helpers(call, ctx)
+        if not helpers:
             return False
-        if helper.syncs:
-            return True
+        if any(h.syncs for h in helpers):
+            return True  # (one target that syncs: the loop may be synced, nothing to report)
+        if len(helpers) != 1:
+            return False
+        helper = helpers[0]
         for index, name in helper.param_syncs:  # train_fn(loader, model, xm): xm.optimizer_step(barrier=True)
             arg = self.kwarg(call, name, index)
             if isinstance(arg, ast.AST) and self.qualname(arg, ctx) == "torch_xla.core.xla_model":

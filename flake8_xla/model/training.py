@@ -99,10 +99,8 @@ class Training:
                     found[id(rec[0])] = rec
             if self.project_lookup is not None:  # project mode: a helper of another module that steps
                 for call, ctx in self.calls:
-                    if self._helper_call(call, ctx):
-                        helper = self.project_helper(call.func, ctx)
-                        if helper is not None and helper.steps:
-                            found[id(call)] = (call, ctx)
+                    if self._helper_call(call, ctx) and self.callee_agree(call, ctx, "steps"):
+                        found[id(call)] = (call, ctx)  # (every function it may run steps)
             self._cache["stepmarkers"] = found
         return found
 
@@ -261,14 +259,14 @@ class Training:
                                       for _, kind, _, b_ctx in bindings)
 
     def _helper_call(self, call: ast.Call, ctx: Ctx) -> bool:
-        """:meth:`_imported_helper`, or in project mode ``backend.m(...)`` where ``backend``
-        is a parameter holding one project class (:meth:`_receiver_helper`): a call whose
-        :meth:`project_helper` facts say what it does (steps, updates, syncs)."""
+        """:meth:`_imported_helper`, or in project mode ``backend.m(...)`` whose targets the
+        project knows (:meth:`callee_helpers`: the classes the receiver holds, an override):
+        a call whose project facts say what it does (steps, updates, syncs)."""
         if self._imported_helper(call, ctx):
             return True
         f = call.func
-        return type(f) is ast.Attribute and bool(self.project_launcher_selves) and self.project_lookup is not None \
-            and self._receiver_helper(f, ctx) is not None
+        return type(f) is ast.Attribute and self.project_lookup is not None and self.call_name(call, ctx) is None \
+            and bool(self.callee_helpers(call, ctx))
 
     def argument_for(self, call: ast.Call, ctx: Ctx, func: FunctionInfo, param: str):
         """The argument ``call`` passes for ``func``'s parameter ``param``: the expression,
@@ -326,8 +324,7 @@ class Training:
                 or self.is_scaler_step(call, ctx):
             return True
         if self.project_lookup is not None and self._helper_call(call, ctx):
-            helper = self.project_helper(call.func, ctx)
-            return helper is not None and helper.updates
+            return bool(self.callee_agree(call, ctx, "updates"))
         return False
 
     def func_updates(self, func: FunctionInfo) -> bool:

@@ -133,6 +133,8 @@ class HelperFacts:
             ``xm.optimizer_step(self.<attr>)`` calls update (``FunctionFacts.self_steps``).
         returns_wrap: ``"ddp"`` / ``"fsdp"`` when every return of its own gives a module
             wrapped by DDP / XLA FSDP (``return FSDP(model.to(device))``), else ``""``.
+        returns_device: every return of its own gives the XLA device (``return
+            self._device`` with ``self._device = torch.device("xla", index)``).
     """
 
     module: str
@@ -154,6 +156,7 @@ class HelperFacts:
     returns_loader: str = ""
     self_steps: tuple[str, ...] = ()
     returns_wrap: str = ""
+    returns_device: bool = False
 
 
 def clear_cache() -> None:
@@ -409,11 +412,12 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
     _SELF_CLASSES[key] = selves  # each reached method: the classes of the objects it runs on
     for path in files.files():
         text = read_text(path)
-        if text is None or "torch" not in text:
+        if text is None:
             continue
         if not ("torch_xla" in text and ("spawn(" in text or "launch(" in text or "__main__" in text)) \
                 and not any(w in text for w in words + tuple(f"{n}(" for n in launchers_for(path, files))):
             continue  # no launch and no script block in the text: runs no XLA code of other modules
+            # (one calling a project's launch wrapper need not name torch: backend.launch(worker))
         if not files.imports_of(path):
             continue  # imports no project module: its launched code runs nothing of another module
         s = summary_of(path, files, settings)
@@ -716,7 +720,8 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
                         steps_once=bool(first is not None and first.steps_once),
                         returns_loader=first.returns_loader if first is not None else "",
                         self_steps=first.self_steps if first is not None else (),
-                        returns_wrap=first.returns_wrap if first is not None else "")
+                        returns_wrap=first.returns_wrap if first is not None else "",
+                        returns_device=bool(first is not None and first.returns_device))
     _HELPERS[key] = found
     return found
 
@@ -1140,8 +1145,8 @@ def _callers_of(path: Path, files: ProjectFiles, settings: Settings) -> _Callers
         if text is None:
             unknown = True
             continue
-        if "torch_xla" not in text:
-            unread.update(_WORD.findall(text))
+        if "torch_xla" not in text and not any(f"{n}(" in text for n in launchers_for(q, files)):
+            unread.update(_WORD.findall(text))  # (one launching through a project wrapper is read)
             continue
         s = summary_of(q, files, settings)
         if s is None:

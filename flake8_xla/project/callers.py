@@ -294,6 +294,7 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
                              reiterated=id(call) in model.reiterated_calls(),
                              caller=quals.get(id(ctx.func), "") if ctx.func is not None else "",
                              in_step=in_step, gated=gated, in_loop=in_loop))
+    out.extend(_launch_calls(model, resolve, site, quals, call_funcs))
     inner: set[int] = set()
     chains = []
     for node in ast.walk(model.tree):
@@ -315,6 +316,54 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
         if target is not None:
             out.append(CallFacts(target, node.lineno, escape=True))
     return tuple(out)
+
+
+def _launch_calls(model, resolve, site: "_Site", quals: dict, seen: set[int]) -> list[CallFacts]:
+    """A launch of another project module's function is a call of it, as the launcher makes
+    it: ``torch_xla.launch(worker, args=(cfg,))`` / ``xmp.spawn(...)`` calls ``worker(index,
+    cfg)``; a project launch wrapper handing its own ``self`` at position 0 of the launched
+    function's ``args`` (``backend.launch(worker, args=(cfg,))`` with ``TPUBackend.launch``
+    running ``torch_xla.launch(fn, args=(self, *args))``: the model's
+    ``project_launcher_selves``) calls ``worker(index, <TPUBackend>, ...)``, its later
+    arguments unknown. The process index is unknown. The launched name is added to
+    ``seen`` (no escape reference is described for it); a launch whose arguments cannot be
+    read (a ``functools.partial``, ``args`` not a tuple display, a wrapper handing on no
+    ``self`` or one that disagrees) stays an escape."""
+    out: list[CallFacts] = []
+    selves = model.project_launcher_selves or ()
+    for call, ctx, targets, _ in model.launches():
+        target = model.kwarg(call, "fn", 0)
+        if targets or type(target) not in (ast.Name, ast.Attribute):
+            continue
+        parts = chain_parts(target)
+        ref = resolve(parts) if parts is not None else None
+        if ref is None:
+            continue
+        f = call.func
+        last = f.attr if type(f) is ast.Attribute else f.id if type(f) is ast.Name else None
+        q = model.call_name(call, ctx)
+        args: list[ArgFacts] = [_UNKNOWN_ARG]
+        if q in model.XLA_LAUNCHERS or q in model.TORCH_LAUNCHERS:
+            given = model.kwarg(call, "args", 1)
+            if given is None:
+                given = ast.Tuple(elts=[], ctx=ast.Load())
+            if type(given) is not ast.Tuple or any(type(e) is ast.Starred for e in given.elts):
+                continue
+            args.extend(_describe(model, e, ctx, call.lineno, site, call) for e in given.elts)
+            splat = False
+        else:
+            entries = {(r, pos) for n, r, pos in selves if n == last}
+            if len(entries) != 1:
+                continue
+            cls, pos = next(iter(entries))
+            if pos != 0 or not cls[1]:
+                continue
+            args.append(ArgFacts(INSTANCE, refs=(cls,)))
+            splat = True
+        seen.add(id(target))
+        out.append(CallFacts(ref, call.lineno, tuple(args), (), splat,
+                             caller=quals.get(id(ctx.func), "") if ctx.func is not None else ""))
+    return out
 
 
 def _instance_forward(model, func: ast.AST, ctx, site: "_Site") -> Ref | None:

@@ -626,7 +626,8 @@ def _does(model, func, ref) -> tuple:
                 moved = None
                 break
             moved = got
-    device = bool(returns) and all(v is not None and c is not None and is_xla_device(model, v, c) for v, c in returns)
+    device = bool(returns) and all(v is not None and c is not None and (
+        is_xla_device(model, v, c) or model.device_place(v, c) == "xla") for v, c in returns)  # (return self._device)
     return (tuple(xla), sync, seen, model.does_step(func), model.func_updates(func), model.func_syncs(func),
             tuple(params), master, tuple(saves), scope, moved or (), device)
 
@@ -806,8 +807,10 @@ def _self_position(call: ast.Call, name: str) -> int | None:
     for ``spawn``, its second positional argument); ``None`` when absent, after a splat, or
     the args are no tuple display."""
     args = next((k.value for k in call.keywords if k.arg == "args"), None)
-    if args is None and name == "spawn" and len(call.args) > 1:
+    if args is None and name in ("spawn", "launch") and len(call.args) > 1:
         args = call.args[1]
+    while type(args) is ast.BinOp and type(args.op) is ast.Add:
+        args = args.left  # (self,) + tuple(args): the display leads
     if type(args) is not ast.Tuple:
         return None
     for i, elt in enumerate(args.elts):
