@@ -147,8 +147,9 @@ def test_a_wrapper_that_hands_on_no_self_leaves_the_backend_unknown(tmp_path):
 
 def test_a_second_xla_caller_passing_another_backend_leaves_it_unknown(tmp_path):
     project(tmp_path, PLAIN)
-    write(tmp_path, {"smoke.py": "import torch_xla\nfrom engine import worker\n\n\n"
-                                 "def smoke(cfg, backend):\n    worker(0, backend, cfg)\n"})
+    write(tmp_path, {"other.py": "import torch_xla\nfrom engine import worker\n\n\n"
+                                 "def _mp_fn(index, cfg, backend):\n    worker(index, backend, cfg)\n\n\n"
+                                 "def main(cfg, backend):\n    torch_xla.launch(_mp_fn, args=(cfg, backend))\n"})
     assert {f for f in lint_all(tmp_path) if f[0] == "engine.py"} == set()
 
 
@@ -160,3 +161,229 @@ def test_a_cpu_script_calling_the_worker_does_not_change_the_xla_run(tmp_path):
                                  "def smoke(cfg):\n    worker(0, Backend(), cfg)\n"})
     assert {f for f in lint_all(tmp_path) if f[0] == "engine.py"} == {("engine.py", 11, "XLA301"),
                                                                        ("engine.py", 18, "XLA507")}
+
+
+def test_a_cpu_script_s_unlaunched_call_does_not_change_the_xla_run(tmp_path):
+    project(tmp_path, PLAIN)
+    # it names torch_xla, but the function that calls the worker is neither launched nor
+    # reached by launched code: what it passes is not what the XLA processes run with
+    write(tmp_path, {"smoke.py": "import torch_xla  # noqa: F401 (checks the install)\n"
+                                 "from accel.base import Backend\nfrom engine import worker\n\n\n"
+                                 "def smoke(cfg):\n    worker(0, Backend(), cfg)\n"})
+    assert {f for f in lint_all(tmp_path) if f[0] == "engine.py"} == {("engine.py", 11, "XLA301"),
+                                                                       ("engine.py", 18, "XLA507")}
+
+
+LOGGER = '''\
+class MetricLogger:
+    def __init__(self):
+        self.history = []
+
+    def log(self, step, loss):
+        self.history.append((step, loss))
+'''
+
+TRAINER = '''\
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+
+from metrics import MetricLogger
+
+
+class Trainer:
+    def __init__(self, model, loader):
+        self.device = torch_xla.device()
+        self.model = model.to(self.device)
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+        self.loader = pl.MpDeviceLoader(loader, self.device)
+        self.logger = MetricLogger()
+
+    def fit(self):
+        for step, (x, y) in enumerate(self.loader):
+            loss = torch.nn.functional.mse_loss(self.model(x), y)
+            loss.backward()
+            xm.optimizer_step(self.optimizer)
+            self.logger.log(step, loss)
+
+
+def _mp_fn(index, model, loader):
+    Trainer(model, loader).fit()
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, args=(None, None))
+'''
+
+
+def test_a_logger_of_a_project_class_is_its_own_code_not_a_sink(tmp_path):
+    # `self.logger.log(step, loss)` names a logger, but MetricLogger is project code that only
+    # keeps the tensor: no read at the call (its own module reports what it reads)
+    write(tmp_path, {"pyproject.toml": "", "metrics.py": LOGGER, "trainer.py": TRAINER})
+    assert lint_all(tmp_path) == set()
+    # a logger the project does not define is a library sink, as in single-file mode
+    write(tmp_path, {"trainer.py": TRAINER.replace("from metrics import MetricLogger", "from tracking import MetricLogger")})
+    assert lint(tmp_path, "trainer.py") == {("trainer.py", 22, "XLA501")}
+
+
+EPOCH_LOOP = '''\
+import torch
+
+
+def train_one_epoch(model, loader, optimizer):
+    for x, y in loader:
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+'''
+
+EPOCH_MAIN = '''\
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from loop import train_one_epoch
+
+
+def _mp_fn(index, loader):
+    device = torch_xla.device()
+    model = DDP(torch.nn.Linear(4, 1).to(device), gradient_as_bucket_view=True)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(3):
+        train_one_epoch(model, pl.MpDeviceLoader(loader, device), optimizer)
+        xm.rendezvous(f"epoch_{epoch}")
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, args=(None,))
+'''
+
+
+def test_a_rendezvous_per_epoch_around_another_module_s_epoch_loop(tmp_path):
+    # train_one_epoch loops over the steps itself: the loop around its call is the epoch
+    # loop, and one rendezvous per epoch on every replica is fine (no XLA506)
+    write(tmp_path, {"pyproject.toml": "", "loop.py": EPOCH_LOOP, "main.py": EPOCH_MAIN})
+    assert lint(tmp_path, "main.py") == set()
+    # a helper that runs one step per call makes the loop around it the step loop
+    step = ("def train_step(model, batch, optimizer):\n    x, y = batch\n    optimizer.zero_grad()\n"
+            "    torch.nn.functional.mse_loss(model(x), y).backward()\n    optimizer.step()\n")
+    main = EPOCH_MAIN.replace("from loop import train_one_epoch", "from loop import train_step").replace(
+        "        train_one_epoch(model, pl.MpDeviceLoader(loader, device), optimizer)\n",
+        "        for batch in pl.MpDeviceLoader(loader, device):\n            train_step(model, batch, optimizer)\n"
+        "            xm.rendezvous(f\"step_{epoch}\")\n")
+    write(tmp_path, {"loop.py": "import torch\n\n\n" + step, "main.py": main})
+    assert lint(tmp_path, "main.py") == {("main.py", 17, "XLA506")}
+
+
+FACTORY = '''\
+def get_strategy(name, **kwargs):
+    if name == "xla":
+        from .xla import XLAStrategy
+        return XLAStrategy(**kwargs)
+    if name == "cuda" or name == "gpu":
+        from .cuda import CUDAStrategy
+        return CUDAStrategy(**kwargs)
+    raise ValueError(name)
+'''
+
+XLA_STRATEGY = '''\
+import torch_xla
+import torch_xla.distributed.parallel_loader as pl
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+class XLAStrategy:
+    def __init__(self, grad_clip=1.0):
+        self.grad_clip = grad_clip
+
+    def setup(self):
+        self.device = torch_xla.device()
+
+    def wrap_model(self, model):
+        model = model.to(self.device)
+        return DDP(model, gradient_as_bucket_view=True)
+
+    def device_loader(self, loader):
+        return pl.MpDeviceLoader(loader, self.device)
+'''
+
+CUDA_STRATEGY = '''\
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+class CUDAStrategy:
+    def __init__(self, grad_clip=1.0):
+        self.grad_clip = grad_clip
+
+    def setup(self):
+        self.device = torch.device("cuda")
+
+    def wrap_model(self, model):
+        return DDP(model.to(self.device), device_ids=[0])
+
+    def device_loader(self, loader):
+        return loader
+'''
+
+RUN = '''\
+import torch
+
+
+def run(strategy, loader):
+    strategy.setup()
+    model = torch.nn.Linear(4, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    model = strategy.wrap_model(model)
+    for x, y in strategy.device_loader(loader):
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        if not torch.isfinite(loss):
+            continue
+        loss.backward()
+        optimizer.step()
+'''
+
+RUN_TPU = '''\
+import torch_xla
+
+from engine import run
+from strategies import get_strategy
+
+
+def _mp_fn(index, loader):
+    strategy = get_strategy(NAME, grad_clip=1.0)
+    run(strategy, loader)
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, args=(None,))
+'''
+
+
+def strategy_project(base, name: str) -> None:
+    write(base, {"pyproject.toml": "", "strategies/__init__.py": FACTORY, "strategies/xla.py": XLA_STRATEGY,
+                 "strategies/cuda.py": CUDA_STRATEGY, "engine.py": RUN, "run_tpu.py": RUN_TPU.replace("NAME", name)})
+
+
+def test_a_factory_s_constant_argument_picks_the_class_of_its_branch(tmp_path):
+    strategy_project(tmp_path, '"xla"')
+    # get_strategy("xla") builds an XLAStrategy: its wrap_model moves the model to the XLA
+    # device (through a name and DDP) after the optimizer was built (XLA405), and its
+    # device loader gives device tensors, so the loss test is a device read (XLA502)
+    assert lint_all(tmp_path) == {("engine.py", 7, "XLA405"), ("engine.py", 11, "XLA502")}
+    assert lint(tmp_path, "engine.py") == {("engine.py", 7, "XLA405"), ("engine.py", 11, "XLA502")}
+
+
+@pytest.mark.parametrize("name", ['"cuda"', '"gpu"', "os.environ['STRATEGY']", '"tpu"'])
+def test_a_factory_s_other_or_unknown_argument_says_nothing_of_the_class(tmp_path, name):
+    strategy_project(tmp_path, name)
+    if "os." in name:
+        write(tmp_path, {"run_tpu.py": "import os\n" + RUN_TPU.replace("NAME", name)})
+    # the CUDA branch's class, a value not seen, or a value no branch takes: no XLA class, so
+    # no move to the XLA device after the optimizer (no XLA405); the loop still runs in the
+    # launched XLA processes (the loss test is XLA502 as in any launched step), and the
+    # model rebound by `strategy.wrap_model` may be wrapped (no XLA201 on optimizer.step())
+    assert {f for f in lint_all(tmp_path) if f[0] == "engine.py"} == {("engine.py", 11, "XLA502")}

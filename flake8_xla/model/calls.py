@@ -544,8 +544,9 @@ class Calls:
         - a method of the classes the receiver holds: a launch wrapper's ``self``, what the
           callers of the function pass for the parameter it came from (``self.strategy =
           strategy`` ... ``Trainer(XLAStrategy())``: :meth:`param_object_helpers`);
-        - a method of an object the function builds from an imported class or builder
-          (``saver = CheckpointSaver(dir)``; ``saver.save(...)``).
+        - a method of an object built from an imported class or builder, in the function or
+          once on ``self`` (``saver = CheckpointSaver(dir)``; ``saver.save(...)``;
+          ``self.logger = MetricLogger()`` in ``__init__``).
 
         ``None`` outside project mode, for a call of nothing in the project, or when one
         target is unknown. Memoised per call. What the targets agree on is
@@ -568,10 +569,14 @@ class Calls:
                 found = (helper,)
             elif type(f) is ast.Attribute and type(f.value) in (ast.Name, ast.Attribute):
                 found = self.param_object_helpers(call, ctx)
-                if found is None and type(f.value) is ast.Name:
-                    values = self.values(f.value, ctx)
-                    if values and len(values) == 1 and type(values[0][0]) is ast.Call and values[0][1] is not None:
-                        helper = self.project_helper(values[0][0].func, values[0][1], method=f.attr)
+                if found is None:  # saver = Saver(...); self.logger = MetricLogger(...) in __init__
+                    if type(f.value) is ast.Name:
+                        values = self.values(f.value, ctx)
+                        single = values[0] if values and len(values) == 1 else None
+                    else:
+                        single = self.single_value(f.value, ctx)
+                    if single is not None and type(single[0]) is ast.Call and single[1] is not None:
+                        helper = self.project_helper(single[0].func, single[1], method=f.attr)
                         found = (helper,) if helper is not None else None
         cache[key] = found
         return found
@@ -693,7 +698,7 @@ class Calls:
             if func.name == "__init__":
                 qual = func.cls.name  # a constructor call passes __init__'s parameters
         try:
-            calls = self.project_callers(qual, partial=True)
+            calls = self.project_callers(qual, partial=True, xla_only=True)
         except (Exception, RecursionError):  # a project that cannot be read: unknown
             return None
         want = "instances" if element else "instance"

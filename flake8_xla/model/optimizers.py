@@ -256,7 +256,9 @@ class Optimizers:
 
     def _wraps_by_module(self, kind: str) -> dict:
         """The wrap calls of ``kind`` indexed by the structural key of the module they are
-        given (``DDP(model.to(dev))`` under ``model``), built once."""
+        given (``DDP(model.to(dev))`` under ``model``; in project mode also a call of project
+        functions that all return their first argument wrapped: ``strategy.wrap_model(model)``,
+        :meth:`callee_agree`), built once."""
         key = ("wrapsby", kind)
         table = self._cache.get(key)
         if table is None:
@@ -265,6 +267,12 @@ class Optimizers:
                 inner = self.kwarg(call, "module", 0)
                 if isinstance(inner, ast.AST):
                     table.setdefault(_expr_key(_strip_moves(inner)), []).append((call, cctx))
+            if self.project_lookup is not None:  # model = strategy.wrap_model(model): a project wrap
+                for call, cctx in self.calls:
+                    if call.args and type(call.args[0]) is not ast.Starred and self.call_name(call, cctx) is None \
+                            and self.in_xla_code(cctx) and self._helper_call(call, cctx) \
+                            and self.callee_agree(call, cctx, "returns_wrap") == kind:
+                        table.setdefault(_expr_key(_strip_moves(call.args[0])), []).append((call, cctx))
         return table
 
     def _module_values(self, expr, ctx) -> list | None:

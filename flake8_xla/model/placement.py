@@ -399,10 +399,11 @@ class Placement:
                 continue
             if not self._helper_call(call, c):
                 continue
-            helper = self.project_helper(call.func, c)
-            if helper is None or helper.moves_param < 0:
+            helpers = self.callee_helpers(call, c)  # (every target moves the same parameter)
+            moved = {h.moves_param - (1 if "." in h.qual else 0) for h in helpers or ()}  # a method: without self
+            if not helpers or len(moved) != 1 or any(h.moves_param < 0 for h in helpers):
                 continue
-            index = helper.moves_param - (1 if "." in helper.qual else 0)  # a method: without self
+            index = moved.pop()
             args = call.args
             if 0 <= index < len(args) and not any(type(a) is ast.Starred for a in args[:index + 1]) \
                     and type(args[index]) is ast.Name and args[index].id == name:

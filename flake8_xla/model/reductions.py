@@ -264,10 +264,26 @@ class Reductions:
 
     _MODEL_NAME = re.compile(r"(?i)model|net|module")
 
+    def _rewrapping_call(self, call: ast.Call, ctx) -> bool:
+        """A call whose code is not seen here and may wrap the model it is handed: a
+        function imported from another module (not torch, not the standard library), or a
+        method of an object (``strategy.wrap_model(model)``, ``accelerator.prepare(model)``)
+        that is no torch API. Project code the project knows (:meth:`callee_helpers`)
+        wraps when one function it may run returns a wrapped module (``returns_wrap``)."""
+        if not (self._imported_helper(call, ctx) or (
+                type(call.func) is ast.Attribute and self.call_name(call, ctx) is None
+                and type(call.func.value) in (ast.Name, ast.Attribute))):
+            return False
+        helpers = self.callee_helpers(call, ctx) if self.project_lookup is not None else None
+        if helpers:  # project code: what it returns says whether it wraps
+            return any(h.returns_wrap for h in helpers)
+        return True
+
     def rewrapped_by_import(self) -> bool:
         """``model = wrap(model)`` (or ``self.model = wrap(self.model)``) in XLA-on code with
-        ``wrap`` imported from another module (not torch, not the standard library): it may
-        wrap the model in DDP or FSDP, which cannot be seen."""
+        ``wrap`` imported from another module (not torch, not the standard library) or a
+        method of an object (``model = strategy.wrap_model(model)``): it may wrap the model
+        in DDP or FSDP, which cannot be seen."""
         if "rewrapped" in self._cache:
             return self._cache["rewrapped"]
         result = False
@@ -283,14 +299,14 @@ class Reductions:
                 for _, kind, target, b_ctx in entries:
                     if kind == "value" and type(target) is ast.Call and b_ctx is not None \
                             and (name in modules or self._MODEL_NAME.search(name)) \
-                            and self._imported_helper(target, b_ctx) and self._passes(target, name) \
+                            and self._rewrapping_call(target, b_ctx) and self._passes(target, name) \
                             and self.in_xla_code(b_ctx):
                         result = True
                         break
         if not result:
             for cls in self.classes:
                 for attr, assigned in cls.attrs.items():
-                    if any(type(v) is ast.Call and c is not None and self._imported_helper(v, c)
+                    if any(type(v) is ast.Call and c is not None and self._rewrapping_call(v, c)
                            and self._passes(v, attr) and self.in_xla_code(c) for v, c in assigned):
                         result = True
         self._cache["rewrapped"] = result

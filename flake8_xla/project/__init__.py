@@ -854,6 +854,27 @@ class _Callers:
     calls: dict[str, list[CallFacts]]  # qual -> calls and references, importer by importer
     unread: frozenset[str]  # identifiers of importers not summarised (no torch_xla in their text)
     unknown: bool  # an importer that names torch_xla could not be summarised
+    where: dict[int, str] = dataclasses.field(default_factory=dict)  # id(call) -> the importer's file
+
+
+def _xla_caller(file: str, caller: str, files: ProjectFiles, settings: Settings) -> bool:
+    """The function ``caller`` (a qual; ``""``: the module level) of module ``file`` runs as
+    XLA code: the module launches it (or a function that calls it) itself, the project's
+    launched code reaches it, or it is the module level of a torch_xla script. True when
+    the module cannot be read (unknown keeps the call)."""
+    s = summary_of(Path(file), files, settings)
+    if s is None:
+        return True
+    if not caller:
+        return s.uses_torch_xla
+    head = caller
+    while True:  # a nested function runs where its outermost function runs
+        if head in s.launched_multi or head in s.launched_single or head in s.script_roots \
+                or head in _reach_index(files, settings).get(file, {}):
+            return True
+        if "." not in head:
+            return False
+        head = head.rsplit(".", 1)[0]
 
 
 def callers_lookup(filename: str | None, settings: Settings):
@@ -873,7 +894,9 @@ def callers_lookup(filename: str | None, settings: Settings):
     (:func:`_called_elsewhere`), and for a method also a base class's ``self.m(...)`` in
     another module's loop on an object of its class (:func:`_self_site_calls`); with
     ``reiterated``, only the calls (and such ``self.m(...)``) whose result is iterated once
-    per pass of an enclosing loop (``CallFacts.reiterated``). ``None`` instead of a
+    per pass of an enclosing loop (``CallFacts.reiterated``); with ``xla_only``, only the
+    calls made where XLA code runs (:func:`_xla_caller`: a CPU debug script's
+    ``Trainer(CPUStrategy())`` says nothing of the XLA run's strategy). ``None`` instead of a
     function when project mode is off or the file is unknown.
 
     The module's importers (its text's import statements, and those of the package
@@ -886,8 +909,18 @@ def callers_lookup(filename: str | None, settings: Settings):
     path, files = found
     found: _Callers | None = None
 
-    def lookup(qual: str, partial: bool = False, step_only: bool = False, reiterated: bool = False):
+    def lookup(qual: str, partial: bool = False, step_only: bool = False, reiterated: bool = False,
+               xla_only: bool = False):
         nonlocal found
+        if xla_only:  # the calls made where XLA code runs (a CPU script's call is no XLA run's)
+            if found is None:
+                found = _callers_of(path, files, settings)
+            calls = lookup(qual, partial=partial)
+            if calls is None:
+                return None
+            where = found.where
+            return tuple(c for c in calls if id(c) not in where or getattr(c, "launched", False)
+                         or _xla_caller(where[id(c)], c.caller, files, settings))
         if reiterated:  # (a one-shot iterable it returns is spent after one pass there)
             selves = _self_site_calls(files, settings).get(str(path), {}).get(qual, ()) if "." in qual else ()
             calls = tuple(c for c in selves if c.reiterated)
@@ -1138,6 +1171,7 @@ def _callers_of(path: Path, files: ProjectFiles, settings: Settings) -> _Callers
                         nxt.append(q)  # a package that may re-export: its importers call through it
         level = nxt
     calls: dict[str, list[CallFacts]] = {}
+    where: dict[int, str] = {}
     unread: set[str] = set()
     unknown = False
     for q in sorted(importers):
@@ -1156,7 +1190,8 @@ def _callers_of(path: Path, files: ProjectFiles, settings: Settings) -> _Callers
             file, qual = _reexported(cf.target, files, settings)
             if file == str(path):
                 calls.setdefault(qual, []).append(cf)
-    found = _CALLERS[key] = _Callers(calls, frozenset(unread), unknown)
+                where[id(cf)] = str(q)
+    found = _CALLERS[key] = _Callers(calls, frozenset(unread), unknown, where)
     return found
 
 

@@ -106,6 +106,9 @@ class CallFacts:
     #: what the call returns is iterated once per pass of an enclosing loop that does not
     #: hold the call (the model's ``reiterated_calls``): a one-shot iterable is spent after one
     reiterated: bool = False
+    #: a launch (``torch_xla.launch(worker, args=(cfg,))``, a project launch wrapper): the
+    #: callee runs as XLA code in the launched processes, wherever the launch is made
+    launched: bool = False
 
     def argument(self, index: int | None, name: str) -> ArgFacts | None:
         """What this call passes for parameter ``name`` at position ``index`` (``None`` for
@@ -223,7 +226,7 @@ def describe_self_sites(model, func, resolve, path: str, classes=None) -> tuple[
             calls.append((call, ctx))
     if not calls:
         return ()
-    site = _Site(resolve, path, classes)
+    site = _Site(resolve, path, classes, getattr(classes, "files", None))
     out = []
     for call, ctx in calls:
         args, kwargs, splat = _describe_arguments(model, call, ctx, site)
@@ -261,7 +264,7 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
     out: list[CallFacts] = []
     call_funcs: set[int] = set()
     quals = model.function_quals()
-    site = _Site(resolve, path, classes)
+    site = _Site(resolve, path, classes, getattr(classes, "files", None))
     own = {c.name for c in model.classes if c.ctx.func is None and c.ctx.scope is model.module_scope}
     for call, ctx in model.calls:
         f = call.func
@@ -274,12 +277,14 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
         local = False
         if root.id in bindings:
             target = resolve(chain_parts(f))
-        elif f is root or type(f.value) is ast.Name:
+        elif f is root:
             target = _instance_forward(model, f, ctx, site)  # model(x): the forward of its class
-            if target is None and f is root and f.id in own and model.class_named(f.id, ctx) is not None:
+            if target is None and f.id in own and model.class_named(f.id, ctx) is not None:
                 target, local = (path, f.id), True  # Loop([Cb1(), Cb2()]): a class of this module
         else:
-            continue
+            target = _instance_method(model, f, ctx, site)  # self.logger.log(step, loss)
+            if target is None and type(f.value) is ast.Name:
+                target = _instance_forward(model, f, ctx, site)
         if target is None:
             continue
         args, kwargs, splat = _describe_arguments(model, call, ctx, site)
@@ -361,9 +366,22 @@ def _launch_calls(model, resolve, site: "_Site", quals: dict, seen: set[int]) ->
             args.append(ArgFacts(INSTANCE, refs=(cls,)))
             splat = True
         seen.add(id(target))
-        out.append(CallFacts(ref, call.lineno, tuple(args), (), splat,
+        out.append(CallFacts(ref, call.lineno, tuple(args), (), splat, launched=True,
                              caller=quals.get(id(ctx.func), "") if ctx.func is not None else ""))
     return out
+
+
+def _instance_method(model, func: ast.AST, ctx, site: "_Site") -> Ref | None:
+    """``(file, "Cls.m")`` when ``func`` is ``obj.m`` and ``obj`` holds an instance of class
+    ``Cls`` of another project module (the model's ``instance_class``: ``saver =
+    Saver(dir)``, ``self.logger = MetricLogger()`` in ``__init__``, a project builder's
+    class); else ``None``. A method ``Cls`` inherits resolves where the index looks it up."""
+    if type(func) is not ast.Attribute or type(func.value) not in (ast.Name, ast.Attribute):
+        return None
+    target = _class_ref(model, func.value, ctx, site)
+    if target is None or target[0] == site.path or "." in target[1]:
+        return None
+    return (target[0], f"{target[1]}.{func.attr}")
 
 
 def _instance_forward(model, func: ast.AST, ctx, site: "_Site") -> Ref | None:
@@ -520,6 +538,9 @@ class _Site:
     resolve: object
     path: str
     classes: object = None
+    #: the project's ProjectFiles, to read factories from (``classes.files``, set by the
+    #: summary), or None
+    files: object = None
 
 
 def _class_ref(model, expr: ast.AST, ctx, site: _Site) -> Ref | None:
@@ -529,14 +550,49 @@ def _class_ref(model, expr: ast.AST, ctx, site: _Site) -> Ref | None:
     builder function such as ``build_model()`` returns)."""
     got = model.instance_class(expr, ctx)
     if got is None:
-        return None
+        return _factory_ref(model, expr, ctx, site)
     if got[0] == "local":
         cls = got[1]
         return (site.path, cls.name) if site.path and cls.ctx.func is None and cls.ctx.scope.kind == "module" else None
     target = site.resolve(got[1])
     if target is None or "." in target[1]:
         return None
-    return site.classes(target) if site.classes is not None else target
+    if site.classes is None:
+        return target
+    return site.classes(target) or _factory_ref(model, expr, ctx, site)  # get_strategy("xla")
+
+
+def _factory_ref(model, expr: ast.AST, ctx, site: _Site) -> Ref | None:
+    """The project class a call of another module's factory builds for the constants it is
+    given (``strategy = get_strategy("xla", grad_clip=1.0)``: the ``name == "xla"``
+    branch's ``XLAStrategy``, :func:`~.defs.factory_class`), for ``expr`` the call or a
+    name bound to it alone; else ``None``."""
+    from .defs import factory_class  # (defs reads summaries' helpers: imported when used)
+
+    call = expr
+    if type(expr) in (ast.Name, ast.Attribute):
+        single = model.single_value(expr, ctx)
+        if single is None:
+            return None
+        call, ctx = single
+    if type(call) is not ast.Call or site.files is None:
+        return None
+    parts = chain_parts(call.func)
+    target = site.resolve(parts) if parts is not None else None
+    if target is None or "." in target[1]:
+        return None
+    args = []
+    for a in call.args:
+        if type(a) is ast.Starred:
+            break
+        got = model.const(a, ctx)
+        args.append(got if type(got) in (str, int, float, bool) else None)
+    kwargs = {}
+    for k in call.keywords:
+        got = model.const(k.value, ctx) if k.arg else None
+        if k.arg and type(got) in (str, int, float, bool):
+            kwargs[k.arg] = got
+    return factory_class(target, tuple(args), kwargs, site.files)
 
 
 def _instances(model, expr: ast.AST, ctx, site: _Site) -> ArgFacts | None:
@@ -684,7 +740,7 @@ def describe_dispatches(model, resolve, path: str, classes=None) -> tuple[Dispat
         found.append((call, ctx, qual, origin, receiver))
     if not found:
         return ()
-    site = _Site(resolve, path, classes)
+    site = _Site(resolve, path, classes, getattr(classes, "files", None))
     out = []
     for call, ctx, qual, (func, param, element), receiver in found:
         args, kwargs, splat = _describe_arguments(model, call, ctx, site)

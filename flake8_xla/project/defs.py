@@ -520,3 +520,101 @@ def _external_imports(tree: ast.Module) -> dict[str, str]:
                 if a.name != "*":
                     out[a.asname or a.name] = f"{node.module}.{a.name}"
     return out
+
+
+_FACTORIES: dict[tuple, tuple | None] = {}
+
+
+def _factory_table(path: Path, name: str, files: ProjectFiles) -> tuple | None:
+    """``(params, branches)`` of the top-level function ``name`` of the module at ``path``
+    when it is a factory that picks a class by a parameter's constant: each top-level ``if``
+    of its body testing ``param == <literal>`` (``or``-ed tests too) whose block returns one
+    call of a class (``return XLAStrategy(**kwargs)``, the class bound by the module's
+    imports or by an import inside the block: ``from .xla import XLAStrategy``) gives a
+    branch ``(param, literals, class ref)``; a last plain ``return Cls(...)`` gives the
+    branch ``(None, (), ref)`` the other values reach. ``None`` when it is no such
+    function. Once per file state and name."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    key = (str(path), st.st_size, st.st_mtime_ns, name)
+    if key in _FACTORIES:
+        return _FACTORIES[key]
+    _FACTORIES[key] = None
+    tree = parse_module(path)
+    func = next((n for n in getattr(tree, "body", ()) if type(n) is ast.FunctionDef and n.name == name), None)
+    if func is None:
+        return None
+    index = _index(path, files)
+    params = tuple(a.arg for a in func.args.posonlyargs + func.args.args)
+    branches = []
+
+    def built(block: list) -> Ref | None:
+        ret = block[-1] if block else None
+        if type(ret) is not ast.Return or type(ret.value) is not ast.Call:
+            return None
+        parts = chain_parts(ret.value.func)
+        if parts is None:
+            return None
+        local = [n for n in block if type(n) in (ast.Import, ast.ImportFrom)]
+        bindings = dict(index[2])
+        if local:
+            bindings.update(_import_bindings(path, ast.Module(body=local, type_ignores=[]), files))
+        if len(parts) == 1 and parts[0] in index[0] and parts[0] not in bindings:
+            return (str(path), parts[0])
+        ref = resolve_chain(parts, bindings, files)
+        return ref if ref is not None and "." not in ref[1] else None
+
+    for stmt in func.body:
+        if type(stmt) is ast.If:
+            tests = stmt.test.values if type(stmt.test) is ast.BoolOp and type(stmt.test.op) is ast.Or \
+                else [stmt.test]
+            param, values = None, []
+            for test in tests:
+                if type(test) is not ast.Compare or len(test.ops) != 1 or type(test.ops[0]) is not ast.Eq \
+                        or type(test.left) is not ast.Name or test.left.id not in params \
+                        or type(test.comparators[0]) is not ast.Constant or (param not in (None, test.left.id)):
+                    param = None
+                    break
+                param = test.left.id
+                values.append(test.comparators[0].value)
+            ref = built(stmt.body) if param is not None else None
+            if ref is not None:
+                branches.append((param, tuple(values), ref))
+        elif type(stmt) is ast.Return:
+            ref = built([stmt])
+            if ref is not None:
+                branches.append((None, (), ref))
+            break
+    found = _FACTORIES[key] = (params, tuple(branches)) if branches else None
+    return found
+
+
+def factory_class(ref: Ref, args: tuple, kwargs: dict, files: ProjectFiles) -> Ref | None:
+    """The project class a call of factory ``ref`` (``(file, "get_strategy")``) builds when
+    its arguments select one branch (:func:`_factory_table`): ``args`` the literal values
+    of its positional arguments (``None`` for one that is no literal: unknown), ``kwargs``
+    those of its keyword arguments. The first branch whose parameter's value is one of its
+    literals; a plain last ``return`` when every branch before it tests a known value that
+    fails. ``None`` when unknown (a value not seen, no branch taken). Never raises."""
+    try:
+        file, name = ref
+        table = _factory_table(Path(file), name, files)
+        if table is None:
+            return None
+        params, branches = table
+        given = dict(kwargs)
+        for i, value in enumerate(args):
+            if i < len(params) and value is not None:
+                given.setdefault(params[i], value)
+        for param, values, cls in branches:
+            if param is None:
+                return cls
+            if param not in given:
+                return None  # the value deciding this branch is unknown
+            if given[param] in values:
+                return cls
+        return None
+    except (Exception, RecursionError):
+        return None

@@ -291,13 +291,15 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
     def classes(ref: Ref) -> Ref | None:
         return instance_class(ref, files)
 
+    classes.files = files  # (the described calls read factories: callers._factory_ref)
+
     calls_into = describe_calls(model, resolver, bindings, str(path), classes)
     handed: dict[str, list[Ref]] = {}  # qual -> classes whose instances its calls hand on, forwards it runs
     for cf in calls_into:
         if not cf.caller:
             continue
-        if not cf.escape and cf.target[1].endswith(".forward"):
-            handed.setdefault(cf.caller, []).append(cf.target)  # model(x) on an instance of a project class
+        if not cf.escape and "." in cf.target[1] and not cf.launched:
+            handed.setdefault(cf.caller, []).append(cf.target)  # model(x), obj.m() on an instance of a project class
         for a in list(cf.args) + [a for _, a in cf.kwargs]:
             if a.refs:
                 handed.setdefault(cf.caller, []).extend(a.refs)
@@ -639,10 +641,23 @@ def _returns_loader(model, func) -> str:
     return kinds.pop() if len(kinds) == 1 and next(iter(kinds)) in ("plain", "device") else ""
 
 
-def _moved_param(model, func, value: ast.AST, ctx) -> tuple[int, str] | None:
+def _moved_param(model, func, value: ast.AST, ctx, depth: int = 0) -> tuple[int, str] | None:
     """``(index, where)`` when ``value`` is ``p.to(D)`` for a parameter ``p`` of ``func``
-    that nothing rebinds, with ``D`` a device that may be the XLA device (``"xla"``) or
-    ``self.m()`` in a method (``"self.m"``); else None."""
+    (read where the parameter is its only binding), with ``D`` a device that may be the XLA
+    device (``"xla"``) or ``self.m()`` in a method (``"self.m"``), also wrapped by DDP, FSDP
+    or ``torch.compile`` and through a name bound once to it (``model =
+    model.to(self.device)``; ``return DDP(model, ...)``); else None."""
+    if depth > 4 or value is None or ctx is None:
+        return None
+    if type(value) is ast.Name:
+        bindings = model.read_bindings(value, ctx)
+        if bindings and len(bindings) == 1 and bindings[0][1] == "value":
+            single = model.single_value(value, ctx)
+            return _moved_param(model, func, *single, depth + 1) if single is not None else None
+        return None
+    if type(value) is ast.Call and (model.call_name(value, ctx) or "").startswith(model._FORWARDING_WRAPPERS):
+        inner = model.kwarg(value, "model" if model.call_name(value, ctx) == "torch.compile" else "module", 0)
+        return _moved_param(model, func, inner, ctx, depth + 1) if isinstance(inner, ast.AST) else None
     if type(value) is not ast.Call or type(value.func) is not ast.Attribute or value.func.attr != "to" \
             or type(value.func.value) is not ast.Name:
         return None

@@ -686,18 +686,12 @@ def _helper_saves(model) -> list:
             if helper is None or not _saving(helper):
                 continue  # (asked first: the guard walk below is dearer than a cached lookup)
             helpers = (helper,)
-        elif type(f) is ast.Attribute and type(f.value) is ast.Name and ctx.func is not None:
+        elif type(f) is ast.Attribute and type(f.value) in (ast.Name, ast.Attribute) and ctx.func is not None:
             if not model.replica_guarded_sites(call, ctx):
                 continue  # reported only where a replica test guards it (check's loop)
-            helpers = None
-            values = model.values(f.value, ctx)  # saver = CheckpointSaver(...); saver.save(...)
-            if values and len(values) == 1 and type(values[0][0]) is ast.Call and values[0][1] is not None:
-                if model._import_chain(values[0][0].func, values[0][1]) is None:
-                    continue
-                helper = model.project_helper(values[0][0].func, values[0][1], method=f.attr)
-                helpers = (helper,) if helper is not None else None
-            elif values is None and model.receiver_origin(f.value, ctx) is not None:
-                helpers = model.param_object_helpers(call, ctx)
+            # saver = CheckpointSaver(...); saver.save(...), trainer.save_model(path) in a
+            # callback, self.strategy.save_checkpoint(...) with the strategy the callers pass
+            helpers = model.callee_helpers(call, ctx)
             if not helpers or not all(_saving(h) for h in helpers):
                 continue
         else:

@@ -84,7 +84,11 @@ def _is_logging(model, call, ctx) -> bool:
         return q.startswith("logging.")
     base = f.value
     ident = base.id if type(base) is ast.Name else base.attr if type(base) is ast.Attribute else ""
-    return bool(_LOGGER.fullmatch(ident.lower()))
+    if not _LOGGER.fullmatch(ident.lower()):
+        return False
+    # a logger of a project class (self.logger = MetricLogger()): its method is known code,
+    # whose own reads are reported there (project mode), not a library sink here
+    return model.project_lookup is None or not model.callee_helpers(call, ctx)
 
 
 #: what a call's spelling must show to be one of the reads :func:`host_reads` looks for

@@ -609,6 +609,9 @@ def _direct_step_loop(model, loop) -> bool:
                 if not ctx.loops or ctx.loops[-1] is not loop:
                     continue
                 if model._is_step_marker(call, ctx):
+                    if model.project_lookup is not None and model._helper_call(call, ctx) \
+                            and not model.callee_agree(call, ctx, "steps_once"):
+                        continue  # train_one_epoch(...) of another module: it loops over the steps itself
                     result = True
                     break
                 targets = model.function_of(call.func, ctx)
