@@ -24,11 +24,8 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("q2", "accel/tpu.py", 25, "XLA402"): HOOK_VALUES + ": the launch index handed through `engine.worker` to `setup`",
     ("q2", "accel/tpu.py", 46, "XLA108"): RETURNED + ": the DDP model `backend.wrap_model()` returns (an inherited method)",
     ("q2", "modeling.py", 37, "XLA502"): RETURNED + ": `forward` of the model a backend method returns wrapped in DDP",
-    ("q3", "cbtrain/guards.py", 13, "XLA502"): HANDLER,
     ("q3", "cbtrain/guards.py", 23, "XLA203"): HANDLER,
     ("q3", "cbtrain/metrics.py", 21, "XLA504"): HANDLER + ": the timer starts and stops in two callbacks",
-    ("q3", "cbtrain/metrics.py", 51, "XLA501"): HANDLER,
-    ("q3", "cbtrain/metrics.py", 74, "XLA507"): HANDLER,
     ("q3", "train_tpu.py", 34, "XLA205"): "the seed `cfg.seed + index` with no reduction wrapper seen: the Learner steps with "
                                           "xm.optimizer_step in another module",
     ("q4", "src/vitpod/distributed.py", 10, "XLA003"): "a module-level runtime call run at import time by the launching "

@@ -217,9 +217,11 @@ FRAMEWORK_TRAIN = 'import torch\nimport torch_xla\nimport torch_xla.core.xla_mod
 def test_callbacks_of_a_trainer_module_without_torch_xla_run_in_the_step(tmp_path):
     write(tmp_path, {"pyproject.toml": "", "engine.py": FRAMEWORK, "callbacks.py": FRAMEWORK_CALLBACKS,
                      "train.py": FRAMEWORK_TRAIN})
-    # engine.py:15 the plain optimizer.step() of multi-process launched code (XLA201)
-    assert lint_all(tmp_path) == {("callbacks.py", 3, "XLA501"), ("engine.py", 15, "XLA201")}
-    assert lint(tmp_path, "callbacks.py") == {("callbacks.py", 3, "XLA501")}
+    # engine.py:15 the plain optimizer.step() of multi-process launched code (XLA201);
+    # callbacks.py:8 Guard's `if loss > 10:` tests the step's device loss (XLA502)
+    assert lint_all(tmp_path) == {("callbacks.py", 3, "XLA501"), ("callbacks.py", 8, "XLA502"),
+                                  ("engine.py", 15, "XLA201")}
+    assert lint(tmp_path, "callbacks.py") == {("callbacks.py", 3, "XLA501"), ("callbacks.py", 8, "XLA502")}
 
 
 def test_callbacks_only_a_cpu_script_hands_to_that_trainer(tmp_path):
@@ -278,4 +280,5 @@ def test_a_framework_trainer_that_never_names_torch(tmp_path):
     assert "torch" not in engine
     write(tmp_path, {"pyproject.toml": "", "engine.py": engine, "callbacks.py": FRAMEWORK_CALLBACKS,
                      "train.py": FRAMEWORK_TRAIN})
-    assert {f for f in lint_all(tmp_path) if f[0] == "callbacks.py"} == {("callbacks.py", 3, "XLA501")}
+    assert {f for f in lint_all(tmp_path) if f[0] == "callbacks.py"} == {("callbacks.py", 3, "XLA501"),
+                                                                           ("callbacks.py", 8, "XLA502")}

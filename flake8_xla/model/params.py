@@ -302,7 +302,8 @@ class Params:
                 return None
             return self.receiver_origin(*single, _depth + 1)
         if t is ast.Call and type(expr.func) is ast.Name and expr.func.id in self._SAME_ELEMENTS \
-                and len(expr.args) == 1 and not expr.keywords and self.lookup(expr.func.id, ctx, None) is None:
+                and len(expr.args) == 1 and all(k.arg in ("key", "reverse") for k in expr.keywords) \
+                and self.lookup(expr.func.id, ctx, None) is None:  # (sorted(cbs, key=...): the same elements)
             inner = self.receiver_origin(expr.args[0], ctx, _depth + 1)
             return inner if inner is not None and not inner[2] else None
         if t is ast.BoolOp and type(expr.op) is ast.Or and len(expr.values) == 2 \

@@ -23,7 +23,7 @@ import stat
 from pathlib import Path
 
 from ..settings import Settings
-from .callers import INSTANCE, INSTANCES, CallFacts
+from .callers import INSTANCE, INSTANCES, PARAM, ArgFacts, CallFacts
 from . import cache, constants, defs
 from .defs import NOTHING, DefFacts, def_facts
 from .files import ProjectFiles, read_bytes, read_text, root_from
@@ -174,6 +174,9 @@ def clear_cache() -> None:
     _HELPERS.clear()
     _NODES.clear()
     _CALLERS.clear()
+    _BY_FILE.clear()
+    _STEP_CODE.clear()
+    _RESOLVED.clear()
     _DISPATCHED.clear()
     _IMPORTER_DISPATCHED.clear()
     _SELF_SITES.clear()
@@ -911,11 +914,16 @@ def callers_lookup(filename: str | None, settings: Settings):
 
     def lookup(qual: str, partial: bool = False, step_only: bool = False, reiterated: bool = False,
                xla_only: bool = False):
+        calls = raw(qual, partial, step_only, reiterated, xla_only)
+        return calls if calls is None else tuple(_resolve_call(c, files, settings) for c in calls)
+
+    def raw(qual: str, partial: bool = False, step_only: bool = False, reiterated: bool = False,
+            xla_only: bool = False):
         nonlocal found
         if xla_only:  # the calls made where XLA code runs (a CPU script's call is no XLA run's)
             if found is None:
                 found = _callers_of(path, files, settings)
-            calls = lookup(qual, partial=partial)
+            calls = raw(qual, partial=partial)
             if calls is None:
                 return None
             where = found.where
@@ -933,8 +941,11 @@ def callers_lookup(filename: str | None, settings: Settings):
             if qual.count(".") > 1 or not _called_elsewhere(path, qual.rsplit(".", 1)[-1], files):
                 return ()
             if "." in qual:
+                if found is None:
+                    found = _callers_of(path, files, settings)
                 return tuple(c for c in _dispatched_to(path, qual, files, settings) if c.in_step) \
-                    + _self_site_calls(files, settings).get(str(path), {}).get(qual, ())
+                    + _self_site_calls(files, settings).get(str(path), {}).get(qual, ()) \
+                    + tuple(c for c in found.calls.get(qual, ()) if c.in_step)  # self.cbs.on_step_end(self)
         if found is None:
             found = _callers_of(path, files, settings)
         if not partial and (found.unknown or qual.rsplit(".", 1)[-1] in found.unread):
@@ -1116,9 +1127,14 @@ def _importer_dispatches(imp: Path, method: str, files: ProjectFiles, settings: 
         if d.classes and d.method in methods:
             for ref in _runs(d.classes, method, files, settings):
                 add(ref, CallFacts(ref, d.line, d.args, d.kwargs, d.splat, in_step=d.in_step, gated=d.gated), None)
-    for cf in s.calls_into if s is not None and handed else ():
-        passed = [(i, None, a) for i, a in enumerate(cf.args) if a.kind in (INSTANCE, INSTANCES)]
-        passed += [(None, k, a) for k, a in cf.kwargs if a.kind in (INSTANCE, INSTANCES)]
+    # (call, what it passes, the importer credited): a call handing on what an earlier one
+    # passed to its function's parameter (Learner(callbacks=...) -> CallbackHandler(callbacks))
+    # continues the walk, a bounded number of hops
+    todo = [(cf, [(i, None, a) for i, a in enumerate(cf.args) if a.kind in (INSTANCE, INSTANCES)]
+             + [(None, k, a) for k, a in cf.kwargs if a.kind in (INSTANCE, INSTANCES)], imp, 0)
+            for cf in (s.calls_into if s is not None and handed else ())]
+    while todo:
+        cf, passed, origin, hops = todo.pop()
         if not passed:
             continue
         file, target = _reexported(cf.target, files, settings)
@@ -1128,17 +1144,142 @@ def _importer_dispatches(imp: Path, method: str, files: ProjectFiles, settings: 
         shift = 0
         if "." not in target and other.cls(target) is not None:
             target, shift = target + ".__init__", 1  # a constructor call: __init__'s parameters
+        params = other.function(target).params if other.function(target) is not None else ()
         for d in other.dispatches:
             if d.origin != target or d.method not in methods:
                 continue
             for i, k, a in passed:
                 if d.element == (a.kind == INSTANCES) and (k == d.param or (i is not None and i + shift == d.index)):
-                    call = CallFacts((), d.line, d.args, d.kwargs, d.splat, in_step=d.in_step, gated=d.gated,
-                                     on_device=a.name == "device")
+                    step, gated = _dispatch_step(d, file, files, settings)
+                    call = CallFacts((), d.line, tuple(resolve_arg(x, files, settings) for x in d.args),
+                                     tuple((n, resolve_arg(x, files, settings)) for n, x in d.kwargs), d.splat,
+                                     in_step=step, gated=gated, on_device=a.name == "device")
                     for ref in _runs(a.refs, method, files, settings):
-                        add(ref, dataclasses.replace(call, target=ref), imp)
+                        add(ref, dataclasses.replace(call, target=ref), origin)
                     break
+        if hops >= MAX_HAND_ON:
+            continue
+        names = {}
+        for i, k, a in passed:  # the parameter of `target` each one arrives in
+            name = k if k is not None else params[i + shift] if i is not None and i + shift < len(params) else None
+            if name is not None:
+                names[name] = a
+        for onward in other.calls_into:
+            if onward.caller != target or onward.escape:
+                continue
+            again = [(j, None, names[x.name]) for j, x in enumerate(onward.args)
+                     if x.kind == PARAM and x.name in names and x.refs[0] == (file, target)]
+            again += [(None, n, names[x.name]) for n, x in onward.kwargs
+                      if x.kind == PARAM and x.name in names and x.refs[0] == (file, target)]
+            if again:
+                todo.append((onward, again, None, hops + 1))  # (None: the instances were built elsewhere)
     return found
+
+
+#: how many calls a list of instances is followed through, from the call that builds it to
+#: the one whose function dispatches on it (``Learner(callbacks=...)`` then
+#: ``CallbackHandler(callbacks)``: one hop)
+MAX_HAND_ON = 3
+
+
+def _dispatch_step(d, file: str, files: ProjectFiles, settings: Settings) -> tuple[bool, bool]:
+    """``(in_step, gated)`` of dispatched call ``d`` of the module in ``file``: its own
+    (a step loop of its function), or its function's (:attr:`~.callers.DispatchFacts.caller`)
+    when another module's step runs that function once per step
+    (``self.cbs.on_step_end(self)`` in the learner's step loop runs the handler's
+    ``on_step_end``, whose loop over the callbacks calls each one's)."""
+    if d.in_step or not d.caller:
+        return d.in_step, d.gated
+    calls = _step_code_calls(file, d.caller, files, settings)
+    return (bool(calls), bool(calls) and all(c.gated for c in calls))
+
+
+_STEP_CODE: dict[tuple, tuple] = {}
+
+
+def _step_code_calls(file: str, qual: str, files: ProjectFiles, settings: Settings) -> tuple:
+    """The calls of other modules that run function ``qual`` of ``file`` once per training
+    step (:func:`callers_lookup` with ``step_only``); memoised, ``()`` while asked (a cycle)."""
+    key = (file, qual, settings)
+    if key in _STEP_CODE:
+        return _STEP_CODE[key]
+    _STEP_CODE[key] = ()
+    lookup = callers_lookup(file, settings)
+    found = ()
+    if lookup is not None:
+        try:
+            found = tuple(lookup(qual, step_only=True) or ())
+        except (Exception, RecursionError):
+            found = ()
+    _STEP_CODE[key] = found
+    return found
+
+
+_RESOLVED: dict[tuple, ArgFacts] = {}
+_UNKNOWN = ArgFacts("unknown")
+#: how many functions a parameter handed on as it came is followed back through
+MAX_PARAM_DEPTH = 4
+
+
+def resolve_arg(arg: ArgFacts, files: ProjectFiles, settings: Settings, depth: int = 0) -> ArgFacts:
+    """What a :data:`~.callers.PARAM` argument is: what every caller of its function passes
+    for that parameter, where XLA code runs (the calls :func:`callers_lookup` gives with
+    ``xla_only``), when they agree (instances of project classes join their classes); else
+    unknown. Any other argument as it is. Followed :data:`MAX_PARAM_DEPTH` functions back,
+    memoised per (function, parameter)."""
+    if arg.kind != PARAM or not arg.refs:
+        return arg
+    file, qual = arg.refs[0]
+    key = (file, qual, arg.name, settings)
+    if key in _RESOLVED:
+        return _RESOLVED[key]
+    _RESOLVED[key] = _UNKNOWN  # (a cycle of functions handing it on: unknown)
+    found = _UNKNOWN
+    s = summary_of(Path(file), files, settings) if depth < MAX_PARAM_DEPTH else None
+    f = s.function(qual) if s is not None else None
+    if f is not None and arg.name in f.params:
+        index = f.params.index(arg.name)
+        head, _, last = qual.rpartition(".")
+        asked = qual
+        if head and s.cls(head) is not None:
+            index -= 1  # a method's callers pass no self
+            if last == "__init__":
+                asked = head  # Learner(...) fills __init__
+        lookup = callers_lookup(file, settings)
+        calls = lookup(asked, partial=True, xla_only=True) if lookup is not None else None
+        values = []
+        for c in calls or ():
+            a = c.argument(index, arg.name)
+            if a is None:
+                values = []
+                break
+            values.append(resolve_arg(a, files, settings, depth + 1))
+        found = _join(values)
+    _RESOLVED[key] = found
+    return found
+
+
+def _join(values: list) -> ArgFacts:
+    """The one argument fact ``values`` agree on (instances join their classes), else unknown."""
+    if not values or any(v.kind in ("unknown", PARAM) for v in values):
+        return _UNKNOWN
+    first = values[0]
+    if first.kind in (INSTANCE, INSTANCES):
+        if any(v.kind != first.kind for v in values):
+            return _UNKNOWN
+        refs = tuple(dict.fromkeys(r for v in values for r in v.refs))
+        name = first.name if all(v.name == first.name for v in values) else ""
+        return ArgFacts(first.kind, name, refs=refs)
+    return first if all(v == first for v in values) else _UNKNOWN
+
+
+def _resolve_call(cf, files: ProjectFiles, settings: Settings):
+    """``cf`` (a :class:`CallFacts`) with its :data:`~.callers.PARAM` arguments resolved
+    (:func:`resolve_arg`); itself when it has none."""
+    if not any(a.kind == PARAM for a in cf.args) and not any(a.kind == PARAM for _, a in cf.kwargs):
+        return cf
+    return dataclasses.replace(cf, args=tuple(resolve_arg(a, files, settings) for a in cf.args),
+                               kwargs=tuple((n, resolve_arg(a, files, settings)) for n, a in cf.kwargs))
 
 
 _RUNS: dict[tuple, frozenset] = {}
@@ -1186,12 +1327,27 @@ def _callers_of(path: Path, files: ProjectFiles, settings: Settings) -> _Callers
         if s is None:
             unknown = True
             continue
+        for qual, cf in _calls_by_file(q, s, files, settings).get(str(path), ()):
+            calls.setdefault(qual, []).append(cf)
+            where[id(cf)] = str(q)
+    found = _CALLERS[key] = _Callers(calls, frozenset(unread), unknown, where)
+    return found
+
+
+_BY_FILE: dict[tuple, dict[str, list]] = {}
+
+
+def _calls_by_file(q: Path, s: ModuleSummary, files: ProjectFiles, settings: Settings) -> dict[str, list]:
+    """``{file: [(qual, CallFacts), ...]}``: importer ``q``'s calls (summary ``s``) by the
+    module they call, re-exports followed; once per importer and process, so a script that
+    calls N modules is read once, not once per module asked."""
+    key = (str(q), id(s), settings)
+    found = _BY_FILE.get(key)
+    if found is None:
+        found = _BY_FILE[key] = {}
         for cf in s.calls_into:
             file, qual = _reexported(cf.target, files, settings)
-            if file == str(path):
-                calls.setdefault(qual, []).append(cf)
-                where[id(cf)] = str(q)
-    found = _CALLERS[key] = _Callers(calls, frozenset(unread), unknown, where)
+            found.setdefault(file, []).append((qual, cf))
     return found
 
 

@@ -35,6 +35,11 @@ NAME, DEVICE_LOADER, PLAIN_LOADER, HOST_COPY, HOST_MODULE, DEVICE_TENSOR, INSTAN
     "name", "device_loader", "plain_loader", "host_copy", "host_module", "device_tensor", "instance", "instances",
     "tensor", "unknown")
 STATE_DICT = "state_dict"
+#: a parameter of the calling function handed on as it came (``CallbackHandler(callbacks)``
+#: in ``Learner.__init__(self, ..., callbacks)``): ``name`` the parameter, ``refs`` the one
+#: function ``(file, qual)``; what it is, is what that function's callers pass
+#: (:func:`flake8_xla.project.resolve_arg`)
+PARAM = "param"
 #: a dict display (or a name bound once to one) some string keys of which hold device
 #: tensors (``outputs = {"loss": loss.detach(), "lr": lr}``): ``keys`` names them
 DEVICE_DICT = "device_dict"
@@ -160,6 +165,9 @@ class DispatchFacts:
     in_step: bool = False
     gated: bool = False
     classes: tuple[Ref, ...] = ()
+    #: the qual of the function that makes the call (``CallbackHandler.on_step_end``): its
+    #: own callers say whether it runs once per step
+    caller: str = ""
 
     def argument(self, index: int | None, name: str) -> ArgFacts | None:
         """What this call passes for parameter ``name`` of the method at position ``index``
@@ -452,9 +460,26 @@ def _describe(model, expr: ast.AST, ctx, line: int, site: "_Site | None" = None,
             keys = model.dict_device_keys(expr, ctx, passed_to=call)
             if keys:
                 return ArgFacts(DEVICE_DICT, keys=keys)
+        if site is not None and type(expr) is ast.Name:
+            param = _own_param(model, expr, ctx, site)
+            if param is not None:
+                return param
     except RecursionError:
         pass
     return _UNKNOWN_ARG
+
+
+def _own_param(model, expr: ast.Name, ctx, site: "_Site") -> ArgFacts | None:
+    """:data:`PARAM` when ``expr`` reads a parameter of its own function (not a method's
+    ``self``) that nothing in it rebinds; else ``None``."""
+    func = ctx.func
+    if func is None or (func.cls is not None and func.params and func.params[0] == expr.id):
+        return None
+    bindings = model.read_bindings(expr, ctx)
+    if not bindings or any(kind != "param" or target is not func for _, kind, target, _ in bindings):
+        return None
+    qual = model.function_quals().get(id(func))
+    return ArgFacts(PARAM, expr.id, refs=((site.path, qual),)) if qual and site.path else None
 
 
 def _state_dict(model, expr: ast.AST, ctx, depth: int = 0) -> ArgFacts | None:
@@ -753,7 +778,8 @@ def describe_dispatches(model, resolve, path: str, classes=None) -> tuple[Dispat
         classes = () if element or own_call or not model.project_launcher_selves \
             else model.receiver_classes(call.func.value, ctx) or ()
         out.append(DispatchFacts(qual, param, params.index(param), element, method, call.lineno,
-                                 tuple(args), tuple(kwargs), splat, in_step, gated, tuple(classes)))
+                                 tuple(args), tuple(kwargs), splat, in_step, gated, tuple(classes),
+                                 caller=quals.get(id(ctx.func), "")))
     return tuple(out)
 
 

@@ -71,6 +71,7 @@ def clear_cache() -> None:
     _STORES.clear()
     _STORED.clear()
     _INSTANCE_NAMES.clear()
+    _FACTORIES.clear()
 
 
 def def_facts(ref: Ref, files: ProjectFiles) -> DefFacts:

@@ -641,7 +641,16 @@ def _ctx_in(model, expr, ctx):
     return ctx
 
 
+#: tensor methods whose result is a tensor on the receiver's device (a test of one reads it)
+_TENSOR_VALUED = frozenset({"isnan", "isinf", "isfinite", "any", "all", "sum", "max", "min", "mean", "abs", "eq",
+                            "ne", "gt", "lt", "ge", "le"})
+
+
 def _tensor_test(model, test, ctx) -> bool:
+    """``test`` reads a device tensor's value: one visibly (``tensor_kind``), or a tensor op,
+    a comparison or a tensor method of a value the step hands in (:func:`_device`: a
+    callback's ``learn.loss``, ``torch.isfinite(learn.loss)``). ``torch.is_tensor`` and the
+    other ``torch.is_*`` metadata tests read nothing."""
     todo = [test]
     while todo:
         n = todo.pop()
@@ -652,6 +661,17 @@ def _tensor_test(model, test, ctx) -> bool:
             todo.append(n.operand)
         elif model.tensor_kind(n, ctx) == DEVICE:
             return True
+        elif t in (ast.Name, ast.Attribute, ast.Subscript) and _device(model, n, ctx):
+            return True
+        elif t is ast.Compare and not any(type(op) in (ast.Is, ast.IsNot) for op in n.ops):
+            todo.append(n.left)  # (`loss is None` reads no value)
+            todo.extend(n.comparators)
+        elif t is ast.Call:
+            q = model.call_name(n, ctx) or ""
+            if q.startswith("torch.") and not q.startswith("torch.is_") and q.count(".") == 1:
+                todo.extend(a for a in n.args if type(a) is not ast.Starred)
+            elif not q and type(n.func) is ast.Attribute and n.func.attr in _TENSOR_VALUED:
+                todo.append(n.func.value)
     return False
 
 
