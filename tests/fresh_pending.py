@@ -54,13 +54,10 @@ CASES: dict[tuple[str, int, str], str] = {
     ("p05_bad", 48, "XLA910"): "XLA910: the dataset's ranks not read in this shape",
     ("p06_bad", 42, "XLA910"): "XLA910: the dataset's ranks not read in this shape",
     ("p07_bad", 24, "XLA911"): "XLA911: this capture shape is not read",
-    ("p09_bad", 15, "XLA508"): "XLA508: the carried tensor is made on a parameter's device (`device=w.device`)",
-    ("p10_bad", 15, "XLA508"): "XLA508: a validation loop's carried sum not seen as carried",
     ("s03", 26, "XLA504"): "XLA504: this timer shape",
     ("s05", 24, "XLA902"): "XLA902: world size used as a device count in this shape",
     ("s07", 26, "XLA702"): "XLA702: this shape",
     ("s07", 29, "XLA701"): "XLA701: this shape",
     ("s11", 23, "XLA404"): "XLA404: this shape",
-    ("s13", 30, "XLA508"): "XLA508: the carried drift not seen as carried",
     ("s13", 51, "XLA507"): "arguable label: the read follows the pass's sync",
 }

@@ -131,6 +131,32 @@ class Loaders:
                 return self._agree([self.loader_kind(v, c, depth + 1) for v, c in values])
         return None
 
+    def loader_kind_through_params(self, expr: ast.AST, ctx: Ctx) -> str | tuple | None:
+        """:meth:`loader_kind`, where a parameter (``("param", func, name)``) is resolved to
+        ``"plain"`` when every call of its function passes a plain ``DataLoader`` (or a
+        parameter of its own caller that does, up to 4 levels; a caller in another project
+        module passes a ``plain_loader``): ``validate(model, loader)`` called with a
+        ``DataLoader`` draws from it. Anything else stays as :meth:`loader_kind` says."""
+        kind = self.loader_kind(expr, ctx)
+        if type(kind) is tuple and self._param_plain_loader(kind[1], kind[2], 0):
+            return "plain"
+        return kind
+
+    def _param_plain_loader(self, func: FunctionInfo, name: str, depth: int) -> bool:
+        key = ("param_plain_loader", id(func), name)
+        found = self._cache.get(key)
+        if found is None:
+            self._cache[key] = False  # a cycle of calls: unknown
+
+            def local(arg, actx, call):
+                kind = self.loader_kind(arg, actx)
+                if type(kind) is tuple:
+                    return depth < 4 and self._param_plain_loader(kind[1], kind[2], depth + 1)
+                return kind == "plain"
+
+            found = self._cache[key] = self.every_caller_passes(func, name, local, "plain_loader")
+        return found
+
     def _wrapped_iterables(self, call: ast.Call, ctx: Ctx, q: str | None):
         """The iterables a pass-through wrapper iterates (``enumerate(x)`` -> ``[x]``), or None."""
         f = call.func

@@ -292,7 +292,9 @@ class Runtime:
         """``"xla"`` when a device expression may be the XLA device and every value it may
         have is seen (``torch_xla.device()``, ``"xla"``, ``torch.device("xla", 0)``, a name
         bound to one, either arm of ``a if t else b``, what a module helper returns:
-        ``device = get_device()``); ``"cpu"`` when it is visibly the
+        ``device = get_device()``, ``w.device`` of a device tensor ``w``: a parameter every
+        caller passes one, ``p`` of ``model.parameters()`` of a module moved there);
+        ``"cpu"`` when it is visibly the
         CPU; None otherwise."""
         places = set()
         todo = [(expr, ctx, 0)]
@@ -318,6 +320,10 @@ class Runtime:
                     todo.extend((v, vc, depth + 1) for v, vc in funcs[0].returns)  # device = get_device()
                     continue
                 return None
+            if t is ast.Attribute and e.attr == "device" and _depth + depth < 8 \
+                    and self.tensor_kind(e.value, c) == "device":
+                places.add("xla")  # `w.device` of a tensor on the XLA device
+                continue
             if t in (ast.Name, ast.Attribute) and self.qualname(e, c) is None:
                 vals = self.values(e, c)
                 if not vals:

@@ -798,7 +798,7 @@ class HostReadInUnsyncedLoop(Rule):
             return False
         if model.loop_syncs(loop) or model._unseen_sync_possible(loop):
             return False
-        return all(model.loader_kind(e, ctx) == "plain" or model.iterable_seen(e, ctx)
+        return all(model.loader_kind_through_params(e, ctx) == "plain" or model.iterable_seen(e, ctx)
                    for e in model.loop_iterables(loop))
 
 

@@ -1,0 +1,149 @@
+"""Issue 29: the kinds behind the single-file marks of ``tests/fresh/`` that were missed,
+each as the smallest script that shows it, with its traps. Every positive test fails on the
+code before its fix; each asserts the exact ``(line, column, code)`` set (flake8's 1-based
+columns) of the codes it is about."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from flake8_xla import engine, settings as settings_mod
+
+
+def lint(source: str, select: str = "XLA", version: str | None = None) -> set:
+    source = textwrap.dedent(source)
+    found = engine.run(ast.parse(source), settings_mod.build(None, version), source)
+    return {(f.line, f.col + 1, f.code) for f in found if f.code.startswith(select)}
+
+
+# ------------------------------------------- XLA508: tensors made on a device named another way
+
+def test_a_carried_sum_made_on_a_helper_device_parameter():
+    """``total = torch.zeros((), device=device)`` where every caller passes the XLA device,
+    the loop over a ``loader`` parameter every caller fills with a plain DataLoader."""
+    assert lint('''\
+        import torch
+        import torch_xla
+        from torch.utils.data import DataLoader
+
+
+        @torch.no_grad()
+        def validate(model, loader, device):
+            total = torch.zeros((), device=device)
+            for i, (x, y) in enumerate(loader):
+                total += (model(x.to(device)) - y.to(device)).abs().mean()
+                print((total / (i + 1)).item())
+            return total
+
+
+        def main(ds):
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 4).to(device)
+            validate(model, DataLoader(ds, batch_size=8), device)
+        ''', "XLA508") == {(9, 5, "XLA508")}
+
+
+def test_a_device_parameter_a_caller_fills_with_the_cpu_is_unknown():
+    """One caller passes ``"cpu"``: the carried sum may live on the host; and a loader
+    parameter a caller fills with an ``MpDeviceLoader`` syncs per batch: both silent."""
+    assert lint('''\
+        import torch
+        import torch_xla
+        import torch_xla.distributed.parallel_loader as pl
+        from torch.utils.data import DataLoader
+
+
+        def validate(model, loader, device):
+            total = torch.zeros((), device=device)
+            for x, y in loader:
+                total += model(x).sum()
+                print(total.item())
+
+
+        def validate_dev(model, loader, device):
+            total = torch.zeros((), device=device)
+            for x, y in loader:
+                total += model(x).sum()
+                print(total.item())
+
+
+        def main(ds):
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 4).to(device)
+            validate(model, DataLoader(ds), device)
+            validate(model.cpu(), DataLoader(ds), "cpu")
+            validate_dev(model, pl.MpDeviceLoader(DataLoader(ds), device), device)
+        ''', "XLA508") == set()
+
+
+def test_a_tensor_made_on_the_device_of_a_moved_models_parameter():
+    """Power iteration on ``w``, handed ``p.detach()`` for each ``p`` of
+    ``model.named_parameters()`` of a model moved to the XLA device: ``torch.ones(n,
+    device=w.device)`` is on the device, and ``v`` grows each iteration."""
+    assert lint('''\
+        import torch
+        import torch_xla
+
+
+        def top_singular_value(w, iters=100):
+            v = torch.ones(w.shape[1], device=w.device)
+            for _ in range(iters):
+                v = w.t() @ (w @ v)
+                v = v / v.norm()
+                print((w @ v).norm().item())
+
+
+        def main():
+            device = torch_xla.device()
+            model = torch.nn.Linear(8, 8).to(device)
+            for name, p in model.named_parameters():
+                top_singular_value(p.detach())
+            for p in model.parameters():
+                top_singular_value(p)
+        ''', "XLA508") == {(7, 5, "XLA508")}
+
+
+def test_parameters_of_a_module_on_the_host_or_moved_back_are_no_device_tensors():
+    """A model never moved, one moved back with ``.cpu()``, and a helper also called on a
+    CPU tensor: ``w.device`` may be the CPU, silent."""
+    assert lint('''\
+        import torch
+        import torch_xla
+
+
+        def top_singular_value(w, iters=100):
+            v = torch.ones(w.shape[1], device=w.device)
+            for _ in range(iters):
+                v = w.t() @ (w @ v)
+                print(v.norm().item())
+
+
+        def power(w, iters=100):
+            v = torch.ones(w.shape[1], device=w.device)
+            for _ in range(iters):
+                v = w.t() @ (w @ v)
+                print(v.norm().item())
+
+
+        def spectral(w, iters=100):
+            v = torch.ones(w.shape[1], device=w.device)
+            for _ in range(iters):
+                v = w.t() @ (w @ v)
+                print(v.norm().item())
+
+
+        def main():
+            device = torch_xla.device()
+            host = torch.nn.Linear(8, 8)
+            for p in host.parameters():
+                top_singular_value(p)
+            model = torch.nn.Linear(8, 8).to(device)
+            model.cpu()
+            for p in model.parameters():
+                power(p)
+            moved = torch.nn.Linear(8, 8).to(device)
+            for p in moved.parameters():
+                spectral(p)
+            spectral(torch.randn(8, 8))
+        ''', "XLA508") == set()
