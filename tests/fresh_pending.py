@@ -51,8 +51,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
 }
 
 CASES: dict[tuple[str, int, str], str] = {
-    ("p05_bad", 48, "XLA910"): "XLA910: the dataset's ranks not read in this shape",
-    ("p06_bad", 42, "XLA910"): "XLA910: the dataset's ranks not read in this shape",
     ("p07_bad", 24, "XLA911"): "XLA911: this capture shape is not read",
     ("s03", 26, "XLA504"): "XLA504: this timer shape",
     ("s05", 24, "XLA902"): "XLA902: world size used as a device count in this shape",

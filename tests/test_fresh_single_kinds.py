@@ -147,3 +147,88 @@ def test_parameters_of_a_module_on_the_host_or_moved_back_are_no_device_tensors(
                 spectral(p)
             spectral(torch.randn(8, 8))
         ''', "XLA508") == set()
+
+
+# ------------------------------------------- XLA910: the ranks of a dataset's table rows
+
+def test_ranks_of_rows_of_tables_the_dataset_builds_in_init():
+    """``self.ids = torch.randint(0, v, (n, L))`` and ``self.labels = torch.randint(0, 2, (n,))``
+    in ``__init__``, ``__getitem__`` returning ``self.ids[i]`` / ``self.labels[i]``: ranks 2
+    and 1 once batched, beside one 2-D spec (and a 4-D spec through a name over
+    ``torch.randn(n, 3, 32, 32)`` images)."""
+    assert lint('''\
+        import numpy as np
+        import torch
+        import torch_xla
+        import torch_xla.distributed.parallel_loader as pl
+        import torch_xla.distributed.spmd as xs
+        from torch.utils.data import DataLoader, Dataset
+
+
+        class Reviews(Dataset):
+            def __init__(self, n=100, seq_len=16):
+                self.ids = torch.randint(0, 1000, (n, seq_len))
+                self.mask = torch.ones(n, seq_len, dtype=torch.long)
+                self.labels = torch.randint(0, 2, (n,))
+
+            def __getitem__(self, i):
+                return {"input_ids": self.ids[i], "attention_mask": self.mask[i], "label": self.labels[i]}
+
+
+        class Images(Dataset):
+            def __init__(self, n=100):
+                self.images = torch.randn(n, 3, 32, 32)
+                self.targets = torch.randint(0, 10, size=(n,))
+
+            def __getitem__(self, idx):
+                return {"pixel_values": self.images[idx], "labels": self.targets[idx].long()}
+
+
+        def main(mesh, image_mesh):
+            device = torch_xla.device()
+            loader = DataLoader(Reviews(), batch_size=8)
+            a = pl.MpDeviceLoader(loader, device, input_sharding=xs.ShardingSpec(mesh, ("data", None)))
+            spec = xs.ShardingSpec(image_mesh, ("data", None, None, None))
+            b = pl.MpDeviceLoader(DataLoader(Images(), batch_size=8), device, input_sharding=spec)
+            return a, b
+        ''', "XLA910") == {(31, 9, "XLA910"), (33, 9, "XLA910")}
+
+
+def test_rows_of_one_rank_or_picked_by_an_unknown_index_are_silent():
+    """Every value of the dict batched to the spec's rank (an LM's ids and labels, both
+    ``(n, L)``), and rows picked by an index that may be a list (``self.ids[self.order[i]]``):
+    no rank shows that differs, no finding."""
+    assert lint('''\
+        import torch
+        import torch_xla
+        import torch_xla.distributed.parallel_loader as pl
+        import torch_xla.distributed.spmd as xs
+        from torch.utils.data import DataLoader, Dataset
+
+
+        class LM(Dataset):
+            def __init__(self, n=100, seq_len=16):
+                self.ids = torch.randint(0, 1000, (n, seq_len))
+                self.labels = torch.randint(0, 1000, (n, seq_len))
+
+            def __getitem__(self, i):
+                return {"input_ids": self.ids[i], "labels": self.labels[i]}
+
+
+        class Shuffled(Dataset):
+            def __init__(self, n=100, seq_len=16):
+                self.ids = torch.randint(0, 1000, (n, seq_len))
+                self.labels = torch.randint(0, 2, (n,))
+                self.order = torch.randperm(n)
+
+            def __getitem__(self, i):
+                return {"input_ids": self.ids[i], "labels": self.labels[self.order[i]]}
+
+
+        def main(mesh):
+            device = torch_xla.device()
+            spec = xs.ShardingSpec(mesh, ("data", None))
+            a = pl.MpDeviceLoader(DataLoader(LM(), batch_size=8), device, input_sharding=spec)
+            b = pl.MpDeviceLoader(DataLoader(Shuffled(), batch_size=8), device, input_sharding=spec)
+            return a, b
+        ''', "XLA910") == set()
