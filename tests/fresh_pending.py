@@ -51,7 +51,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
 }
 
 CASES: dict[tuple[str, int, str], str] = {
-    ("p07_bad", 24, "XLA911"): "XLA911: this capture shape is not read",
     ("s03", 26, "XLA504"): "XLA504: this timer shape",
     ("s05", 24, "XLA902"): "XLA902: world size used as a device count in this shape",
     ("s07", 26, "XLA702"): "XLA702: this shape",

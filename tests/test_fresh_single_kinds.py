@@ -232,3 +232,58 @@ def test_rows_of_one_rank_or_picked_by_an_unknown_index_are_silent():
             b = pl.MpDeviceLoader(DataLoader(Shuffled(), batch_size=8), device, input_sharding=spec)
             return a, b
         ''', "XLA910") == set()
+
+
+# ------------------------------------------- XLA911: captures read from self in the enclosing method
+
+def test_scan_body_closing_over_names_bound_to_self_tensors():
+    """``w_x, w_h = self.w_x, self.w_h`` in ``forward``, then a nested step function reading
+    ``w_x``: the names hold the module's parameters, captured by the traced function."""
+    assert lint('''\
+        import torch
+        import torch.nn as nn
+        from torch_xla.experimental.scan import scan
+
+
+        class RNN(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w_x = nn.Parameter(torch.randn(4, 8))
+                self.w_h = nn.Parameter(torch.eye(8))
+
+            def forward(self, seq, h0):
+                w_x, w_h = self.w_x, self.w_h
+
+                def step(h, x):
+                    h = torch.tanh(x @ w_x + h @ w_h)
+                    return h, h
+
+                return scan(step, h0, seq)
+        ''', "XLA911") == {(19, 16, "XLA911")}
+
+
+def test_names_bound_to_self_numbers_or_carried_weights_are_silent():
+    """``scale = self.scale`` (a float) read in the body, and the weights read from ``self``
+    but handed in the carry: nothing captured is a tensor."""
+    assert lint('''\
+        import torch
+        import torch.nn as nn
+        from torch_xla.experimental.scan import scan
+
+
+        class RNN(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = nn.Parameter(torch.eye(8))
+                self.scale = 0.5
+
+            def forward(self, seq, h0):
+                scale, w = self.scale, self.w
+
+                def step(carry, x):
+                    h, w_c = carry
+                    h = torch.tanh(x @ w_c + h * scale)
+                    return (h, w_c), h
+
+                return scan(step, (h0, w), seq)
+        ''', "XLA911") == set()

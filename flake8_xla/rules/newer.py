@@ -663,7 +663,8 @@ class LoopOpBodyCapturesTensor(Rule):
     Flags the function given to `torch_xla.experimental.scan.scan(fn, init, xs)` when it
     reads a tensor it is not passed: a name of an enclosing scope bound to a tensor
     (`torch.zeros(...)`, `x.to(device)`, an `nn.Parameter`) or to a layer
-    (`nn.Linear(...)`, a module class of the file), or a `self.` attribute of the
+    (`nn.Linear(...)`, a module class of the file) or to a `self.` attribute holding one
+    (`w_x, w_h = self.w_x, self.w_h` in `forward`), or a `self.` attribute of the
     enclosing method that holds one; also a method passed bound (`scan(self.step, ...)`)
     reading such a `self.` attribute.
 
@@ -800,15 +801,25 @@ class LoopOpBodyCapturesTensor(Rule):
                 if holder is not None and n.id == holder[1]:
                     continue
                 bindings = model.lookup(n.id, defined_in, None)
-                if bindings and all(kind == "value" and self._tensor_value(model, target, b_ctx, 0)
+                if bindings and all(kind == "value" and self._tensor_value(model, target, b_ctx, 0, holder)
                                     for _, kind, target, b_ctx in bindings):
                     return n.id
         return None
 
-    def _tensor_value(self, model, value, ctx, depth) -> bool:
+    def _tensor_value(self, model, value, ctx, depth, holder=None) -> bool:
         """``value`` visibly makes a tensor or a layer: a torch factory, ``nn.Parameter``, a
-        ``torch.nn`` layer class or a module class of the file, moved or not."""
-        if depth > 4 or value is None or value is UNKNOWN or ctx is None or type(value) is not ast.Call:
+        ``torch.nn`` layer class or a module class of the file, moved or not; or, in the
+        method that defines the loop function (``holder``: its class and ``self``'s name),
+        an attribute of ``self`` every binding of which in the class does
+        (``w_x, w_h = self.w_x, self.w_h`` in ``forward``)."""
+        if depth > 4 or value is None or value is UNKNOWN or ctx is None:
+            return False
+        if type(value) is ast.Attribute and type(value.value) is ast.Name and holder is not None \
+                and value.value.id == holder[1] and ctx.func is not None and ctx.func.cls is holder[0]:
+            values = model.self_attr_values(holder[0], value.attr)
+            return bool(values) and all(c is not None and self._tensor_value(model, v, c, depth + 1)
+                                        for v, c in values)
+        if type(value) is not ast.Call:
             return False
         q = model.call_name(value, ctx)
         if q is not None:
