@@ -287,3 +287,52 @@ def test_names_bound_to_self_numbers_or_carried_weights_are_silent():
 
                 return scan(step, (h0, w), seq)
         ''', "XLA911") == set()
+
+
+# ------------------------------------------- XLA504: a forward of a module handed to a helper
+
+def test_a_timer_around_the_forward_of_a_model_every_caller_hands_the_helper():
+    """``benchmark(model, device)``: the model every caller passes is a module moved to the
+    device, ``x`` a tensor moved there: ``model(x)`` is lazy work, the stop reads the clock
+    before it ran."""
+    assert lint('''\
+        import time
+        import torch
+        import torch_xla
+
+
+        def benchmark(model, device):
+            x = torch.randn(8, 4).to(device)
+            t0 = time.perf_counter()
+            out = model(x)
+            return out, time.perf_counter() - t0
+
+
+        def main():
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 4).to(device)
+            benchmark(model, device)
+        ''', "XLA504") == {(10, 17, "XLA504")}
+
+
+def test_a_helper_some_caller_hands_a_plain_function_is_unknown():
+    """One caller passes a plain function for ``model``: what it computes cannot be seen."""
+    assert lint('''\
+        import time
+        import torch
+        import torch_xla
+
+
+        def benchmark(model, device):
+            x = torch.randn(8, 4).to(device)
+            t0 = time.perf_counter()
+            out = model(x)
+            return out, time.perf_counter() - t0
+
+
+        def main():
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 4).to(device)
+            benchmark(model, device)
+            benchmark(lambda t: t.cpu(), device)
+        ''', "XLA504") == set()

@@ -692,7 +692,8 @@ class Tensors:
     def is_model(self, expr: ast.AST, ctx: Ctx) -> bool:
         """True when ``expr`` holds a module (a ``torch.nn`` layer, a module class of this
         file, a torchvision/timm/transformers model, a DDP/FSDP wrap of one); every visible
-        assignment must agree."""
+        assignment must agree; a helper's parameter every caller in the module passes one
+        (:meth:`_param_model`)."""
         key = ("ismodel", id(expr))
         if key in self._cache:
             return self._cache[key]
@@ -701,8 +702,28 @@ class Tensors:
         if type(expr) in (ast.Name, ast.Attribute) and self.qualname(expr, ctx) is None:
             vals = self.resolve_values(expr, ctx)
             result = bool(vals) and all(self._model_value(v, c) for v, c in vals)
+            if not vals and type(expr) is ast.Name:
+                result = self._param_model(expr, ctx)
         self._cache[key] = result
         return result
+
+    def _param_model(self, name: ast.Name, ctx: Ctx) -> bool:
+        """``name`` is a parameter of the plain module function it is read in and every call
+        of that function passes a module for it (:meth:`is_model` of the argument; a caller in
+        another project module, a splat, a default left out: unknown). Memoised per
+        (function, parameter)."""
+        func = ctx.func
+        bindings = self.lookup(name.id, ctx, getattr(name, "lineno", None))
+        if func is None or not bindings or len(bindings) != 1 or bindings[0][1] != "param" \
+                or bindings[0][2] is not func:
+            return False
+        key = ("param_model", id(func), name.id)
+        found = self._cache.get(key)
+        if found is None:
+            self._cache[key] = False  # a cycle of calls: unknown
+            found = self._cache[key] = self.every_caller_passes(
+                func, name.id, lambda arg, actx, call: self.is_model(arg, actx), "model")
+        return found
 
     def _model_value(self, v, c) -> bool:
         for _ in range(8):
