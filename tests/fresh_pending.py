@@ -51,7 +51,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
 }
 
 CASES: dict[tuple[str, int, str], str] = {
-    ("s05", 24, "XLA902"): "XLA902: world size used as a device count in this shape",
     ("s07", 26, "XLA702"): "XLA702: this shape",
     ("s07", 29, "XLA701"): "XLA701: this shape",
     ("s11", 23, "XLA404"): "XLA404: this shape",

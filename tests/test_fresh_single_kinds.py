@@ -336,3 +336,55 @@ def test_a_helper_some_caller_hands_a_plain_function_is_unknown():
             benchmark(model, device)
             benchmark(lambda t: t.cpu(), device)
         ''', "XLA504") == set()
+
+
+# ------------------------------------------- XLA902: an SPMD program launched by mistake
+
+def test_a_launch_under_spmd_switched_on_before_it_is_still_an_spmd_program():
+    """``xr.use_spmd()`` then ``torch_xla.launch(run)``: the launch raises (XLA004) and the
+    fix calls ``run`` directly, as the SPMD program it is: ``xr.world_size()`` in its mesh is
+    1 (XLA902)."""
+    assert lint('''\
+        import numpy as np
+        import torch_xla
+        import torch_xla.distributed.spmd as xs
+        import torch_xla.runtime as xr
+
+
+        def run(index):
+            n = xr.world_size()
+            mesh = xs.Mesh(np.arange(n), (1, n), ("data", "model"))
+            return mesh
+
+
+        if __name__ == "__main__":
+            xr.use_spmd()
+            torch_xla.launch(run)
+        ''', "XLA9") == {(8, 9, "XLA902")}
+
+
+def test_a_multi_process_launch_on_the_other_branch_of_the_switch_keeps_its_world_size():
+    """SPMD on one branch, ``xmp.spawn`` on the other: the launched replicas are a
+    multi-process program, where ``xr.world_size()`` is the replica count."""
+    assert lint('''\
+        import sys
+        import numpy as np
+        import torch_xla
+        import torch_xla.distributed.spmd as xs
+        import torch_xla.distributed.xla_multiprocessing as xmp
+        import torch_xla.runtime as xr
+
+
+        def run(index):
+            n = xr.world_size()
+            mesh = xs.Mesh(np.arange(n), (1, n), ("data", "model"))
+            return mesh
+
+
+        if __name__ == "__main__":
+            if "--spmd" in sys.argv:
+                xr.use_spmd()
+                print("spmd")
+            else:
+                xmp.spawn(run)
+        ''', "XLA9") == set()

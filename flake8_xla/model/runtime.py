@@ -174,7 +174,10 @@ class Runtime:
     def spmd_evidence(self) -> list[tuple[ast.AST, Ctx]]:
         """What turns SPMD on in XLA-on code: ``xr.use_spmd()``, the calls that raise
         without it (``mark_sharding``, FSDPv2), ``XLA_USE_SPMD`` set to a true value; empty when the
-        module starts a second process (a multi-process launch is one process per device)."""
+        module starts a second process (a multi-process launch is one process per device),
+        except by a launch that SPMD, switched on before it in the launching process, makes
+        an error (XLA004: ``xr.use_spmd()`` then ``torch_xla.launch(run)`` raises on 2.5+,
+        and ``run`` called directly, the fix, is the SPMD program)."""
         found = self._cache.get("rt_spmd")
         if found is not None:
             return found
@@ -188,7 +191,9 @@ class Runtime:
             if key == "XLA_USE_SPMD" and self.const(value, ctx) in ("1", "true", "True", 1, True) \
                     and self.in_xla_code(ctx):
                 found.append((node, ctx))
-        if found and any(not single for _, _, _, single in self.launches()):
+        if found and any(not single and not any(self.runs_before_launch(n, sctx, call, ctx)
+                                                for n, sctx in self.spmd_switches())
+                         for call, ctx, _, single in self.launches()):
             found = []
         self._cache["rt_spmd"] = found
         return found

@@ -612,7 +612,9 @@ class SpmdWorldSizeMisuse(Rule):
     args.spmd: xr.use_spmd(); build(ds)`; a `Mesh` is SPMD wherever it is); a count picked by mode
     (`xr.world_size() if not spmd else ...`) is not reported. In project mode, a helper
     module's function that a multi-process launch of the project reaches is not SPMD code,
-    even when an SPMD script reaches the module too. The finding replaces XLA801 /
+    even when an SPMD script reaches the module too. A launch after `xr.use_spmd()` in the
+    launching process (XLA004: `torch_xla.launch` raises there from 2.5, and its fix calls the
+    function directly) leaves the program an SPMD one. The finding replaces XLA801 /
     XLA802 on the old `xm` spellings: one fix.
 
     ## Example
