@@ -51,8 +51,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
 }
 
 CASES: dict[tuple[str, int, str], str] = {
-    ("s07", 26, "XLA702"): "XLA702: this shape",
-    ("s07", 29, "XLA701"): "XLA701: this shape",
     ("s11", 23, "XLA404"): "XLA404: this shape",
     ("s13", 51, "XLA507"): "arguable label: the read follows the pass's sync",
 }

@@ -388,3 +388,69 @@ def test_a_multi_process_launch_on_the_other_branch_of_the_switch_keeps_its_worl
             else:
                 xmp.spawn(run)
         ''', "XLA9") == set()
+
+
+# ------------------------------------------- XLA701/XLA702: a CUDA recipe run on the XLA device
+
+def test_a_function_that_runs_torch_xla_itself_is_xla_code_whatever_branch_calls_it():
+    """``if recipe == "cuda": train_cuda_recipe(...)``: the branch names CUDA, but the
+    function draws from an ``MpDeviceLoader`` itself: its GradScaler and CUDA autocast are
+    on the XLA device."""
+    assert lint('''\
+        import torch
+        import torch_xla
+        import torch_xla.distributed.parallel_loader as pl
+
+
+        def train_cuda_recipe(model, loader, device, optimizer):
+            scaler = torch.cuda.amp.GradScaler()
+            for x, y in pl.MpDeviceLoader(loader, device):
+                with torch.cuda.amp.autocast():
+                    loss = model(x).sum()
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+
+
+        def main(model, loader, optimizer, recipe="bf16"):
+            device = torch_xla.device()
+            if recipe == "cuda":
+                train_cuda_recipe(model, loader, device, optimizer)
+        ''', "XLA70") == {(7, 14, "XLA702"), (9, 14, "XLA701")}
+
+
+def test_a_cuda_branch_function_using_torch_xla_only_under_its_own_backend_test_stays_off():
+    """The function called only on the CUDA branch reaches torch_xla only under its own
+    ``if on_tpu:`` (or not at all): still the CUDA path, silent."""
+    assert lint('''\
+        import torch
+        import torch_xla
+        import torch_xla.distributed.parallel_loader as pl
+
+
+        def train_gpu(model, loader, optimizer, on_tpu):
+            scaler = torch.cuda.amp.GradScaler()
+            if on_tpu:
+                loader = pl.MpDeviceLoader(loader, torch_xla.device())
+            for x, y in loader:
+                with torch.cuda.amp.autocast():
+                    loss = model(x).sum()
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+
+
+        def train_plain_gpu(model, loader, optimizer):
+            scaler = torch.cuda.amp.GradScaler()
+            for x, y in loader:
+                with torch.cuda.amp.autocast():
+                    loss = model(x).sum()
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+
+
+        def main(model, loader, optimizer, backend):
+            if backend == "cuda":
+                train_gpu(model, loader, optimizer, False)
+                train_plain_gpu(model, loader, optimizer)
+        ''', "XLA70") == set()
