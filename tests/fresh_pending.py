@@ -51,6 +51,5 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
 }
 
 CASES: dict[tuple[str, int, str], str] = {
-    ("s11", 23, "XLA404"): "XLA404: this shape",
     ("s13", 51, "XLA507"): "arguable label: the read follows the pass's sync",
 }

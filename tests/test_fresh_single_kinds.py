@@ -454,3 +454,63 @@ def test_a_cuda_branch_function_using_torch_xla_only_under_its_own_backend_test_
                 train_gpu(model, loader, optimizer, False)
                 train_plain_gpu(model, loader, optimizer)
         ''', "XLA70") == set()
+
+
+# ------------------------------------------- XLA404: a head in the moved model's optimizer
+
+def test_a_head_never_called_in_the_optimizer_of_a_moved_model():
+    """``model.to(device)`` moves the model; ``value_head`` joins its optimizer but is never
+    moved: the function places things on the device, yet the head is no CPU net kept on
+    purpose (it is never called with host data)."""
+    assert lint('''\
+        import torch
+        import torch.nn as nn
+        import torch_xla
+
+
+        def train(steps):
+            device = torch_xla.device()
+            model = nn.Linear(8, 8)
+            model.to(device)
+            value_head = nn.Linear(8, 1)
+            params = list(model.parameters()) + list(value_head.parameters())
+            optimizer = torch.optim.AdamW(params, lr=3e-4)
+            for step in range(steps):
+                loss = model(torch.randn(4, 8).to(device)).sum()
+                loss.backward()
+                optimizer.step()
+                torch_xla.sync()
+        ''', "XLA404") == {(10, 5, "XLA404")}
+
+
+def test_a_cpu_net_fed_host_data_or_a_head_beside_no_moved_module_stays_silent():
+    """A policy net called with host data (kept on the CPU on purpose), and a head never
+    called whose optimizer holds no module the function moves: silent."""
+    assert lint('''\
+        import torch
+        import torch.nn as nn
+        import torch_xla
+        import torch_xla.distributed.parallel_loader as pl
+
+
+        def train(loader, steps, backbone):
+            device = torch_xla.device()
+            model = nn.Linear(8, 8)
+            model.to(device)
+            policy = nn.Linear(8, 1)
+            optimizer = torch.optim.AdamW(list(model.parameters()) + list(policy.parameters()))
+            for x, y in pl.MpDeviceLoader(loader, device):
+                loss = model(x).sum() + policy(torch.randn(4, 8)).sum().to(device)
+                loss.backward()
+                optimizer.step()
+
+
+        def train_other(loader, backbone):
+            device = torch_xla.device()
+            head = nn.Linear(8, 1)
+            optimizer = torch.optim.AdamW(list(backbone.parameters()) + list(head.parameters()))
+            for x, y in pl.MpDeviceLoader(loader, device):
+                loss = backbone(x).sum()
+                loss.backward()
+                optimizer.step()
+        ''', "XLA404") == set()
