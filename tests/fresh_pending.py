@@ -21,7 +21,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("q1", "datamodule.py", 33, "XLA304"): RETURNED + ": the loader reaches the step through `strategy.process_dataloader`",
     ("q1", "minilit/core.py", 111, "XLA507"): HOOK_VALUES + ": `module.logged_metrics` filled by the user's `self.log`",
     ("q1", "minilit/core.py", 118, "XLA602"): RETURNED + ": `self.strategy.save_checkpoint` of an object built by the caller",
-    ("q1", "train_tpu.py", 29, "XLA901"): "single file: `xr.initialize_cache(args.cache_dir, readonly=False)`, the path not a literal",
     ("q2", "accel/tpu.py", 25, "XLA402"): HOOK_VALUES + ": the launch index handed through `engine.worker` to `setup`",
     ("q2", "accel/tpu.py", 46, "XLA108"): RETURNED + ": the DDP model `backend.wrap_model()` returns (an inherited method)",
     ("q2", "engine.py", 40, "XLA301"): RETURNED + ": the plain loader `backend.make_loader()` returns",

@@ -514,3 +514,54 @@ def test_a_cpu_net_fed_host_data_or_a_head_beside_no_moved_module_stays_silent()
                 loss.backward()
                 optimizer.step()
         ''', "XLA404") == set()
+
+
+# ------------------------------------------- XLA901: the launching process's one value
+
+def test_a_cache_path_from_the_namespace_the_launch_hands_every_process():
+    """``torch_xla.launch(_mp_fn, args=(args,))``: ``args.cache_dir`` is one path, copied to
+    every process, with ``readonly=False``."""
+    assert lint('''\
+        import argparse
+        import torch_xla
+        import torch_xla.runtime as xr
+
+
+        def _mp_fn(index, args):
+            xr.initialize_cache(args.cache_dir, readonly=False)
+
+
+        if __name__ == "__main__":
+            ap = argparse.ArgumentParser()
+            ap.add_argument("--cache-dir", default="/tmp/xla_cache")
+            torch_xla.launch(_mp_fn, args=(ap.parse_args(),))
+        ''', "XLA901") == {(7, 5, "XLA901")}
+
+
+def test_a_cache_path_per_process_or_from_a_function_also_called_directly_is_unknown():
+    """The namespace rewritten with the index, an item picked by the index, and a launched
+    function also called directly (its argument may differ): silent."""
+    assert lint('''\
+        import torch_xla
+        import torch_xla.runtime as xr
+
+
+        def _mp_fn(index, args):
+            args.cache_dir = f"{args.cache_dir}_{index}"
+            xr.initialize_cache(args.cache_dir, readonly=False)
+
+
+        def _mp_pick(index, args):
+            xr.initialize_cache(args.cache_dirs[index], readonly=False)
+
+
+        def _mp_both(index, path):
+            xr.initialize_cache(path, readonly=False)
+
+
+        def main(args):
+            torch_xla.launch(_mp_fn, args=(args,))
+            torch_xla.launch(_mp_pick, args=(args,))
+            torch_xla.launch(_mp_both, args=(args.cache_dir,))
+            _mp_both(0, args.other_dir)
+        ''', "XLA901") == set()
