@@ -45,7 +45,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("q6", "model.py", 63, "XLA903"): "ties in `__init__` of a class another module builds and moves in place "
                                       "(`raw_model.to(device)`)",
     ("q6", "model.py", 89, "XLA503"): HOOK_VALUES + ": the mask argument of `forward` from another module's batch helper",
-    ("q6", "train.py", 94, "XLA505"): "single file: a sync between the accumulation loop's backward passes and the step",
     ("q6", "train.py", 100, "XLA507"): "arguable label: the read follows the pass's `torch_xla.sync()`",
 }
 

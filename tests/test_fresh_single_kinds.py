@@ -565,3 +565,49 @@ def test_a_cache_path_per_process_or_from_a_function_also_called_directly_is_unk
             torch_xla.launch(_mp_both, args=(args.cache_dir,))
             _mp_both(0, args.other_dir)
         ''', "XLA901") == set()
+
+
+# ------------------------------------------- XLA505: a sync after the accumulation loop
+
+def test_a_sync_between_the_accumulation_loops_backward_passes_and_the_step():
+    """The backward passes run in ``for _ in range(accum):``; the sync after that loop and
+    before ``optimizer.step()`` cuts the step in two graphs."""
+    assert lint('''\
+        import torch
+        import torch_xla
+
+
+        def train(model, batches, optimizer, iters, accum):
+            for it in range(iters):
+                for _ in range(accum):
+                    x, y = next(batches)
+                    loss = model(x, y)
+                    (loss / accum).backward()
+                torch_xla.sync()
+                optimizer.step()
+                optimizer.zero_grad()
+                torch_xla.sync()
+        ''', "XLA505") == {(11, 9, "XLA505")}
+
+
+def test_a_sync_after_an_inner_loop_that_steps_itself_or_after_the_step_is_silent():
+    """An inner loop that takes its own optimizer steps (the sync ends a round of steps), and
+    a sync after the step: neither splits one step."""
+    assert lint('''\
+        import torch
+        import torch_xla
+
+
+        def train(model, batches, optimizer, iters, accum):
+            for it in range(iters):
+                for _ in range(accum):
+                    x, y = next(batches)
+                    model(x, y).backward()
+                    optimizer.step()
+                torch_xla.sync()
+                for _ in range(accum):
+                    x, y = next(batches)
+                    model(x, y).backward()
+                optimizer.step()
+                torch_xla.sync()
+        ''', "XLA505") == set()

@@ -307,7 +307,8 @@ class Syncs:
     def step_splitting_syncs(self) -> list[tuple[ast.Call, Ctx, str, bool]]:
         """Explicit syncs (``torch_xla.sync()``, ``xm.mark_step()``) directly in an XLA step
         loop's body that split one step: an optimizer step follows in the same block with a
-        backward before the sync and no optimizer step between them (``"backward"``), or a
+        backward before the sync (in the body, or in an accumulation loop of the body that
+        takes no step itself) and no optimizer step between them (``"backward"``), or a
         backward follows whose loss was computed (in part) before the sync with no optimizer
         step in between (``"forward"``). Trailing syncs, syncs in inner (accumulation) loops
         or under another condition than the step, and helpers are left alone. The last item
@@ -334,7 +335,7 @@ class Syncs:
         itself through a device loader): the extra one can simply go."""
         if any(self.loader_kind(e, loop.ctx) == "device" for e in self.loop_iterables(loop)):
             return True
-        _, steps, _, _ = self._cache[("step_events", id(loop))]
+        _, steps, _, _, _ = self._cache[("step_events", id(loop))]
         last = max(((c.lineno, c.col_offset) for c, _ in steps), default=None)
         if last is None:
             return False
@@ -371,8 +372,14 @@ class Syncs:
             # any `.step()` (optD.step(), a scheduler) ends a step for the "no step between" tests
             any_steps = steps + [(c, x) for c, x in direct if type(c.func) is ast.Attribute and c.func.attr == "step"]
             backwards = [(c, x) for c, x in direct if self.is_backward(c, x)]
-            events = self._cache[key] = (direct, steps, any_steps, backwards)
-        direct, steps, any_steps, backwards = events
+            # the backward passes of an accumulation loop inside the step (`for _ in
+            # range(accum): ...; loss.backward()`), an inner loop that takes no step itself
+            inner = [(c, x) for c, x in loop.calls if x.loops and x.loops[-1] is not loop and loop in x.loops
+                     and x.func is loop.ctx.func and self.is_backward(c, x)
+                     and not any(self.is_optimizer_step(s, sx) or self.call_name(s, sx) == self.OPTIMIZER_STEP
+                                 for s, sx in x.loops[x.loops.index(loop) + 1].calls)]
+            events = self._cache[key] = (direct, steps, any_steps, backwards, inner)
+        direct, steps, any_steps, backwards, inner = events
         if not steps:
             return None  # no optimizer step in this loop's body: not one training step
         cut_ids = self._cache.get("cut_ids")
@@ -403,7 +410,7 @@ class Syncs:
                     arms |= extra
             later_steps = [k for k, p in arms if (k, not p) in arms]
         if later_steps:
-            for b, bx in backwards:
+            for b, bx in backwards + inner:
                 if at(b) < pos and before_runs(b, bx) and not stepped_between(at(b), pos):
                     return "backward"
         for b, bx in backwards:

@@ -813,7 +813,9 @@ class GraphCutInsideStep(Rule):
     ## Known problems
     Only syncs directly in the loop body are checked, against backward passes and
     optimizer steps in the same block, or in both arms of an `if` after it (`if ddp:
-    opt.step() else: xm.optimizer_step(opt)`); a sync or step in a helper function is not
+    opt.step() else: xm.optimizer_step(opt)`); the backward passes of an inner
+    accumulation loop before the sync count (`for _ in range(accum): loss.backward()`, then
+    the sync, then `optimizer.step()`), an inner loop that steps itself does not; a sync or step in a helper function is not
     followed. Not reported for a trailing sync after the optimizer step (also not next to
     an `MpDeviceLoader`: redundant but harmless), for `with torch_xla.step():` scopes,
     for syncs in an inner gradient-accumulation loop or under a condition the optimizer
