@@ -36,7 +36,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("q4", "src/vitpod/distributed.py", 10, "XLA003"): "a module-level runtime call run at import time by the launching "
                                                        "script's imports, before its xmp.spawn",
     ("q4", "src/vitpod/engine.py", 55, "XLA603"): HOOK_VALUES + ": the FSDP model handed to `save_checkpoint(model, ...)`",
-    ("q4", "src/vitpod/model.py", 46, "XLA503"): "boolean-mask indexing with a mask computed in forward (`x[:, keep]`)",
     ("q5", "utils.py", 51, "XLA501"): HOOK_VALUES + ": a read derived from device arguments through topk/eq/reshape "
                                       "(a second caller passes unknown values)",
     ("q5", "utils.py", 60, "XLA109"): "arguable label: `WORLD_SIZE` read with a default in a helper shared with a "

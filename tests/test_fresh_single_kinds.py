@@ -611,3 +611,49 @@ def test_a_sync_after_an_inner_loop_that_steps_itself_or_after_the_step_is_silen
                 optimizer.step()
                 torch_xla.sync()
         ''', "XLA505") == set()
+
+
+# ------------------------------------------- XLA503: a mask in one position of a tuple index
+
+def test_a_device_mask_in_a_tuple_index_of_forward():
+    """Patch dropout in ``forward``: ``keep = torch.rand(n, device=x.device) >= p``, then
+    ``x[:, keep]``: as many patches as the random mask keeps."""
+    assert lint('''\
+        import torch
+        import torch_xla
+        from torch import nn
+
+
+        class ViT(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed = nn.Conv2d(3, 8, 4, 4)
+
+            def forward(self, images):
+                x = self.embed(images).flatten(2).transpose(1, 2)
+                keep = torch.rand(x.shape[1], device=x.device) >= 0.5
+                x = x[:, keep]
+                return x[..., keep.logical_not()].sum()
+        ''', "XLA503") == {(14, 13, "XLA503"), (15, 16, "XLA503")}
+
+
+def test_a_tuple_index_of_positions_or_of_a_host_mask_is_silent():
+    """A fixed number of positions (``torch.randperm(n, device=...)[:k]``) and a host mask
+    keep the shape static: silent."""
+    assert lint('''\
+        import torch
+        import torch_xla
+        from torch import nn
+
+
+        class ViT(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed = nn.Conv2d(3, 8, 4, 4)
+
+            def forward(self, images):
+                x = self.embed(images).flatten(2).transpose(1, 2)
+                idx = torch.randperm(x.shape[1], device=x.device)[:4]
+                host = torch.rand(16) >= 0.5
+                return x[:, idx].sum() + x[:, 0:4].sum() + x[0, host.nonzero()[0]].sum()
+        ''', "XLA503") == set()
