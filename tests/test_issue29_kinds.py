@@ -525,3 +525,69 @@ def test_a_counter_of_an_outer_loop_or_reset_each_step_gates_no_once():
                     if n == 1:
                         print(loss.item())
         ''', "XLA5") == {(14, 23, "XLA501"), (16, 23, "XLA501")}
+
+
+# -------------------------------------------------------------- 6. XLA302: accumulation batches through a helper
+
+def test_an_accumulation_loop_over_micro_batches_a_helper_draws_from_a_device_loader():
+    """The inner loop iterates what a helper returns, a list it fills with ``next(it)`` of an
+    iterator it is handed (``iter(MpDeviceLoader(...))``): the loop that steps draws from
+    something that may sync once per step, so the accumulation loop is synced (issue 29,
+    section 2 item 6). Both spellings were XLA302 before."""
+    assert lint('''\
+        import torch_xla
+        import torch_xla.distributed.parallel_loader as pl
+
+
+        def get_micro_batches(it, n):
+            return [next(it) for _ in range(n)]
+
+
+        def collect(it, n):
+            out = []
+            for _ in range(n):
+                out.append(next(it))
+            return out
+
+
+        def train(model, loader, optimizer, steps, accum):
+            it = iter(pl.MpDeviceLoader(loader, torch_xla.device()))
+            for step in range(steps):
+                for x, y in get_micro_batches(it, accum):
+                    model(x, y).backward()
+                optimizer.step()
+                for x, y in collect(it, accum):
+                    model(x, y).backward()
+                optimizer.step()
+        ''', "XLA302") == set()
+
+
+def test_an_accumulation_loop_over_micro_batches_of_host_data_still_grows():
+    """The same helper over an iterator of host tensors the loop can see, and an
+    accumulation loop over device tensors with nothing that syncs: XLA302 stays."""
+    assert lint('''\
+        import torch
+        import torch_xla
+
+
+        def get_micro_batches(it, n):
+            return [next(it) for _ in range(n)]
+
+
+        def train(model, optimizer, steps, accum):
+            device = torch_xla.device()
+            data = [(torch.randn(4, 8), torch.randn(4)) for _ in range(1000)]
+            it = iter(data)
+            for step in range(steps):
+                for x, y in get_micro_batches(it, accum):
+                    model(x.to(device), y.to(device)).backward()
+                optimizer.step()
+
+
+        def train_synthetic(model, optimizer, steps, accum):
+            x = torch.randn(4, 8, device=torch_xla.device())
+            for step in range(steps):
+                for _ in range(accum):
+                    model(x).sum().backward()
+                optimizer.step()
+        ''', "XLA302") == {(14, 9, "XLA302"), (22, 9, "XLA302")}

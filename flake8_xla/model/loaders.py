@@ -283,9 +283,11 @@ class Loaders:
         """True when ``expr`` visibly yields no device loader and no torch DataLoader:
         ``range(n)``, literals, comprehensions over such, tensors from ``torch.*`` calls,
         ``xu.SampleGenerator``, through names, ``self.`` attributes, builtin and
-        ``itertools`` / ``tqdm`` wrappers and module helpers' returns. A parameter, an
-        imported helper's result, a loop target or anything unseen is False (it may be an
-        ``MpDeviceLoader``). Memoised per node, bounded to 8 levels."""
+        ``itertools`` / ``tqdm`` wrappers and module helpers' returns, and a parameter of a
+        module function every caller in the module fills with such (no caller in another
+        project module). Another parameter, an imported helper's result, a loop target or
+        anything unseen is False (it may be an ``MpDeviceLoader``). Memoised per node,
+        bounded to 8 levels."""
         key = ("seen_iter", id(expr))
         cache = self._cache
         if key in cache:
@@ -309,6 +311,10 @@ class Loaders:
             bindings = self.read_bindings(expr, ctx)
             if not bindings:
                 return False
+            if len(bindings) == 1 and bindings[0][1] == "param" and bindings[0][2] is not None \
+                    and bindings[0][2] is ctx.func:  # every caller in the module passes a seen iterable
+                return self.every_caller_passes(ctx.func, expr.id, lambda a, c, call: self.iterable_seen(
+                    a, c, depth + 1), "seen_iterable")
             return all(kind == "value" and b_ctx is not None and self.iterable_seen(target, b_ctx, depth + 1)
                        for _, kind, target, b_ctx in bindings)
         if t is ast.Attribute:

@@ -187,7 +187,10 @@ class Syncs:
         """Innermost step loops in XLA code with no per-iteration graph cut, drawing only from
         visible data (:meth:`iterable_seen`), as are the loops around them in the function;
         no enclosing loop syncs, no loop inside runs the step, the function is not called
-        from inside another loop, and nothing unseen may sync. Empty under eager mode, with a
+        from inside another loop, and nothing unseen may sync, in the loop or, for an inner
+        accumulation loop, in the loop around it that takes the optimizer step (its body
+        draws the micro-batches: ``for x, y in get_micro_batches(it, accum):`` with
+        ``next(it)`` of an iterator not seen inside). Empty under eager mode, with a
         training framework, or where ``torch.compile`` / dynamo is used."""
         if "unsynced_steps" in self._cache:
             return self._cache["unsynced_steps"]
@@ -220,6 +223,9 @@ class Syncs:
                     continue  # a loop traced inside one torch_xla.compile'd graph, on purpose
                 if self._contains_step_loop_call(lp) or self._unseen_sync_possible(lp):
                     continue
+                owner = next((o for o in reversed(chain) if self.loop_steps_optimizer(o)), lp)
+                if owner is not lp and self._unseen_sync_possible(owner):
+                    continue  # an accumulation loop: the loop that steps may cut once per step where it cannot be seen
                 if any(self.loader_kind(a, c) in ("plain", "device")
                        for call, c in lp.calls for a in call.args if type(a) is not ast.Starred):
                     continue  # batches drawn from a loader some other way: XLA301's, or synced

@@ -639,7 +639,9 @@ class MissingStepSync(Rule):
     training framework (Accelerate, Lightning, HF Trainer), for evaluation loops (no
     backward, no optimizer step), for loops that run a backward but no optimizer step,
     in them or around them (a gradient test, accumulation a caller steps), when a loop around it syncs once per step (an inner
-    gradient-accumulation loop), when the function holding it is called from another
+    gradient-accumulation loop; also where the loop that steps may sync unseen, as when it
+    draws the micro-batches through a helper: `for x, y in get_micro_batches(it, accum):`
+    with `next(it)` of an iterator handed in), when the function holding it is called from another
     loop, or when the loop calls a function imported from the project or a third-party
     package, or a method of an object one built (it may sync; numpy, tqdm and wandb do
     not). A sync under a condition
