@@ -562,6 +562,50 @@ def test_an_accumulation_loop_over_micro_batches_a_helper_draws_from_a_device_lo
         ''', "XLA302") == set()
 
 
+def test_micro_batches_through_a_method_or_a_name_bound_before_the_loop():
+    """The same draw through a method (``self.micro(accum)`` over ``self.it``) and through a
+    name bound in the stepping loop's body (``batches = fetch(it, accum)``, a ``while``
+    loop filling the list): synced once per step, not XLA302 (both were before)."""
+    assert lint('''\
+        import torch_xla
+        import torch_xla.distributed.parallel_loader as pl
+
+
+        class Trainer:
+            def __init__(self, model, loader, optimizer):
+                self.model = model
+                self.optimizer = optimizer
+                self.it = iter(pl.MpDeviceLoader(loader, torch_xla.device()))
+
+            def micro(self, n):
+                return [next(self.it) for _ in range(n)]
+
+            def fit(self, steps, accum):
+                for step in range(steps):
+                    for x, y in self.micro(accum):
+                        self.model(x, y).backward()
+                    self.optimizer.step()
+
+
+        def fetch(it, n):
+            out = []
+            while len(out) < n:
+                out.append(next(it))
+            return out
+
+
+        def train(model, loader, optimizer, steps, accum):
+            it = iter(pl.MpDeviceLoader(loader, torch_xla.device()))
+            step = 0
+            while step < steps:
+                batches = fetch(it, accum)
+                for x, y in batches:
+                    model(x, y).backward()
+                optimizer.step()
+                step += 1
+        ''', "XLA302") == set()
+
+
 def test_an_accumulation_loop_over_micro_batches_of_host_data_still_grows():
     """The same helper over an iterator of host tensors the loop can see, and an
     accumulation loop over device tensors with nothing that syncs: XLA302 stays."""
