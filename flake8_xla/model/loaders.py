@@ -313,8 +313,13 @@ class Loaders:
                 return False
             if len(bindings) == 1 and bindings[0][1] == "param" and bindings[0][2] is not None \
                     and bindings[0][2] is ctx.func:  # every caller in the module passes a seen iterable
-                return self.every_caller_passes(ctx.func, expr.id, lambda a, c, call: self.iterable_seen(
-                    a, c, depth + 1), "seen_iterable")
+                key = ("seen_param", id(ctx.func), expr.id)
+                found = self._cache.get(key)
+                if found is None:
+                    self._cache[key] = False  # a cycle of calls: unknown
+                    found = self._cache[key] = self.every_caller_passes(
+                        ctx.func, expr.id, lambda a, c, call: self.iterable_seen(a, c, depth + 1), "seen_iterable")
+                return found
             return all(kind == "value" and b_ctx is not None and self.iterable_seen(target, b_ctx, depth + 1)
                        for _, kind, target, b_ctx in bindings)
         if t is ast.Attribute:

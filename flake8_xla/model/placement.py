@@ -274,16 +274,19 @@ class Placement:
 
     def _move_call_of(self, func: FunctionInfo, node: ast.Name):
         """``(call, ctx)`` of the ``node.to(...)`` / ``node.x.to(...)`` call whose receiver
-        chain starts at ``node``."""
-        for c, x in func.calls:
-            f = c.func
-            if type(f) is ast.Attribute and f.attr in _MOVES:
-                root = f.value
-                while type(root) is ast.Attribute:
-                    root = root.value
-                if root is node:
-                    return c, x
-        return None
+        chain starts at ``node`` (the function's move calls indexed once by their root)."""
+        key = ("pl_move_roots", id(func))
+        index = self._cache.get(key)
+        if index is None:
+            index = self._cache[key] = {}
+            for c, x in func.calls:
+                f = c.func
+                if type(f) is ast.Attribute and f.attr in _MOVES:
+                    root = f.value
+                    while type(root) is ast.Attribute:
+                        root = root.value
+                    index.setdefault(id(root), (c, x))
+        return index.get(id(node))
 
     def _kept_on_host(self, func: FunctionInfo, name: str, moved_peer: bool = False) -> bool:
         """The function places things on the XLA device itself (a move to it, a device

@@ -336,6 +336,15 @@ class Syncs:
         self._cache["split_syncs"] = out
         return out
 
+    def _loop_takes_step(self, loop) -> bool:
+        """Some call in ``loop`` (nested loops included) is an optimizer step (memoised)."""
+        key = ("loop_takes_step", id(loop))
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = any(self.is_optimizer_step(c, x) or self.call_name(c, x) == self.OPTIMIZER_STEP
+                                           for c, x in loop.calls)
+        return found
+
     def _cut_after_step(self, sync, sctx, loop) -> bool:
         """Another sync follows the last optimizer step of the loop body (or the loop syncs by
         itself through a device loader): the extra one can simply go."""
@@ -382,8 +391,7 @@ class Syncs:
             # range(accum): ...; loss.backward()`), an inner loop that takes no step itself
             inner = [(c, x) for c, x in loop.calls if x.loops and x.loops[-1] is not loop and loop in x.loops
                      and x.func is loop.ctx.func and self.is_backward(c, x)
-                     and not any(self.is_optimizer_step(s, sx) or self.call_name(s, sx) == self.OPTIMIZER_STEP
-                                 for s, sx in x.loops[x.loops.index(loop) + 1].calls)]
+                     and not self._loop_takes_step(x.loops[x.loops.index(loop) + 1])]
             events = self._cache[key] = (direct, steps, any_steps, backwards, inner)
         direct, steps, any_steps, backwards, inner = events
         if not steps:
