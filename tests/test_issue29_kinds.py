@@ -525,3 +525,113 @@ def test_a_counter_of_an_outer_loop_or_reset_each_step_gates_no_once():
                     if n == 1:
                         print(loss.item())
         ''', "XLA5") == {(14, 23, "XLA501"), (16, 23, "XLA501")}
+
+
+# -------------------------------------------------------------- 6. XLA302: accumulation batches through a helper
+
+def test_an_accumulation_loop_over_micro_batches_a_helper_draws_from_a_device_loader():
+    """The inner loop iterates what a helper returns, a list it fills with ``next(it)`` of an
+    iterator it is handed (``iter(MpDeviceLoader(...))``): the loop that steps draws from
+    something that may sync once per step, so the accumulation loop is synced (issue 29,
+    section 2 item 6). Both spellings were XLA302 before."""
+    assert lint('''\
+        import torch_xla
+        import torch_xla.distributed.parallel_loader as pl
+
+
+        def get_micro_batches(it, n):
+            return [next(it) for _ in range(n)]
+
+
+        def collect(it, n):
+            out = []
+            for _ in range(n):
+                out.append(next(it))
+            return out
+
+
+        def train(model, loader, optimizer, steps, accum):
+            it = iter(pl.MpDeviceLoader(loader, torch_xla.device()))
+            for step in range(steps):
+                for x, y in get_micro_batches(it, accum):
+                    model(x, y).backward()
+                optimizer.step()
+                for x, y in collect(it, accum):
+                    model(x, y).backward()
+                optimizer.step()
+        ''', "XLA302") == set()
+
+
+def test_micro_batches_through_a_method_or_a_name_bound_before_the_loop():
+    """The same draw through a method (``self.micro(accum)`` over ``self.it``) and through a
+    name bound in the stepping loop's body (``batches = fetch(it, accum)``, a ``while``
+    loop filling the list): synced once per step, not XLA302 (both were before)."""
+    assert lint('''\
+        import torch_xla
+        import torch_xla.distributed.parallel_loader as pl
+
+
+        class Trainer:
+            def __init__(self, model, loader, optimizer):
+                self.model = model
+                self.optimizer = optimizer
+                self.it = iter(pl.MpDeviceLoader(loader, torch_xla.device()))
+
+            def micro(self, n):
+                return [next(self.it) for _ in range(n)]
+
+            def fit(self, steps, accum):
+                for step in range(steps):
+                    for x, y in self.micro(accum):
+                        self.model(x, y).backward()
+                    self.optimizer.step()
+
+
+        def fetch(it, n):
+            out = []
+            while len(out) < n:
+                out.append(next(it))
+            return out
+
+
+        def train(model, loader, optimizer, steps, accum):
+            it = iter(pl.MpDeviceLoader(loader, torch_xla.device()))
+            step = 0
+            while step < steps:
+                batches = fetch(it, accum)
+                for x, y in batches:
+                    model(x, y).backward()
+                optimizer.step()
+                step += 1
+        ''', "XLA302") == set()
+
+
+def test_an_accumulation_loop_over_micro_batches_of_host_data_still_grows():
+    """The same helper over an iterator of host tensors the loop can see, and an
+    accumulation loop over device tensors with nothing that syncs: XLA302 stays."""
+    assert lint('''\
+        import torch
+        import torch_xla
+
+
+        def get_micro_batches(it, n):
+            return [next(it) for _ in range(n)]
+
+
+        def train(model, optimizer, steps, accum):
+            device = torch_xla.device()
+            data = [(torch.randn(4, 8), torch.randn(4)) for _ in range(1000)]
+            it = iter(data)
+            for step in range(steps):
+                for x, y in get_micro_batches(it, accum):
+                    model(x.to(device), y.to(device)).backward()
+                optimizer.step()
+
+
+        def train_synthetic(model, optimizer, steps, accum):
+            x = torch.randn(4, 8, device=torch_xla.device())
+            for step in range(steps):
+                for _ in range(accum):
+                    model(x).sum().backward()
+                optimizer.step()
+        ''', "XLA302") == {(14, 9, "XLA302"), (22, 9, "XLA302")}

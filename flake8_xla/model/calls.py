@@ -814,6 +814,24 @@ class Calls:
             found = self._cache["launch_target_ids"] = frozenset(id(t) for t in self.launch_targets())
         return found
 
+    def launch_shared_param(self, func: FunctionInfo, name: str) -> bool:
+        """``name`` is a parameter of multi-process launch target ``func`` (a module-level
+        function) other than the process index (:meth:`is_launch_index`), the module names
+        ``func`` only in launches (no direct call, not handed on) and no other project module
+        calls it: every process receives a copy of the one value the launching
+        process passed (``torch_xla.launch(_mp_fn, args=(args,))``), the same in each.
+        Memoised per function."""
+        key = ("launch_shared", id(func))
+        found = self._cache.get(key)
+        if found is None:
+            launches = [call for call, _, targets, single in self.launches()
+                        if not single and any(t is func for t in targets)]
+            found = self._cache[key] = bool(launches) and func.cls is None and func.ctx is not None \
+                and func.ctx.func is None and not self.calls_of(func) and not self._escaped(func, len(launches))
+        if not found or name not in func.params or self.is_launch_index(func, name):
+            return False
+        return self.project_arguments(func, name) == []  # no other module calls it directly
+
     def is_launch_index(self, func: FunctionInfo, name: str) -> bool:
         """``name`` is the parameter of launch target ``func`` that receives the process
         index: its first parameter, or the first one a ``functools.partial(f, cfg)`` given

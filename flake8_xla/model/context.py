@@ -51,9 +51,49 @@ class XlaContext:
             return found
         cache[key] = False  # asked again while deciding (through a binding's context): not off
         sites = self._func_sites(func)
-        result = bool(sites) and all(self.is_xla_off(c, _depth) for c in sites)
+        result = bool(sites) and all(self.is_xla_off(c, _depth) for c in sites) and not self.runs_xla_itself(func)
         cache[key] = result
         return result
+
+    def runs_xla_itself(self, func: FunctionInfo) -> bool:
+        """``func``'s own body calls torch_xla outside any backend test of its own
+        (``pl.MpDeviceLoader(loader, device)``, ``xm.optimizer_step(opt)``): whoever calls it,
+        it runs on XLA, so a caller's backend branch (``if recipe == "cuda":
+        train_cuda_recipe(...)``, a CUDA *recipe* run on the TPU) does not make it XLA-off.
+        A call under ``if use_tpu:`` / ``if torch.cuda.is_available():`` inside it, in a
+        version-adaptive branch or in the fallback of a torch_xla import decides nothing.
+        Memoised per function."""
+        key = ("runs_xla", id(func))
+        found = self._cache.get(key)
+        if found is None:
+            found = False
+            base = func.ctx.frames if func.ctx is not None else None
+            for call, ctx in func.calls:
+                if ctx.func is not func:
+                    continue
+                q = self.call_name(call, ctx)
+                if q is None or not (q == "torch_xla" or q.startswith("torch_xla.")):
+                    continue
+                if not self._backend_framed(ctx.frames, base) and not self.version_adaptive(ctx):
+                    found = True
+                    break
+            self._cache[key] = found
+        return found
+
+    def _backend_framed(self, frames, base) -> bool:
+        """Some branch frame from ``frames`` up to ``base`` (the function's own) is a backend
+        test, a guarded import or its fallback."""
+        node = frames
+        for _ in range(64):
+            if node is None or node is base or not node:
+                return False
+            frame = node.frame
+            if frame is _OFF or frame is _GUARDED or frame is _FALLBACK:
+                return True
+            if self._classify(frame[0]) != (False, False):
+                return True
+            node = node.parent
+        return True
 
     def _func_sites(self, func: FunctionInfo) -> list[Ctx]:
         """The contexts that call or name ``func``: the reads of its name that see its

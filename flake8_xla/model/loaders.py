@@ -135,6 +135,32 @@ class Loaders:
                 return self._agree([self.loader_kind(v, c, depth + 1) for v, c in values])
         return None
 
+    def loader_kind_through_params(self, expr: ast.AST, ctx: Ctx) -> str | tuple | None:
+        """:meth:`loader_kind`, where a parameter (``("param", func, name)``) is resolved to
+        ``"plain"`` when every call of its function passes a plain ``DataLoader`` (or a
+        parameter of its own caller that does, up to 4 levels; a caller in another project
+        module passes a ``plain_loader``): ``validate(model, loader)`` called with a
+        ``DataLoader`` draws from it. Anything else stays as :meth:`loader_kind` says."""
+        kind = self.loader_kind(expr, ctx)
+        if type(kind) is tuple and self._param_plain_loader(kind[1], kind[2], 0):
+            return "plain"
+        return kind
+
+    def _param_plain_loader(self, func: FunctionInfo, name: str, depth: int) -> bool:
+        key = ("param_plain_loader", id(func), name)
+        found = self._cache.get(key)
+        if found is None:
+            self._cache[key] = False  # a cycle of calls: unknown
+
+            def local(arg, actx, call):
+                kind = self.loader_kind(arg, actx)
+                if type(kind) is tuple:
+                    return depth < 4 and self._param_plain_loader(kind[1], kind[2], depth + 1)
+                return kind == "plain"
+
+            found = self._cache[key] = self.every_caller_passes(func, name, local, "plain_loader")
+        return found
+
     def _wrapped_iterables(self, call: ast.Call, ctx: Ctx, q: str | None):
         """The iterables a pass-through wrapper iterates (``enumerate(x)`` -> ``[x]``), or None."""
         f = call.func
@@ -261,9 +287,11 @@ class Loaders:
         """True when ``expr`` visibly yields no device loader and no torch DataLoader:
         ``range(n)``, literals, comprehensions over such, tensors from ``torch.*`` calls,
         ``xu.SampleGenerator``, through names, ``self.`` attributes, builtin and
-        ``itertools`` / ``tqdm`` wrappers and module helpers' returns. A parameter, an
-        imported helper's result, a loop target or anything unseen is False (it may be an
-        ``MpDeviceLoader``). Memoised per node, bounded to 8 levels."""
+        ``itertools`` / ``tqdm`` wrappers and module helpers' returns, and a parameter of a
+        module function every caller in the module fills with such (no caller in another
+        project module). Another parameter, an imported helper's result, a loop target or
+        anything unseen is False (it may be an ``MpDeviceLoader``). Memoised per node,
+        bounded to 8 levels."""
         key = ("seen_iter", id(expr))
         cache = self._cache
         if key in cache:
@@ -287,6 +315,15 @@ class Loaders:
             bindings = self.read_bindings(expr, ctx)
             if not bindings:
                 return False
+            if len(bindings) == 1 and bindings[0][1] == "param" and bindings[0][2] is not None \
+                    and bindings[0][2] is ctx.func:  # every caller in the module passes a seen iterable
+                key = ("seen_param", id(ctx.func), expr.id)
+                found = self._cache.get(key)
+                if found is None:
+                    self._cache[key] = False  # a cycle of calls: unknown
+                    found = self._cache[key] = self.every_caller_passes(
+                        ctx.func, expr.id, lambda a, c, call: self.iterable_seen(a, c, depth + 1), "seen_iterable")
+                return found
             return all(kind == "value" and b_ctx is not None and self.iterable_seen(target, b_ctx, depth + 1)
                        for _, kind, target, b_ctx in bindings)
         if t is ast.Attribute:

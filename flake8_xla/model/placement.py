@@ -80,7 +80,8 @@ class Placement:
                 func = cctx.func
                 if func is None or not self.in_xla_code(cctx) or self._cpu_only(func):
                     continue
-                for mexpr, mctx in self.optimizer_modules(cons, cctx) or ():
+                modules = self.optimizer_modules(cons, cctx) or ()
+                for mexpr, mctx in modules:
                     if type(mexpr) is ast.Attribute:  # self.model of a trainer class (attributes.py)
                         held = self.host_attr_module(mexpr, mctx)
                         if held is not None and id(held[0]) not in seen and self.in_xla_code(held[1]):
@@ -94,7 +95,7 @@ class Placement:
                         continue
                     name_node, bctx = target
                     if not self.in_xla_code(bctx) or not self._stays(func, mexpr.id) \
-                            or self._kept_on_host(func, mexpr.id):
+                            or self._kept_on_host(func, mexpr.id, self._moved_peer(func, mexpr.id, modules)):
                         continue
                     seen.add(id(target))
                     found.append((name_node, bctx, cons))
@@ -258,11 +259,42 @@ class Placement:
         q = self.call_name(call, ctx)
         return "ok" if q is not None and q.startswith(_INERT_PREFIXES) else "escape"
 
-    def _kept_on_host(self, func: FunctionInfo, name: str) -> bool:
+    def _moved_peer(self, func: FunctionInfo, name: str, modules) -> bool:
+        """Another module the same optimizer updates (``modules``: its ``(expr, ctx)``) is a
+        plain name ``func`` moves to the XLA device (``model.to(device)``)."""
+        for expr, _ in modules:
+            if type(expr) is not ast.Name or expr.id == name:
+                continue
+            for kind, node in self._name_uses(func).get(expr.id, ()):
+                if kind == "move":
+                    found = self._move_call_of(func, node)
+                    if found is not None and self.move_target(*found) == "xla":
+                        return True
+        return False
+
+    def _move_call_of(self, func: FunctionInfo, node: ast.Name):
+        """``(call, ctx)`` of the ``node.to(...)`` / ``node.x.to(...)`` call whose receiver
+        chain starts at ``node`` (the function's move calls indexed once by their root)."""
+        key = ("pl_move_roots", id(func))
+        index = self._cache.get(key)
+        if index is None:
+            index = self._cache[key] = {}
+            for c, x in func.calls:
+                f = c.func
+                if type(f) is ast.Attribute and f.attr in _MOVES:
+                    root = f.value
+                    while type(root) is ast.Attribute:
+                        root = root.value
+                    index.setdefault(id(root), (c, x))
+        return index.get(id(node))
+
+    def _kept_on_host(self, func: FunctionInfo, name: str, moved_peer: bool = False) -> bool:
         """The function places things on the XLA device itself (a move to it, a device
         loader) but feeds the module nothing visibly on the device: a model kept on the CPU
         on purpose (a CPU policy net beside an XLA model). A function that places nothing
-        (a script being ported) does not count."""
+        (a script being ported) does not count, nor a module the function never calls whose
+        optimizer also updates a module it moves to the device (``moved_peer``: a head
+        added to the moved model's optimizer and forgotten in the move)."""
         key = ("pl_places", id(func))
         places = self._cache.get(key)
         if places is None:
@@ -279,6 +311,8 @@ class Placement:
             for c, x in func.calls:
                 if type(c.func) is ast.Name and x.func is func:
                     forwards.setdefault(c.func.id, []).append((c, x))
+        if moved_peer and not forwards.get(name):
+            return False
         for c, x in forwards.get(name, ()):
             if any(self._on_device(a, x, 0) for a in c.args):
                 return False

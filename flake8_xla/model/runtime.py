@@ -174,7 +174,10 @@ class Runtime:
     def spmd_evidence(self) -> list[tuple[ast.AST, Ctx]]:
         """What turns SPMD on in XLA-on code: ``xr.use_spmd()``, the calls that raise
         without it (``mark_sharding``, FSDPv2), ``XLA_USE_SPMD`` set to a true value; empty when the
-        module starts a second process (a multi-process launch is one process per device)."""
+        module starts a second process (a multi-process launch is one process per device),
+        except by a launch that SPMD, switched on before it in the launching process, makes
+        an error (XLA004: ``xr.use_spmd()`` then ``torch_xla.launch(run)`` raises on 2.5+,
+        and ``run`` called directly, the fix, is the SPMD program)."""
         found = self._cache.get("rt_spmd")
         if found is not None:
             return found
@@ -188,7 +191,9 @@ class Runtime:
             if key == "XLA_USE_SPMD" and self.const(value, ctx) in ("1", "true", "True", 1, True) \
                     and self.in_xla_code(ctx):
                 found.append((node, ctx))
-        if found and any(not single for _, _, _, single in self.launches()):
+        if found and any(not single and not any(self.runs_before_launch(n, sctx, call, ctx)
+                                                for n, sctx in self.spmd_switches())
+                         for call, ctx, _, single in self.launches()):
             found = []
         self._cache["rt_spmd"] = found
         return found
@@ -293,7 +298,9 @@ class Runtime:
         have is seen (``torch_xla.device()``, ``"xla"``, ``torch.device("xla", 0)``, a name
         bound to one, either arm of ``a if t else b``, what a module helper returns:
         ``device = get_device()``, what every project function a call runs returns:
-        ``device = backend.device()``); ``"cpu"`` when it is visibly the
+        ``device = backend.device()``, ``w.device`` of a device tensor ``w``: a parameter
+        every caller passes one, ``p`` of ``model.parameters()`` of a module moved there);
+        ``"cpu"`` when it is visibly the
         CPU; None otherwise."""
         places = set()
         todo = [(expr, ctx, 0)]
@@ -322,6 +329,10 @@ class Runtime:
                     places.add("xla")  # backend.device(): every method it runs returns the XLA device
                     continue
                 return None
+            if t is ast.Attribute and e.attr == "device" and _depth + depth < 8 \
+                    and self.tensor_kind(e.value, c) == "device":
+                places.add("xla")  # `w.device` of a tensor on the XLA device
+                continue
             if t in (ast.Name, ast.Attribute) and self.qualname(e, c) is None:
                 vals = self.values(e, c)
                 if not vals:

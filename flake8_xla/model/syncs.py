@@ -190,7 +190,10 @@ class Syncs:
         """Innermost step loops in XLA code with no per-iteration graph cut, drawing only from
         visible data (:meth:`iterable_seen`), as are the loops around them in the function;
         no enclosing loop syncs, no loop inside runs the step, the function is not called
-        from inside another loop, and nothing unseen may sync. Empty under eager mode, with a
+        from inside another loop, and nothing unseen may sync, in the loop or, for an inner
+        accumulation loop, in the loop around it that takes the optimizer step (its body
+        draws the micro-batches: ``for x, y in get_micro_batches(it, accum):`` with
+        ``next(it)`` of an iterator not seen inside). Empty under eager mode, with a
         training framework, or where ``torch.compile`` / dynamo is used."""
         if "unsynced_steps" in self._cache:
             return self._cache["unsynced_steps"]
@@ -223,6 +226,9 @@ class Syncs:
                     continue  # a loop traced inside one torch_xla.compile'd graph, on purpose
                 if self._contains_step_loop_call(lp) or self._unseen_sync_possible(lp):
                     continue
+                owner = next((o for o in reversed(chain) if self.loop_steps_optimizer(o)), lp)
+                if owner is not lp and self._unseen_sync_possible(owner):
+                    continue  # an accumulation loop: the loop that steps may cut once per step where it cannot be seen
                 if any(self.loader_kind(a, c) in ("plain", "device")
                        for call, c in lp.calls for a in call.args if type(a) is not ast.Starred):
                     continue  # batches drawn from a loader some other way: XLA301's, or synced
@@ -310,7 +316,8 @@ class Syncs:
     def step_splitting_syncs(self) -> list[tuple[ast.Call, Ctx, str, bool]]:
         """Explicit syncs (``torch_xla.sync()``, ``xm.mark_step()``) directly in an XLA step
         loop's body that split one step: an optimizer step follows in the same block with a
-        backward before the sync and no optimizer step between them (``"backward"``), or a
+        backward before the sync (in the body, or in an accumulation loop of the body that
+        takes no step itself) and no optimizer step between them (``"backward"``), or a
         backward follows whose loss was computed (in part) before the sync with no optimizer
         step in between (``"forward"``). Trailing syncs, syncs in inner (accumulation) loops
         or under another condition than the step, and helpers are left alone. The last item
@@ -332,12 +339,21 @@ class Syncs:
         self._cache["split_syncs"] = out
         return out
 
+    def _loop_takes_step(self, loop) -> bool:
+        """Some call in ``loop`` (nested loops included) is an optimizer step (memoised)."""
+        key = ("loop_takes_step", id(loop))
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = any(self.is_optimizer_step(c, x) or self.call_name(c, x) == self.OPTIMIZER_STEP
+                                           for c, x in loop.calls)
+        return found
+
     def _cut_after_step(self, sync, sctx, loop) -> bool:
         """Another sync follows the last optimizer step of the loop body (or the loop syncs by
         itself through a device loader): the extra one can simply go."""
         if any(self.loader_kind(e, loop.ctx) == "device" for e in self.loop_iterables(loop)):
             return True
-        _, steps, _, _ = self._cache[("step_events", id(loop))]
+        _, steps, _, _, _ = self._cache[("step_events", id(loop))]
         last = max(((c.lineno, c.col_offset) for c, _ in steps), default=None)
         if last is None:
             return False
@@ -374,8 +390,13 @@ class Syncs:
             # any `.step()` (optD.step(), a scheduler) ends a step for the "no step between" tests
             any_steps = steps + [(c, x) for c, x in direct if type(c.func) is ast.Attribute and c.func.attr == "step"]
             backwards = [(c, x) for c, x in direct if self.is_backward(c, x)]
-            events = self._cache[key] = (direct, steps, any_steps, backwards)
-        direct, steps, any_steps, backwards = events
+            # the backward passes of an accumulation loop inside the step (`for _ in
+            # range(accum): ...; loss.backward()`), an inner loop that takes no step itself
+            inner = [(c, x) for c, x in loop.calls if x.loops and x.loops[-1] is not loop and loop in x.loops
+                     and x.func is loop.ctx.func and self.is_backward(c, x)
+                     and not self._loop_takes_step(x.loops[x.loops.index(loop) + 1])]
+            events = self._cache[key] = (direct, steps, any_steps, backwards, inner)
+        direct, steps, any_steps, backwards, inner = events
         if not steps:
             return None  # no optimizer step in this loop's body: not one training step
         cut_ids = self._cache.get("cut_ids")
@@ -406,7 +427,7 @@ class Syncs:
                     arms |= extra
             later_steps = [k for k, p in arms if (k, not p) in arms]
         if later_steps:
-            for b, bx in backwards:
+            for b, bx in backwards + inner:
                 if at(b) < pos and before_runs(b, bx) and not stepped_between(at(b), pos):
                     return "backward"
         for b, bx in backwards:

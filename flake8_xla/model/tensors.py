@@ -27,6 +27,7 @@ import ast
 import re
 
 from .reductions import OPTIMIZER_STEP
+from .runtime import dotted
 from .scopes import UNKNOWN, Ctx, FunctionInfo, _case_test, _child_fields
 from .syncs import DEVICE_COLLECTIVES
 
@@ -248,6 +249,8 @@ class Tensors:
                 k = self.loop_targets().get((id(scope), e.id, line))
                 if k is None and kind == "unknown":
                     k = self.dict_loop_value(scope, e.id, line)  # for k, v in losses.items() (attributes.py)
+                if k is None and kind == "unknown":
+                    k = self.module_param_target(scope, e.id, line)  # for p in model.parameters()
                 if k is None and (id(scope), e.id) in names:
                     k = DEVICE
                 if k is None and kind == "param" and isinstance(target, FunctionInfo) and target.cls is None:
@@ -565,7 +568,9 @@ class Tensors:
 
     def _factory_kind(self, call, ctx):
         """``torch.randn(...)``: a CPU tensor without ``device=``, on the XLA device with
-        ``device=torch_xla.device()`` (or a name bound to it, or ``"xla"``)."""
+        ``device=torch_xla.device()`` (or a name bound to it, or ``"xla"``), or any device
+        expression :meth:`~.runtime.Runtime.device_place` places there (a parameter every
+        caller passes the XLA device, ``w.device`` of a device tensor)."""
         dev = self.kwarg(call, "device")
         if dev is None:
             return HOST
@@ -578,6 +583,8 @@ class Tensors:
         vals = self.resolve_values(dev, ctx)
         if vals and all(type(v) is ast.Call and self.call_name(v, c) in XLA_DEVICES for v, c in vals):
             return DEVICE
+        if self.device_place(dev, ctx) == "xla":
+            return DEVICE  # a helper's `device` parameter every caller passes it, `device=w.device`
         return None
 
     def cpu_tensor(self, expr, ctx) -> bool:
@@ -685,7 +692,8 @@ class Tensors:
     def is_model(self, expr: ast.AST, ctx: Ctx) -> bool:
         """True when ``expr`` holds a module (a ``torch.nn`` layer, a module class of this
         file, a torchvision/timm/transformers model, a DDP/FSDP wrap of one); every visible
-        assignment must agree."""
+        assignment must agree; a helper's parameter every caller in the module passes one
+        (:meth:`_param_model`)."""
         key = ("ismodel", id(expr))
         if key in self._cache:
             return self._cache[key]
@@ -694,8 +702,28 @@ class Tensors:
         if type(expr) in (ast.Name, ast.Attribute) and self.qualname(expr, ctx) is None:
             vals = self.resolve_values(expr, ctx)
             result = bool(vals) and all(self._model_value(v, c) for v, c in vals)
+            if not vals and type(expr) is ast.Name:
+                result = self._param_model(expr, ctx)
         self._cache[key] = result
         return result
+
+    def _param_model(self, name: ast.Name, ctx: Ctx) -> bool:
+        """``name`` is a parameter of the plain module function it is read in and every call
+        of that function passes a module for it (:meth:`is_model` of the argument; a caller in
+        another project module, a splat, a default left out: unknown). Memoised per
+        (function, parameter)."""
+        func = ctx.func
+        bindings = self.lookup(name.id, ctx, getattr(name, "lineno", None))
+        if func is None or not bindings or len(bindings) != 1 or bindings[0][1] != "param" \
+                or bindings[0][2] is not func:
+            return False
+        key = ("param_model", id(func), name.id)
+        found = self._cache.get(key)
+        if found is None:
+            self._cache[key] = False  # a cycle of calls: unknown
+            found = self._cache[key] = self.every_caller_passes(
+                func, name.id, lambda arg, actx, call: self.is_model(arg, actx), "model")
+        return found
 
     def _model_value(self, v, c) -> bool:
         for _ in range(8):
@@ -796,6 +824,46 @@ class Tensors:
                     table.setdefault((scope, n, line), DEVICE)
         self._cache["looptargets"] = table
         return table
+
+    #: module methods whose items are the module's own tensors (``named_*``: ``(name, tensor)``)
+    _PARAM_ITERS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"})
+
+    def module_param_target(self, scope, name: str, line: int) -> str | None:
+        """``DEVICE`` when ``name`` is the tensor a ``for`` loop at ``line`` of ``scope`` draws
+        from ``M.parameters()`` / ``M.named_parameters()`` / ``M.buffers()`` /
+        ``M.named_buffers()`` (the second item of a ``named_*`` pair), where ``M`` is a module
+        visibly moved to the XLA device (:meth:`~.placement.Placement._on_device`:
+        ``model = Net().to(device)``, a wrapper of one) and never moved again in the scope
+        (``model.cpu()``, ``model.to("cpu")``); else None. Memoised per loop target."""
+        key = ("modparam", id(scope), name, line)
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = None  # a cycle is unknown
+        found = None
+        for loop in self._for_loops_at().get((id(scope), line), ()):
+            it, target = loop.node.iter, loop.node.target
+            if type(it) is not ast.Call or type(it.func) is not ast.Attribute or it.func.attr not in self._PARAM_ITERS:
+                continue
+            if it.func.attr.startswith("named_"):
+                if type(target) not in (ast.Tuple, ast.List) or len(target.elts) != 2:
+                    continue
+                target = target.elts[1]
+            if type(target) is not ast.Name or target.id != name:
+                continue
+            receiver = it.func.value
+            text = dotted(receiver)
+            if text is None or not self._on_device(receiver, loop.ctx, 0):
+                continue
+            cpu = cache.get("cpu_receivers")
+            if cpu is None:
+                cpu = cache["cpu_receivers"] = {(id(x.scope), dotted(c.func.value)) for c, x in self.method_calls("cpu")}
+            if (id(loop.ctx.scope), text) in cpu or any(self.move_target(c, x) != "xla"
+                                                        for _, c, x in self.moves(text, loop.ctx)):
+                continue  # moved back, or somewhere else, in the scope
+            found = DEVICE
+        cache[key] = found
+        return found
 
     def backward_values(self) -> tuple[set, set]:
         """What the back-propagated losses are computed from: ids of the expressions (call

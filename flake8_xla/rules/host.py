@@ -700,7 +700,8 @@ class HostReadInUnsyncedLoop(Rule):
     Silent when the loop or a helper it calls syncs (`torch_xla.sync()`, `xm.mark_step()`,
     `with torch_xla.step():`, a compiled step), when it may sync where it cannot be seen
     (an imported helper, `next()` of an unseen iterator), when it draws from a device
-    loader or from anything that may be one (a parameter, an imported helper's result), in
+    loader or from anything that may be one (an imported helper's result, a parameter some
+    caller may fill with one; a `loader` every caller fills with a `DataLoader` is plain), in
     a step loop or the step's code, under eager mode, and when no tensor is carried: an
     evaluation loop that computes each batch afresh and reads it (`loss.item()` per batch)
     compiles one graph once (measured) and is not reported. A name rebound in the loop from
@@ -822,7 +823,7 @@ class HostReadInUnsyncedLoop(Rule):
             return False
         if model.loop_syncs(loop) or model._unseen_sync_possible(loop):
             return False
-        return all(model.loader_kind(e, ctx) == "plain" or model.iterable_seen(e, ctx)
+        return all(model.loader_kind_through_params(e, ctx) == "plain" or model.iterable_seen(e, ctx)
                    for e in model.loop_iterables(loop))
 
 

@@ -39,7 +39,10 @@ class ModuleNotOnDevice(Rule):
     moved anywhere in the function (`.to(...)` to any device, `.cuda()`, `.to_empty()`),
     is built with `device=` or under `torch.set_default_device` / `with torch.device(...)`,
     is wrapped by XLA FSDP (which moves it), or when the function visibly trains on the
-    CPU (`x.to("cpu")`). A module bound at module level is not followed.
+    CPU (`x.to("cpu")`), or places things on the device but feeds the module only host data
+    (a CPU net kept on purpose). A module the function never calls whose optimizer also
+    updates a module it moves to the device (a head forgotten in the move) is reported. A
+    module bound at module level is not followed.
 
     ## Example
     ```python

@@ -432,7 +432,9 @@ class InputShardingSingleSpecDict(Rule):
     ## Known problems
     A hint: a replicated small tensor (a label per sample) costs little. Ranks are read
     only where they show: a number (`int(...)`), `torch.tensor` of one, a list display, a shaped factory
-    (`torch.zeros(3, 224, 224)`); a loader given `collate_fn=` or `batch_size=None`, a
+    (`torch.zeros(3, 224, 224)`, `torch.randint(0, v, (n, d))`), through names and `self.`
+    attributes, and a row of a table (`self.ids[i]` with `i` the sample index: one rank
+    less than `self.ids`); a row picked by any other index is unknown; a loader given `collate_fn=` or `batch_size=None`, a
     dataset from a helper or a library, and a spec held in something other than a name are
     not reported. Reported for targets 2.5 and later (the dict form's release). A
     partition spec shorter than the mesh (`("data",)` on a 2-D mesh) failed on 2.9 with
@@ -570,21 +572,32 @@ class InputShardingSingleSpecDict(Rule):
 
 def _item_rank(model, expr, ctx, depth) -> int | None:
     """The rank of one sample's value where it shows: a number 0, ``torch.tensor(n)`` 0,
-    ``torch.tensor([...])`` 1, ``torch.zeros(3, 4, 4)`` 3; None when unknown."""
-    if depth > 4 or expr is None:
+    ``torch.tensor([...])`` 1, ``torch.zeros(3, 4, 4)`` / ``torch.ones(n, d)`` (one
+    dimension per positional argument) 3 / 2, ``torch.randint(0, v, (n, d))`` 2, through
+    names and ``self.`` attributes (``self.ids = torch.randint(...)`` in ``__init__``), and
+    one sample of a table (``self.ids[i]``: one rank less, for an int index or the index
+    parameter of ``__getitem__``); None when unknown."""
+    if depth > 6 or expr is None:
         return None
     t = type(expr)
     if t is ast.Constant:
         return 0 if isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool) else None
-    if t is ast.Name:
+    if t in (ast.Name, ast.Attribute):
         single = model.single_value(expr, ctx)
         if single is None:
             return None
         return _item_rank(model, *single, depth + 1)
+    if t is ast.Subscript:
+        index = expr.slice
+        if type(index) is ast.Slice:
+            return _item_rank(model, expr.value, ctx, depth + 1)  # a slice keeps the rank
+        rank = _item_rank(model, expr.value, ctx, depth + 1) if _int_index(model, index, ctx) else None
+        return rank - 1 if rank else None
     if t is not ast.Call:
         return None
     f = expr.func
-    if type(f) is ast.Attribute and f.attr in _SAME_RANK and type(f.value) in (ast.Call, ast.Name):
+    if type(f) is ast.Attribute and f.attr in _SAME_RANK \
+            and type(f.value) in (ast.Call, ast.Name, ast.Attribute, ast.Subscript):
         return _item_rank(model, f.value, ctx, depth + 1)
     q = model.call_name(expr, ctx)
     if q is None:
@@ -602,12 +615,40 @@ def _item_rank(model, expr, ctx, depth) -> int | None:
         if type(data) is ast.Constant or rank:
             return rank
         return _item_rank(model, data, ctx, depth + 1)
-    if q in _SHAPED and expr.args:
-        if len(expr.args) == 1 and type(expr.args[0]) in (ast.Tuple, ast.List):
-            return len(expr.args[0].elts) if not any(type(e) is ast.Starred for e in expr.args[0].elts) else None
-        if all(type(a) is ast.Constant and type(a.value) is int for a in expr.args):
-            return len(expr.args)
+    if q in _SHAPED or q == _RANDINT:
+        size = model.kwarg(expr, "size")
+        args = expr.args
+        if q == _RANDINT:  # randint(high, size) / randint(low, high, size)
+            args = [] if size is not None else args[-1:] if len(args) in (2, 3) else None
+        if size is None and args and len(args) == 1:
+            size = args[0]
+        if isinstance(size, ast.AST) and type(size) in (ast.Tuple, ast.List):
+            return len(size.elts) if not any(type(e) is ast.Starred for e in size.elts) else None
+        if size is None and args and (len(args) > 1 or type(args[0]) is ast.Constant) and all(
+                type(a) in (ast.Constant, ast.Name, ast.Attribute, ast.BinOp) for a in args) \
+                and all(type(a.value) is int for a in args if type(a) is ast.Constant):
+            return len(args)  # torch.ones(n, seq_len): one dimension per argument
     return None
+
+
+#: ``torch.randint``: the size is its last positional argument
+_RANDINT = "torch.randint"
+
+
+def _int_index(model, index, ctx) -> bool:
+    """``index`` picks one element of a dimension: an int literal, ``int(...)``, or the index
+    parameter of a ``__getitem__`` (a map-style dataset's sample index)."""
+    if type(index) is ast.Constant:
+        return type(index.value) is int
+    if type(index) is ast.Call and type(index.func) is ast.Name and index.func.id == "int":
+        return model.lookup("int", ctx, index.lineno) is None
+    if type(index) is ast.Name:
+        bindings = model.lookup(index.id, ctx, index.lineno)
+        if bindings and len(bindings) == 1 and bindings[0][1] == "param":
+            func = bindings[0][2]
+            params = getattr(func, "params", None) or ()
+            return getattr(func, "name", None) == "__getitem__" and len(params) >= 2 and params[1] == index.id
+    return False
 
 
 # -- XLA911 ----------------------------------------------------------------------------------
@@ -622,7 +663,8 @@ class LoopOpBodyCapturesTensor(Rule):
     Flags the function given to `torch_xla.experimental.scan.scan(fn, init, xs)` when it
     reads a tensor it is not passed: a name of an enclosing scope bound to a tensor
     (`torch.zeros(...)`, `x.to(device)`, an `nn.Parameter`) or to a layer
-    (`nn.Linear(...)`, a module class of the file), or a `self.` attribute of the
+    (`nn.Linear(...)`, a module class of the file) or to a `self.` attribute holding one
+    (`w_x, w_h = self.w_x, self.w_h` in `forward`), or a `self.` attribute of the
     enclosing method that holds one; also a method passed bound (`scan(self.step, ...)`)
     reading such a `self.` attribute.
 
@@ -759,15 +801,25 @@ class LoopOpBodyCapturesTensor(Rule):
                 if holder is not None and n.id == holder[1]:
                     continue
                 bindings = model.lookup(n.id, defined_in, None)
-                if bindings and all(kind == "value" and self._tensor_value(model, target, b_ctx, 0)
+                if bindings and all(kind == "value" and self._tensor_value(model, target, b_ctx, 0, holder)
                                     for _, kind, target, b_ctx in bindings):
                     return n.id
         return None
 
-    def _tensor_value(self, model, value, ctx, depth) -> bool:
+    def _tensor_value(self, model, value, ctx, depth, holder=None) -> bool:
         """``value`` visibly makes a tensor or a layer: a torch factory, ``nn.Parameter``, a
-        ``torch.nn`` layer class or a module class of the file, moved or not."""
-        if depth > 4 or value is None or value is UNKNOWN or ctx is None or type(value) is not ast.Call:
+        ``torch.nn`` layer class or a module class of the file, moved or not; or, in the
+        method that defines the loop function (``holder``: its class and ``self``'s name),
+        an attribute of ``self`` every binding of which in the class does
+        (``w_x, w_h = self.w_x, self.w_h`` in ``forward``)."""
+        if depth > 4 or value is None or value is UNKNOWN or ctx is None:
+            return False
+        if type(value) is ast.Attribute and type(value.value) is ast.Name and holder is not None \
+                and value.value.id == holder[1] and ctx.func is not None and ctx.func.cls is holder[0]:
+            values = model.self_attr_values(holder[0], value.attr)
+            return bool(values) and all(c is not None and self._tensor_value(model, v, c, depth + 1)
+                                        for v, c in values)
+        if type(value) is not ast.Call:
             return False
         q = model.call_name(value, ctx)
         if q is not None:

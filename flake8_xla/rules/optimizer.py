@@ -61,8 +61,13 @@ class DdpWithXmOptimizerStep(Rule):
     ## Why is this bad?
     DDP all-reduces (averages) the gradients during `backward()`.
     `xm.optimizer_step` all-reduces them once more before stepping: a second collective
-    over every gradient, each step, for nothing (averaging identical gradients changes
-    nothing). The PyTorch/XLA reference scripts branch exactly this way:
+    over every gradient, each step. On torch_xla 2.9 the double reduction does not even
+    compile: DDP's all-reduce and the step's land in one graph, and the step fails with
+    `ValueError: HloModule has a mix of layout constrained and unconstrained AllReduce
+    instructions` (seen on two replicas on the CPU client; with `optimizer.step()` the same
+    step runs and the replicas' weights agree). Even where it compiled, the second
+    collective would be pure cost (averaging identical gradients changes nothing). The PyTorch/XLA
+    reference scripts branch exactly this way:
     `if ddp: optimizer.step() else: xm.optimizer_step(optimizer)`.
 
     ## Known problems

@@ -54,7 +54,10 @@ _SAME_PATH_CALLS = frozenset({
 def _same_for_every_process(model, expr, ctx, depth: int = 0) -> bool:
     """True when a path expression visibly has one value in every process: string
     constants, f-strings, ``+`` / ``/`` and ``os.path`` helpers over such values, names
-    bound to them. A rank, a parameter or anything unseen: False (unknown never fires)."""
+    bound to them, and a parameter of the launched function other than the index (or an
+    attribute of one: ``args.cache_dir``) that only launches fill, from the launching
+    process's one value. A rank, another parameter or anything unseen: False (unknown never
+    fires)."""
     if expr is None or expr is UNKNOWN or depth > 8:
         return False
     t = type(expr)
@@ -75,12 +78,37 @@ def _same_for_every_process(model, expr, ctx, depth: int = 0) -> bool:
         if q not in _SAME_PATH_CALLS or expr.keywords:
             return False
         return all(_same_for_every_process(model, a, ctx, depth + 1) for a in expr.args)
+    if t is ast.Attribute:  # args.cache_dir of the namespace the launching process passed
+        root = expr
+        while type(root) is ast.Attribute:
+            root = root.value
+        return type(root) is ast.Name and not is_rank_value(model, expr, ctx) \
+            and _launch_shared(model, root, ctx) and not _attr_stored(ctx.func, root.id)
     if t is ast.Name:
         if is_rank_value(model, expr, ctx):
             return False
+        if _launch_shared(model, expr, ctx):
+            return True
         values = model.values(expr, ctx)
         return bool(values) and all(_same_for_every_process(model, v, c, depth + 1) for v, c in values)
     return False
+
+
+def _launch_shared(model, name: ast.Name, ctx) -> bool:
+    """``name`` is a parameter, not the index, of the launched function it is read in, and
+    the module calls that function only through multi-process launches: every process got
+    a copy of the launching process's one value (:meth:`~flake8_xla.model.calls.Calls.launch_shared_param`)."""
+    func = ctx.func
+    bindings = model.lookup(name.id, ctx, getattr(name, "lineno", None))
+    return func is not None and bool(bindings) and len(bindings) == 1 and bindings[0][1] == "param" \
+        and bindings[0][2] is func and model.launch_shared_param(func, name.id)
+
+
+def _attr_stored(func, name: str) -> bool:
+    """``func`` assigns an attribute of ``name`` (``args.cache_dir = f"...{index}"``): the
+    namespace may differ per process."""
+    return any(type(n) is ast.Attribute and type(n.ctx) is not ast.Load and type(n.value) is ast.Name
+               and n.value.id == name for n in ast.walk(func.node))
 
 
 @rule
@@ -109,8 +137,12 @@ class InitializeCachePlacement(Rule):
     compilation), so it is no error (measured on 2.9 (CPU): `initialize_cache` passes after
     `torch_xla.device()`, `torch.ones(2, device=d)`, `model.to(d)`, a moved tensor's
     `.cpu()`; raises `AssertionError` after `torch_xla.sync()`, `.item()`, `print(t)` or
-    `.cpu()` of a computed tensor). A path that cannot be seen
-    (`args.cache_dir`, a helper's result) is not reported, nor a call under a rank test
+    `.cpu()` of a computed tensor). A path that cannot be seen (a helper's result, a
+    parameter of a function also called directly, a per-process item `args.dirs[index]`, a
+    namespace the launched function rewrites) is not reported; a parameter of the launched
+    function other than the index, or its attribute (`args.cache_dir` of
+    `torch_xla.launch(_mp_fn, args=(args,))`), is the launching process's one value,
+    copied to every process. Not reported either: a call under a rank test
     (`if xr.global_ordinal() == 0:`) or a `_xla_computation_cache_is_initialized()` probe,
     nor the parent's call when the launched function calls `initialize_cache` itself. SPMD
     and single-process runs (one process) may share a path; a shared read-only mount uses
@@ -612,7 +644,9 @@ class SpmdWorldSizeMisuse(Rule):
     args.spmd: xr.use_spmd(); build(ds)`; a `Mesh` is SPMD wherever it is); a count picked by mode
     (`xr.world_size() if not spmd else ...`) is not reported. In project mode, a helper
     module's function that a multi-process launch of the project reaches is not SPMD code,
-    even when an SPMD script reaches the module too. The finding replaces XLA801 /
+    even when an SPMD script reaches the module too. A launch after `xr.use_spmd()` in the
+    launching process (XLA004: `torch_xla.launch` raises there from 2.5, and its fix calls the
+    function directly) leaves the program an SPMD one. The finding replaces XLA801 /
     XLA802 on the old `xm` spellings: one fix.
 
     ## Example

@@ -27,7 +27,8 @@ class DynamicShapeOp(Rule):
     indexing `x[x > 0]` / `x[mask]` where the mask is a comparison of device tensors, by an
     operator or a tensor method (`labels.ne(-100)`, `.eq()`, `.gt()`, `.lt()`, `.ge()`, `.le()`,
     `torch.ne(x, 0)`, `.isfinite()`), a device tensor's `.bool()`, or `.logical_not()` /
-    `~` / `&` / `|` of such masks.
+    `~` / `&` / `|` of such masks, alone or in one position of a tuple index
+    (`x[:, keep]` with `keep = torch.rand(n, device=x.device) >= p`).
 
     ## Why is this bad?
     XLA compiles one graph per set of shapes. An op whose result size depends on the data
@@ -99,7 +100,7 @@ class DynamicShapeOp(Rule):
             if type(node) is ast.Call:
                 text = _dynamic_call(model, node, ctx)
             elif type(node) is ast.Subscript and model.tensor_kind(node.value, ctx) == DEVICE \
-                    and _device_mask(model, node.slice, ctx):
+                    and _mask_index(model, node.slice, ctx):
                 text = "boolean-mask indexing"
             if text is not None and model.in_xla_code(ctx):  # asked last: the rarer fact
                 seen.add(id(node))
@@ -118,6 +119,15 @@ def _dynamic_call(model, call, ctx) -> str | None:
             and model.tensor_kind(f.value, ctx) == DEVICE:
         return f".{f.attr}()"
     return None
+
+
+def _mask_index(model, index, ctx) -> bool:
+    """A subscript's index that masks by a boolean device mask: the mask itself (``x[m]``)
+    or a mask in one position of a tuple index (``x[:, keep]``, ``x[..., m]``; the first
+    8 positions)."""
+    if type(index) is ast.Tuple:
+        return any(_device_mask(model, e, ctx) for e in index.elts[:8] if type(e) is not ast.Slice)
+    return _device_mask(model, index, ctx)
 
 
 def _device_mask(model, expr, ctx, depth: int = 0) -> bool:

@@ -639,7 +639,9 @@ class MissingStepSync(Rule):
     training framework (Accelerate, Lightning, HF Trainer), for evaluation loops (no
     backward, no optimizer step), for loops that run a backward but no optimizer step,
     in them or around them (a gradient test, accumulation a caller steps), when a loop around it syncs once per step (an inner
-    gradient-accumulation loop), when the function holding it is called from another
+    gradient-accumulation loop; also where the loop that steps may sync unseen, as when it
+    draws the micro-batches through a helper: `for x, y in get_micro_batches(it, accum):`
+    with `next(it)` of an iterator handed in), when the function holding it is called from another
     loop, or when the loop calls a function imported from the project or a third-party
     package, or a method of an object one built (it may sync; numpy, tqdm and wandb do
     not). A sync under a condition
@@ -813,7 +815,9 @@ class GraphCutInsideStep(Rule):
     ## Known problems
     Only syncs directly in the loop body are checked, against backward passes and
     optimizer steps in the same block, or in both arms of an `if` after it (`if ddp:
-    opt.step() else: xm.optimizer_step(opt)`); a sync or step in a helper function is not
+    opt.step() else: xm.optimizer_step(opt)`); the backward passes of an inner
+    accumulation loop before the sync count (`for _ in range(accum): loss.backward()`, then
+    the sync, then `optimizer.step()`), an inner loop that steps itself does not; a sync or step in a helper function is not
     followed. Not reported for a trailing sync after the optimizer step (also not next to
     an `MpDeviceLoader`: redundant but harmless), for `with torch_xla.step():` scopes,
     for syncs in an inner gradient-accumulation loop or under a condition the optimizer

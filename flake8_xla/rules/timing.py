@@ -136,8 +136,9 @@ class TimingWithoutDeviceWait(Rule):
     start is also read by another stop after a wait measures tracing time on purpose
     (`tracing_end - t0` next to `e2e_end - t0`) and is left alone. A forward pass or a
     loss alone (`out = model(x)`, `F.cross_entropy(out, y)`) is lazy work when its value is
-    visibly a device tensor (a model built in the file, a value the back-propagated loss is
-    computed from; not a call given a CPU tensor), and so is an in-graph collective
+    visibly a device tensor (a model built in the file, or handed to a helper by every
+    caller in the module, a value the back-propagated loss is computed from; not a call
+    given a CPU tensor), and so is an in-graph collective
     (`xm.all_reduce`, `all_gather`, `reduce_scatter`: run at the next sync), also inside
     `with torch_xla.step():` (the sync at the end of the block does not wait).
     `xm.mesh_reduce` waits: it copies its input to the host (`_xla_sync_multi(...,
