@@ -20,7 +20,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("q1", "classifier.py", 50, "XLA501"): RETURNED,
     ("q1", "datamodule.py", 33, "XLA304"): RETURNED + ": the loader reaches the step through `strategy.process_dataloader`",
     ("q1", "minilit/core.py", 111, "XLA507"): HOOK_VALUES + ": `module.logged_metrics` filled by the user's `self.log`",
-    ("q2", "accel/tpu.py", 25, "XLA402"): HOOK_VALUES + ": the launch index handed through `engine.worker` to `setup`",
     ("q2", "accel/tpu.py", 46, "XLA108"): RETURNED + ": the DDP model `backend.wrap_model()` returns (an inherited method)",
     ("q2", "modeling.py", 37, "XLA502"): RETURNED + ": `forward` of the model a backend method returns wrapped in DDP",
     ("q3", "cbtrain/guards.py", 23, "XLA203"): HANDLER,

@@ -387,3 +387,20 @@ def test_a_factory_s_other_or_unknown_argument_says_nothing_of_the_class(tmp_pat
     # launched XLA processes (the loss test is XLA502 as in any launched step), and the
     # model rebound by `strategy.wrap_model` may be wrapped (no XLA201 on optimizer.step())
     assert {f for f in lint_all(tmp_path) if f[0] == "engine.py"} == {("engine.py", 11, "XLA502")}
+
+
+def test_the_launch_index_handed_to_a_backend_method_is_the_rank(tmp_path):
+    project(tmp_path, PLAIN)
+    tpu = (tmp_path / "accel/tpu.py").read_text()
+    # worker(index, backend, cfg) runs backend.setup(index): TPUBackend.setup's `index` is
+    # the process index the launch gives, so the device it picks is rank-indexed (XLA402)
+    (tmp_path / "accel/tpu.py").write_text(tpu.replace("self._device = torch_xla.device()",
+                                                       'self._device = torch.device("xla", index)'))
+    assert {f for f in lint_all(tmp_path) if f[0] == "accel/tpu.py"} == {("accel/tpu.py", 16, "XLA402")}
+    assert lint(tmp_path, "accel/tpu.py") == {("accel/tpu.py", 16, "XLA402")}
+    # a constant index is nobody's rank
+    engine = (tmp_path / "engine.py").read_text()
+    (tmp_path / "engine.py").write_text(engine.replace("backend.setup(index)", "backend.setup(0)"))
+    from flake8_xla import project as _project
+    _project.clear_cache()
+    assert {f for f in lint_all(tmp_path) if f[0] == "accel/tpu.py"} == set()

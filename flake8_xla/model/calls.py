@@ -835,7 +835,9 @@ class Calls:
     def is_launch_index(self, func: FunctionInfo, name: str) -> bool:
         """``name`` is the parameter of launch target ``func`` that receives the process
         index: its first parameter, or the first one a ``functools.partial(f, cfg)`` given
-        to the launcher leaves open."""
+        to the launcher leaves open; in project mode also a parameter every caller where XLA
+        code runs fills with the index (``backend.setup(index)`` in another module's
+        launched ``worker(index, backend)``: :meth:`project_param_fact`)."""
         index = self._cache.get("launch_index")
         if index is None:
             index = self._cache["launch_index"] = set()
@@ -853,4 +855,36 @@ class Calls:
                         free = free[1:]
                     if bound < len(free):
                         index.add((id(t), free[bound]))
-        return (id(func), name) in index
+        if (id(func), name) in index:
+            return True
+        fact = self.project_param_fact(func, name) if self.project_callers is not None else None
+        return fact is not None and fact.kind == "launch_index"
+
+    def project_param_fact(self, func: FunctionInfo, name: str):
+        """Project mode: the one :class:`flake8_xla.project.callers.ArgFacts` every call of
+        ``func`` (a top-level function or a method of a top-level class) from other modules
+        passes for parameter ``name``, where XLA code runs (the callers' parameters handed on
+        followed back), when they agree; else ``None``. Memoised."""
+        key = ("paramfact", id(func), name)
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = None
+        qual = self.function_quals().get(id(func))
+        if qual is None or name not in func.params or func.ctx.func is not None \
+                or (func.cls is not None and func.cls.ctx.func is not None):
+            return None
+        index = func.params.index(name)
+        if func.cls is not None:
+            index -= 1
+            if func.name == "__init__":
+                qual = func.cls.name
+        try:
+            calls = self.project_callers(qual, partial=True, xla_only=True)
+        except (Exception, RecursionError):
+            return None
+        facts = [c.argument(index, name) for c in calls or ()]
+        if not facts or any(f is None for f in facts) or any(f != facts[0] for f in facts):
+            return None
+        cache[key] = facts[0]
+        return facts[0]

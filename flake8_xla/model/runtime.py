@@ -614,10 +614,8 @@ class Runtime:
         module) is assigned, and some assignment builds a layer off the host (``device=``
         not visibly the CPU, a move) or a value not seen: its weights may be on a device
         when the class is constructed."""
-        seen = False
         for c in self.mro(cls):
             for v, vctx in c.attrs.get(attr, ()):
-                seen = True
                 if v is None or vctx is None or not self.host_built(v, vctx):
                     return True
         return False

@@ -1088,7 +1088,13 @@ def _dispatch_index(path: Path, method: str, files: ProjectFiles, settings: Sett
     if found is not None:
         return found
     found = _DISPATCHED[key] = {}  # asked again while this one is built: none
-    for imp in sorted(files.importers(path))[:MAX_DISPATCH_MODULES]:
+    # the importers, and theirs: a launching script hands on an instance a builder module
+    # of its imports made (backend = get_backend(...); backend.launch(worker, ...))
+    near = sorted(files.importers(path))
+    importers = list(near)
+    for imp in near:
+        importers.extend(q for q in sorted(files.importers(imp)) if q not in importers and q != path)
+    for imp in importers[:MAX_DISPATCH_MODULES]:
         for ref, sites in _importer_dispatches(imp, method, files, settings).get(str(path), {}).items():
             found.setdefault(ref, []).extend(sites)
     return found
@@ -1131,8 +1137,10 @@ def _importer_dispatches(imp: Path, method: str, files: ProjectFiles, settings: 
     # passed to its function's parameter (Learner(callbacks=...) -> CallbackHandler(callbacks))
     # continues the walk, a bounded number of hops
     todo = [(cf, [(i, None, a) for i, a in enumerate(cf.args) if a.kind in (INSTANCE, INSTANCES)]
-             + [(None, k, a) for k, a in cf.kwargs if a.kind in (INSTANCE, INSTANCES)], imp, 0)
-            for cf in (s.calls_into if s is not None and handed else ())]
+             + [(None, k, a) for k, a in cf.kwargs if a.kind in (INSTANCE, INSTANCES)],
+             None if cf.launched else imp, 0)  # (a launch wrapper's self: built where the wrapper is)
+            for cf in (s.calls_into if s is not None and (handed or wrapped) else ())
+            if handed or cf.launched]  # (backend.launch(worker, ...) hands the wrapper's self on)
     while todo:
         cf, passed, origin, hops = todo.pop()
         if not passed:
@@ -1199,19 +1207,19 @@ _STEP_CODE: dict[tuple, tuple] = {}
 
 def _step_code_calls(file: str, qual: str, files: ProjectFiles, settings: Settings) -> tuple:
     """The calls of other modules that run function ``qual`` of ``file`` once per training
-    step (:func:`callers_lookup` with ``step_only``); memoised, ``()`` while asked (a cycle)."""
+    step: their calls of it in a step loop (``CallFacts.in_step``: ``self.cbs.on_step_end(self)``
+    in the learner's loop) and, for a method, a base class's ``self.m(...)`` in a step loop
+    (:func:`_self_site_calls`). Not through other dispatched calls: the dispatch index asks
+    this while it is built, and an answer must not depend on the order of the questions.
+    Memoised."""
     key = (file, qual, settings)
-    if key in _STEP_CODE:
-        return _STEP_CODE[key]
-    _STEP_CODE[key] = ()
-    lookup = callers_lookup(file, settings)
-    found = ()
-    if lookup is not None:
-        try:
-            found = tuple(lookup(qual, step_only=True) or ())
-        except (Exception, RecursionError):
-            found = ()
-    _STEP_CODE[key] = found
+    found = _STEP_CODE.get(key)
+    if found is None:
+        calls = _callers_of(Path(file), files, settings).calls.get(qual, ())
+        found = tuple(c for c in calls if c.in_step)
+        if "." in qual:
+            found += _self_site_calls(files, settings).get(file, {}).get(qual, ())
+        _STEP_CODE[key] = found
     return found
 
 

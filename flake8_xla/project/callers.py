@@ -35,6 +35,9 @@ NAME, DEVICE_LOADER, PLAIN_LOADER, HOST_COPY, HOST_MODULE, DEVICE_TENSOR, INSTAN
     "name", "device_loader", "plain_loader", "host_copy", "host_module", "device_tensor", "instance", "instances",
     "tensor", "unknown")
 STATE_DICT = "state_dict"
+#: the process index a launcher hands its launched function first (``torch_xla.launch(worker,
+#: ...)`` calls ``worker(index, ...)``): the replica's ordinal
+LAUNCH_INDEX = "launch_index"
 #: a parameter of the calling function handed on as it came (``CallbackHandler(callbacks)``
 #: in ``Learner.__init__(self, ..., callbacks)``): ``name`` the parameter, ``refs`` the one
 #: function ``(file, qual)``; what it is, is what that function's callers pass
@@ -246,6 +249,7 @@ def describe_self_sites(model, func, resolve, path: str, classes=None) -> tuple[
 
 
 _UNKNOWN_ARG = ArgFacts(UNKNOWN)
+_LAUNCH_INDEX_ARG = ArgFacts(LAUNCH_INDEX)
 
 
 def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None) -> tuple[CallFacts, ...]:
@@ -338,7 +342,7 @@ def _launch_calls(model, resolve, site: "_Site", quals: dict, seen: set[int]) ->
     function's ``args`` (``backend.launch(worker, args=(cfg,))`` with ``TPUBackend.launch``
     running ``torch_xla.launch(fn, args=(self, *args))``: the model's
     ``project_launcher_selves``) calls ``worker(index, <TPUBackend>, ...)``, its later
-    arguments unknown. The process index is unknown. The launched name is added to
+    arguments unknown. The process index is :data:`LAUNCH_INDEX`. The launched name is added to
     ``seen`` (no escape reference is described for it); a launch whose arguments cannot be
     read (a ``functools.partial``, ``args`` not a tuple display, a wrapper handing on no
     ``self`` or one that disagrees) stays an escape."""
@@ -355,7 +359,7 @@ def _launch_calls(model, resolve, site: "_Site", quals: dict, seen: set[int]) ->
         f = call.func
         last = f.attr if type(f) is ast.Attribute else f.id if type(f) is ast.Name else None
         q = model.call_name(call, ctx)
-        args: list[ArgFacts] = [_UNKNOWN_ARG]
+        args: list[ArgFacts] = [_LAUNCH_INDEX_ARG]
         if q in model.XLA_LAUNCHERS or q in model.TORCH_LAUNCHERS:
             given = model.kwarg(call, "args", 1)
             if given is None:
