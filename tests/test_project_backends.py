@@ -263,12 +263,19 @@ def test_the_save_state_argument_facts(tmp_path):
     assert (tpu, "TPUBackend.save") in s.function("_worker").calls_out
 
 
-def test_a_backend_from_a_factory_is_unknown(tmp_path):
-    # get_backend(name) returns one of two classes: what backend.m() runs is not seen
+@pytest.mark.parametrize("name, want", [
+    ('"tpu"', {("lib/loop.py", 14, "XLA405"), ("lib/loop.py", 21, "XLA501")}),
+    ("unused.backend", set()),
+])
+def test_a_backend_from_a_factory_is_the_branch_its_constant_picks(tmp_path, name, want):
+    # get_backend(name) returns one of two classes: with the constant "tpu" the TPUBackend
+    # branch (its inherited prepare_model moves to the XLA device after the optimizer was
+    # built: XLA405; the loss read every step: XLA501); with a value not seen, what
+    # backend.m() runs is not seen
     loop = LOOP.replace("def _worker(index, backend, model, loader):\n",
-                        "def _worker(index, unused, model, loader):\n    backend = get_backend(\"tpu\")\n")
+                        f"def _worker(index, unused, model, loader):\n    backend = get_backend({name})\n")
     make(tmp_path, loop=loop)
-    assert lint_all(tmp_path) == set()
+    assert lint_all(tmp_path) == want
 
 
 def test_xla203_before_an_imported_step_helper(tmp_path):

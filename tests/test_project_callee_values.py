@@ -404,3 +404,50 @@ def test_the_launch_index_handed_to_a_backend_method_is_the_rank(tmp_path):
     from flake8_xla import project as _project
     _project.clear_cache()
     assert {f for f in lint_all(tmp_path) if f[0] == "accel/tpu.py"} == set()
+
+
+CONFIG_MAIN = '''\
+import torch
+import torch_xla
+
+import config
+from strategies import get_strategy
+
+
+def _worker(index):
+    strategy = get_strategy(config.STRATEGY)
+    strategy.setup()
+    model = torch.nn.Linear(4, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    model = strategy.wrap_model(model)
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_worker)
+'''
+
+
+@pytest.mark.parametrize("name, want", [("xla", {("main.py", 12, "XLA405")}), ("cuda", set())])
+def test_a_module_constant_picks_the_factory_s_branch(tmp_path, name, want):
+    # config.STRATEGY is a literal constant of another module: get_strategy's branch for it
+    # is the class built here, in the same function (XLA405 before XLAStrategy.wrap_model's
+    # move); the CUDA branch's module is never reached, so its DDP(device_ids=...) is silent
+    write(tmp_path, {"pyproject.toml": "", "strategies/__init__.py": FACTORY, "strategies/xla.py": XLA_STRATEGY,
+                     "strategies/cuda.py": CUDA_STRATEGY, "config.py": f'STRATEGY = "{name}"\n',
+                     "main.py": CONFIG_MAIN})
+    found = lint_all(tmp_path)
+    assert {f for f in found if f[0] == "main.py"} == want
+    assert lint(tmp_path, "main.py") == want
+    if name == "xla":
+        assert found == want  # strategies/cuda.py is not reached
+    else:  # a CUDA strategy in launched XLA processes: its CUDA calls are reported there
+        assert {f[0] for f in found} == {"strategies/cuda.py"}
+
+
+def test_a_constant_a_script_assigns_is_no_constant(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "strategies/__init__.py": FACTORY, "strategies/xla.py": XLA_STRATEGY,
+                     "strategies/cuda.py": CUDA_STRATEGY, "config.py": 'STRATEGY = "xla"\n',
+                     "main.py": CONFIG_MAIN.replace("def _worker(index):\n",
+                                                    "def _worker(index):\n    config.STRATEGY = 'cuda'\n")})
+    # config.STRATEGY = 'cuda' somewhere: which class is built is unknown
+    assert {f for f in lint_all(tmp_path) if f[0] == "main.py"} == set()

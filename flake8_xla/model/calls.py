@@ -577,9 +577,34 @@ class Calls:
                         single = self.single_value(f.value, ctx)
                     if single is not None and type(single[0]) is ast.Call and single[1] is not None:
                         helper = self.project_helper(single[0].func, single[1], method=f.attr)
+                        if helper is None:  # acc = get_accelerator(config.BACKEND): the branch's class
+                            helper = self._factory_method(single[0], single[1], f.attr)
                         found = (helper,) if helper is not None else None
         cache[key] = found
         return found
+
+    def _factory_method(self, built: ast.Call, ctx: Ctx, method: str):
+        """:class:`flake8_xla.project.HelperFacts` of method ``method`` of the class a
+        project builder's call ``built`` builds, given its literal arguments
+        (``get_accelerator(config.BACKEND)`` with ``BACKEND = "tpu"``); else ``None``."""
+        chain = self._import_chain(built.func, ctx)
+        if chain is None:
+            return None
+        args = []
+        for a in built.args:
+            if type(a) is ast.Starred:
+                break
+            got = self.const(a, ctx)
+            args.append(got if type(got) in (str, int, float, bool) else None)
+        kwargs = {}
+        for k in built.keywords:
+            got = self.const(k.value, ctx) if k.arg else None
+            if k.arg and type(got) in (str, int, float, bool):
+                kwargs[k.arg] = got
+        try:
+            return self.project_lookup(tuple(chain) + (method,), factory=(tuple(args), kwargs))
+        except (Exception, RecursionError):  # the project cannot be read: unknown
+            return None
 
     def callee_agree(self, call: ast.Call, ctx: Ctx, attr: str):
         """The value of :class:`flake8_xla.project.HelperFacts` field ``attr`` that every

@@ -553,8 +553,8 @@ class Replicas:
                     if len(funcs) == 1 and len(funcs[0].returns) == 1 and funcs[0].returns[0][0] is not None:
                         todo.append((funcs[0].returns[0][0], funcs[0].returns[0][1], pol, depth + 1))
                 if pol and self.project_lookup is not None:  # the same helper in another project module
-                    helper = self.project_helper(node.func, c)
-                    if helper is not None and helper.local_master:
+                    helpers = self.callee_helpers(node, c)  # (acc.is_main_process(): every class's)
+                    if helpers and all(h.local_master for h in helpers):
                         found = found or node
             elif t is ast.Compare and pol and self._first_host_test(node, c, depth):
                 return None  # `is_master_ordinal() and xr.process_index() == 0`: the global master

@@ -827,19 +827,27 @@ def helper_lookup(filename: str, tree, settings: Settings):
     ``("CheckpointSaver", "save")``, a dotted chain rooted in a name its imports bind to a
     project module; or, with ``cls=(file, "Cls")`` (a class callers name, see
     :class:`~.callers.ArgFacts`), ``(method,)``: that method of the class, its own or
-    inherited, and ``()``: the class itself. ``None`` when project mode is off or the file is unknown."""
+    inherited, and ``()``: the class itself; with ``factory=(args, kwargs)`` (the literal
+    constants of a builder's call), ``(..., "builder", method)``: that method of the class
+    the builder builds (:func:`~.defs.factory_class`: ``get_accelerator(config.BACKEND)``).
+    ``None`` when project mode is off or the file is unknown."""
     found = _module_file(filename, settings)
     if found is None:
         return None
     path, files = found
     bindings = None
 
-    def lookup(parts: tuple[str, ...], cls: Ref | None = None) -> HelperFacts | None:
+    def lookup(parts: tuple[str, ...], cls: Ref | None = None, factory: tuple | None = None) -> HelperFacts | None:
         nonlocal bindings
         if cls is not None:  # method parts[-1] of project class cls (its own or inherited)
             return helper_facts((cls[0], f"{cls[1]}.{parts[-1]}") if parts else cls, files, settings)
         if bindings is None:
             bindings = _bindings_of(path, tree, files)
+        if factory is not None:  # method parts[-1] of what builder parts[:-1] builds for these constants
+            ref = resolve_chain(parts[:-1], bindings, files)
+            built = (defs.instance_class(ref, files) or defs.factory_class(ref, *factory, files)) \
+                if ref is not None else None
+            return helper_facts((built[0], f"{built[1]}.{parts[-1]}"), files, settings) if built else None
         ref = resolve_chain(parts, bindings, files)
         return helper_facts(ref, files, settings) if ref is not None else None
 

@@ -164,6 +164,10 @@ def _argument(model, expr: ast.AST, ctx):
     value = literal(expr)
     if value is not None:
         return "const", value
+    if type(expr) is ast.Attribute and model.project_defs is not None:
+        got = model.const(expr, ctx)  # config.BACKEND: a literal constant of a project module
+        if type(got) in _LITERALS:
+            return "const", (type(got).__name__, got)
     chain = stable_chain(model, expr, ctx)
     return ("chain", chain) if chain is not None else None
 
