@@ -77,18 +77,28 @@ class Meter(Callback):
     def on_step_end(self, learn):
         if learn.loss is not None:
             self.total += learn.loss.item()
+
+
+class Gated(Callback):
+    def __init__(self):
+        self.n = 0
+
+    def on_step_end(self, learn):
+        self.n += 1
+        if self.n % 10 == 0:
+            print(f"loss {learn.loss:.3f}")
 '''
 
 TRAIN = '''\
 import torch
 import torch_xla
 
-from lib.callbacks import Meter, NaNGuard
+from lib.callbacks import Gated, Meter, NaNGuard
 from lib.learner import Learner
 
 
 def _mp_fn(index, loader):
-    learn = Learner(torch.nn.Linear(4, 1), loader, callbacks=[NaNGuard(), Meter()])
+    learn = Learner(torch.nn.Linear(4, 1), loader, callbacks=[NaNGuard(), Meter(), Gated()])
     learn.fit()
 
 
@@ -96,7 +106,7 @@ if __name__ == "__main__":
     torch_xla.launch(_mp_fn, args=(None,))
 '''
 
-WANT = {("lib/callbacks.py", 8, "XLA502"), ("lib/callbacks.py", 18, "XLA501")}
+WANT = {("lib/callbacks.py", 8, "XLA502"), ("lib/callbacks.py", 18, "XLA501"), ("lib/callbacks.py", 28, "XLA507")}
 
 
 def project(base, train: str = TRAIN) -> None:
@@ -108,7 +118,7 @@ def test_callbacks_the_learner_hands_to_its_handler_run_in_the_step(tmp_path):
     project(tmp_path)
     # NaNGuard tests the learner's device loss (XLA502) and Meter reads it (XLA501), each
     # once per step: the handler's on_step_end runs in the learner's step loop; `learn.loss
-    # is not None` reads nothing
+    # is not None` reads nothing; Gated formats it every 10 steps (XLA507)
     assert lint_all(tmp_path) == WANT
     assert lint(tmp_path, "lib/callbacks.py") == WANT
 
@@ -124,5 +134,5 @@ def test_callbacks_fired_outside_the_step_are_not_step_code(tmp_path):
 
 def test_an_unknown_list_of_callbacks_says_nothing(tmp_path):
     # the callbacks come from a parameter of the launched function: unknown classes
-    project(tmp_path, TRAIN.replace("callbacks=[NaNGuard(), Meter()]", "callbacks=loader"))
+    project(tmp_path, TRAIN.replace("callbacks=[NaNGuard(), Meter(), Gated()]", "callbacks=loader"))
     assert lint_all(tmp_path) == set()

@@ -1159,7 +1159,14 @@ def _importer_dispatches(imp: Path, method: str, files: ProjectFiles, settings: 
             continue
         shift = 0
         if "." not in target and other.cls(target) is not None:
-            target, shift = target + ".__init__", 1  # a constructor call: __init__'s parameters
+            # a constructor call: the parameters of the __init__ that runs (a base's, inherited)
+            init = _method_table((file, target), files, settings).get("__init__")
+            if not init:
+                continue
+            (file, target), shift = init[0], 1
+            other = summary_of(Path(file), files, settings)
+            if other is None:
+                continue
         params = other.function(target).params if other.function(target) is not None else ()
         for d in other.dispatches:
             if d.origin != target or d.method not in methods:

@@ -60,16 +60,16 @@ def _formats_device(model, expr, ctx) -> bool:
     """``expr`` turns a device tensor into text: the tensor itself, an f-string, ``%`` or
     ``.format`` / ``str()`` of one."""
     t = type(expr)
-    if t is ast.JoinedStr:
-        return any(type(v) is ast.FormattedValue and model.tensor_kind(v.value, ctx) == DEVICE for v in expr.values)
+    if t is ast.JoinedStr:  # (a value the step hands in counts: a callback's `loss`, `trainer.last_loss`)
+        return any(type(v) is ast.FormattedValue and _device(model, v.value, ctx) for v in expr.values)
     if t is ast.BinOp and type(expr.op) is ast.Mod and type(expr.left) in (ast.Constant, ast.JoinedStr):
         right = expr.right
         items = right.elts if type(right) is ast.Tuple else [right]
-        return any(model.tensor_kind(x, ctx) == DEVICE for x in items)
+        return any(_device(model, x, ctx) for x in items)
     if t is ast.Call:
         f = expr.func
         if type(f) is ast.Attribute and f.attr == "format" and type(f.value) is ast.Constant:
-            return any(model.tensor_kind(a, ctx) == DEVICE for a in list(expr.args) + [k.value for k in expr.keywords])
+            return any(_device(model, a, ctx) for a in list(expr.args) + [k.value for k in expr.keywords])
         if _builtin(model, f, ctx, ("str", "repr")) and expr.args:
             return _device(model, expr.args[0], ctx)
     return _device(model, expr, ctx)
