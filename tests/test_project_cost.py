@@ -89,6 +89,29 @@ def test_torch_xla_imports_are_the_library_not_project_modules(tmp_path):
     assert paths
 
 
+CALLS = {
+    "setup.py": "",
+    "a.py": "foo(1)\nx.bar (2)\nxbaz(3)\nqux\n(4)\n# quux(5) in a comment counts: text, not a parse\n",
+    "b.py": "def bar():  # (a def counts too)\n    return foobar(1) + größe(2) + _under_(3)\n",
+    "c.py": "xfoo(1); foo_x(2); bazz(3)\n",
+    "d.py": "",
+}
+
+
+@pytest.mark.parametrize("scans", [0, 100])
+def test_calling_names_the_same_files_scanned_name_by_name_or_from_the_index(tmp_path, monkeypatch, scans):
+    from flake8_xla.project import files as files_module
+
+    _write(tmp_path, CALLS)
+    monkeypatch.setattr(files_module, "CALL_SCANS", scans)  # 0: the index at once; 100: a scan per name
+    files = ProjectFiles(tmp_path.resolve())
+    a, b, c = (str((tmp_path / n).resolve()) for n in ("a.py", "b.py", "c.py"))
+    want = {"foo": {a}, "bar": {a, b}, "xbaz": {a}, "baz": set(), "qux": {a}, "quux": {a}, "foobar": {b},
+            "größe": {b}, "_under_": {b}, "xfoo": {c}, "foo_x": {c}, "bazz": {c}, "oo": set(), "return": set()}
+    assert {name: set(files.calling(name)) for name in want} == want
+    assert (files._called is None) == bool(scans)  # which way it answered
+
+
 def test_library_tree_summarises_nothing_and_matches_single_file_mode(tmp_path, monkeypatch):
     paths = _write(tmp_path, LIBRARY_TREE)
     on, summarised = _lint(paths, "on", monkeypatch)

@@ -687,8 +687,8 @@ def _helper_saves(model) -> list:
                 continue  # (asked first: the guard walk below is dearer than a cached lookup)
             helpers = (helper,)
         elif type(f) is ast.Attribute and type(f.value) is ast.Name and ctx.func is not None:
-            if not model.replica_guarded_sites(call, ctx):
-                continue  # reported only where a replica test guards it (check's loop)
+            # (the guard is asked below, once a saving helper is found: asked first, its walk
+            # of every function's replica tests cost more than the receiver's values)
             helpers = None
             values = model.values(f.value, ctx)  # saver = CheckpointSaver(...); saver.save(...)
             if values and len(values) == 1 and type(values[0][0]) is ast.Call and values[0][1] is not None:
