@@ -111,7 +111,9 @@ class ProjectFiles:
         if key in self._resolved:
             return self._resolved[key]
         parts = [p for p in module.split(".") if p]
-        if level:
+        if level and self._in_library(importer):
+            found = None  # (`from . import config` inside torch/: the library, as `import torch...` is)
+        elif level:
             base = importer.parent
             for _ in range(level - 1):
                 base = base.parent
@@ -127,6 +129,16 @@ class ProjectFiles:
             found = None
         self._resolved[key] = found
         return found
+
+    def _in_library(self, path: Path) -> bool:
+        """``path`` lies in a top-level package of :data:`KNOWN_LIBRARIES` under the root
+        (``torch/_dynamo/testing.py`` in torch's own tree): its relative imports are the
+        library's modules, as an absolute import of the library is, never project modules."""
+        try:
+            rel = path.relative_to(self.root).parts
+        except ValueError:
+            return False
+        return len(rel) > 1 and rel[0] in KNOWN_LIBRARIES
 
     def submodule(self, package: Path, name: str) -> Path | None:
         """``name`` as a submodule of the package whose file (``__init__.py``) or folder is ``package``."""
