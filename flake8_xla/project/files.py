@@ -27,7 +27,7 @@ MAX_FILES = 20000
 #: a call of a name: ``name(`` / ``.name(`` (``\b``: no match is tried inside a word)
 _CALLED = re.compile(r"\b(\w+)\s*\(")
 #: how many names :meth:`ProjectFiles.calling` answers by a scan of their own before it builds the index
-CALL_SCANS = 24
+CALL_SCANS = 16
 _NO_FILES: set[str] = set()  # (never modified: the answer for a name no file calls)
 
 _IMPORT_RE = re.compile(
@@ -66,7 +66,7 @@ class ProjectFiles:
         self._forward: dict[Path, set[Path]] = {}
         self._called: dict[str, set[str]] | None = None  # name -> files calling it (all names)
         self._scanned: dict[str, set[str]] = {}  # the same, name by name, before the index
-        self._bytes: list[tuple[str, bytes]] | None = None  # the files' bytes while names are scanned
+        self._texts: list[tuple[str, str]] | None = None  # the files' texts while names are scanned
 
     def files(self) -> list[Path]:
         """Every ``.py`` file under the root (skipped folders left out), sorted; listed once.
@@ -164,29 +164,26 @@ class ProjectFiles:
         that never names torch). A text search, not a parse: a necessary condition of a call.
 
         The first :data:`CALL_SCANS` names are answered by a scan for that name (the files'
-        bytes kept meanwhile; a substring test, then the pattern on the files holding the
+        texts kept meanwhile; a substring test, then the pattern on the files holding the
         name): a project asked about a few names (a big tree of plain code) never pays for
         the index. The next name builds the index of every called name in every file (one
-        regular-expression pass) and the bytes are dropped. Either way the same answer."""
+        regular-expression pass) and the texts are dropped. Either way the same answer."""
         if self._called is not None:
             return self._called.get(name, _NO_FILES)
         found = self._scanned.get(name)
         if found is not None:
             return found
-        if self._bytes is None:
-            self._bytes = [(str(p), data) for p in self.files() if (data := read_bytes(p))]
+        if self._texts is None:
+            self._texts = [(str(p), text) for p in self.files() if (text := read_text(p))]
         if len(self._scanned) >= CALL_SCANS:
             index: dict[str, set[str]] = {}
-            for path, data in self._bytes:
-                for called in set(_CALLED.findall(data.decode("utf-8", errors="replace"))):
+            for path, text in self._texts:
+                for called in set(_CALLED.findall(text)):
                     index.setdefault(called, set()).add(path)
-            self._called, self._bytes, self._scanned = index, None, {}
+            self._called, self._texts, self._scanned = index, None, {}
             return index.get(name, _NO_FILES)
-        needle = name.encode("utf-8", "surrogatepass")  # (in the text, in its bytes: a prefilter)
         pattern = re.compile(r"%s\s*\(" % re.escape(name))
-        found = self._scanned[name] = {
-            path for path, data in self._bytes
-            if needle in data and _calls(data.decode("utf-8", errors="replace"), pattern)}
+        found = self._scanned[name] = {path for path, text in self._texts if name in text and _calls(text, pattern)}
         return found
 
     def importers(self, target: Path) -> set[Path]:
