@@ -60,12 +60,13 @@ LIMITS = {"engine, cold cache": 1.3, "engine, warm cache": 1.05, "torch-free cod
 # -- one engine run in a fresh process -----------------------------------------------------
 
 def engine_worker(argv) -> int:
-    """``issue28.py --engine-worker CORPUS on|off``: every file's ``engine.run`` by its path;
-    prints JSON (engine CPU seconds, parse CPU seconds, findings, their digest, cache stats)."""
+    """``issue28.py --engine-worker CORPUS on|off [REPO]``: every file's ``engine.run`` by its
+    path, with the package of the checkout ``REPO`` (default this one); prints JSON (engine CPU
+    seconds, parse CPU seconds, findings, their digest, cache stats)."""
     import ast
     import warnings
 
-    sys.path.insert(0, str(REPO))
+    sys.path.insert(0, argv[2] if len(argv) > 2 else str(REPO))
     from flake8_xla import engine
     from flake8_xla.project import cache
     from flake8_xla.settings import from_options
@@ -104,11 +105,11 @@ def _child_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run_engine(corpus: Path, mode: str, cache_dir: Path | None) -> dict:
+def run_engine(corpus: Path, mode: str, cache_dir: Path | None, repo: Path = REPO) -> dict:
     env = dict(os.environ)
     if cache_dir is not None:
         env["FLAKE8_XLA_CACHE_DIR"] = str(cache_dir)
-    out = subprocess.run([sys.executable, str(Path(__file__)), "--engine-worker", str(corpus), mode],
+    out = subprocess.run([sys.executable, str(Path(__file__)), "--engine-worker", str(corpus), mode, str(repo)],
                          env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -240,6 +241,9 @@ def main(argv) -> int:
     parser.add_argument("--edits", type=int, default=6, help="timed LSP edits per round")
     parser.add_argument("--lsp-file", type=Path, default=None,
                         help="the LSP module (default CORPUS/torch_xla/core/xla_model.py)")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="another checkout (e.g. a `git archive` of an older commit): its engine rows too, "
+                             "in the same rounds")
     parser.add_argument("--skip", action="append", default=[], choices=("torch", "flake8", "marginal", "lsp"),
                         help="leave a part out (a quicker look)")
     args = parser.parse_args(argv)
@@ -250,6 +254,9 @@ def main(argv) -> int:
     try:
         # the warm caches: filled once by a first run (its cold figures are not kept)
         run_engine(corpus, "on", warm_engine)
+        base, warm_base = args.baseline, scratch / "warm-base"
+        if base is not None:
+            run_engine(corpus, "on", warm_base, base)
         if "torch" not in args.skip:
             run_engine(torch, "on", warm_torch)
         if "flake8" not in args.skip:
@@ -259,10 +266,15 @@ def main(argv) -> int:
             "engine cold": lambda r: run_engine(corpus, "on", scratch / f"cold-engine-{r}"),
             "engine warm": lambda r: run_engine(corpus, "on", warm_engine),
         }
+        if base is not None:
+            steps["base cold"] = lambda r: run_engine(corpus, "on", scratch / f"cold-base-{r}", base)
+            steps["base warm"] = lambda r: run_engine(corpus, "on", warm_base, base)
         if "torch" not in args.skip:
             steps["torch off"] = lambda r: run_engine(torch, "off", scratch / f"unused-{r}")
             steps["torch on"] = lambda r: run_engine(torch, "on", scratch / f"cold-torch-{r}")
             steps["torch warm"] = lambda r: run_engine(torch, "on", warm_torch)
+            if base is not None:
+                steps["base torch"] = lambda r: run_engine(torch, "on", scratch / f"cold-base-torch-{r}", base)
         if "flake8" not in args.skip:
             steps["flake8 off"] = lambda r: run_flake8(corpus, "off", scratch / f"unused-{r}")
             steps["flake8 cold"] = lambda r: run_flake8(corpus, "on", scratch / f"cold-flake8-{r}")
@@ -279,15 +291,16 @@ def main(argv) -> int:
                 got[name].append(steps[name](r))
                 print(f"  round {r + 1} {name}: {_brief(got[name][-1])} ({time.perf_counter() - t0:.0f} s wall)",
                       file=sys.stderr, flush=True)
-        marginal = None
+        marginal = {}
         if "marginal" not in args.skip:
-            out = subprocess.run([sys.executable, str(HERE / "bench.py"), "--corpus", str(corpus), "--project", "on",
-                                  "--loops-only", "--rounds", str(args.rounds)],
-                                 env=dict(os.environ, FLAKE8_XLA_CACHE_DIR=str(warm_engine)),
-                                 capture_output=True, text=True, check=True)
-            for line in out.stdout.splitlines():
-                if line.strip().startswith("xla/bugbear marginal"):
-                    marginal = line.split(None, 2)[2].strip()
+            for mode in ("on", "off"):
+                out = subprocess.run([sys.executable, str(HERE / "bench.py"), "--corpus", str(corpus), "--project", mode,
+                                      "--loops-only", "--rounds", str(args.rounds)],
+                                     env=dict(os.environ, FLAKE8_XLA_CACHE_DIR=str(warm_engine)),
+                                     capture_output=True, text=True, check=True)
+                for line in out.stdout.splitlines():
+                    if line.strip().startswith("xla/bugbear marginal"):
+                        marginal[mode] = line.split(None, 2)[2].strip()
         report(got, marginal, args, corpus, torch, lsp_file)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -334,9 +347,10 @@ def report(got, marginal, args, corpus, torch, lsp_file) -> None:
         for kind in ("cold", "warm"):
             med, lo, hi = _ratios(got, f"flake8 {kind}", "flake8 off")
             row(f"flake8 -j1 --select=XLA, {kind} cache", med, f"{lo:.2f}..{hi:.2f}")
-    if marginal:
-        value = float(marginal.split()[0])
-        row("XLA/bugbear marginal, project mode on", value, marginal.split(None, 1)[1] if " " in marginal else "")
+    if marginal.get("on"):
+        value = float(marginal["on"].split()[0])
+        row("XLA/bugbear marginal, project mode on", value,
+            f"{marginal['on'].split(None, 1)[1]}; single-file mode: {marginal.get('off', '?')}")
     if got.get("lsp on"):
         on = [w for run in got["lsp on"] for w, _, _ in run]
         cpu = [c for run in got["lsp on"] for _, c, _ in run]
@@ -345,6 +359,11 @@ def report(got, marginal, args, corpus, torch, lsp_file) -> None:
         row("LSP edit-to-diagnostics above the debounce (ms)", statistics.median(on) * 1000,
             f"{min(on) * 1000:.0f}..{max(on) * 1000:.0f}; server CPU {statistics.median(cpu) * 1000:.0f} ms; "
             f"xla-project off: {statistics.median(off) * 1000:.0f} ms ({statistics.median(off_cpu) * 1000:.0f} CPU ms)")
+    if got.get("base cold"):
+        print(f"  baseline {args.baseline}: engine cold {_ratios(got, 'base cold', 'engine off')[0]:.2f}, "
+              f"warm {_ratios(got, 'base warm', 'engine off')[0]:.2f}"
+              + (f", torch-free {_ratios(got, 'base torch', 'torch off')[0]:.2f}" if got.get("base torch") else "")
+              + " (the same single-file runs as the rows)")
     print("| row | limit | measured (median) | range, notes | met |")
     print("|---|---|---|---|---|")
     for name, value, limit, detail in rows:

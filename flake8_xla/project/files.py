@@ -212,8 +212,10 @@ class ProjectFiles:
             if m.group(4) is not None:  # import a.b as c, d
                 for item in m.group(4).split(","):
                     name = item.split(" as ")[0].strip()
-                    if re.fullmatch(r"[\w.]+", name):
+                    if _DOTTED(name):
                         parts = name.split(".")
+                        if parts[0] in KNOWN_LIBRARIES:
+                            continue  # (`import torch.nn`: the library, no prefix is a project file)
                         for i in range(1, len(parts) + 1):
                             found = self.resolve_module(path, ".".join(parts[:i]))
                             if found is not None:
@@ -225,10 +227,14 @@ class ProjectFiles:
                     yield found
                     for item in m.group(3).strip("()").split(","):
                         name = item.split(" as ")[0].strip()
-                        if re.fullmatch(r"\w+", name):
+                        if _NAME(name):
                             sub = self.submodule(found, name)
                             if sub is not None:
                                 yield sub
+
+
+_DOTTED = re.compile(r"[\w.]+").fullmatch
+_NAME = re.compile(r"\w+").fullmatch
 
 
 def _calls(text: str, pattern: re.Pattern) -> bool:
