@@ -4,6 +4,7 @@
                                [--no-fast-path] [--no-loop] [--memory] [--project on|off]
     python benchmarks/bench.py --generated N [--rounds N]
     python benchmarks/bench.py --generated-project N [--rounds N]
+    python benchmarks/bench.py --issue28 --corpus PTXLA --torch TORCH [--rounds N] [--lsp-file F]
 
 The unit is a **parse unit**: the CPU time of ``ast.parse`` over every file of the corpus
 with the garbage collector paused, each tree dropped before the next file is parsed (the
@@ -36,6 +37,11 @@ file each, instead of a corpus (the engine must stay linear on them).
 runs the flake8-like loop's plugin without project mode. ``--every K`` keeps
 every K-th file (sorted by path) of a large corpus. A benchmark, not a test; the last line
 is ``ratio engine/parse: X.XXX``.
+
+``--issue28`` prints the six rows of issue 28's cost table in one run (:mod:`issue28`
+beside this file): project mode against single-file mode (``--xla-project=off``), each
+measurement in a fresh process, the measurements of a round interleaved in an order that
+rotates with the round, each figure the median over the rounds of a ratio within one round.
 """
 
 from __future__ import annotations
@@ -221,6 +227,10 @@ def loop_of(plugins, watched=None):
 
 
 def main(argv=None) -> int:
+    if argv is None and "--issue28" in sys.argv[1:]:
+        from issue28 import main as issue28_main  # (benchmarks/ is this script's folder: on sys.path)
+
+        return issue28_main([a for a in sys.argv[1:] if a != "--issue28"])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--corpus", type=Path)
@@ -233,6 +243,7 @@ def main(argv=None) -> int:
     parser.add_argument("--no-loop", action="store_true", help="skip the flake8-like loops (engine only)")
     parser.add_argument("--memory", action="store_true", help="also the engine's peak allocation (slow)")
     parser.add_argument("--project", default="on", choices=("on", "off"), help="project mode of the flake8-like loop")
+    parser.add_argument("--loops-only", action="store_true", help="only the parse unit and the flake8-like loops")
     args = parser.parse_args(argv)
     settings = from_options({"xla-scope": args.scope, "xla-project": args.project})
     project_settings = from_options({"xla-scope": args.scope, "xla-project": "on"})
@@ -262,6 +273,8 @@ def main(argv=None) -> int:
     loops = [] if args.no_loop else ["parse only", "base", "xla", "noop"] + (["bugbear"] if "bugbear" in others else [])
     plugins = {"parse only": [], "base": base, "xla": base + [xla], "noop": base + [noop_plugin],
                "bugbear": base + [others.get("bugbear")]}
+    if args.loops_only:
+        steps = {"unit": ("unit", None)}
     for name in loops:
         steps[f"loop {name}"] = ("loop", loop_of(plugins[name], xla if name == "xla" else None))
     # the long-lived objects (modules, the corpus) out of the collector's way: a full
@@ -276,8 +289,9 @@ def main(argv=None) -> int:
         got = one_round(files, steps, r)
         unit = got["unit"]
         units.append(unit)
-        ratios = {"engine": got["engine"] / unit, "walk": got["walk"] / unit,
-                  "engine project": got["engine project"] / unit, "project/engine": got["engine project"] / got["engine"]}
+        ratios = {} if args.loops_only else {
+            "engine": got["engine"] / unit, "walk": got["walk"] / unit,
+            "engine project": got["engine project"] / unit, "project/engine": got["engine project"] / got["engine"]}
         if loops:
             ratios["loop parse only"] = got["loop parse only"] / unit
             ratios["loop base"] = got["loop base"] / unit
@@ -312,6 +326,8 @@ def main(argv=None) -> int:
         tracemalloc.stop()
         print(f"peak memory: process max RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB; "
               f"engine peak allocation (largest file, full walk) {peak / 2**20:.1f} MiB")
+    if args.loops_only:
+        return 0
     vals = samples["engine"]
     print(f"ratio engine/parse: {statistics.median(vals):.3f}   ({min(vals):.3f}..{max(vals):.3f})")
     return 0

@@ -96,6 +96,9 @@ def test_an_edit_anywhere_in_the_project_makes_it_cold(tmp_path, monkeypatch):
                                        "summary": {"d": "ModuleSummary", "f": {"no_such_field": 1}}})),
     lambda p: p.write_text(json.dumps({"format": cache.FORMAT, "key": p.stem, "summary": {"d": "ArgFacts",
                                                                                           "f": {"kind": "x"}}})),
+    lambda p: p.write_text(json.dumps({"format": cache.FORMAT, "key": p.stem,
+                                       "summary": {"d": "ModuleSummary", "f": {"functions": [1, 2]}}})),
+    lambda p: p.write_text(json.dumps({"format": cache.FORMAT, "key": p.stem, "summary": {"t": [[1], 2]}})),
 ])
 def test_a_corrupt_or_foreign_entry_is_ignored_and_rewritten(tmp_path, monkeypatch, damage):
     where, proj = _cached(tmp_path, monkeypatch)
@@ -169,7 +172,9 @@ def test_summaries_round_trip_exactly(tmp_path):
     files = project._project(proj.resolve())
     for rel in ("train.py", "engine.py", "backends/__init__.py", "backends/xla_backend.py"):
         s = summary.summarise((proj / rel).resolve(), files, Settings())
-        assert cache._decode(json.loads(json.dumps(cache._encode(s)))) == s
+        text = json.dumps(cache._encode(s))
+        assert cache._decode(json.loads(text)) == s
+        assert json.loads(text, object_hook=cache._decoded) == s  # (the hook load reads)
 
 
 PROJECTS = sorted(p.parent.name for p in SHARED.glob("*/PROJECT")) if SHARED.is_dir() else []

@@ -83,10 +83,54 @@ def test_torch_xla_imports_are_the_library_not_project_modules(tmp_path):
     assert files.resolve_module(test, "torch_xla") is None
     assert files.resolve_module(test, "torch") is None
     assert files.imports_of(test) == set()
-    # a relative import inside the library's own package still resolves (its modules are files)
+    # a relative import inside the library's own package is the library too, as an absolute one is
     inner = (tmp_path / "torch_xla/distributed/xla_multiprocessing.py").resolve()
-    assert files.resolve_module(inner, "core", 2) == (tmp_path / "torch_xla/core/__init__.py").resolve()
+    assert files.resolve_module(inner, "core", 2) is None
+    assert files.resolve_module(inner, "", 1) is None
+    assert files.imports_of(inner) == set()
     assert paths
+
+
+def test_relative_imports_inside_torch_are_the_library_and_a_users_package_keeps_its_own(tmp_path):
+    """torch's own tree (``from . import config`` in ``torch/_dynamo/testing.py``) asks nothing
+    of the project layer: linting it followed those imports through torch._dynamo and summarised
+    75 of its modules (14 times single-file mode); a user's package resolves as before."""
+    _write(tmp_path, {"setup.py": "", "torch/__init__.py": "", "torch/_dynamo/__init__.py": "",
+                      "torch/_dynamo/config.py": "x = 1\n",
+                      "torch/_dynamo/testing.py": "from . import config\nfrom .config import x\n",
+                      "mypkg/__init__.py": "", "mypkg/core.py": "x = 1\n",
+                      "mypkg/sub/__init__.py": "", "mypkg/sub/train.py": "from .. import core\nfrom ..core import x\n"})
+    files = ProjectFiles(tmp_path.resolve())
+    testing = (tmp_path / "torch/_dynamo/testing.py").resolve()
+    assert files.resolve_module(testing, "config", 1) is None
+    assert files.imports_of(testing) == set()
+    train = (tmp_path / "mypkg/sub/train.py").resolve()
+    core = (tmp_path / "mypkg/core.py").resolve()
+    assert files.resolve_module(train, "core", 2) == core
+    assert files.imports_of(train) == {core, (tmp_path / "mypkg/__init__.py").resolve()}
+
+
+CALLS = {
+    "setup.py": "",
+    "a.py": "foo(1)\nx.bar (2)\nxbaz(3)\nqux\n(4)\n# quux(5) in a comment counts: text, not a parse\n",
+    "b.py": "def bar():  # (a def counts too)\n    return foobar(1) + größe(2) + _under_(3)\n",
+    "c.py": "xfoo(1); foo_x(2); bazz(3)\n",
+    "d.py": "",
+}
+
+
+@pytest.mark.parametrize("scans", [0, 100])
+def test_calling_names_the_same_files_scanned_name_by_name_or_from_the_index(tmp_path, monkeypatch, scans):
+    from flake8_xla.project import files as files_module
+
+    _write(tmp_path, CALLS)
+    monkeypatch.setattr(files_module, "CALL_SCANS", scans)  # 0: the index at once; 100: a scan per name
+    files = ProjectFiles(tmp_path.resolve())
+    a, b, c = (str((tmp_path / n).resolve()) for n in ("a.py", "b.py", "c.py"))
+    want = {"foo": {a}, "bar": {a, b}, "xbaz": {a}, "baz": set(), "qux": {a}, "quux": {a}, "foobar": {b},
+            "größe": {b}, "_under_": {b}, "xfoo": {c}, "foo_x": {c}, "bazz": {c}, "oo": set(), "return": set()}
+    assert {name: set(files.calling(name)) for name in want} == want
+    assert (files._called is None) == bool(scans)  # which way it answered
 
 
 def test_library_tree_summarises_nothing_and_matches_single_file_mode(tmp_path, monkeypatch):

@@ -52,7 +52,6 @@ _HELPERS: dict[tuple, HelperFacts | None] = {}
 _NODES: dict[tuple, object] = {}
 _CALLERS: dict[tuple, "_Callers"] = {}
 _DISPATCHED: dict[tuple, tuple[CallFacts, ...]] = {}
-_METHOD_FILES: dict[Path, dict[str, set[str]]] = {}
 _ROOTS: dict[str, Path] = {}
 _XLA_ROOTS: dict[Path, tuple[Path, ...]] = {}  # root -> the first two files naming torch_xla
 
@@ -180,7 +179,6 @@ def clear_cache() -> None:
     _DISPATCHED.clear()
     _IMPORTER_DISPATCHED.clear()
     _SELF_SITES.clear()
-    _METHOD_FILES.clear()
     _CLASS_METHODS.clear()
     _METHOD_TABLES.clear()
     _RUNS.clear()
@@ -1031,32 +1029,22 @@ def _self_site_calls(files: ProjectFiles, settings: Settings) -> dict[str, dict[
 _WORD = re.compile(r"\w+")
 #: how many importers of a module are read for the objects they hand on
 MAX_DISPATCH_MODULES = 64
-_CALLED = re.compile(r"(\w+)\s*\(")
 
 
 def _calls_name(path: Path, name: str, files: ProjectFiles) -> bool:
-    """The text of project file ``path`` calls something named ``name`` (the call-name index
-    of :func:`_called_elsewhere`)."""
-    _called_elsewhere(path, name, files)  # builds the index
-    return str(path) in _METHOD_FILES[files.root].get(name, ())
+    """The text of project file ``path`` calls something named ``name``
+    (:meth:`~.files.ProjectFiles.calling`)."""
+    return str(path) in files.calling(name)
 
 
 def _called_elsewhere(path: Path, name: str, files: ProjectFiles) -> bool:
     """Some other project file calls something named ``name`` (``name(`` or ``.name(``): a
     cheap necessary condition of a call from another module (but ``forward``, called as
-    ``model(x)``), read by one regular-expression pass over the project's files, once per
-    root. Every file counts, also one that never names torch: a framework's trainer module
+    ``model(x)``), a text search of the project's files (:meth:`~.files.ProjectFiles.calling`:
+    name by name for the first few names, then one index of every name, once per root).
+    Every file counts, also one that never names torch: a framework's trainer module
     (``self.after_step(step)`` in its loop, ``cb.on_step_end(...)``) may be plain Python."""
-    index = _METHOD_FILES.get(files.root)
-    if index is None:
-        collected: dict[str, set[str]] = {}
-        for p in files.files():
-            text = read_text(p)
-            if text:
-                for m in set(_CALLED.findall(text)):
-                    collected.setdefault(m, set()).add(str(p))
-        index = _METHOD_FILES[files.root] = collected
-    found = index.get(name)  # (no set copied per question: it is asked for every candidate call)
+    found = files.calling(name)  # (no set copied per question: it is asked for every candidate call)
     return bool(found) and (len(found) > 1 or str(path) not in found)
 
 

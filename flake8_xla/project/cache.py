@@ -39,7 +39,8 @@ from pathlib import Path
 from ..settings import Settings
 
 #: bump when the summary's format changes (with the package version, part of every key)
-FORMAT = 11
+FORMAT = 12  # 12: values through dispatch and parameters (session 11); relative imports inside
+           # torch/ and torch_xla/ are the library
 _DISABLED: set[str] = set()  # cache folders an error turned off for this process
 _DIGESTS: dict[Path, str] = {}  # project root -> digest of its files, once per process
 _STATS = {"hits": 0, "misses": 0, "writes": 0}
@@ -141,10 +142,10 @@ def load(where: Path, entry: str):
         return _MISSING
     try:
         with open(where / entry[:2] / f"{entry}.json", encoding="utf-8") as fh:
-            doc = json.load(fh)
+            doc = json.load(fh, object_hook=_decoded)
         if type(doc) is not dict or doc.get("key") != entry or doc.get("format") != FORMAT:
             raise ValueError("foreign entry")
-        found = _decode(doc["summary"])
+        found = doc["summary"]
         from .summary import ModuleSummary
 
         if found is not None and type(found) is not ModuleSummary:
@@ -214,6 +215,44 @@ def _encode(value):
     if dataclasses.is_dataclass(value) and t.__name__ in _classes():
         return {"d": t.__name__, "f": {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}}
     raise TypeError(f"not cacheable: {t.__name__}")
+
+
+def _decoded(obj: dict):
+    """``json.load``'s object hook: each JSON object of an entry as it is read, innermost
+    first (one pass in the parser, about half the time of a second walk over the loaded
+    document, :func:`_decode`): a tuple (``{"t": [...]}``), a frozenset (``{"s": [...]}``), a
+    dataclass of the whitelist (``{"d": name, "f": fields}``, its fields already decoded);
+    any other object (a dataclass's fields, the entry itself: never one or two keys) is left
+    a dict. A class off the whitelist, fields of another version or a bare JSON array among
+    the values raise ``ValueError``, as :func:`_decode` does."""
+    n = len(obj)
+    if n == 1:
+        items = obj.get("t")
+        if type(items) is list and list not in map(type, items):
+            return tuple(items)
+        items = obj.get("s")
+        if type(items) is list:
+            return frozenset(items)  # (a list among them is unhashable: TypeError)
+        raise ValueError("not a cached value")
+    if n == 2:
+        names = _field_names().get(obj.get("d"))
+        fields = obj.get("f")
+        if names is None or type(fields) is not dict:
+            raise ValueError("a class off the whitelist")
+        if not fields.keys() <= names or list in map(type, fields.values()):
+            raise ValueError("fields of another version")
+        return _WHITELIST[obj["d"]](**fields)
+    return obj
+
+
+_FIELDS: dict[str, frozenset[str]] = {}
+
+
+def _field_names() -> dict[str, frozenset[str]]:
+    """The field names of each class of the whitelist, by class name (built once)."""
+    if not _FIELDS:
+        _FIELDS.update((name, frozenset(f.name for f in dataclasses.fields(c))) for name, c in _classes().items())
+    return _FIELDS
 
 
 def _decode(value):

@@ -24,6 +24,12 @@ KNOWN_LIBRARIES = frozenset({"torch", "torch_xla"})
 #: then knows only what the linted file imports)
 MAX_FILES = 20000
 
+#: a call of a name: ``name(`` / ``.name(`` (``\b``: no match is tried inside a word)
+_CALLED = re.compile(r"\b(\w+)\s*\(")
+#: how many names :meth:`ProjectFiles.calling` answers by a scan of their own before it builds the index
+CALL_SCANS = 16
+_NO_FILES: set[str] = set()  # (never modified: the answer for a name no file calls)
+
 _IMPORT_RE = re.compile(
     r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]+))",
     re.MULTILINE,
@@ -58,6 +64,9 @@ class ProjectFiles:
         self._reverse: dict[Path, set[Path]] | None = None
         self._resolved: dict[tuple, Path | None] = {}
         self._forward: dict[Path, set[Path]] = {}
+        self._called: dict[str, set[str]] | None = None  # name -> files calling it (all names)
+        self._scanned: dict[str, set[str]] = {}  # the same, name by name, before the index
+        self._texts: list[tuple[str, str]] | None = None  # the files' texts while names are scanned
 
     def files(self) -> list[Path]:
         """Every ``.py`` file under the root (skipped folders left out), sorted; listed once.
@@ -66,9 +75,19 @@ class ProjectFiles:
             found: list[Path] = []
             for folder, dirs, names in os.walk(self.root):
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
-                found.extend(Path(folder, n) for n in sorted(names)
-                             if n.endswith(".py") and os.path.isfile(os.path.join(folder, n))
-                             and self._inside(Path(folder, n)))  # a link to a file outside: not read
+                here = None  # the folder is inside (its real path: once per folder, not per file)
+                for n in sorted(names):
+                    full = os.path.join(folder, n)
+                    if not n.endswith(".py") or not os.path.isfile(full):
+                        continue
+                    if n.startswith(".") or os.path.islink(full):
+                        inside = self._inside(Path(full))  # a link to a file outside: not read
+                    else:  # a plain file's real path is its folder's, plus its name
+                        if here is None:
+                            here = self._inside(Path(folder))
+                        inside = here
+                    if inside:
+                        found.append(Path(full))
                 if len(found) > MAX_FILES:
                     found = []
                     break
@@ -88,11 +107,13 @@ class ProjectFiles:
         """The file of module ``module`` as ``importer`` imports it (``level`` leading dots for
         a relative import): ``a/b.py`` or ``a/b/__init__.py``, or the package folder of a
         namespace package; ``None`` when it is no file of the project."""
-        key = (importer.parent, module, level)
+        key = (os.path.dirname(importer), module, level)  # (a string: hashing a Path costs more than the lookup)
         if key in self._resolved:
             return self._resolved[key]
         parts = [p for p in module.split(".") if p]
-        if level:
+        if level and self._in_library(importer):
+            found = None  # (`from . import config` inside torch/: the library, as `import torch...` is)
+        elif level:
             base = importer.parent
             for _ in range(level - 1):
                 base = base.parent
@@ -108,6 +129,16 @@ class ProjectFiles:
             found = None
         self._resolved[key] = found
         return found
+
+    def _in_library(self, path: Path) -> bool:
+        """``path`` lies in a top-level package of :data:`KNOWN_LIBRARIES` under the root
+        (``torch/_dynamo/testing.py`` in torch's own tree): its relative imports are the
+        library's modules, as an absolute import of the library is, never project modules."""
+        try:
+            rel = path.relative_to(self.root).parts
+        except ValueError:
+            return False
+        return len(rel) > 1 and rel[0] in KNOWN_LIBRARIES
 
     def submodule(self, package: Path, name: str) -> Path | None:
         """``name`` as a submodule of the package whose file (``__init__.py``) or folder is ``package``."""
@@ -126,6 +157,34 @@ class ProjectFiles:
             return False
         real = Path(os.path.realpath(path))
         return real == self._real_root or real.is_relative_to(self._real_root)
+
+    def calling(self, name: str) -> set[str]:
+        """The files (``str`` paths) whose text calls something named ``name``: ``name(`` or
+        ``.name(`` (whitespace before the parenthesis allowed; every file counts, also one
+        that never names torch). A text search, not a parse: a necessary condition of a call.
+
+        The first :data:`CALL_SCANS` names are answered by a scan for that name (the files'
+        texts kept meanwhile; a substring test, then the pattern on the files holding the
+        name): a project asked about a few names (a big tree of plain code) never pays for
+        the index. The next name builds the index of every called name in every file (one
+        regular-expression pass) and the texts are dropped. Either way the same answer."""
+        if self._called is not None:
+            return self._called.get(name, _NO_FILES)
+        found = self._scanned.get(name)
+        if found is not None:
+            return found
+        if self._texts is None:
+            self._texts = [(str(p), text) for p in self.files() if (text := read_text(p))]
+        if len(self._scanned) >= CALL_SCANS:
+            index: dict[str, set[str]] = {}
+            for path, text in self._texts:
+                for called in set(_CALLED.findall(text)):
+                    index.setdefault(called, set()).add(path)
+            self._called, self._texts, self._scanned = index, None, {}
+            return index.get(name, _NO_FILES)
+        pattern = re.compile(r"%s\s*\(" % re.escape(name))
+        found = self._scanned[name] = {path for path, text in self._texts if name in text and _calls(text, pattern)}
+        return found
 
     def importers(self, target: Path) -> set[Path]:
         """Files whose text imports ``target`` (a candidate set: a regular expression over
@@ -153,8 +212,10 @@ class ProjectFiles:
             if m.group(4) is not None:  # import a.b as c, d
                 for item in m.group(4).split(","):
                     name = item.split(" as ")[0].strip()
-                    if re.fullmatch(r"[\w.]+", name):
+                    if _DOTTED(name):
                         parts = name.split(".")
+                        if parts[0] in KNOWN_LIBRARIES:
+                            continue  # (`import torch.nn`: the library, no prefix is a project file)
                         for i in range(1, len(parts) + 1):
                             found = self.resolve_module(path, ".".join(parts[:i]))
                             if found is not None:
@@ -166,22 +227,43 @@ class ProjectFiles:
                     yield found
                     for item in m.group(3).strip("()").split(","):
                         name = item.split(" as ")[0].strip()
-                        if re.fullmatch(r"\w+", name):
+                        if _NAME(name):
                             sub = self.submodule(found, name)
                             if sub is not None:
                                 yield sub
 
 
+_DOTTED = re.compile(r"[\w.]+").fullmatch
+_NAME = re.compile(r"\w+").fullmatch
+
+
+def _calls(text: str, pattern: re.Pattern) -> bool:
+    """``pattern`` (a name, then ``\\s*\\(``) matches in ``text`` where no word character
+    comes before it: what ``\\b`` would say, checked by hand (a pattern that starts with a
+    literal is searched for that literal, twenty times faster than one that starts with
+    ``\\b``). A match right after a word character (``xname(``) hides no other: it ends in
+    its parenthesis."""
+    for m in pattern.finditer(text):
+        i = m.start()
+        if not i or not (text[i - 1].isalnum() or text[i - 1] == "_"):  # (\w: alphanumeric or _)
+            return True
+    return False
+
+
 def _find(base: Path, parts: list[str]) -> Path | None:
+    """``base/a/b.py``, ``base/a/b/__init__.py`` or the folder ``base/a/b`` (a namespace
+    package) for ``parts`` ``["a", "b"]`` (``base/__init__.py`` for none), the first that
+    exists; string work and three ``stat`` calls at most (pathlib's cost more than the lookup)."""
     if not parts:
-        init = base / "__init__.py"
-        return init if init.is_file() else None
-    stem = base.joinpath(*parts)
-    if stem.with_suffix(".py").is_file() if stem.name else False:
-        return stem.with_suffix(".py")
-    if (stem / "__init__.py").is_file():
-        return stem / "__init__.py"
-    return stem if stem.is_dir() else None
+        init = os.path.join(base, "__init__.py")
+        return Path(init) if os.path.isfile(init) else None
+    stem = os.path.join(base, *parts)
+    if os.path.isfile(stem + ".py"):
+        return Path(stem + ".py")
+    init = os.path.join(stem, "__init__.py")
+    if os.path.isfile(init):
+        return Path(init)
+    return Path(stem) if os.path.isdir(stem) else None
 
 
 def read_regular(path) -> tuple[bytes | None, os.stat_result]:

@@ -687,8 +687,8 @@ def _helper_saves(model) -> list:
                 continue  # (asked first: the guard walk below is dearer than a cached lookup)
             helpers = (helper,)
         elif type(f) is ast.Attribute and type(f.value) in (ast.Name, ast.Attribute) and ctx.func is not None:
-            if not model.replica_guarded_sites(call, ctx):
-                continue  # reported only where a replica test guards it (check's loop)
+            # (the guard is asked below, once a saving helper is found: asked first, its walk
+            # of every function's replica tests cost more than the receiver's values)
             # saver = CheckpointSaver(...); saver.save(...), trainer.save_model(path) in a
             # callback, self.strategy.save_checkpoint(...) with the strategy the callers pass
             helpers = model.callee_helpers(call, ctx)
