@@ -136,3 +136,135 @@ def test_an_unknown_list_of_callbacks_says_nothing(tmp_path):
     # the callbacks come from a parameter of the launched function: unknown classes
     project(tmp_path, TRAIN.replace("callbacks=[NaNGuard(), Meter(), Gated()]", "callbacks=loader"))
     assert lint_all(tmp_path) == set()
+
+
+# -- fired by name: getattr(cb, event)(*args) ------------------------------------------------
+
+LIST = '''\
+class CallbackList:
+    def __init__(self, callbacks=()):
+        self._cbs = list(callbacks)
+
+    def add(self, cb):
+        self._cbs.append(cb)
+
+    def fire(self, event, *args):
+        for cb in self._cbs:
+            getattr(cb, event)(*args)
+'''
+
+BASE = '''\
+from .callbacks import CallbackList
+
+
+class BaseTrainer:
+    def __init__(self, model, loader, optimizer, callbacks=()):
+        self.model = model
+        self.loader = loader
+        self.optimizer = optimizer
+        self.callbacks = CallbackList(callbacks)
+
+    def add_callback(self, cb):
+        self.callbacks.add(cb)
+
+    def train(self):
+        self.callbacks.fire("on_train_begin", self)
+        for step, (x, y) in enumerate(self.loader):
+            loss = self.model(x).sum()
+            loss.backward()
+            self.optimizer.step()
+            self.callbacks.fire("on_step_end", self, step, loss)
+'''
+
+TPU_TRAINER = '''\
+import torch_xla.core.xla_model as xm
+
+from .base import BaseTrainer
+
+
+class TPUTrainer(BaseTrainer):
+    def __init__(self, model, loader, optimizer, callbacks=()):
+        super().__init__(model, loader, optimizer, callbacks)
+'''
+
+PLUGINS = '''\
+class Spike:
+    def on_train_begin(self, trainer):
+        self.prev = None
+
+    def on_step_end(self, trainer, step, loss):
+        if loss > 10:
+            print("spike at", step)
+
+
+class Quiet:
+    def on_train_begin(self, trainer):
+        pass
+
+    def on_step_end(self, trainer, step, loss):
+        pass
+
+
+DEFAULT = (Spike, Quiet)
+'''
+
+RUN = '''\
+import torch
+import torch_xla
+import torch_xla.distributed.parallel_loader as pl
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from lib.plugins import DEFAULT
+from lib.tpu import TPUTrainer
+
+
+class Reader:
+    def on_train_begin(self, trainer):
+        pass
+
+    def on_step_end(self, trainer, step, loss):
+        print(loss.item())
+
+
+def _mp_fn(index, loader):
+    device = torch_xla.device()
+    model = DDP(torch.nn.Linear(4, 1).to(device), gradient_as_bucket_view=True)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    trainer = TPUTrainer(model, pl.MpDeviceLoader(loader, device), optimizer, callbacks=[cls() for cls in DEFAULT])
+    trainer.add_callback(Reader())
+    trainer.train()
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, args=(None,))
+'''
+
+FIRED = {("lib/plugins.py", 6, "XLA502"), ("run.py", 15, "XLA501")}
+
+
+def fired_project(base, run: str = RUN) -> None:
+    write(base, {"pyproject.toml": "", "lib/__init__.py": "", "lib/callbacks.py": LIST, "lib/base.py": BASE,
+                 "lib/tpu.py": TPU_TRAINER, "lib/plugins.py": PLUGINS, "run.py": run})
+
+
+def test_callbacks_fired_by_event_name_through_a_handler(tmp_path):
+    # the plugins of a tuple of classes, built by a comprehension, handed through the
+    # subclass's super().__init__ to the base's CallbackList; a callback added with
+    # add_callback joins the same list; fire("on_step_end", self, step, loss) in the base's
+    # step loop runs each one's on_step_end with the device loss: Spike tests it (XLA502),
+    # Reader reads it (XLA501); fire("on_train_begin", self) runs before the loop: nothing
+    fired_project(tmp_path)
+    assert lint_all(tmp_path) == FIRED
+    assert lint(tmp_path, "lib/plugins.py") == {("lib/plugins.py", 6, "XLA502")}
+    assert lint(tmp_path, "run.py") == {("run.py", 15, "XLA501")}
+
+
+def test_an_event_fired_outside_the_step_is_not_step_code(tmp_path):
+    # the same callbacks fired with on_step_end only after the loop: no per-step read
+    base = BASE.replace('            self.callbacks.fire("on_step_end", self, step, loss)\n',
+                        "").replace('        self.callbacks.fire("on_train_begin", self)\n',
+                                    '        loss = None\n        step = 0\n')
+    base += '        self.callbacks.fire("on_step_end", self, step, loss)\n'
+    fired_project(tmp_path)
+    (tmp_path / "lib/base.py").write_text(base)
+    assert lint_all(tmp_path) == set()

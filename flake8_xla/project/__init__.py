@@ -1087,7 +1087,7 @@ def _dispatch_index(path: Path, method: str, files: ProjectFiles, settings: Sett
     # the importers, and theirs: a launching script hands on an instance a builder module
     # of its imports made (backend = get_backend(...); backend.launch(worker, ...))
     near = sorted(files.importers(path))
-    importers = list(near)
+    importers = list(near) + [path]  # (and the module itself: a script hands its own callbacks on)
     for imp in near:
         importers.extend(q for q in sorted(files.importers(imp)) if q not in importers and q != path)
     for imp in importers[:MAX_DISPATCH_MODULES]:
@@ -1155,26 +1155,45 @@ def _importer_dispatches(imp: Path, method: str, files: ProjectFiles, settings: 
             other = summary_of(Path(file), files, settings)
             if other is None:
                 continue
+        elif "." in target and other.cls(target.rpartition(".")[0]) is not None:
+            found_m = [r for r in _functions_of((file, target), files, settings)]
+            if not found_m:
+                continue
+            (file, target), shift = found_m[0], 1  # a method (super().__init__(...)): its def's, self first
+            other = summary_of(Path(file), files, settings)
+            if other is None:
+                continue
         params = other.function(target).params if other.function(target) is not None else ()
         for d in other.dispatches:
-            if d.origin != target or d.method not in methods:
+            if d.origin != target or (d.method not in methods and not d.method_param):
                 continue
             for i, k, a in passed:
                 if d.element == (a.kind == INSTANCES) and (k == d.param or (i is not None and i + shift == d.index)):
-                    step, gated = _dispatch_step(d, file, files, settings)
-                    call = CallFacts((), d.line, tuple(resolve_arg(x, files, settings) for x in d.args),
-                                     tuple((n, resolve_arg(x, files, settings)) for n, x in d.kwargs), d.splat,
-                                     in_step=step, gated=gated, on_device=a.name == "device")
-                    for ref in _runs(a.refs, method, files, settings):
-                        add(ref, dataclasses.replace(call, target=ref), origin)
+                    for call in _dispatched_calls(d, file, other, methods, files, settings):
+                        call = dataclasses.replace(call, on_device=a.name == "device")
+                        for ref in _runs(a.refs, method, files, settings):
+                            add(ref, dataclasses.replace(call, target=ref), origin)
                     break
-        if hops >= MAX_HAND_ON:
-            continue
         names = {}
         for i, k, a in passed:  # the parameter of `target` each one arrives in
             name = k if k is not None else params[i + shift] if i is not None and i + shift < len(params) else None
             if name is not None:
                 names[name] = a
+        for d in other.dispatches:  # self._cbs.append(cb) in add(self, cb): cb joins that list
+            if d.caller != target or d.element or d.method not in _ADDS or not d.args:
+                continue
+            x = d.args[-1] if d.method == "insert" else d.args[0]
+            a = names.get(x.name) if x.kind == PARAM and x.refs and x.refs[0] == (file, target) else None
+            if a is None or a.kind != INSTANCE:
+                continue
+            for e in other.dispatches:
+                if e.origin == d.origin and e.param == d.param and e.element \
+                        and (e.method in methods or e.method_param):
+                    for call in _dispatched_calls(e, file, other, methods, files, settings):
+                        for ref in _runs(a.refs, method, files, settings):
+                            add(ref, dataclasses.replace(call, target=ref), origin)
+        if hops >= MAX_HAND_ON:
+            continue
         for onward in other.calls_into:
             if onward.caller != target or onward.escape:
                 continue
@@ -1186,6 +1205,47 @@ def _importer_dispatches(imp: Path, method: str, files: ProjectFiles, settings: 
                 todo.append((onward, again, None, hops + 1))  # (None: the instances were built elsewhere)
     return found
 
+
+def _dispatched_calls(d, file: str, other: ModuleSummary, methods: tuple, files: ProjectFiles,
+                      settings: Settings) -> list:
+    """The :class:`CallFacts` (target unset) dispatched call ``d`` of the module in ``file``
+    (summary ``other``) makes of a method named in ``methods``: itself, with its step
+    context (:func:`_dispatch_step`) and its parameters' values resolved; for
+    ``getattr(cb, event)(*args)`` (``d.method_param``), one per call of its function that
+    names such a method with a string literal (``fire("on_step_end", self, step, loss)``),
+    with that call's step context and, when ``d`` forwards its function's ``*args`` /
+    ``**kwargs``, that call's further arguments."""
+    if not d.method_param:
+        step, gated = _dispatch_step(d, file, files, settings)
+        return [CallFacts((), d.line, tuple(resolve_arg(x, files, settings) for x in d.args),
+                          tuple((n, resolve_arg(x, files, settings)) for n, x in d.kwargs), d.splat,
+                          in_step=step, gated=gated)]
+    f = other.function(d.caller)
+    if f is None or d.method_param not in f.params:
+        return []
+    head = d.caller.rpartition(".")[0]
+    own = 1 if head and other.cls(head) is not None else 0  # a method's callers pass no self
+    index = f.params.index(d.method_param) - own
+    named = set(f.params)
+    out = []
+    for c in _callers_of(Path(file), files, settings).calls.get(d.caller, ()):
+        event = c.argument(index, d.method_param)
+        if event is None or event.kind != "const" or event.name not in methods:
+            continue
+        c = _resolve_call(c, files, settings)
+        args = tuple(resolve_arg(x, files, settings) for x in d.args)
+        kwargs = tuple((n, resolve_arg(x, files, settings)) for n, x in d.kwargs)
+        splat = d.splat
+        if d.forwards:  # (*args, **kwargs handed on: the caller's arguments past the named ones)
+            args += tuple(c.args[len(f.params) - own:])
+            kwargs += tuple((n, x) for n, x in c.kwargs if n not in named)
+            splat = c.splat
+        out.append(CallFacts((), d.line, args, kwargs, splat, in_step=c.in_step, gated=c.gated))
+    return out
+
+
+#: the list methods that add an element (``callbacks.append(cb)``)
+_ADDS = frozenset({"append", "add", "insert"})
 
 #: how many calls a list of instances is followed through, from the call that builds it to
 #: the one whose function dispatches on it (``Learner(callbacks=...)`` then
@@ -1331,8 +1391,11 @@ def _callers_of(path: Path, files: ProjectFiles, settings: Settings) -> _Callers
         if text is None:
             unknown = True
             continue
-        if "torch_xla" not in text and not any(f"{n}(" in text for n in launchers_for(q, files)):
-            unread.update(_WORD.findall(text))  # (one launching through a project wrapper is read)
+        if "torch_xla" not in text and not any(f"{n}(" in text for n in launchers_for(q, files)) \
+                and str(q) not in _reach_index(files, settings):
+            # (one launching through a project wrapper is read, and one the launched code
+            # reaches: a framework's trainer that never names torch_xla runs as XLA code)
+            unread.update(_WORD.findall(text))
             continue
         s = summary_of(q, files, settings)
         if s is None:

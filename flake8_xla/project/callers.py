@@ -35,6 +35,9 @@ NAME, DEVICE_LOADER, PLAIN_LOADER, HOST_COPY, HOST_MODULE, DEVICE_TENSOR, INSTAN
     "name", "device_loader", "plain_loader", "host_copy", "host_module", "device_tensor", "instance", "instances",
     "tensor", "unknown")
 STATE_DICT = "state_dict"
+#: a string literal (``"on_step_end"``): ``name`` holds it (an event name handed to a
+#: handler's ``fire(event, ...)``)
+CONST = "const"
 #: the process index a launcher hands its launched function first (``torch_xla.launch(worker,
 #: ...)`` calls ``worker(index, ...)``): the replica's ordinal
 LAUNCH_INDEX = "launch_index"
@@ -171,6 +174,13 @@ class DispatchFacts:
     #: the qual of the function that makes the call (``CallbackHandler.on_step_end``): its
     #: own callers say whether it runs once per step
     caller: str = ""
+    #: ``getattr(cb, event)(*args)``: the parameter of ``caller`` naming the method (what its
+    #: callers pass there, a string literal, is the method: ``fire("on_step_end", ...)``);
+    #: ``method`` is then ``""``
+    method_param: str = ""
+    #: its ``*args`` / ``**kwargs`` splats are ``caller``'s own, handed on as they came: the
+    #: callers' further arguments are the method's
+    forwards: bool = False
 
     def argument(self, index: int | None, name: str) -> ArgFacts | None:
         """What this call passes for parameter ``name`` of the method at position ``index``
@@ -284,6 +294,13 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
         root = f
         while type(root) is ast.Attribute:
             root = root.value
+        if type(root) is ast.Call and root is f.value:
+            target = _super_method(model, f, ctx, site)  # super().__init__(model, ..., callbacks)
+            if target is not None:
+                args, kwargs, splat = _describe_arguments(model, call, ctx, site)
+                out.append(CallFacts(target, call.lineno, tuple(args), tuple(kwargs), splat,
+                                     caller=quals.get(id(ctx.func), "")))
+            continue
         if type(root) is not ast.Name:
             continue
         local = False
@@ -302,7 +319,10 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
         args, kwargs, splat = _describe_arguments(model, call, ctx, site)
         if local and not any(a.kind in (INSTANCE, INSTANCES) for a in args + [a for _, a in kwargs]):
             continue  # a class of the module counts only when handed instances of other modules' classes
-        in_step, gated = _step_context(model, ctx, line=call.lineno) if ctx.loops else (False, False)
+        # (a module without torch_xla, a framework's trainer: its loop is XLA code where the
+        # project's launched code reaches it, which the reach settles)
+        in_step, gated = _step_context(model, ctx, xla_only=model.uses_torch_xla, line=call.lineno) \
+            if ctx.loops else (False, False)
         in_loop = False
         if not in_step and ctx.loops and model.in_xla_code(ctx.loops[-1].ctx):
             in_loop, gated = True, _gated(model, ctx, ctx.loops[-1])  # a step only if the callee steps
@@ -383,6 +403,22 @@ def _launch_calls(model, resolve, site: "_Site", quals: dict, seen: set[int]) ->
     return out
 
 
+def _super_method(model, func: ast.Attribute, ctx, site: "_Site") -> Ref | None:
+    """``(file, "Base.m")`` for ``super().m`` in a method of a class whose first base is a
+    class of another project module (``class TPUTrainer(BaseTrainer)``); else ``None``."""
+    sup = func.value
+    method = ctx.func
+    if type(sup) is not ast.Call or type(sup.func) is not ast.Name or sup.func.id != "super" \
+            or method is None or method.cls is None or not method.cls.node.bases \
+            or model.lookup("super", ctx, None) is not None:
+        return None
+    parts = chain_parts(method.cls.node.bases[0])
+    target = site.resolve(parts) if parts is not None else None
+    if target is None or "." in target[1] or target[0] == site.path:
+        return None
+    return (target[0], f"{target[1]}.{func.attr}")
+
+
 def _instance_method(model, func: ast.AST, ctx, site: "_Site") -> Ref | None:
     """``(file, "Cls.m")`` when ``func`` is ``obj.m`` and ``obj`` holds an instance of class
     ``Cls`` of another project module (the model's ``instance_class``: ``saver =
@@ -434,6 +470,8 @@ def _describe(model, expr: ast.AST, ctx, line: int, site: "_Site | None" = None,
     instances) of project classes (with ``site``), a tensor, a checkpoint state, a dict of
     device tensors (a name handed to no other call), or unknown."""
     try:
+        if type(expr) is ast.Constant and type(expr.value) is str:
+            return ArgFacts(CONST, expr.value)
         if type(expr) in (ast.Name, ast.Attribute):
             q = model.qualname(expr, ctx)
             if q is not None:
@@ -641,6 +679,9 @@ def _instances(model, expr: ast.AST, ctx, site: _Site) -> ArgFacts | None:
         ref = _class_ref(model, expr, ctx, site)
         if ref is not None:  # name "device": the instance (a module) is visibly on the XLA device
             return ArgFacts(INSTANCE, "device" if model._on_device(expr, ctx, 0) else "", refs=(ref,))
+    built = _built_from_classes(model, expr, ctx, site)
+    if built is not None:
+        return ArgFacts(INSTANCES, refs=built)
     elements = _elements(model, expr, ctx)
     if not elements:
         return None
@@ -652,6 +693,42 @@ def _instances(model, expr: ast.AST, ctx, site: _Site) -> ArgFacts | None:
         if ref not in refs:
             refs.append(ref)
     return ArgFacts(INSTANCES, refs=tuple(refs))
+
+
+def _built_from_classes(model, expr: ast.AST, ctx, site: _Site) -> tuple[Ref, ...] | None:
+    """The classes of ``[cls() for cls in PLUGINS]`` (a list comprehension, or a name bound
+    once to one, building an instance of each class of a tuple or list of classes: a display,
+    or a module-level one of another project module, :func:`~.defs.class_tuple`); else
+    ``None``."""
+    if type(expr) is ast.Name:
+        single = model.single_value(expr, ctx)
+        if single is None or type(single[0]) is not ast.ListComp:
+            return None
+        expr, ctx = single
+    if type(expr) is not ast.ListComp or len(expr.generators) != 1 or site.files is None:
+        return None
+    gen = expr.generators[0]
+    elt = expr.elt
+    if gen.ifs or gen.is_async or type(gen.target) is not ast.Name or type(elt) is not ast.Call \
+            or type(elt.func) is not ast.Name or elt.func.id != gen.target.id:
+        return None
+    it = gen.iter
+    if type(it) in (ast.Tuple, ast.List):
+        refs = []
+        for e in it.elts:
+            parts = chain_parts(e)
+            target = site.resolve(parts) if parts is not None else None
+            if target is None or "." in target[1]:
+                return None
+            refs.append(target)
+        return tuple(refs)
+    parts = chain_parts(it)
+    target = site.resolve(parts) if parts is not None else None
+    if target is None:
+        return None
+    from .defs import class_tuple  # (defs reads summaries' helpers: imported when used)
+
+    return class_tuple(target, site.files)
 
 
 def _elements(model, expr: ast.AST, ctx, depth: int = 0) -> list | None:
@@ -746,7 +823,10 @@ def describe_dispatches(model, resolve, path: str, classes=None) -> tuple[Dispat
         f = call.func
         if ctx.func is None:
             continue
-        if type(f) is ast.Name:  # model(x) on a module a parameter brought in: its forward
+        named = _getattr_param(model, call, ctx)
+        if named is not None:  # getattr(cb, event)(*args): the method its callers name
+            receiver = named[0]
+        elif type(f) is ast.Name:  # model(x) on a module a parameter brought in: its forward
             receiver = f
         elif type(f) is ast.Attribute and type(f.value) is ast.Name and f.value.id == "self" \
                 and ctx.func.cls is not None and f.attr not in ctx.func.cls.methods:
@@ -757,7 +837,7 @@ def describe_dispatches(model, resolve, path: str, classes=None) -> tuple[Dispat
                 continue
         else:
             continue
-        if model.qualname(f, ctx) is not None:
+        if named is None and model.qualname(f, ctx) is not None:
             continue
         origin = model.receiver_origin(receiver, ctx)
         if origin is None or origin[0].scope is None:
@@ -766,25 +846,56 @@ def describe_dispatches(model, resolve, path: str, classes=None) -> tuple[Dispat
         qual = quals.get(id(origin[0]))
         if qual is None:
             continue
-        found.append((call, ctx, qual, origin, receiver))
+        found.append((call, ctx, qual, origin, receiver, named))
     if not found:
         return ()
     site = _Site(resolve, path, classes, getattr(classes, "files", None))
     out = []
-    for call, ctx, qual, (func, param, element), receiver in found:
+    for call, ctx, qual, (func, param, element), receiver, named in found:
         args, kwargs, splat = _describe_arguments(model, call, ctx, site)
         params = func.params + [a.arg for a in func.node.args.kwonlyargs]
-        own_call = receiver is call.func  # model(x) / self.model(x): the object itself is called
-        method = "__call__" if own_call else call.func.attr
+        own_call = named is None and receiver is call.func  # model(x) / self.model(x): the object itself is called
+        method = "" if named is not None else "__call__" if own_call else call.func.attr
         # a module without torch_xla (a framework's trainer): its loop is XLA code where a
         # launching module hands it the objects (the dispatch index reads only those)
         in_step, gated = _step_context(model, ctx, xla_only=model.uses_torch_xla, line=call.lineno)
-        classes = () if element or own_call or not model.project_launcher_selves \
+        classes = () if named is not None or element or own_call or not model.project_launcher_selves \
             else model.receiver_classes(call.func.value, ctx) or ()
         out.append(DispatchFacts(qual, param, params.index(param), element, method, call.lineno,
                                  tuple(args), tuple(kwargs), splat, in_step, gated, tuple(classes),
-                                 caller=quals.get(id(ctx.func), "")))
+                                 caller=quals.get(id(ctx.func), ""),
+                                 method_param=named[1] if named is not None else "",
+                                 forwards=bool(named is not None and _forwards(call, ctx))))
     return tuple(out)
+
+
+def _getattr_param(model, call: ast.Call, ctx) -> tuple | None:
+    """``(receiver, param)`` when ``call`` calls ``getattr(receiver, param)`` (or a name bound
+    once to it: ``hook = getattr(cb, event, None)``; ``hook(trainer)``) with ``param`` a
+    parameter of the calling function that nothing rebinds; else ``None``."""
+    f = call.func
+    if type(f) is ast.Name:
+        single = model.single_value(f, ctx)
+        if single is None or single[1] is None or single[1].func is not ctx.func:
+            return None
+        f = single[0]
+    if type(f) is not ast.Call or type(f.func) is not ast.Name or f.func.id != "getattr" \
+            or model.lookup("getattr", ctx, None) is not None or len(f.args) < 2 \
+            or type(f.args[1]) is not ast.Name or type(f.args[0]) not in (ast.Name, ast.Attribute):
+        return None
+    name = f.args[1]
+    bindings = model.read_bindings(name, ctx)
+    if not bindings or any(kind != "param" or target is not ctx.func for _, kind, target, _ in bindings):
+        return None
+    return f.args[0], name.id
+
+
+def _forwards(call: ast.Call, ctx) -> bool:
+    """``call``'s ``*x`` / ``**y`` splats are its function's own ``*args`` / ``**kwargs``."""
+    node = ctx.func.node.args
+    own = {node.vararg.arg if node.vararg else None, node.kwarg.arg if node.kwarg else None} - {None}
+    splats = [a.value for a in call.args if type(a) is ast.Starred] + [k.value for k in call.keywords if k.arg is None]
+    return bool(splats) and all(type(v) is ast.Name and v.id in own for v in splats)
 
 
 def _to_host(call) -> bool:

@@ -72,6 +72,7 @@ def clear_cache() -> None:
     _STORED.clear()
     _INSTANCE_NAMES.clear()
     _FACTORIES.clear()
+    _CLASS_TUPLES.clear()
 
 
 def def_facts(ref: Ref, files: ProjectFiles) -> DefFacts:
@@ -619,3 +620,82 @@ def factory_class(ref: Ref, args: tuple, kwargs: dict, files: ProjectFiles) -> R
         return None
     except (Exception, RecursionError):
         return None
+
+
+_CLASS_TUPLES: dict[tuple, tuple | None] = {}
+
+
+def class_tuple(ref: Ref, files: ProjectFiles) -> tuple[Ref, ...] | None:
+    """The project classes a module-level ``NAME = (ClsA, ClsB)`` (or a list) of module
+    ``ref[0]`` names, each a class of that module or one its imports name (``DEFAULT_PLUGINS
+    = (EMACallback, CheckpointUploader)``), through package re-exports; ``None`` when
+    ``ref`` is no such name, is bound more than once in its module, or an element is no
+    project class. Never raises."""
+    try:
+        for _ in range(4):
+            file, name = ref
+            key = (file, name)
+            if key in _CLASS_TUPLES:
+                return _CLASS_TUPLES[key]
+            path = Path(file)
+            tree = parse_module(path)
+            if tree is None:
+                return None
+            bound = [n for n in tree.body if type(n) in (ast.Assign, ast.AnnAssign)
+                     and any(type(t) is ast.Name and t.id == name
+                             for t in (n.targets if type(n) is ast.Assign else [n.target]))]
+            if not bound:
+                target = _reexport(path, name, files)
+                if target is None:
+                    return None
+                ref = target
+                continue
+            _CLASS_TUPLES[key] = None
+            if len(bound) != 1 or type(bound[0].value) not in (ast.Tuple, ast.List) \
+                    or name in _stored_names(tree, name):
+                return None
+            index = _index(path, files)
+            out = []
+            for elt in bound[0].value.elts:
+                parts = chain_parts(elt)
+                if parts is None:
+                    return None
+                if len(parts) == 1 and parts[0] in index[0]:
+                    out.append((file, parts[0]))
+                    continue
+                target = resolve_chain(parts, index[2], files)
+                cls = instance_class(target, files) if target is not None and "." not in target[1] else None
+                if cls is None or cls != _class_itself(target, files):
+                    return None
+                out.append(cls)
+            found = _CLASS_TUPLES[key] = tuple(out) or None
+            return found
+        return None
+    except (Exception, RecursionError):
+        return None
+
+
+def _class_itself(ref: Ref, files: ProjectFiles) -> Ref | None:
+    """``ref`` through re-exports when it names a class (not a builder function)."""
+    for _ in range(4):
+        file, name = ref
+        index = _index(Path(file), files)
+        if name in index[0]:
+            return (file, name)
+        target = _reexport(Path(file), name, files)
+        if target is None:
+            return None
+        ref = target
+    return None
+
+
+def _stored_names(tree: ast.Module, name: str) -> set[str]:
+    """``{name}`` when the module binds ``name`` anywhere but its top-level assignment
+    (a ``global`` rebinding, an augmented assignment, a loop target): then it is no constant."""
+    count = 0
+    for node in ast.walk(tree):
+        if type(node) is ast.Name and node.id == name and type(node.ctx) is not ast.Load:
+            count += 1
+        elif type(node) is ast.AugAssign and type(node.target) is ast.Name and node.target.id == name:
+            count += 1
+    return {name} if count > 1 else set()
