@@ -268,3 +268,69 @@ def test_an_event_fired_outside_the_step_is_not_step_code(tmp_path):
     fired_project(tmp_path)
     (tmp_path / "lib/base.py").write_text(base)
     assert lint_all(tmp_path) == set()
+
+
+HANDLER_ARG = '''\
+class Handler:
+    def __init__(self, callbacks=None):
+        self.callbacks = list(callbacks or [])
+
+    def fire(self, event, trainer, **kwargs):
+        for cb in self.callbacks:
+            hook = getattr(cb, event, None)
+            if hook is not None:
+                hook(trainer, **kwargs)
+'''
+
+LOOP_ARG = '''\
+import torch_xla.core.xla_model as xm
+
+
+class Trainer:
+    def __init__(self, model, optimizer, loader, handler):
+        self.model, self.optimizer, self.loader, self.handler = model, optimizer, loader, handler
+
+    def fit(self):
+        for x, y in self.loader:
+            loss = self.model(x).sum()
+            loss.backward()
+            xm.optimizer_step(self.optimizer)
+            self.handler.fire("on_step_end", self, loss=loss.detach())
+'''
+
+CBS_ARG = '''\
+class Printer:
+    def on_step_end(self, trainer, loss):
+        print(f"loss {loss:.3f}")
+'''
+
+TRAIN_ARG = '''\
+import torch
+import torch_xla
+import torch_xla.distributed.parallel_loader as pl
+
+from cbs import Printer
+from handler import Handler
+from loop import Trainer
+
+
+def _mp_fn(index, loader):
+    device = torch_xla.device()
+    model = torch.nn.Linear(4, 1).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    Trainer(model, opt, pl.MpDeviceLoader(loader, device), Handler([Printer()])).fit()
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, args=(None,))
+'''
+
+
+def test_a_handler_handed_to_the_trainer_fires_hooks_by_name_with_keywords(tmp_path):
+    # the handler is the trainer's parameter; its fire() looks the hook up with getattr(cb,
+    # event, None) and hands on **kwargs: Printer.on_step_end gets the step's device loss
+    # as `loss=` and formats it every step (an f-string in a print is a read: XLA501)
+    write(tmp_path, {"pyproject.toml": "", "handler.py": HANDLER_ARG, "loop.py": LOOP_ARG, "cbs.py": CBS_ARG,
+                     "train.py": TRAIN_ARG})
+    assert lint_all(tmp_path) == {("cbs.py", 3, "XLA501")}
+    assert lint(tmp_path, "cbs.py") == {("cbs.py", 3, "XLA501")}

@@ -1228,7 +1228,10 @@ def _dispatched_calls(d, file: str, other: ModuleSummary, methods: tuple, files:
     index = f.params.index(d.method_param) - own
     named = set(f.params)
     out = []
-    for c in _callers_of(Path(file), files, settings).calls.get(d.caller, ()):
+    calls = list(_callers_of(Path(file), files, settings).calls.get(d.caller, ()))
+    if "." in d.caller:  # self.handler.fire(...) on a handler the trainer's callers pass
+        calls += _dispatched_to(Path(file), d.caller, files, settings)
+    for c in calls:
         event = c.argument(index, d.method_param)
         if event is None or event.kind != "const" or event.name not in methods:
             continue

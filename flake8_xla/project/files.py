@@ -25,7 +25,7 @@ KNOWN_LIBRARIES = frozenset({"torch", "torch_xla"})
 MAX_FILES = 20000
 
 #: a call of a name: ``name(`` / ``.name(`` (``\b``: no match is tried inside a word)
-_CALLED = re.compile(r"\b(\w+)\s*\(")
+_CALLED = re.compile(r"\b(\w+)\s*\(|[\"'](\w+)[\"']")  # name( / .name(, and "name" (fire("on_step_end", ...))
 #: how many names :meth:`ProjectFiles.calling` answers by a scan of their own before it builds the index
 CALL_SCANS = 16
 _NO_FILES: set[str] = set()  # (never modified: the answer for a name no file calls)
@@ -161,7 +161,8 @@ class ProjectFiles:
     def calling(self, name: str) -> set[str]:
         """The files (``str`` paths) whose text calls something named ``name``: ``name(`` or
         ``.name(`` (whitespace before the parenthesis allowed; every file counts, also one
-        that never names torch). A text search, not a parse: a necessary condition of a call.
+        that never names torch), or names it in a string literal (``fire("on_step_end")``,
+        ``getattr(cb, "on_step_end")``: a call by name). A text search, not a parse: a necessary condition of a call.
 
         The first :data:`CALL_SCANS` names are answered by a scan for that name (the files'
         texts kept meanwhile; a substring test, then the pattern on the files holding the
@@ -178,12 +179,14 @@ class ProjectFiles:
         if len(self._scanned) >= CALL_SCANS:
             index: dict[str, set[str]] = {}
             for path, text in self._texts:
-                for called in set(_CALLED.findall(text)):
+                for called in {a or b for a, b in _CALLED.findall(text)}:
                     index.setdefault(called, set()).add(path)
             self._called, self._texts, self._scanned = index, None, {}
             return index.get(name, _NO_FILES)
         pattern = re.compile(r"%s\s*\(" % re.escape(name))
-        found = self._scanned[name] = {path for path, text in self._texts if name in text and _calls(text, pattern)}
+        quoted = (f'"{name}"', f"'{name}'")  # a method named by a string: getattr(cb, event) of fire("name")
+        found = self._scanned[name] = {path for path, text in self._texts if name in text and (
+            _calls(text, pattern) or quoted[0] in text or quoted[1] in text)}
         return found
 
     def importers(self, target: Path) -> set[Path]:
