@@ -451,3 +451,103 @@ def test_a_constant_a_script_assigns_is_no_constant(tmp_path):
                                                     "def _worker(index):\n    config.STRATEGY = 'cuda'\n")})
     # config.STRATEGY = 'cuda' somewhere: which class is built is unknown
     assert {f for f in lint_all(tmp_path) if f[0] == "main.py"} == set()
+
+
+# -- traps a helper found (session 11): each was a wrong finding ------------------------------
+
+STRATS = '''\
+import torch
+import torch_xla
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+class XLAStrategy:
+    def wrap_model(self, model):
+        return model.to(torch_xla.device())
+
+
+class DDPStrategy:
+    def wrap_model(self, model):
+        return DDP(model, gradient_as_bucket_view=True)
+
+
+def get_strategy(name):
+    if TEST:
+        return XLAStrategy()
+    return DDPStrategy()
+'''
+
+STRAT_TRAIN = '''\
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+from strategies import get_strategy
+
+
+def worker(index):
+    strategy = get_strategy("tpu")
+    model = strategy.wrap_model(torch.nn.Linear(4, 2))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(10):
+        model(torch.randn(8, 4, device=torch_xla.device())).sum().backward()
+        xm.optimizer_step(opt)
+        torch_xla.sync()
+
+
+if __name__ == "__main__":
+    torch_xla.launch(worker)
+'''
+
+
+@pytest.mark.parametrize("test", ['name in ("xla", "tpu")', 'name in {"tpu"}', '"tpu" == name',
+                                  'name != "ddp"', 'name.lower() == "tpu"', 'name == "tpu" and True'])
+def test_a_factory_test_other_than_equality_does_not_fall_through(tmp_path, test):
+    # "tpu" takes the XLA branch (read: `in`, reversed `==`) or the test is not read: never
+    # the fall-through DDPStrategy (no XLA108 on xm.optimizer_step of a DDP model)
+    write(tmp_path, {"pyproject.toml": "", "strategies.py": STRATS.replace("TEST", test), "train.py": STRAT_TRAIN})
+    assert {f for f in lint_all(tmp_path) if f[0] == "train.py"} == set()
+
+
+def test_a_factory_s_equality_picks_its_branch_and_the_fall_through_for_other_constants(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "strategies.py": STRATS.replace("TEST", 'name == "xla"'),
+                     "train.py": STRAT_TRAIN})
+    # "tpu" fails `name == "xla"`: DDPStrategy's DDP reduces, so xm.optimizer_step reduces twice
+    assert {f for f in lint_all(tmp_path) if f[0] == "train.py"} == {("train.py", 14, "XLA108")}
+
+
+def test_an_inline_module_wrapped_by_a_project_helper_is_wrapped(tmp_path):
+    backend = ('import torch_xla\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\n\n'
+               'class TPUBackend:\n    def wrap_model(self, model):\n        model = model.to(torch_xla.device())\n'
+               '        return DDP(model, gradient_as_bucket_view=True)\n')
+    train = ('import torch\nimport torch_xla\n\nfrom backend import TPUBackend\n\n\n'
+             'def worker(index, loader):\n    backend = TPUBackend()\n'
+             '    model = backend.wrap_model(torch.nn.Linear(4, 2))\n'
+             '    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n    for x, y in loader:\n'
+             '        torch.nn.functional.cross_entropy(model(x), y).backward()\n        opt.step()\n'
+             '        torch_xla.sync()\n\n\nif __name__ == "__main__":\n    torch_xla.launch(worker, args=([],))\n')
+    write(tmp_path, {"pyproject.toml": "", "backend.py": backend, "train.py": train})
+    # DDP averages the gradients: opt.step() is right (no XLA201)
+    assert lint_all(tmp_path) == set()
+
+
+def test_a_static_method_s_first_parameter_is_the_callers_first_argument(tmp_path):
+    backend = ('import torch\nimport torch_xla\n\n\nclass TPUBackend:\n    def launch(self, fn):\n'
+               '        torch_xla.launch(fn, args=(self,))\n\n    @staticmethod\n    def pick(seed, dev):\n'
+               '        torch.manual_seed(seed)\n        return torch.device("xla", dev)\n')
+    worker = ('import torch\n\n\ndef worker(index, backend):\n    device = backend.pick(index, 0)\n'
+              '    return torch.zeros(2, device=device)\n')
+    main = ('from backend import TPUBackend\nfrom worker import worker\n\n\nif __name__ == "__main__":\n'
+            '    TPUBackend().launch(worker)\n')
+    write(tmp_path, {"pyproject.toml": "", "backend.py": backend, "worker.py": worker, "main.py": main})
+    # `dev` is 0, the index is the seed: no rank-indexed device
+    assert {f for f in lint_all(tmp_path) if f[0] == "backend.py"} == set()
+
+
+def test_a_logger_attribute_of_two_project_classes_is_no_sink(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "metrics.py": LOGGER + "\n\nclass NullLogger:\n    def log(self, step, loss):\n"
+                                                               "        pass\n",
+                     "trainer.py": TRAINER.replace("from metrics import MetricLogger",
+                                                   "from metrics import MetricLogger, NullLogger").replace(
+                         "    def fit(self):\n", "    def reset(self):\n        self.logger = NullLogger()\n\n    def fit(self):\n")})
+    assert lint_all(tmp_path) == set()

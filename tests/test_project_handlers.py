@@ -334,3 +334,29 @@ def test_a_handler_handed_to_the_trainer_fires_hooks_by_name_with_keywords(tmp_p
                      "train.py": TRAIN_ARG})
     assert lint_all(tmp_path) == {("cbs.py", 3, "XLA501")}
     assert lint(tmp_path, "cbs.py") == {("cbs.py", 3, "XLA501")}
+
+
+GATED_EVENTS = EVENTS.replace("""    def __init__(self, callbacks=()):
+        self.callbacks = sorted(callbacks, key=lambda cb: cb.order)
+
+    def on_step_end(self, learn):
+        for cb in self.callbacks:
+            cb.on_step_end(learn)""", """    def __init__(self, callbacks=()):
+        self.callbacks = sorted(callbacks, key=lambda cb: cb.order)
+        self.count = 0
+
+    def on_step_end(self, learn):
+        self.count += 1
+        if self.count % 100 == 0:
+            for cb in self.callbacks:
+                cb.on_step_end(learn)""")
+
+
+def test_a_gate_inside_the_handler_gates_its_callbacks(tmp_path):
+    # the handler fires every 100 steps: NaNGuard's test is gated (XLA502 reports every step
+    # only), Meter's read is a gated read (XLA507), Gated's own gate too
+    assert GATED_EVENTS != EVENTS
+    project(tmp_path)
+    (tmp_path / "lib/events.py").write_text(GATED_EVENTS)
+    assert lint_all(tmp_path) == {("lib/callbacks.py", 18, "XLA507"), ("lib/callbacks.py", 28, "XLA507")}
+

@@ -900,8 +900,9 @@ class Calls:
                 or (func.cls is not None and func.cls.ctx.func is not None):
             return None
         index = func.params.index(name)
-        if func.cls is not None:
-            index -= 1
+        if func.cls is not None and not any(type(d) is ast.Name and d.id == "staticmethod"
+                                            for d in func.node.decorator_list):
+            index -= 1  # (a static method's callers fill its first parameter)
             if func.name == "__init__":
                 qual = func.cls.name
         try:

@@ -279,6 +279,11 @@ class Reductions:
             return any(h.returns_wrap for h in helpers)
         return True
 
+    def _project_wrap(self, call: ast.Call, ctx) -> bool:
+        """Project code every function of which ``call`` may run returns a DDP / FSDP wrap
+        (``model = backend.wrap_model(torch.nn.Linear(4, 2))``, the module built inline)."""
+        return self.project_lookup is not None and self.callee_agree(call, ctx, "returns_wrap") is not None
+
     def rewrapped_by_import(self) -> bool:
         """``model = wrap(model)`` (or ``self.model = wrap(self.model)``) in XLA-on code with
         ``wrap`` imported from another module (not torch, not the standard library) or a
@@ -299,8 +304,8 @@ class Reductions:
                 for _, kind, target, b_ctx in entries:
                     if kind == "value" and type(target) is ast.Call and b_ctx is not None \
                             and (name in modules or self._MODEL_NAME.search(name)) \
-                            and self._rewrapping_call(target, b_ctx) and self._passes(target, name) \
-                            and self.in_xla_code(b_ctx):
+                            and self._rewrapping_call(target, b_ctx) and self.in_xla_code(b_ctx) \
+                            and (self._passes(target, name) or self._project_wrap(target, b_ctx)):
                         result = True
                         break
         if not result:

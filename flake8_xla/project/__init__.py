@@ -1243,7 +1243,7 @@ def _dispatched_calls(d, file: str, other: ModuleSummary, methods: tuple, files:
             args += tuple(c.args[len(f.params) - own:])
             kwargs += tuple((n, x) for n, x in c.kwargs if n not in named)
             splat = c.splat
-        out.append(CallFacts((), d.line, args, kwargs, splat, in_step=c.in_step, gated=c.gated))
+        out.append(CallFacts((), d.line, args, kwargs, splat, in_step=c.in_step, gated=c.gated or d.gated))
     return out
 
 
@@ -1265,7 +1265,7 @@ def _dispatch_step(d, file: str, files: ProjectFiles, settings: Settings) -> tup
     if d.in_step or not d.caller:
         return d.in_step, d.gated
     calls = _step_code_calls(file, d.caller, files, settings)
-    return (bool(calls), bool(calls) and all(c.gated for c in calls))
+    return (bool(calls), bool(calls) and (d.gated or all(c.gated for c in calls)))
 
 
 _STEP_CODE: dict[tuple, tuple] = {}

@@ -812,6 +812,20 @@ def _gated(model, ctx, loop) -> bool:
     return False
 
 
+def _func_gated(model, ctx) -> bool:
+    """Code at ``ctx`` runs under an ``if step % N == 0:`` of its own function (the handler's
+    ``if self.count % 100 == 0:`` around its loop over the callbacks)."""
+    link = ctx.frames or None
+    while link is not None:
+        frame = link.frame
+        if type(frame) is tuple and len(frame) == 2 and not isinstance(frame[0], ast.pattern):
+            polarity = model._gate_polarity(frame[0], ctx)
+            if (polarity > 0 and frame[1]) or (polarity < 0 and not frame[1]):
+                return True
+        link = link.parent
+    return False
+
+
 def describe_dispatches(model, resolve, path: str, classes=None) -> tuple[DispatchFacts, ...]:
     """The module's method calls on objects its functions' parameters bring in
     (:class:`DispatchFacts`, the model's ``receiver_origin``), with what each passes and
@@ -859,6 +873,8 @@ def describe_dispatches(model, resolve, path: str, classes=None) -> tuple[Dispat
         # a module without torch_xla (a framework's trainer): its loop is XLA code where a
         # launching module hands it the objects (the dispatch index reads only those)
         in_step, gated = _step_context(model, ctx, xla_only=model.uses_torch_xla, line=call.lineno)
+        if not in_step:  # (a step its callers run: gated here if a gate of its own function holds it)
+            gated = _func_gated(model, ctx)
         classes = () if named is not None or element or own_call or not model.project_launcher_selves \
             else model.receiver_classes(call.func.value, ctx) or ()
         out.append(DispatchFacts(qual, param, params.index(param), element, method, call.lineno,

@@ -530,12 +530,14 @@ _FACTORIES: dict[tuple, tuple | None] = {}
 def _factory_table(path: Path, name: str, files: ProjectFiles) -> tuple | None:
     """``(params, branches)`` of the top-level function ``name`` of the module at ``path``
     when it is a factory that picks a class by a parameter's constant: each top-level ``if``
-    of its body testing ``param == <literal>`` (``or``-ed tests too) whose block returns one
-    call of a class (``return XLAStrategy(**kwargs)``, the class bound by the module's
+    of its body testing ``param == <literal>`` or ``param in (<literals>)`` (``or``-ed tests
+    too, :func:`_branch_test`) whose block, with no ``else``, returns one call of a class (``return XLAStrategy(**kwargs)``, the class bound by the module's
     imports or by an import inside the block: ``from .xla import XLAStrategy``) gives a
     branch ``(param, literals, class ref)``; a last plain ``return Cls(...)`` gives the
-    branch ``(None, (), ref)`` the other values reach. ``None`` when it is no such
-    function. Once per file state and name."""
+    branch ``(None, (), ref)`` the other values reach; any other statement holding a
+    ``return`` (a test not read, a ``match``, a loop) ends the table with :data:`_UNSEEN`:
+    past it nothing is known. ``None`` when it is no such function. Once per file state and
+    name."""
     try:
         st = os.stat(path)
     except OSError:
@@ -570,27 +572,49 @@ def _factory_table(path: Path, name: str, files: ProjectFiles) -> tuple | None:
 
     for stmt in func.body:
         if type(stmt) is ast.If:
-            tests = stmt.test.values if type(stmt.test) is ast.BoolOp and type(stmt.test.op) is ast.Or \
-                else [stmt.test]
-            param, values = None, []
-            for test in tests:
-                if type(test) is not ast.Compare or len(test.ops) != 1 or type(test.ops[0]) is not ast.Eq \
-                        or type(test.left) is not ast.Name or test.left.id not in params \
-                        or type(test.comparators[0]) is not ast.Constant or (param not in (None, test.left.id)):
-                    param = None
-                    break
-                param = test.left.id
-                values.append(test.comparators[0].value)
-            ref = built(stmt.body) if param is not None else None
-            if ref is not None:
-                branches.append((param, tuple(values), ref))
+            test = _branch_test(stmt.test, params)
+            ref = built(stmt.body) if test is not None else None
+            if ref is not None and not stmt.orelse:
+                branches.append((test[0], test[1], ref))
+                continue
         elif type(stmt) is ast.Return:
             ref = built([stmt])
-            if ref is not None:
-                branches.append((None, (), ref))
+            branches.append((None, (), ref) if ref is not None else _UNSEEN)
+            break
+        if any(type(n) in (ast.Return, ast.Yield, ast.YieldFrom) for n in ast.walk(stmt)):
+            branches.append(_UNSEEN)  # a return behind a test not read here: what follows is unknown
             break
     found = _FACTORIES[key] = (params, tuple(branches)) if branches else None
     return found
+
+
+#: a branch of a factory the table cannot read: evaluation stops there (unknown)
+_UNSEEN = ("", (), None)
+
+
+def _branch_test(test: ast.AST, params: tuple[str, ...]) -> tuple[str, tuple] | None:
+    """``(param, literals)`` when ``test`` holds exactly when parameter ``param`` equals one of
+    ``literals``: ``name == "xla"`` (either side), ``name in ("xla", "tpu")`` (a tuple, list
+    or set display of literals), and ``or`` of such tests on one parameter; else ``None``."""
+    tests = test.values if type(test) is ast.BoolOp and type(test.op) is ast.Or else [test]
+    param, values = None, []
+    for t in tests:
+        if type(t) is not ast.Compare or len(t.ops) != 1:
+            return None
+        left, right, op = t.left, t.comparators[0], type(t.ops[0])
+        if op is ast.Eq and type(left) is ast.Constant and type(right) is ast.Name:
+            left, right = right, left
+        if type(left) is not ast.Name or left.id not in params or param not in (None, left.id):
+            return None
+        if op is ast.Eq and type(right) is ast.Constant:
+            values.append(right.value)
+        elif op is ast.In and type(right) in (ast.Tuple, ast.List, ast.Set) \
+                and all(type(e) is ast.Constant for e in right.elts):
+            values.extend(e.value for e in right.elts)
+        else:
+            return None
+        param = left.id
+    return (param, tuple(values)) if param is not None else None
 
 
 def factory_class(ref: Ref, args: tuple, kwargs: dict, files: ProjectFiles) -> Ref | None:
@@ -611,6 +635,8 @@ def factory_class(ref: Ref, args: tuple, kwargs: dict, files: ProjectFiles) -> R
             if i < len(params) and value is not None:
                 given.setdefault(params[i], value)
         for param, values, cls in branches:
+            if cls is None:
+                return None  # a branch not read (_UNSEEN): what the call builds is unknown
             if param is None:
                 return cls
             if param not in given:

@@ -88,7 +88,31 @@ def _is_logging(model, call, ctx) -> bool:
         return False
     # a logger of a project class (self.logger = MetricLogger()): its method is known code,
     # whose own reads are reported there (project mode), not a library sink here
-    return model.project_lookup is None or not model.callee_helpers(call, ctx)
+    return model.project_lookup is None or not (model.callee_helpers(call, ctx) or _project_objects(model, call, ctx))
+
+
+def _project_objects(model, call, ctx) -> bool:
+    """Every value the receiver of ``obj.m(...)`` may hold is built by a project class with a
+    method ``m`` (``self.logger`` set to ``MetricLogger()`` in ``__init__`` and to
+    ``NullLogger()`` in ``reset``)."""
+    recv = call.func.value
+    values = model.values(recv, ctx)
+    func = ctx.func
+    if not values and type(recv) is ast.Attribute and type(recv.value) is ast.Name and func is not None \
+            and func.cls is not None and func.params and recv.value.id == func.params[0]:
+        values = list(func.cls.attrs.get(recv.attr, ()))  # every `self.logger = ...` of the class
+    if not values or len(values) > 8:
+        return False
+    for v, c in values:
+        if type(v) is not ast.Call or c is None:
+            return False  # (call_name names the import: loggers.MetricLogger; the lookup says if it is the project's)
+        try:
+            helper = model.project_helper(v.func, c, method=call.func.attr)
+        except (Exception, RecursionError):
+            helper = None
+        if helper is None:
+            return False
+    return True
 
 
 #: what a call's spelling must show to be one of the reads :func:`host_reads` looks for
