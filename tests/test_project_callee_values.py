@@ -551,3 +551,51 @@ def test_a_logger_attribute_of_two_project_classes_is_no_sink(tmp_path):
                                                    "from metrics import MetricLogger, NullLogger").replace(
                          "    def fit(self):\n", "    def reset(self):\n        self.logger = NullLogger()\n\n    def fit(self):\n")})
     assert lint_all(tmp_path) == set()
+
+
+LAUNCHERS = '''\
+import torch_xla
+import torch_xla.runtime as xr
+
+
+class SPMDBackend:
+    def launch(self, fn, *args):
+        xr.use_spmd()
+        fn(0, self, *args)
+
+
+class MultiProcessBackend:
+    def launch(self, fn, *args):
+        torch_xla.launch(fn, args=(self,) + tuple(args))
+
+
+class EightChips(MultiProcessBackend):
+    pass
+'''
+
+LAUNCH_WORKER = '''\
+import torch
+import torch_xla
+
+
+def worker(index, backend, loader):
+    model = torch.nn.Linear(4, 2).to(torch_xla.device())
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x, y in loader:
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+        torch_xla.sync()
+'''
+
+
+@pytest.mark.parametrize("backend, want", [("SPMDBackend", set()),
+                                           ("MultiProcessBackend", {("worker.py", 10, "XLA201")}),
+                                           ("EightChips", {("worker.py", 10, "XLA201")})])
+def test_a_launch_named_like_a_wrapper_launches_only_on_the_wrapper_s_class(tmp_path, backend, want):
+    # SPMDBackend.launch runs the worker in this process (SPMD: no replicas to reduce across);
+    # MultiProcessBackend.launch (and a subclass's, inherited) starts replicas: opt.step()
+    # without a reduction is XLA201 there
+    main = f"from backends import {backend}\nfrom worker import worker\n\n\nif __name__ == \"__main__\":\n" \
+           f"    {backend}().launch(worker, [])\n"
+    write(tmp_path, {"pyproject.toml": "", "backends.py": LAUNCHERS, "worker.py": LAUNCH_WORKER, "main.py": main})
+    assert lint_all(tmp_path) == want

@@ -389,6 +389,11 @@ def _launch_calls(model, resolve, site: "_Site", quals: dict, seen: set[int]) ->
             args.extend(_describe(model, e, ctx, call.lineno, site, call) for e in given.elts)
             splat = False
         else:
+            if site.files is not None:
+                from .summary import wrapper_receiver_differs
+
+                if wrapper_receiver_differs(model, call, ctx, site.resolve, site.path, site.files):
+                    continue  # SPMDBackend().launch(worker): not the wrapper's class
             entries = {(r, pos) for n, r, pos in selves if n == last}
             if len(entries) != 1:
                 continue

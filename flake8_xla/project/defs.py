@@ -725,3 +725,22 @@ def _stored_names(tree: ast.Module, name: str) -> set[str]:
         elif type(node) is ast.AugAssign and type(node.target) is ast.Name and node.target.id == name:
             count += 1
     return {name} if count > 1 else set()
+
+
+def is_subclass(cls: Ref, bases: set, files: ProjectFiles, depth: int = 0) -> bool:
+    """Class ``cls`` is one of ``bases`` (refs ``(file, "Cls")``) or inherits from one,
+    through the light index's base lists (same-module and project bases), a few levels.
+    Never raises."""
+    try:
+        if cls in bases:
+            return True
+        if depth > 6:
+            return False
+        file, name = cls
+        found = _index(Path(file), files)[0].get(name)
+        if found is None:
+            return False
+        return any(is_subclass((file, b), bases, files, depth + 1) for b in found.local) \
+            or any(is_subclass(b, bases, files, depth + 1) for b in found.project)
+    except (Exception, RecursionError):
+        return False

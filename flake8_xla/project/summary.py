@@ -364,7 +364,10 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
             exports.append((name, *r))
     multi = model.launched(multi_only=True)
     launched = model.launched()
-    launched_out = _launched_out(model, ref, str(path))
+    def ref_parts(parts):
+        return resolve_chain(parts, bindings, files)
+
+    launched_out = _launched_out(model, ref, str(path), files, ref_parts)
     roots, out = _script_roots(model, ref) if not launched and not launched_out and model.uses_torch_xla \
         else ((), ())
     return ModuleSummary(
@@ -385,14 +388,45 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
     )
 
 
-def _launched_out(model, ref, path: str) -> tuple:
+def wrapper_receiver_differs(model, call, ctx, resolve, path: str, files) -> bool:
+    """``obj.launch(fn, ...)`` named like a project launch wrapper (the model's
+    ``project_launcher_selves``) on an object whose class is known and is none of the
+    classes whose method of that name launches, nor a subclass of one (``SPMDBackend().launch``
+    beside ``MultiProcessBackend.launch`` in the same module; a CPU ``Backend`` re-exported
+    under another name): no launch. False when unknown."""
+    f = call.func
+    if type(f) is not ast.Attribute:
+        return False
+    classes = {c for n, c, _ in model.project_launcher_selves or () if n == f.attr and c[1]}
+    if not classes:
+        return False
+    got = model.instance_class(f.value, ctx)
+    if got is None:
+        return False
+    from .defs import _class_itself, is_subclass  # (defs reads summaries' helpers: imported when used)
+
+    if got[0] == "local":
+        cls = (path, got[1].name) if got[1].ctx.func is None else None
+    else:
+        target = resolve(got[1])
+        cls = _class_itself(target, files) if target is not None and "." not in target[1] else None
+    if cls is None:
+        return False
+    return not is_subclass(cls, classes, files)
+
+
+def _launched_out(model, ref, path: str, files=None, ref_parts=None) -> tuple:
     """:attr:`ModuleSummary.launched_out`: the launches whose launched function (the first
     argument or ``fn=``, a name or a dotted name, also in ``functools.partial(f, ...)``) the
-    module's imports bind to a function of another project module."""
+    module's imports bind to a function of another project module (not a call of a launch
+    wrapper's name on an object of another class: :func:`wrapper_receiver_differs`)."""
     out: list = []
     for call, lctx, targets, single in model.launches():
         if targets:
             continue  # a function of the module itself
+        if files is not None and ref_parts is not None \
+                and wrapper_receiver_differs(model, call, lctx, ref_parts, path, files):
+            continue
         target = model.kwarg(call, "fn", 0)
         if type(target) is ast.Call and model.call_name(target, lctx) == "functools.partial" and target.args:
             target = target.args[0]  # partial(main_worker, cfg): main_worker runs
