@@ -15,6 +15,27 @@ HOOK_VALUES = "a value handed to a hook or read off an object of another module 
 #: a handler class between the trainer and the callbacks it fires
 HANDLER = "callbacks fired through a handler object (issue 28: container items)"
 
+# session 11: two more blind sets of multi-file projects (q7-q12 and r1-r6, labelled by two
+# helpers before any run; labels and notes in tests/fresh/projects/LABELS_session11_*.md).
+# q7-q12 were then used while building (development material); r1-r6 were scored blind once
+# (P 0.67 R 0.49 on this session's code before its fixes) and then used too. The kinds:
+#: a loader reaching a step loop across modules (a base's loader a subclass wraps, a helper's
+#: DataLoader used for train and eval, a one-shot loader a strategy returns)
+LOADER = "a loader across modules (issue 28)"
+#: a value of the step read in another module (a device tensor through several calls, an
+#: attribute of another module's object)
+STEP_VALUES = "a step value across modules (issue 28)"
+#: the order of calls within a step across modules (a clip in a base loop before an
+#: override's xm.optimizer_step, a barrier, a seed)
+STEP_ORDER = "the order of step calls across modules (issue 28)"
+#: a rank or master test, a seed from the index, across modules
+RANK_VALUES = "a rank value across modules (issue 28)"
+#: a module wrapped by FSDP/DDP or moved in another module, handed on
+WRAPPED_STATE = "a wrapped or moved module handed on (issue 28)"
+IMPORT_TIME = "module-level runtime calls run at import by the launching script (issue 28)"
+CONSTANTS = "a constant argument selecting a backend through a shared helper (issue 28)"
+SPMD_FLOW = "SPMD/checkpoint facts across modules and star re-exports (issue 28)"
+
 PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("q1", "classifier.py", 33, "XLA502"): RETURNED + ": `module = self.strategy.setup_module(module)` rebinds the receiver",
     ("q1", "classifier.py", 50, "XLA501"): RETURNED,
@@ -38,8 +59,46 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
                                       "(`raw_model.to(device)`)",
     ("q6", "model.py", 89, "XLA503"): HOOK_VALUES + ": the mask argument of `forward` from another module's batch helper",
     ("q6", "train.py", 100, "XLA507"): "arguable label: the read follows the pass's `torch_xla.sync()`",
+    ("q7", "lightkit/logging.py", 15, "XLA501"): STEP_VALUES,
+    ("q7", "lightkit/logging.py", 20, "XLA507"): STEP_VALUES,
+    ("q7", "lightkit/trainer.py", 45, "XLA304"): LOADER,
+    ("q7", "lightkit/trainer.py", 77, "XLA203"): STEP_ORDER,
+    ("q7", "models.py", 50, "XLA502"): STEP_VALUES,
+    ("q7", "train_tpu.py", 12, "XLA205"): RANK_VALUES,
+    ("q8", "data.py", 31, "XLA304"): LOADER,
+    ("q8", "strategies/xla.py", 36, "XLA306"): LOADER,
+    ("q8", "strategies/xla.py", 42, "XLA501"): STEP_VALUES,
+    ("q9", "data.py", 10, "XLA303"): LOADER,
+    ("q10", "scripts/train_spmd.py", 39, "XLA907"): SPMD_FLOW,
+    ("q10", "scripts/train_spmd.py", 40, "XLA907"): SPMD_FLOW,
+    ("q10", "src/tpullm/checkpoint.py", 13, "XLA605"): SPMD_FLOW,
+    ("q10", "src/tpullm/utils.py", 8, "XLA906"): SPMD_FLOW,
+    ("q11", "common/dist.py", 15, "XLA104"): CONSTANTS,
+    ("q11", "common/utils.py", 12, "XLA206"): STEP_ORDER,
+    ("q12", "datamod.py", 33, "XLA303"): LOADER,
+    ("q12", "helpers.py", 27, "XLA503"): STEP_VALUES,
+    ("q12", "train.py", 32, "XLA604"): RANK_VALUES,
+    ("r1", "nanotrain/base.py", 75, "XLA203"): STEP_ORDER,
+    ("r1", "nanotrain/tpu.py", 25, "XLA304"): LOADER,
+    ("r1", "train_tpu.py", 33, "XLA205"): RANK_VALUES,
+    ("r2", "accel/tpu.py", 34, "XLA204"): STEP_ORDER,
+    ("r2", "train.py", 23, "XLA304"): LOADER,
+    ("r2", "train.py", 42, "XLA604"): RANK_VALUES,
+    ("r3", "scripts/train_spmd.py", 39, "XLA906"): SPMD_FLOW,
+    ("r4", "ckpt.py", 22, "XLA603"): WRAPPED_STATE,
+    ("r4", "data.py", 28, "XLA303"): LOADER,
+    ("r4", "fsdp_utils.py", 12, "XLA003"): IMPORT_TIME,
+    ("r4", "trainer_utils.py", 19, "XLA202"): WRAPPED_STATE,
+    ("r5", "tpu_cls/data.py", 26, "XLA304"): LOADER,
+    ("r5", "tpu_cls/plugins/control.py", 14, "XLA502"): STEP_VALUES,
+    ("r5", "tpu_cls/plugins/control.py", 35, "XLA602"): RANK_VALUES,
+    ("r5", "tpu_cls/plugins/logging_plugin.py", 15, "XLA501"): STEP_VALUES,
+    ("r5", "tpu_cls/plugins/logging_plugin.py", 32, "XLA604"): RANK_VALUES,
+    ("r5", "train_tpu.py", 28, "XLA405"): WRAPPED_STATE,
+    ("r6", "tpu_main.py", 27, "XLA303"): LOADER,
 }
 
 CASES: dict[tuple[str, int, str], str] = {
+    ("p16_bad", 44, "XLA305"): "XLA305: this shape (session 11 blind pair)",
     ("s13", 51, "XLA507"): "arguable label: the read follows the pass's sync",
 }

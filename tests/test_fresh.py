@@ -1,5 +1,5 @@
-"""Fresh material written blind in session 10 (``tests/fresh/``: six multi-file projects and
-44 single files, 28 of them 14 bug-report pairs for the milestone-5 codes), through real flake8,
+"""Fresh material written blind in sessions 10 and 11 (``tests/fresh/``: eighteen multi-file
+projects and 64 single files, 40 of them 20 bug-report pairs), through real flake8,
 as a ratchet over ``tests/fresh_pending.py``: every mark not pending holds, every pending mark
 still does not (a fix fails this test until its row is removed), and nothing unmarked is
 reported. Each single file is its own project (a ``pyproject.toml`` beside it), linted in one
@@ -67,7 +67,7 @@ def test_fresh_project_alone_same_as_together(name):
 
 
 def test_fresh_single_files_ratchet():
-    assert len(CASE_FILES) == 44
+    assert len(CASE_FILES) == 64  # 44 of session 10, 20 of session 11 (s17-s24, p15-p20 pairs)
     found = flake8(CASE_FILES)
     expected = {f.parent.name: parse_case(f).expected["default"] for f in CASE_FILES}
     got = {p.parent.name: {(line, code) for line, _, code in v} for p, v in found.items()}

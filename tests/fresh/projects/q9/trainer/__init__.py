@@ -1,0 +1,4 @@
+from .handler import CallbackHandler
+from .loop import Trainer, TrainerState
+
+__all__ = ["CallbackHandler", "Trainer", "TrainerState"]

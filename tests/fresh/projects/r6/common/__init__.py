@@ -1,0 +1,1 @@
+"""Code shared by the GPU (gpu_main.py) and TPU (tpu_main.py) entry points."""
