@@ -667,14 +667,16 @@ def _ctx_in(model, expr, ctx):
 
 #: tensor methods whose result is a tensor on the receiver's device (a test of one reads it)
 _TENSOR_VALUED = frozenset({"isnan", "isinf", "isfinite", "any", "all", "sum", "max", "min", "mean", "abs", "eq",
-                            "ne", "gt", "lt", "ge", "le"})
+                            "ne", "gt", "lt", "ge", "le", "logical_not", "logical_and", "logical_or"})
 
 
 def _tensor_test(model, test, ctx) -> bool:
     """``test`` reads a device tensor's value: one visibly (``tensor_kind``), or a tensor op,
     a comparison or a tensor method of a value the step hands in (:func:`_device`: a
-    callback's ``learn.loss``, ``torch.isfinite(learn.loss)``). ``torch.is_tensor`` and the
-    other ``torch.is_*`` metadata tests read nothing."""
+    callback's ``learn.loss``, ``torch.isfinite(learn.loss)``: the torch functions and tensor
+    methods of :data:`_TENSOR_VALUED`, whose result is a tensor on the same device).
+    ``torch.is_tensor`` and the other ``torch.is_*`` metadata tests read nothing; a value
+    compared to a host tensor (``torch.allclose(cpu_loss, loss)``) is not followed."""
     todo = [test]
     while todo:
         n = todo.pop()
@@ -692,8 +694,8 @@ def _tensor_test(model, test, ctx) -> bool:
             todo.extend(n.comparators)
         elif t is ast.Call:
             q = model.call_name(n, ctx) or ""
-            if q.startswith("torch.") and not q.startswith("torch.is_") and q.count(".") == 1:
-                todo.extend(a for a in n.args if type(a) is not ast.Starred)
+            if q[6:] in _TENSOR_VALUED and q.startswith("torch.") and q.count(".") == 1:
+                todo.extend(a for a in n.args if type(a) is not ast.Starred)  # torch.isfinite(learn.loss)
             elif not q and type(n.func) is ast.Attribute and n.func.attr in _TENSOR_VALUED:
                 todo.append(n.func.value)
     return False
