@@ -583,6 +583,24 @@ class Calls:
         cache[key] = found
         return found
 
+    def literal_arguments(self, call: ast.Call, ctx: Ctx) -> tuple[tuple, dict]:
+        """``(args, kwargs)``: the literal value (str, int, float, bool) of each positional
+        argument of ``call`` up to a splat (``None`` for one that is no literal, or not
+        seen: ``config.BACKEND`` of another module counts, :meth:`const`) and of each keyword
+        argument that is one."""
+        args = []
+        for a in call.args:
+            if type(a) is ast.Starred:
+                break
+            got = self.const(a, ctx)
+            args.append(got if type(got) in (str, int, float, bool) else None)
+        kwargs = {}
+        for k in call.keywords:
+            got = self.const(k.value, ctx) if k.arg else None
+            if k.arg and type(got) in (str, int, float, bool):
+                kwargs[k.arg] = got
+        return tuple(args), kwargs
+
     def _factory_method(self, built: ast.Call, ctx: Ctx, method: str):
         """:class:`flake8_xla.project.HelperFacts` of method ``method`` of the class a
         project builder's call ``built`` builds, given its literal arguments
@@ -590,19 +608,8 @@ class Calls:
         chain = self._import_chain(built.func, ctx)
         if chain is None:
             return None
-        args = []
-        for a in built.args:
-            if type(a) is ast.Starred:
-                break
-            got = self.const(a, ctx)
-            args.append(got if type(got) in (str, int, float, bool) else None)
-        kwargs = {}
-        for k in built.keywords:
-            got = self.const(k.value, ctx) if k.arg else None
-            if k.arg and type(got) in (str, int, float, bool):
-                kwargs[k.arg] = got
         try:
-            return self.project_lookup(tuple(chain) + (method,), factory=(tuple(args), kwargs))
+            return self.project_lookup(tuple(chain) + (method,), factory=self.literal_arguments(built, ctx))
         except (Exception, RecursionError):  # the project cannot be read: unknown
             return None
 

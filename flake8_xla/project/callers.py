@@ -653,18 +653,8 @@ def _factory_ref(model, expr: ast.AST, ctx, site: _Site) -> Ref | None:
     target = site.resolve(parts) if parts is not None else None
     if target is None or "." in target[1]:
         return None
-    args = []
-    for a in call.args:
-        if type(a) is ast.Starred:
-            break
-        got = model.const(a, ctx)
-        args.append(got if type(got) in (str, int, float, bool) else None)
-    kwargs = {}
-    for k in call.keywords:
-        got = model.const(k.value, ctx) if k.arg else None
-        if k.arg and type(got) in (str, int, float, bool):
-            kwargs[k.arg] = got
-    return factory_class(target, tuple(args), kwargs, site.files)
+    args, kwargs = model.literal_arguments(call, ctx)
+    return factory_class(target, args, kwargs, site.files)
 
 
 def _instances(model, expr: ast.AST, ctx, site: _Site) -> ArgFacts | None:
@@ -803,25 +793,13 @@ def _not_every_pass(model, ctx, loop, line: int) -> bool:
                and model.is_sync_call(call, cx) for call, cx in loop.own)
 
 
-def _gated(model, ctx, loop) -> bool:
-    """Code at ``ctx`` runs under an ``if step % N == 0:`` inside ``loop``."""
+def _gated(model, ctx, loop=None) -> bool:
+    """Code at ``ctx`` runs under an ``if step % N == 0:`` inside ``loop`` (``None``: anywhere
+    in its own function: the handler's ``if self.count % 100 == 0:`` around its loop over
+    the callbacks)."""
     link = ctx.frames or None
-    base = loop.ctx.frames or None
+    base = (loop.ctx.frames or None) if loop is not None else None
     while link is not None and link is not base:
-        frame = link.frame
-        if type(frame) is tuple and len(frame) == 2 and not isinstance(frame[0], ast.pattern):
-            polarity = model._gate_polarity(frame[0], ctx)
-            if (polarity > 0 and frame[1]) or (polarity < 0 and not frame[1]):
-                return True
-        link = link.parent
-    return False
-
-
-def _func_gated(model, ctx) -> bool:
-    """Code at ``ctx`` runs under an ``if step % N == 0:`` of its own function (the handler's
-    ``if self.count % 100 == 0:`` around its loop over the callbacks)."""
-    link = ctx.frames or None
-    while link is not None:
         frame = link.frame
         if type(frame) is tuple and len(frame) == 2 and not isinstance(frame[0], ast.pattern):
             polarity = model._gate_polarity(frame[0], ctx)
@@ -879,7 +857,7 @@ def describe_dispatches(model, resolve, path: str, classes=None) -> tuple[Dispat
         # launching module hands it the objects (the dispatch index reads only those)
         in_step, gated = _step_context(model, ctx, xla_only=model.uses_torch_xla, line=call.lineno)
         if not in_step:  # (a step its callers run: gated here if a gate of its own function holds it)
-            gated = _func_gated(model, ctx)
+            gated = _gated(model, ctx)
         classes = () if named is not None or element or own_call or not model.project_launcher_selves \
             else model.receiver_classes(call.func.value, ctx) or ()
         out.append(DispatchFacts(qual, param, params.index(param), element, method, call.lineno,
