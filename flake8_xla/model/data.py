@@ -47,7 +47,8 @@ class Data:
 
     def launched_step_loaders(self) -> list[tuple[ast.Call, Ctx]]:
         """``DataLoader(...)`` calls (source order, each once) feeding a step loop of code a
-        multi-process launch runs, in XLA code, built in that code or at module level."""
+        multi-process launch runs, in XLA code, built in that code or at module level; in
+        project mode also a step loop of another module (:meth:`project_step_loaders`)."""
         if "launched_loaders" in self._cache:
             return self._cache["launched_loaders"]
         seen: dict[int, tuple] = {}
@@ -59,6 +60,9 @@ class Data:
                 for call, c in self.loader_sources(e, loop.ctx):
                     if c.func is None or self.is_launched(c, multi_only=True):
                         seen.setdefault(id(call), (call, c))
+        for call, c in self.project_step_loaders():  # (a step loop of another module)
+            if self.in_xla_code(c) and (c.func is None or self.is_launched(c, multi_only=True)):
+                seen.setdefault(id(call), (call, c))
         out = sorted(seen.values(), key=lambda p: (p[0].lineno, p[0].col_offset))
         self._cache["launched_loaders"] = out
         return out

@@ -416,11 +416,12 @@ class Loaders:
                 for e in inner:
                     out.extend(self._sources(e, ctx, depth + 1, opaque))
                 return out
-            if q is not None:
-                return [(expr, ctx)] if opaque else []
-            funcs = self.function_of(f, ctx)
-            if not funcs and opaque:
-                return [(expr, ctx)]
+            funcs = self.function_of(f, ctx) if q is None else ()
+            if not funcs:
+                passed = self._passed_through(expr, ctx)  # strategy.device_loader(loader)
+                if passed is not None:
+                    out = self._sources(passed, ctx, depth + 1, opaque)
+                return out + [(expr, ctx)] if opaque else out
             for func in funcs:
                 for value, vctx in func.returns:
                     if type(value) is ast.Name:
@@ -492,6 +493,21 @@ class Loaders:
                     found.add(id(call))
         return found
 
+    def iterating_loops(self) -> dict:
+        """``{id(call): loop}``: the ``for`` loop that iterates the result of each opaque call
+        (:meth:`_iterated_call`: through ``enumerate``/``tqdm``, names bound once), whatever
+        encloses it (``for batch in self.train_dataloader():`` in a base class's loop, where
+        an override in another module returns the loader). Once per module, linear in its loops."""
+        found = self._cache.get("iterating")
+        if found is None:
+            found = self._cache["iterating"] = {}
+            for loop in self.loops:
+                if type(loop.node) in (ast.For, ast.AsyncFor):
+                    site = self._iterated_call(loop.node.iter, loop.ctx, 0)
+                    if site is not None:
+                        found.setdefault(id(site[0]), loop)
+        return found
+
     def _iterated_call(self, expr: ast.AST, ctx: Ctx, depth: int):
         """``(call, ctx)`` of the one opaque call ``expr`` draws from (:meth:`reiterated_calls`), or None."""
         while depth <= 8:
@@ -534,16 +550,135 @@ class Loaders:
         except (Exception, RecursionError):  # a project that cannot be read: unknown
             return False
 
-    def step_loader_origins(self) -> set[int]:
+    def step_loader_origins(self, any_code: bool = False) -> set[int]:
         """ids of the calls (:meth:`loader_origins`) that the step loops of XLA code draw
-        their batches from and the module cannot see into (once per module)."""
-        found = self._cache.get("step_origins")
+        their batches from and the module cannot see into (once per module). With
+        ``any_code``, the step loops of code that is not XLA code here too (not in an XLA-off
+        branch): a module without torch_xla whose loop the project's launched code reaches
+        (the project layer settles where its functions run)."""
+        key = ("step_origins", any_code)
+        found = self._cache.get(key)
         if found is None:
-            found = self._cache["step_origins"] = set()
+            found = self._cache[key] = set()
             for loop in self.loops if self.may_step() else ():
-                if self.in_xla_code(loop.ctx) and self.is_step_loop(loop):
+                if (not self.is_xla_off(loop.ctx) if any_code else self.in_xla_code(loop.ctx)) \
+                        and self.is_step_loop(loop):
                     for e in self.loop_iterables(loop):
                         found.update(id(c) for c, _ in self.loader_origins(e, loop.ctx))
+        return found
+
+    def passed_loader_param(self, func: FunctionInfo) -> int:
+        """The index (in the ``def``, ``self`` counts) of the parameter every ``return`` of
+        ``func`` gives back, itself or through loader wrappers and names bound once
+        (``return pl.ParallelLoader(loader, [dev]).per_device_loader(dev)``, ``return loader``);
+        -1 when none or they differ."""
+        found = None
+        for value, vctx in func.returns:
+            index = self._passed_param(func, value, vctx, 0) if vctx is not None else -1
+            if index < 0 or (found is not None and index != found):
+                return -1
+            found = index
+        return -1 if found is None else found
+
+    def _passed_param(self, func: FunctionInfo, expr, ctx: Ctx, depth: int) -> int:
+        found = self._loader_param(expr, ctx, depth)
+        return found[1] if found is not None and found[0] is func else -1
+
+    def _loader_param(self, expr, ctx: Ctx, depth: int = 0):
+        """``(function, index)`` of the parameter (``self`` counts) whose value ``expr`` is,
+        itself or through loader wrappers, names bound once and ``self.<attr>`` set once
+        (``self.train_loader = train_loader`` in ``__init__``), or None."""
+        while depth <= 8 and expr is not None:
+            depth += 1
+            t = type(expr)
+            if t is ast.Name:
+                bindings = self.read_bindings(expr, ctx) or ()
+                if len(bindings) != 1:
+                    return None
+                _, kind, target, b_ctx = bindings[0]
+                if kind == "param":
+                    ok = target is not None and expr.id in target.params
+                    return (target, target.params.index(expr.id)) if ok else None
+                if kind != "value" or b_ctx is None:
+                    return None
+                expr, ctx = target, b_ctx
+                continue
+            if t is ast.Attribute:
+                if type(expr.value) is not ast.Name or ctx.func is None or ctx.func.cls is None \
+                        or not ctx.func.params or expr.value.id != ctx.func.params[0]:
+                    return None
+                single = self.single_value(expr, ctx)  # self.train_loader
+                if single is None:
+                    return None
+                expr, ctx = single
+                continue
+            if t is not ast.Call:
+                return None
+            q = self.call_name(expr, ctx)
+            f = expr.func
+            if q in (self.DEVICE_LOADERS[0], self.PARALLEL_LOADER):
+                expr = self.kwarg(expr, "loader", 0)
+                if not isinstance(expr, ast.AST):
+                    return None
+                continue
+            if type(f) is ast.Attribute and f.attr == "per_device_loader":
+                expr = f.value
+                continue
+            inner = self._wrapped_iterables(expr, ctx, q)
+            if inner is None or len(inner) != 1:
+                return None
+            expr = inner[0]
+        return None
+
+    def step_loader_params(self) -> dict[int, set[int]]:
+        """``{id(function): {index, ...}}``: the parameters (``self`` counts) whose value a
+        training step loop of the module draws its batches from (:meth:`_loader_param`:
+        ``for batch in self.train_loader:`` with ``self.train_loader = train_loader`` in
+        ``__init__``), in code that is not XLA-off (the project layer settles where it runs);
+        what a caller in another module passes there is trained on. Once per module."""
+        found = self._cache.get("step_params")
+        if found is None:
+            found = self._cache["step_params"] = {}
+            for loop in self.loops if self.may_step() else ():
+                if self.is_xla_off(loop.ctx) or not self.is_step_loop(loop):
+                    continue
+                for e in self.loop_iterables(loop):
+                    p = self._loader_param(e, loop.ctx)
+                    if p is not None:
+                        found.setdefault(id(p[0]), set()).add(p[1])
+        return found
+
+    def _passed_through(self, call: ast.Call, ctx: Ctx):
+        """Project mode: the argument ``call`` hands to project functions that each give
+        it back as their result, maybe wrapped in a device loader
+        (:attr:`flake8_xla.project.HelperFacts.passes_loader`: ``strategy.device_loader(loader)``),
+        or None."""
+        if self.project_lookup is None or not call.args and not call.keywords:
+            return None
+        helpers = self.callee_helpers(call, ctx)
+        if not helpers:
+            return None
+        index = {h.passes_loader - (1 if "." in h.qual else 0) for h in helpers}  # a method: without self
+        if len(index) != 1 or any(h.passes_loader < 0 for h in helpers):
+            return None
+        i = index.pop()
+        args = call.args
+        if 0 <= i < len(args) and not any(type(a) is ast.Starred for a in args[:i + 1]):
+            return args[i]
+        return None
+
+    def returned_loader_origins(self) -> set[int]:
+        """ids of the calls (:meth:`loader_origins`) whose value a ``return`` of a function
+        of the module gives back, through names and loader wrappers (``loader =
+        super().train_dataloader()`` ... ``return pl.MpDeviceLoader(loader, self.device)``):
+        where the function's own result is trained on, so is theirs (once per module)."""
+        found = self._cache.get("returned_origins")
+        if found is None:
+            found = self._cache["returned_origins"] = set()
+            for func in self.functions:
+                for value, vctx in func.returns:
+                    if vctx is not None:
+                        found.update(id(c) for c, _ in self.loader_origins(value, vctx))
         return found
 
     def step_loaders(self) -> list[tuple[ast.Call, Ctx]]:
@@ -563,11 +698,55 @@ class Loaders:
                 followed.add(id(sources))
                 for call, c in sources:
                     seen.setdefault(id(call), (call, c))
-        for call, c in self._project_step_loaders():
+        for call, c in self.project_step_loaders():
             seen.setdefault(id(call), (call, c))
         out = sorted(seen.values(), key=lambda p: (p[0].lineno, p[0].col_offset))
         self._cache["step_loaders"] = out
         return out
+
+    def project_step_loaders(self) -> list[tuple[ast.Call, Ctx]]:
+        """Project mode: the ``DataLoader(...)`` calls of the module that a step loop of
+        another module draws its batches from: returned to it (:meth:`_project_step_loaders`)
+        or handed to it (:meth:`_handed_step_loaders`). Once per module."""
+        found = self._cache.get("project_loaders")
+        if found is None:
+            found = self._cache["project_loaders"] = self._project_step_loaders() + self._handed_step_loaders()
+        return found
+
+    def _handed_step_loaders(self) -> list:
+        """Project mode: the ``DataLoader(...)`` calls of the module whose value (through
+        names, wrappers and project calls that give it back) a call hands to a project
+        function or class whose step loop iterates that parameter
+        (:attr:`flake8_xla.project.HelperFacts.fed_params`: ``train_one_epoch(acc, model,
+        train_batches, ...)``, ``TrainLoop(model, opt, train_loader)``), in XLA code."""
+        if self.project_lookup is None or not self.calls_named((self.DATALOADER,)):
+            return []
+        out = []
+        for call, ctx in self.calls:
+            if not call.args or not self.in_xla_code(ctx) or type(call.func) not in (ast.Name, ast.Attribute):
+                continue
+            if not any(type(a) in (ast.Name, ast.Call, ast.Attribute) for a in call.args):
+                continue
+            helpers = self.callee_helpers(call, ctx)
+            if not helpers or any(not h.fed_params for h in helpers):
+                continue
+            fed = set.intersection(*({i - (1 if "." in h.qual else 0) for i in h.fed_params} for h in helpers))
+            for i, a in enumerate(call.args):
+                if type(a) is ast.Starred:
+                    break
+                if i in fed:
+                    out.extend(self.loader_sources(a, ctx))
+        return out
+
+    @staticmethod
+    def _fed(lookup, qual: str) -> bool:
+        """A call of ``qual`` feeds a step loop of another module: directly, through a call
+        there that gives it back (``strategy.device_loader(loader)``), or through a caller
+        returning it whose own call does so (the lookup's ``fed``)."""
+        try:
+            return bool(lookup(qual, fed=True))
+        except (Exception, RecursionError):  # a project that cannot be read: unknown
+            return False
 
     def _project_step_loaders(self) -> list:
         """Project mode: the ``DataLoader(...)`` calls a module-level function returns when a
@@ -579,8 +758,8 @@ class Loaders:
         out = []
         quals = None
         for func in self.functions:
-            if func.cls is not None or func.ctx is None or func.ctx.func is not None or not func.returns:
-                continue
+            if func.ctx is None or func.ctx.func is not None or not func.returns:
+                continue  # (a module's function, or a method of its class: Cls.m)
             loaders = [pair for value, vctx in func.returns if vctx is not None
                        for pair in self.loader_sources(value, vctx)]
             if not loaders:
@@ -590,6 +769,6 @@ class Loaders:
                 calls = lookup(quals[id(func)], partial=True)  # one caller that trains on it is enough
             except (Exception, RecursionError):  # a project that cannot be read: unknown
                 calls = None
-            if calls and any(cf.feeds_step for cf in calls):
+            if calls and self._fed(lookup, quals[id(func)]):
                 out.extend(loaders)
         return out

@@ -134,6 +134,13 @@ class HelperFacts:
             wrapped by DDP / XLA FSDP (``return FSDP(model.to(device))``), else ``""``.
         returns_device: every return of its own gives the XLA device (``return
             self._device`` with ``self._device = torch.device("xla", index)``).
+        passes_loader: the index (in its ``def``, ``self`` counts) of the parameter every
+            return of its own gives back, maybe wrapped in a device loader (``return
+            pl.MpDeviceLoader(loader, self.device)``): the caller's argument is what the
+            result iterates; -1 when none.
+        fed_params: the indexes (in its ``def``, ``self`` counts; for a class, of the
+            arguments of the constructor call) of the parameters whose value a training step
+            loop of its module draws its batches from (``FunctionFacts.fed_params``).
     """
 
     module: str
@@ -156,6 +163,8 @@ class HelperFacts:
     self_steps: tuple[str, ...] = ()
     returns_wrap: str = ""
     returns_device: bool = False
+    passes_loader: int = -1
+    fed_params: tuple[int, ...] = ()
 
 
 def clear_cache() -> None:
@@ -176,6 +185,7 @@ def clear_cache() -> None:
     _BY_FILE.clear()
     _STEP_CODE.clear()
     _RESOLVED.clear()
+    _FED.clear()
     _DISPATCHED.clear()
     _IMPORTER_DISPATCHED.clear()
     _SELF_SITES.clear()
@@ -697,9 +707,13 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
     s = summary_of(Path(file), files, settings)
     cls = s.cls(qual) if s is not None and "." not in qual else None
     if cls is not None:  # a class: what it is, and nothing it does (its methods are asked by name)
+        init = _method_table(ref, files, settings).get("__init__")
+        init_s = summary_of(Path(init[0][0]), files, settings) if init else None
+        init_f = init_s.function(init[0][1]) if init_s is not None else None
         found = HelperFacts(_relative(Path(file), files.root), qual, frozenset(), True, False,
                             plain_dataset=cls.plain_dataset and not cls.bases_out,
-                            device_attrs=frozenset(cls.device_attrs))
+                            device_attrs=frozenset(cls.device_attrs),
+                            fed_params=tuple(i - 1 for i in init_f.fed_params if i > 0) if init_f else ())
         _HELPERS[key] = found
         return found
     targets = _functions_of(ref, files, settings)
@@ -722,7 +736,9 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
                         returns_loader=first.returns_loader if first is not None else "",
                         self_steps=first.self_steps if first is not None else (),
                         returns_wrap=first.returns_wrap if first is not None else "",
-                        returns_device=bool(first is not None and first.returns_device))
+                        returns_device=bool(first is not None and first.returns_device),
+                        passes_loader=first.passes_loader if first is not None else -1,
+                        fed_params=first.fed_params if first is not None else ())
     _HELPERS[key] = found
     return found
 
@@ -919,9 +935,39 @@ def callers_lookup(filename: str | None, settings: Settings):
     found: _Callers | None = None
 
     def lookup(qual: str, partial: bool = False, step_only: bool = False, reiterated: bool = False,
-               xla_only: bool = False):
+               xla_only: bool = False, fed: bool = False):
+        if fed:
+            return _fed_calls(qual)
         calls = raw(qual, partial, step_only, reiterated, xla_only)
         return calls if calls is None else tuple(_resolve_call(c, files, settings) for c in calls)
+
+    def _fed_calls(qual: str) -> tuple:
+        key = (str(path), qual, settings)
+        if key in _FED:
+            return _FED[key]
+        _FED[key] = ()  # (a cycle of functions returning each other's result: none)
+        calls = raw(qual, partial=True)
+        where = found.where if found is not None else {}
+        out = ()
+        for c in calls:
+            file = where.get(id(c))
+            if c.feeds_step and (file is None or _xla_caller(file, c.caller, files, settings)):
+                out = (c,)  # (a self.m() site: on an object the launched code reaches)
+                break
+        if not out:
+            for c in calls:
+                file = where.get(id(c))
+                if file is None or not _xla_caller(file, c.caller, files, settings):
+                    continue
+                if c.feeds_via and _passed_on(file, c.feeds_via, files, settings):
+                    out = (c,)  # strategy.device_loader(train_loader) gives it back to the loop
+                    break
+                up = callers_lookup(file, settings) if c.returned and c.caller else None
+                if up is not None and up(c.caller, fed=True):
+                    out = (c,)  # return pl.MpDeviceLoader(super().train_dataloader(), dev)
+                    break
+        _FED[key] = out
+        return out
 
     def raw(qual: str, partial: bool = False, step_only: bool = False, reiterated: bool = False,
             xla_only: bool = False):
@@ -959,14 +1005,65 @@ def callers_lookup(filename: str | None, settings: Settings):
         calls = tuple(found.calls.get(qual, ()))
         if step_only:  # (in_loop: the callee's model decides whether its call is the step)
             return tuple(c for c in calls if c.in_step or c.in_loop)
-        if qual.count(".") == 1:
-            calls += _dispatched_to(path, qual, files, settings)
+        if qual.count(".") == 1:  # (and a base class's self.m() on an object of this class)
+            calls += _dispatched_to(path, qual, files, settings) \
+                + _self_site_calls(files, settings).get(str(path), {}).get(qual, ())
         return calls
 
     return lookup
 
 
+def _passed_on(file: str, via: tuple, files: ProjectFiles, settings: Settings) -> bool:
+    """What a call of module ``file`` returns is trained on through one of the calls there
+    at ``via``'s ``(line, index, origin)`` that receive it (:attr:`~.callers.CallFacts.feeds_via`),
+    each running only project functions that agree: a call a step loop draws its batches from
+    (``origin``) whose callees give their argument at ``index`` back
+    (:attr:`HelperFacts.passes_loader`: ``strategy.device_loader(train_loader)``), or a call
+    whose callees' step loops iterate that parameter (``FunctionFacts.fed_params``:
+    ``TrainLoop(model, opt, train_loader)``; a class runs its ``__init__``). The callees are
+    another module's functions, or methods on an object a parameter brought in, whose
+    classes the callers of that function settle (:func:`resolve_arg`)."""
+    s = summary_of(Path(file), files, settings)
+    if s is None:
+        return False
+    for line, index, origin in via:
+        targets: list = [cf.target for cf in s.calls_into if cf.line == line and not cf.escape]
+        for d in s.dispatches:
+            if d.line == line and not d.element:
+                v = resolve_arg(ArgFacts(PARAM, d.param, refs=((file, d.origin),)), files, settings)
+                if v.kind != INSTANCE or not v.refs:
+                    targets = []
+                    break
+                targets.extend(_runs(v.refs, d.method, files, settings))
+        if targets and all(_takes_loader(_reexported(t, files, settings), index, origin, files, settings)
+                           for t in targets):
+            return True
+    return False
+
+
+def _takes_loader(ref: Ref, index: int, origin: bool, files: ProjectFiles, settings: Settings) -> bool:
+    """Project function ``ref`` called with a loader as positional argument ``index``
+    (without ``self``) gives it back (``origin``) or trains on it (:func:`_passed_on`)."""
+    s = summary_of(Path(ref[0]), files, settings)
+    if not origin and s is not None and s.cls(ref[1]) is not None:  # a class: its __init__ runs
+        init = _method_table(ref, files, settings).get("__init__")
+        if not init:
+            return False
+        ref = init[0]
+        s = summary_of(Path(ref[0]), files, settings)
+    f = s.function(ref[1]) if s is not None else None
+    if f is None:
+        return False
+    i = index + (1 if f.params and "." in ref[1] and s.cls(ref[1].rsplit(".", 1)[0]) is not None else 0)
+    if origin:
+        return f.passes_loader == i
+    return i in f.fed_params and _xla_caller(ref[0], ref[1], files, settings)
+
+
 _SELF_SITES: dict[tuple, dict[str, dict[str, tuple[CallFacts, ...]]]] = {}
+#: (file, qual, settings) -> the calls of that function whose result feeds a step loop,
+#: directly or returned by their callers up to one that does (``callers_lookup``'s ``fed``)
+_FED: dict[tuple, tuple] = {}
 
 
 def _self_site_calls(files: ProjectFiles, settings: Settings) -> dict[str, dict[str, tuple[CallFacts, ...]]]:
@@ -1019,9 +1116,11 @@ def _self_site_calls(files: ProjectFiles, settings: Settings) -> dict[str, dict[
                     else:
                         in_step, in_loop = False, bool(site.loops)
                         gated = in_loop and site.loops[-1][2]
+                    feeds = site.feeds is not None and (site.feeds[0] or any(steps(m) for m in site.feeds[1]))
                     index.setdefault(target[0], {}).setdefault(target[1], []).append(
-                        CallFacts(target, site.line, site.args, site.kwargs, site.splat, in_step=in_step,
-                                  gated=gated, caller=qual, in_loop=in_loop, reiterated=site.reiterated))
+                        CallFacts(target, site.line, site.args, site.kwargs, site.splat, feeds_step=feeds,
+                                  in_step=in_step, gated=gated, caller=qual, in_loop=in_loop,
+                                  reiterated=site.reiterated))
     found = _SELF_SITES[key] = {file: {q: tuple(calls) for q, calls in by.items()} for file, by in index.items()}
     return found
 

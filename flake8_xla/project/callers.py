@@ -84,8 +84,9 @@ class CallFacts:
         splat: a ``*args`` / ``**kwargs`` splat may supply further parameters.
         escape: not a call but a reference (``xmp.spawn(train_fn)``, ``callbacks=[f]``):
             the function's callers are unseen, so what its parameters hold is unknown.
-        feeds_step: what the call returns is what a training step loop of XLA code in the
-            caller draws its batches from (``loader = build_dataloader(ds, 32)`` ...
+        feeds_step: what the call returns is what a training step loop in the caller draws
+            its batches from (a loop of XLA code there, or where the project's launched code
+            reaches it: the project layer checks the caller) (``loader = build_dataloader(ds, 32)`` ...
             ``for batch in pl.MpDeviceLoader(loader, dev):``).
         in_step: the call runs once per training step of XLA code in the caller: inside a
             step loop of its function (:func:`_step_context`; also a method call dispatched on
@@ -120,6 +121,15 @@ class CallFacts:
     #: a launch (``torch_xla.launch(worker, args=(cfg,))``, a project launch wrapper): the
     #: callee runs as XLA code in the launched processes, wherever the launch is made
     launched: bool = False
+    #: what the call returns, a ``return`` of the caller gives back (through names and loader
+    #: wrappers: the model's ``returned_loader_origins``): the caller's callers use it
+    returned: bool = False
+    #: ``(line, index, origin)`` of the calls in the caller that receive what this call
+    #: returns as their positional argument ``index``: a call a training step loop draws its
+    #: batches from (``origin``: ``strategy.device_loader(train_loader)``, trained on when
+    #: the callee gives that argument back) or of a project function (``TrainLoop(model,
+    #: opt, train_loader)``: trained on when the callee's step loop iterates that parameter)
+    feeds_via: tuple[tuple[int, int, bool], ...] = ()
 
     def argument(self, index: int | None, name: str) -> ArgFacts | None:
         """What this call passes for parameter ``name`` at position ``index`` (``None`` for
@@ -212,6 +222,11 @@ class SelfSite:
             runs a step once per call makes it the step loop), the call sits under a step
             gate of that loop (``if step % N == 0:``), and it runs on one pass only or after
             the pass's sync (:func:`_not_every_pass`).
+        reiterated: the result is iterated once per pass of an enclosing loop.
+        feeds: ``(steps, methods)`` of the loop of this method that iterates the result
+            (through ``enumerate``, ``tqdm``, a name bound once), as in ``loops``: whether
+            that loop is a training step loop depends on the class too; ``None``: no loop
+            iterates it.
     """
 
     method: str
@@ -221,6 +236,7 @@ class SelfSite:
     splat: bool = False
     loops: tuple[tuple[bool, tuple[str, ...], bool, bool], ...] = ()
     reiterated: bool = False
+    feeds: tuple[bool, tuple[str, ...]] | None = None
 
 
 def describe_self_sites(model, func, resolve, path: str, classes=None) -> tuple[SelfSite, ...]:
@@ -233,6 +249,7 @@ def describe_self_sites(model, func, resolve, path: str, classes=None) -> tuple[
         return ()
     me = func.params[0]
     again = model.reiterated_calls()
+    iterating = model.iterating_loops()
     calls = []
     own: dict[int, list[str]] = {}  # loop -> the methods its own body calls on self
     for call, ctx in func.calls:
@@ -243,7 +260,7 @@ def describe_self_sites(model, func, resolve, path: str, classes=None) -> tuple[
             names = own.setdefault(id(ctx.loops[-1]), [])
             if f.attr not in names:
                 names.append(f.attr)
-        if ctx.loops or id(call) in again:
+        if ctx.loops or id(call) in again or id(call) in iterating:
             calls.append((call, ctx))
     if not calls:
         return ()
@@ -253,13 +270,40 @@ def describe_self_sites(model, func, resolve, path: str, classes=None) -> tuple[
         args, kwargs, splat = _describe_arguments(model, call, ctx, site)
         loops = tuple((model.is_inner_step_loop(lp), tuple(own.get(id(lp), ())), _gated(model, ctx, lp),
                        _not_every_pass(model, ctx, lp, call.lineno)) for lp in ctx.loops)
+        lp = iterating.get(id(call))
+        feeds = None if lp is None else (model.is_inner_step_loop(lp), tuple(own.get(id(lp), ())))
         out.append(SelfSite(call.func.attr, call.lineno, tuple(args), tuple(kwargs), splat, loops,
-                            id(call) in again))
+                            id(call) in again, feeds))
     return tuple(out)
 
 
 _UNKNOWN_ARG = ArgFacts(UNKNOWN)
 _LAUNCH_INDEX_ARG = ArgFacts(LAUNCH_INDEX)
+
+
+def _fed_arguments(model, described: list) -> dict[int, tuple[tuple[int, int, bool], ...]]:
+    """``{id(call): ((line, index, origin), ...)}``: the calls whose value another call of
+    the module receives as its positional argument ``index`` (``train_loader =
+    build_loader(...)`` ... ``TrainLoop(model, opt, train_loader)``;
+    :attr:`CallFacts.feeds_via`), for the receiving calls that a training step loop draws its
+    batches from (``origin``: the model's ``step_loader_origins``,
+    ``strategy.device_loader(train_loader)``) and the calls of project functions
+    ``described`` (``(i, call, ctx)``). Linear in those calls' arguments."""
+    origins = model.step_loader_origins(any_code=True)
+    receivers = [(call, ctx) for _, call, ctx in described if id(call) not in origins]
+    if origins:
+        receivers += [(call, ctx) for call, ctx in model.calls if id(call) in origins]
+    out: dict[int, list] = {}
+    for call, ctx in receivers:
+        origin = id(call) in origins
+        for i, a in enumerate(call.args):
+            if type(a) is ast.Starred:
+                break
+            if type(a) not in (ast.Name, ast.Call, ast.Attribute):
+                continue
+            for inner, _ in model.loader_origins(a, ctx):
+                out.setdefault(id(inner), []).append((call.lineno, i, origin))
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None) -> tuple[CallFacts, ...]:
@@ -284,6 +328,7 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
     if not bindings:
         return ()
     out: list[CallFacts] = []
+    nodes: list = []  # (index in out, call, ctx) of each project call described
     call_funcs: set[int] = set()
     quals = model.function_quals()
     site = _Site(resolve, path, classes, getattr(classes, "files", None))
@@ -298,8 +343,10 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
             target = _super_method(model, f, ctx, site)  # super().__init__(model, ..., callbacks)
             if target is not None:
                 args, kwargs, splat = _describe_arguments(model, call, ctx, site)
+                nodes.append((len(out), call, ctx))
                 out.append(CallFacts(target, call.lineno, tuple(args), tuple(kwargs), splat,
-                                     caller=quals.get(id(ctx.func), "")))
+                                     caller=quals.get(id(ctx.func), ""),
+                                     returned=id(call) in model.returned_loader_origins()))
             continue
         if type(root) is not ast.Name:
             continue
@@ -326,11 +373,17 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
         in_loop = False
         if not in_step and ctx.loops and model.in_xla_code(ctx.loops[-1].ctx):
             in_loop, gated = True, _gated(model, ctx, ctx.loops[-1])  # a step only if the callee steps
+        nodes.append((len(out), call, ctx))
         out.append(CallFacts(target, call.lineno, tuple(args), tuple(kwargs), splat,
-                             feeds_step=id(call) in model.step_loader_origins(),
+                             feeds_step=id(call) in model.step_loader_origins(any_code=True),
                              reiterated=id(call) in model.reiterated_calls(),
                              caller=quals.get(id(ctx.func), "") if ctx.func is not None else "",
-                             in_step=in_step, gated=gated, in_loop=in_loop))
+                             in_step=in_step, gated=gated, in_loop=in_loop,
+                             returned=id(call) in model.returned_loader_origins()))
+    via = _fed_arguments(model, nodes)
+    for i, call, _ in nodes if via else ():
+        if id(call) in via:
+            out[i] = dataclasses.replace(out[i], feeds_via=via[id(call)])
     out.extend(_launch_calls(model, resolve, site, quals, call_funcs))
     inner: set[int] = set()
     chains = []

@@ -112,6 +112,14 @@ class FunctionFacts:
     #: its own ``self.m(...)`` calls inside its loops (:class:`~.callers.SelfSite`): the
     #: override that runs, and whether the loop is the training step, depend on the class
     self_sites: tuple = ()
+    #: the index (``self`` counts) of the parameter every ``return`` gives back, maybe in a
+    #: device loader (``return pl.MpDeviceLoader(loader, dev)``; the model's
+    #: ``passed_loader_param``); -1 when none
+    passes_loader: int = -1
+    #: the indexes (``self`` counts) of the parameters whose value a training step loop of
+    #: the module draws its batches from (the model's ``step_loader_params``: a loader handed
+    #: to ``TrainLoop(...)`` and iterated as ``self.train_loader`` in its loop)
+    fed_params: tuple[int, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -330,6 +338,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                     out.append(r)
         built.update(handed.get(quals[id(func)], ()))
         unbuilt = tuple(r for r in out if r not in built)
+        fed = model.step_loader_params()
         self_calls, self_local, self_steps = _self_calls(model, func, quals)
         supers = _super_calls(func)
         edges = _edges(model, func, quals, ref, bindings, set(local), set(out),
@@ -337,6 +346,8 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         functions.append(FunctionFacts(quals[id(func)], func.node.lineno, tuple(dict.fromkeys(local)), tuple(out),
                                        *_does(model, func, ref), steps_once=model.steps_once(func),
                                        returns_loader=_returns_loader(model, func),
+                                       passes_loader=model.passed_loader_param(func) if func.returns else -1,
+                                       fed_params=tuple(sorted(fed.get(id(func), ()))),
                                        returns_wrap=model.returned_wrap(func), self_calls=self_calls,
                                        self_local=self_local, self_steps=self_steps,
                                        params=tuple(func.params), edges=edges, unbuilt=unbuilt,

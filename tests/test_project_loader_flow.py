@@ -1,0 +1,259 @@
+"""A loader's value across modules (issue 28: values through returns, arguments and attributes).
+
+A ``DataLoader`` built in one module is trained on in another when its value reaches a
+training step loop there: returned by an override that wraps ``super()``'s loader, handed
+through a strategy method that gives its argument back in a device loader, handed to a
+class whose step loop iterates ``self.train_loader``, or handed through such a wrapper to
+another module's loop function. Each shape gives XLA304 (no ``drop_last``) or XLA303 (no
+sampler) at the ``DataLoader(...)`` call, linted with every file and each file alone; the
+same loader that only a CPU script or an evaluation loop uses stays silent.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from flake8_xla import project
+from test_project_mode import lint, lint_all, write
+
+pytestmark = pytest.mark.usefixtures("fresh_project_cache")
+
+
+def both(base, expected: set) -> None:
+    """The finding set over all files, and again file by file from a cold project cache."""
+    assert lint_all(base) == expected
+    project.clear_cache()
+    alone = set()
+    for path in sorted(base.rglob("*.py")):
+        project.clear_cache()
+        alone |= lint(base, path.relative_to(base).as_posix())
+    assert alone == expected
+
+
+TRAINER = '''\
+import torch
+from torch.utils.data import DataLoader, DistributedSampler
+
+
+class Trainer:
+    def __init__(self, model, data):
+        self.model = model
+        self.data = data
+        self.opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def train_dataloader(self):
+        sampler = DistributedSampler(self.data, num_replicas=self.world(), rank=self.rank())
+        return DataLoader(self.data, batch_size=8, sampler=sampler)
+
+    def world(self):
+        return 1
+
+    def rank(self):
+        return 0
+
+    def step(self):
+        self.opt.step()
+
+    def fit(self):
+        for epoch in range(2):
+            for batch in self.train_dataloader():
+                self.model(batch).sum().backward()
+                self.step()
+'''
+
+XLA_TRAINER = '''\
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+import torch_xla.runtime as xr
+
+from .trainer import Trainer
+
+
+class XlaTrainer(Trainer):
+    def world(self):
+        return xr.world_size()
+
+    def rank(self):
+        return xr.global_ordinal()
+
+    def train_dataloader(self):
+        loader = super().train_dataloader()
+        return pl.MpDeviceLoader(loader, torch_xla.device())
+
+    def step(self):
+        xm.optimizer_step(self.opt)
+'''
+
+RUN_TRAINER = '''\
+import torch
+import torch_xla
+
+from kit.xla import XlaTrainer
+
+
+def _mp_fn(index):
+    model = torch.nn.Linear(4, 4).to(torch_xla.device())
+    XlaTrainer(model, list(range(64))).fit()
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn)
+'''
+
+
+def test_an_override_returning_the_base_loader_wrapped(tmp_path):
+    # fit iterates self.train_dataloader(): the override wraps super()'s DataLoader
+    write(tmp_path, {"pyproject.toml": "", "kit/__init__.py": "", "kit/trainer.py": TRAINER,
+                     "kit/xla.py": XLA_TRAINER, "run.py": RUN_TRAINER})
+    both(tmp_path, {("kit/trainer.py", 13, "XLA304")})
+
+
+def test_the_base_loader_without_a_launched_subclass_is_silent(tmp_path):
+    cpu = RUN_TRAINER.replace("import torch_xla\n", "").replace("from kit.xla import XlaTrainer", "from kit.trainer import Trainer") \
+        .replace(".to(torch_xla.device())", "").replace("XlaTrainer(", "Trainer(") \
+        .replace("    torch_xla.launch(_mp_fn)", "    _mp_fn(0)")
+    write(tmp_path, {"pyproject.toml": "", "kit/__init__.py": "", "kit/trainer.py": TRAINER,
+                     "kit/xla.py": XLA_TRAINER, "run_cpu.py": cpu})
+    both(tmp_path, set())
+
+
+DATA = '''\
+from torch.utils.data import DataLoader
+
+
+def build_loader(dataset, batch_size, sampler=None):
+    return DataLoader(dataset, batch_size=batch_size, sampler=sampler)
+'''
+
+STRATEGY = '''\
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+
+
+class XlaStrategy:
+    device = None
+
+    def device_loader(self, loader):
+        return pl.ParallelLoader(loader, [self.device]).per_device_loader(self.device)
+
+    def optimizer_step(self, opt):
+        xm.optimizer_step(opt)
+'''
+
+ENGINE = '''\
+from data import build_loader
+
+
+def run(strategy, model, opt, train_ds, sampler):
+    train_loader = build_loader(train_ds, 32, sampler=sampler)
+    batches = strategy.device_loader(train_loader)
+    for epoch in range(3):
+        for x in batches:
+            model(x).sum().backward()
+            strategy.optimizer_step(opt)
+'''
+
+RUN_STRATEGY = '''\
+import torch
+import torch_xla
+import torch_xla.runtime as xr
+from torch.utils.data import DistributedSampler
+
+from engine import run
+from strategy import XlaStrategy
+
+
+def _mp_fn(index):
+    model = torch.nn.Linear(4, 4).to(torch_xla.device())
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    ds = list(range(64))
+    sampler = DistributedSampler(ds, num_replicas=xr.world_size(), rank=xr.global_ordinal())
+    run(XlaStrategy(), model, opt, ds, sampler)
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn)
+'''
+
+
+def test_a_loader_a_strategy_method_gives_back(tmp_path):
+    # build_loader's DataLoader -> strategy.device_loader(loader) -> the step loop of run;
+    # the one-shot per_device_loader iterated every epoch is XLA306's, in strategy.py
+    write(tmp_path, {"pyproject.toml": "", "data.py": DATA, "strategy.py": STRATEGY, "engine.py": ENGINE,
+                     "run.py": RUN_STRATEGY})
+    found = lint_all(tmp_path)
+    assert ("data.py", 5, "XLA304") in found
+    assert {f for f in found if f[0] == "data.py"} == {("data.py", 5, "XLA304")}
+    project.clear_cache()
+    assert lint(tmp_path, "data.py") == {("data.py", 5, "XLA304")}
+
+
+def test_a_strategy_method_that_keeps_its_argument_is_no_pass_through(tmp_path):
+    # device_loader returns a loader of its own: the argument is not what the loop iterates
+    strategy = STRATEGY.replace("return pl.ParallelLoader(loader, [self.device]).per_device_loader(self.device)",
+                                "return pl.MpDeviceLoader(self.fixed, self.device)")
+    write(tmp_path, {"pyproject.toml": "", "data.py": DATA, "strategy.py": strategy, "engine.py": ENGINE,
+                     "run.py": RUN_STRATEGY})
+    assert lint(tmp_path, "data.py") == set()
+
+
+LOOP = '''\
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+
+class TrainLoop:
+    def __init__(self, model, opt, train_loader, val_loader):
+        self.model = model
+        self.opt = opt
+        self.train_loader = train_loader
+        self.val_loader = val_loader
+
+    def fit(self):
+        for x in self.train_loader:
+            self.model(x).sum().backward()
+            xm.optimizer_step(self.opt)
+        for x in self.val_loader:
+            self.model(x)
+'''
+
+RUN_LOOP = '''\
+import torch
+import torch_xla
+import torch_xla.distributed.parallel_loader as pl
+from torch.utils.data import DataLoader, TensorDataset
+
+from loop import TrainLoop
+
+
+def _mp_fn(index):
+    device = torch_xla.device()
+    model = torch.nn.Linear(4, 4).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    ds = TensorDataset(torch.zeros(64, 4))
+    train = DataLoader(ds, batch_size=8, shuffle=True, drop_last=True)
+    val = DataLoader(ds, batch_size=8)
+    TrainLoop(model, opt, pl.MpDeviceLoader(train, device), pl.MpDeviceLoader(val, device)).fit()
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn)
+'''
+
+
+def test_a_loader_handed_to_a_class_whose_loop_iterates_the_attribute(tmp_path):
+    # the training loader (no sampler) reaches TrainLoop.fit's step loop as self.train_loader:
+    # XLA303; the validation loader feeds an evaluation loop only (no XLA303/XLA304)
+    write(tmp_path, {"pyproject.toml": "", "loop.py": LOOP, "run.py": RUN_LOOP})
+    both(tmp_path, {("run.py", 14, "XLA303")})
+
+
+def test_a_loader_handed_in_a_cpu_script_is_silent(tmp_path):
+    run = RUN_LOOP.replace("    torch_xla.launch(_mp_fn)", "    _mp_fn(0)").replace(
+        "pl.MpDeviceLoader(train, device)", "train").replace("pl.MpDeviceLoader(val, device)", "val") \
+        .replace("import torch_xla.distributed.parallel_loader as pl\n", "").replace(
+        "import torch_xla\n", "").replace("    device = torch_xla.device()\n", '    device = "cpu"\n')
+    write(tmp_path, {"pyproject.toml": "", "loop.py": LOOP, "run_cpu.py": run})
+    assert lint(tmp_path, "run_cpu.py") == set()
