@@ -47,6 +47,23 @@ class Training:
         ident = expr.id if t is ast.Name else expr.attr if t is ast.Attribute else None
         return bool(ident) and "sched" not in ident.lower() and bool(self._OPT_NAME.match(ident))
 
+    def rebuilt(self, name: ast.AST, ctx: Ctx) -> bool:
+        """Every binding of the name ``name`` that reaches here is what a call that takes
+        the name itself gives back (``model, optimizer, dl = accelerator.prepare(model,
+        optimizer, dl)``; ``optimizer = wrap(optimizer)``): a wrapper of the object, of a
+        class the module cannot see (an ``AcceleratedOptimizer`` whose ``step`` runs
+        ``xm.optimizer_step``). Its ``step()`` still updates; what else it does is unknown."""
+        bindings = self.read_bindings(name, ctx) if type(name) is ast.Name else None
+        if not bindings:
+            return False
+        for _, kind, target, _ in bindings:
+            call = target[0] if kind == "item" and type(target) is tuple else target if kind == "value" else None
+            if type(call) is not ast.Call or not any(
+                    type(a) is ast.Name and a.id == name.id
+                    for a in (*call.args, *(k.value for k in call.keywords))):
+                return False
+        return True
+
     def is_backward(self, call: ast.Call, ctx: Ctx) -> bool:
         f = call.func
         if type(f) is ast.Attribute and f.attr == "backward":

@@ -30,7 +30,8 @@ class UnreducedOptimizerStep(Rule):
     import, or DDP only in a CUDA branch, reduces nothing and does not count), when the
     module uses SPMD or a training framework (Accelerate, Lightning, HF Trainer), or
     re-binds its model from a helper imported from another module (`model = wrap(model)`
-    may wrap it: unknown); when `xm.reduce_gradients`, `xm.optimizer_step` or an
+    may wrap it: unknown), or steps an optimizer that a call taking it gave back (`model,
+    optimizer = accelerator.prepare(model, optimizer)`: the wrapper's `step` may reduce); when `xm.reduce_gradients`, `xm.optimizer_step` or an
     all-reduce of gradients runs earlier in the same loop body (a module helper doing it
     counts); for a step in the other branch of an `if` that reduces (`if use_xla:
     xm.optimizer_step(opt) else: opt.step()`), or in the single-replica branch of `if
@@ -141,6 +142,7 @@ class UnreducedOptimizerStep(Rule):
     @staticmethod
     def _unreduced(model, call, ctx, reductions) -> bool:
         return (model.is_optimizer_step(call, ctx) and model.in_xla_code(ctx)
+                and not model.rebuilt(call.func.value, ctx)  # (an unseen wrapper's step may reduce)
                 and not any(r.lineno <= call.lineno and _covers_optimizer(model, r, rctx, call, ctx)
                             for r, rctx in reductions)
                 and not _overridden(model, ctx.func)
