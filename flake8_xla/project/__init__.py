@@ -1380,12 +1380,39 @@ def _step_code_calls(file: str, qual: str, files: ProjectFiles, settings: Settin
     key = (file, qual, settings)
     found = _STEP_CODE.get(key)
     if found is None:
+        _STEP_CODE[key] = ()  # (asked again while this one is built: none)
         calls = _callers_of(Path(file), files, settings).calls.get(qual, ())
         found = tuple(c for c in calls if c.in_step)
         if "." in qual:
-            found += _self_site_calls(files, settings).get(file, {}).get(qual, ())
+            found += _self_site_calls(files, settings).get(file, {}).get(qual, ()) \
+                + _held_object_steps(file, qual, files, settings)
         _STEP_CODE[key] = found
     return found
+
+
+def _held_object_steps(file: str, qual: str, files: ProjectFiles, settings: Settings) -> tuple:
+    """The method calls in other modules' step loops on an object a parameter brought in
+    that run method ``qual`` of ``file`` (``self.plugins.step_end(self, step, loss)`` with
+    ``self.plugins = plugins`` and the script's ``StepTrainer(model, opt,
+    PluginManager([...]))``): their receivers' classes are what the callers pass
+    (:func:`resolve_arg`), for a parameter of a plain function or of a constructor only (a
+    method's callers would be asked through the dispatch index this serves)."""
+    method = qual.rsplit(".", 1)[-1]
+    out = []
+    for other in sorted(files.calling(method)):
+        if other == file:
+            continue
+        s = summary_of(Path(other), files, settings)
+        for d in s.dispatches if s is not None else ():
+            if d.method != method or not d.in_step or ("." in d.origin and not d.origin.endswith(".__init__")):
+                continue
+            v = resolve_arg(ArgFacts(PARAM, d.param, refs=((other, d.origin),)), files, settings)
+            if v.kind != (INSTANCES if d.element else INSTANCE) or not v.refs:
+                continue
+            if (file, qual) in _runs(v.refs, method, files, settings):
+                out.append(CallFacts((file, qual), d.line, d.args, d.kwargs, d.splat, in_step=True,
+                                     gated=d.gated, caller=d.caller))
+    return tuple(out)
 
 
 _RESOLVED: dict[tuple, ArgFacts] = {}
