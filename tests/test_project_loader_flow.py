@@ -257,3 +257,47 @@ def test_a_loader_handed_in_a_cpu_script_is_silent(tmp_path):
         "import torch_xla\n", "").replace("    device = torch_xla.device()\n", '    device = "cpu"\n')
     write(tmp_path, {"pyproject.toml": "", "loop.py": LOOP, "run_cpu.py": run})
     assert lint(tmp_path, "run_cpu.py") == set()
+
+
+FIT = '''\
+import torch_xla.core.xla_model as xm
+
+
+class Meter:
+    def __init__(self):
+        self.n = 0
+
+
+def train_one_epoch(model, opt, loader, meter):
+    for x in loader:
+        model(x).sum().backward()
+        xm.optimizer_step(opt)
+'''
+
+RUN_FIT = '''\
+import torch
+import torch_xla
+import torch_xla.distributed.parallel_loader as pl
+
+from data import build_loader
+from fit import Meter, train_one_epoch
+
+
+def _mp_fn(index, ds, sampler):
+    device = torch_xla.device()
+    model = torch.nn.Linear(4, 4).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    loader = pl.MpDeviceLoader(build_loader(ds, 16, sampler=sampler), device)
+    train_one_epoch(model, opt, loader, Meter())
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, args=([], None))
+'''
+
+
+def test_a_loader_handed_to_another_modules_loop_beside_another_call(tmp_path):
+    # build_loader's DataLoader -> MpDeviceLoader -> train_one_epoch's step loop; Meter() is
+    # called on the same line and takes no loader (each receiving call is told by its name)
+    write(tmp_path, {"pyproject.toml": "", "data.py": DATA, "fit.py": FIT, "run.py": RUN_FIT})
+    both(tmp_path, {("data.py", 5, "XLA304")})

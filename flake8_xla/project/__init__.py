@@ -1015,7 +1015,7 @@ def callers_lookup(filename: str | None, settings: Settings):
 
 def _passed_on(file: str, via: tuple, files: ProjectFiles, settings: Settings) -> bool:
     """What a call of module ``file`` returns is trained on through one of the calls there
-    at ``via``'s ``(line, index, origin)`` that receive it (:attr:`~.callers.CallFacts.feeds_via`),
+    at ``via``'s ``(line, index, origin, name)`` that receive it (:attr:`~.callers.CallFacts.feeds_via`),
     each running only project functions that agree: a call a step loop draws its batches from
     (``origin``) whose callees give their argument at ``index`` back
     (:attr:`HelperFacts.passes_loader`: ``strategy.device_loader(train_loader)``), or a call
@@ -1026,10 +1026,11 @@ def _passed_on(file: str, via: tuple, files: ProjectFiles, settings: Settings) -
     s = summary_of(Path(file), files, settings)
     if s is None:
         return False
-    for line, index, origin in via:
-        targets: list = [cf.target for cf in s.calls_into if cf.line == line and not cf.escape]
+    for line, index, origin, name in via:
+        targets: list = [cf.target for cf in s.calls_into if cf.line == line and not cf.escape
+                         and cf.target[1].rsplit(".", 1)[-1] == name]
         for d in s.dispatches:
-            if d.line == line and not d.element:
+            if d.line == line and not d.element and d.method == name:
                 v = resolve_arg(ArgFacts(PARAM, d.param, refs=((file, d.origin),)), files, settings)
                 if v.kind != INSTANCE or not v.refs:
                     targets = []

@@ -124,12 +124,12 @@ class CallFacts:
     #: what the call returns, a ``return`` of the caller gives back (through names and loader
     #: wrappers: the model's ``returned_loader_origins``): the caller's callers use it
     returned: bool = False
-    #: ``(line, index, origin)`` of the calls in the caller that receive what this call
-    #: returns as their positional argument ``index``: a call a training step loop draws its
+    #: ``(line, index, origin, name)`` of the calls in the caller (of ``name``) that receive
+    #: what this call returns as their positional argument ``index``: a call a training step loop draws its
     #: batches from (``origin``: ``strategy.device_loader(train_loader)``, trained on when
     #: the callee gives that argument back) or of a project function (``TrainLoop(model,
     #: opt, train_loader)``: trained on when the callee's step loop iterates that parameter)
-    feeds_via: tuple[tuple[int, int, bool], ...] = ()
+    feeds_via: tuple[tuple[int, int, bool, str], ...] = ()
 
     def argument(self, index: int | None, name: str) -> ArgFacts | None:
         """What this call passes for parameter ``name`` at position ``index`` (``None`` for
@@ -281,14 +281,15 @@ _UNKNOWN_ARG = ArgFacts(UNKNOWN)
 _LAUNCH_INDEX_ARG = ArgFacts(LAUNCH_INDEX)
 
 
-def _fed_arguments(model, described: list) -> dict[int, tuple[tuple[int, int, bool], ...]]:
-    """``{id(call): ((line, index, origin), ...)}``: the calls whose value another call of
+def _fed_arguments(model, described: list) -> dict[int, tuple[tuple[int, int, bool, str], ...]]:
+    """``{id(call): ((line, index, origin, name), ...)}``: the calls whose value another call of
     the module receives as its positional argument ``index`` (``train_loader =
     build_loader(...)`` ... ``TrainLoop(model, opt, train_loader)``;
     :attr:`CallFacts.feeds_via`), for the receiving calls that a training step loop draws its
     batches from (``origin``: the model's ``step_loader_origins``,
     ``strategy.device_loader(train_loader)``) and the calls of project functions
-    ``described`` (``(i, call, ctx)``). Linear in those calls' arguments."""
+    ``described`` (``(i, call, ctx)``), each with the name it calls (``device_loader``,
+    ``TrainLoop``: two calls on one line are told apart). Linear in those calls' arguments."""
     origins = model.step_loader_origins(any_code=True)
     receivers = [(call, ctx) for _, call, ctx in described if id(call) not in origins]
     if origins:
@@ -296,13 +297,17 @@ def _fed_arguments(model, described: list) -> dict[int, tuple[tuple[int, int, bo
     out: dict[int, list] = {}
     for call, ctx in receivers:
         origin = id(call) in origins
+        f = call.func
+        name = f.id if type(f) is ast.Name else f.attr if type(f) is ast.Attribute else ""
+        if not name:
+            continue
         for i, a in enumerate(call.args):
             if type(a) is ast.Starred:
                 break
             if type(a) not in (ast.Name, ast.Call, ast.Attribute):
                 continue
             for inner, _ in model.loader_origins(a, ctx):
-                out.setdefault(id(inner), []).append((call.lineno, i, origin))
+                out.setdefault(id(inner), []).append((call.lineno, i, origin, name))
     return {k: tuple(v) for k, v in out.items()}
 
 
