@@ -301,3 +301,73 @@ def test_a_loader_handed_to_another_modules_loop_beside_another_call(tmp_path):
     # called on the same line and takes no loader (each receiving call is told by its name)
     write(tmp_path, {"pyproject.toml": "", "data.py": DATA, "fit.py": FIT, "run.py": RUN_FIT})
     both(tmp_path, {("data.py", 5, "XLA304")})
+
+
+BACKENDS_MOD = '''\
+import torch_xla
+import torch_xla.distributed.parallel_loader as pl
+import torch_xla.runtime as xr
+from torch.utils.data import DistributedSampler, RandomSampler
+
+
+class Backend:
+    def sampler(self, dataset):
+        return RandomSampler(dataset)
+
+
+class TpuBackend(Backend):
+    def wrap_loader(self, loader):
+        return pl.MpDeviceLoader(loader, torch_xla.device())
+'''
+
+ENGINE_SAMPLER = '''\
+import torch
+import torch_xla.core.xla_model as xm
+from torch.utils.data import DataLoader, Dataset
+
+
+class Squares(Dataset):
+    def __len__(self):
+        return 64
+
+    def __getitem__(self, i):
+        return torch.full((4,), float(i * i))
+
+
+def train_worker(index, backend):
+    model = torch.nn.Linear(4, 4).to(xm.xla_device())
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    dataset = Squares()
+    loader = DataLoader(dataset, batch_size=8, sampler=backend.sampler(dataset), drop_last=True)
+    for x in backend.wrap_loader(loader):
+        model(x).sum().backward()
+        xm.optimizer_step(opt)
+'''
+
+RUN_SAMPLER = '''\
+import torch_xla
+
+from backends import TpuBackend
+from engine import train_worker
+
+if __name__ == "__main__":
+    torch_xla.launch(train_worker, args=(TpuBackend(),))
+'''
+
+
+def test_a_whole_dataset_sampler_a_backend_method_returns(tmp_path):
+    # TpuBackend inherits Backend.sampler: a RandomSampler, so every replica sees every sample
+    write(tmp_path, {"pyproject.toml": "", "backends.py": BACKENDS_MOD, "engine.py": ENGINE_SAMPLER,
+                     "run.py": RUN_SAMPLER})
+    found = lint_all(tmp_path)
+    assert {f for f in found if f[2] == "XLA303"} == {("engine.py", 18, "XLA303")}
+
+
+def test_an_override_returning_a_distributed_sampler_is_silent(tmp_path):
+    backends = BACKENDS_MOD + '''
+    def sampler(self, dataset):
+        return DistributedSampler(dataset, num_replicas=xr.world_size(), rank=xr.global_ordinal())
+'''
+    write(tmp_path, {"pyproject.toml": "", "backends.py": backends, "engine.py": ENGINE_SAMPLER,
+                     "run.py": RUN_SAMPLER})
+    assert {f for f in lint_all(tmp_path) if f[2] == "XLA303"} == set()

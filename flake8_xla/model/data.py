@@ -79,7 +79,14 @@ class Data:
             return None
         if sampler is None or (type(sampler) is ast.Constant and sampler.value is None):
             return "none"
-        values = self.resolve_values(sampler, ctx)
+        return self.sampler_value_kind(sampler, ctx)
+
+    def sampler_value_kind(self, expr: ast.AST, ctx: Ctx, project: bool = True) -> str | None:
+        """``"whole"`` / ``"distributed"`` when every value ``expr`` may hold is built by a
+        sampler of that kind (``RandomSampler(ds)``, ``DistributedSampler(ds, ...)``), also,
+        with ``project``, returned by project functions that agree
+        (:attr:`flake8_xla.project.HelperFacts.returns_sampler`: ``backend.sampler(ds)``); else None."""
+        values = self.resolve_values(expr, ctx)
         if not values:
             return None
         kinds = set()
@@ -89,6 +96,9 @@ class Data:
                 kinds.add("whole")
             elif q in DISTRIBUTED_SAMPLERS:
                 kinds.add("distributed")
+            elif project and type(v) is ast.Call and self.project_lookup is not None \
+                    and self.callee_agree(v, c, "returns_sampler"):
+                kinds.add(self.callee_agree(v, c, "returns_sampler"))
             else:
                 return None
         return kinds.pop() if len(kinds) == 1 else None

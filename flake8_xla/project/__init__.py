@@ -141,6 +141,8 @@ class HelperFacts:
         fed_params: the indexes (in its ``def``, ``self`` counts; for a class, of the
             arguments of the constructor call) of the parameters whose value a training step
             loop of its module draws its batches from (``FunctionFacts.fed_params``).
+        returns_sampler: ``"whole"`` / ``"distributed"`` when every return of its own gives
+            a sampler of that kind (``return RandomSampler(ds)``), else ``""``.
     """
 
     module: str
@@ -165,6 +167,7 @@ class HelperFacts:
     returns_device: bool = False
     passes_loader: int = -1
     fed_params: tuple[int, ...] = ()
+    returns_sampler: str = ""
 
 
 def clear_cache() -> None:
@@ -738,7 +741,8 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
                         returns_wrap=first.returns_wrap if first is not None else "",
                         returns_device=bool(first is not None and first.returns_device),
                         passes_loader=first.passes_loader if first is not None else -1,
-                        fed_params=first.fed_params if first is not None else ())
+                        fed_params=first.fed_params if first is not None else (),
+                        returns_sampler=first.returns_sampler if first is not None else "")
     _HELPERS[key] = found
     return found
 

@@ -120,6 +120,9 @@ class FunctionFacts:
     #: the module draws its batches from (the model's ``step_loader_params``: a loader handed
     #: to ``TrainLoop(...)`` and iterated as ``self.train_loader`` in its loop)
     fed_params: tuple[int, ...] = ()
+    #: ``"whole"`` / ``"distributed"``: every ``return`` gives a sampler of that kind
+    #: (``return RandomSampler(ds)``; the model's ``sampler_value_kind``)
+    returns_sampler: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -348,6 +351,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                                        returns_loader=_returns_loader(model, func),
                                        passes_loader=model.passed_loader_param(func) if func.returns else -1,
                                        fed_params=tuple(sorted(fed.get(id(func), ()))),
+                                       returns_sampler=_returns_sampler(model, func),
                                        returns_wrap=model.returned_wrap(func), self_calls=self_calls,
                                        self_local=self_local, self_steps=self_steps,
                                        params=tuple(func.params), edges=edges, unbuilt=unbuilt,
@@ -684,6 +688,14 @@ def _returns_loader(model, func) -> str:
     (``return DataLoader(ds, ...)``, ``return pl.MpDeviceLoader(loader, dev)``), else ``""``."""
     kinds = {model.loader_kind(v, c) if v is not None and c is not None else None for v, c in func.returns}
     return kinds.pop() if len(kinds) == 1 and next(iter(kinds)) in ("plain", "device") else ""
+
+
+def _returns_sampler(model, func) -> str:
+    """``"whole"`` / ``"distributed"`` when every ``return`` of ``func`` gives a sampler of
+    that kind (the model's ``sampler_value_kind``, in the module alone), else ``""``."""
+    kinds = {model.sampler_value_kind(v, c, project=False) if v is not None and c is not None else None
+             for v, c in func.returns}
+    return kinds.pop() or "" if len(kinds) == 1 else ""
 
 
 def _moved_param(model, func, value: ast.AST, ctx, depth: int = 0) -> tuple[int, str] | None:
