@@ -141,10 +141,10 @@ def _call_read(model, node, ctx, consumed) -> str | None:
     text = None
     if type(f) is ast.Attribute and (f.attr in READ_METHODS or f.attr == "to") and not node.keywords \
             and (f.attr != "to" or model._to_cpu(node, ctx)) \
-            and (f.attr == "to" or not node.args) and _device(model, f.value, ctx):
+            and (f.attr == "to" or not node.args) and _derived_device(model, f.value, ctx):
         text = _short(node) or f"tensor.{f.attr}()"
     elif _builtin(model, f, ctx, _CAST_BUILTINS) and len(node.args) == 1 and not node.keywords \
-            and _device(model, node.args[0], ctx):
+            and _derived_device(model, node.args[0], ctx):
         text = _short(node) or f"{f.id}(tensor)"
     elif model.call_name(node, ctx) in ("numpy.array", "numpy.asarray") and node.args \
             and model.tensor_kind(node.args[0], ctx) == DEVICE:
@@ -677,13 +677,28 @@ def _tensor_test(model, test, ctx) -> bool:
     methods of :data:`_TENSOR_VALUED`, whose result is a tensor on the same device).
     ``torch.is_tensor`` and the other ``torch.is_*`` metadata tests read nothing; a value
     compared to a host tensor (``torch.allclose(cpu_loss, loss)``) is not followed."""
-    todo = [test]
+    return _derived_device(model, test, ctx, tests=True)
+
+
+#: tensor methods whose result stays on the tensor's device (besides :data:`_TENSOR_VALUED`)
+_SAME_DEVICE_METHODS = frozenset({"argmax", "argmin", "float", "double", "half", "long", "int", "bool", "detach",
+                                  "view", "reshape", "squeeze", "unsqueeze", "flatten", "clone", "sigmoid",
+                                  "softmax", "exp", "log", "sqrt", "norm", "prod", "std", "var"})
+
+
+def _derived_device(model, expr, ctx, tests: bool = False) -> bool:
+    """``expr`` is a device tensor where the step reads it (:func:`_device`), or computed on
+    the device from one by tensor ops: a comparison (not ``is``), arithmetic, the torch
+    functions and tensor methods of :data:`_TENSOR_VALUED` and :data:`_SAME_DEVICE_METHODS`
+    (``(logits.argmax(1) == labels).sum()`` with ``logits`` a device tensor the step hands
+    in). With ``tests``, also through ``and``/``or``/``not`` (a condition's truth value)."""
+    todo = [expr]
     while todo:
         n = todo.pop()
         t = type(n)
-        if t is ast.BoolOp:
+        if tests and t is ast.BoolOp:
             todo.extend(n.values)
-        elif t is ast.UnaryOp and type(n.op) is ast.Not:
+        elif tests and t is ast.UnaryOp and type(n.op) is ast.Not:
             todo.append(n.operand)
         elif model.tensor_kind(n, ctx) == DEVICE:
             return True
@@ -692,11 +707,14 @@ def _tensor_test(model, test, ctx) -> bool:
         elif t is ast.Compare and not any(type(op) in (ast.Is, ast.IsNot) for op in n.ops):
             todo.append(n.left)  # (`loss is None` reads no value)
             todo.extend(n.comparators)
+        elif t is ast.BinOp and not tests:
+            todo.extend((n.left, n.right))
         elif t is ast.Call:
             q = model.call_name(n, ctx) or ""
             if q[6:] in _TENSOR_VALUED and q.startswith("torch.") and q.count(".") == 1:
                 todo.extend(a for a in n.args if type(a) is not ast.Starred)  # torch.isfinite(learn.loss)
-            elif not q and type(n.func) is ast.Attribute and n.func.attr in _TENSOR_VALUED:
+            elif not q and type(n.func) is ast.Attribute and (
+                    n.func.attr in _TENSOR_VALUED or not tests and n.func.attr in _SAME_DEVICE_METHODS):
                 todo.append(n.func.value)
     return False
 
