@@ -264,13 +264,14 @@ def test_the_save_state_argument_facts(tmp_path):
 
 
 @pytest.mark.parametrize("name, want", [
-    ('"tpu"', {("lib/loop.py", 14, "XLA405"), ("lib/loop.py", 21, "XLA501")}),
+    ('"tpu"', {("lib/loop.py", 14, "XLA405"), ("lib/loop.py", 19, "XLA203"), ("lib/loop.py", 21, "XLA501")}),
     ("unused.backend", set()),
 ])
 def test_a_backend_from_a_factory_is_the_branch_its_constant_picks(tmp_path, name, want):
     # get_backend(name) returns one of two classes: with the constant "tpu" the TPUBackend
     # branch (its inherited prepare_model moves to the XLA device after the optimizer was
-    # built: XLA405; the loss read every step: XLA501); with a value not seen, what
+    # built: XLA405; the clip before its xm.optimizer_step: XLA203; the loss read every
+    # step: XLA501); with a value not seen, what
     # backend.m() runs is not seen
     loop = LOOP.replace("def _worker(index, backend, model, loader):\n",
                         f"def _worker(index, unused, model, loader):\n    backend = get_backend({name})\n")

@@ -325,7 +325,9 @@ class ClipBeforeGradientReduction(Rule):
                 if self._reduced_before(model, clip, cctx, loop):
                     continue
                 opt = model.kwarg(step, "optimizer", 0)
-                name = render(opt) if isinstance(opt, ast.AST) else "optimizer"
+                own = self._helper_steps(model).get(id(step))
+                name = render(opt) if isinstance(opt, ast.AST) else \
+                    f"self.{own.self_steps[0]}" if own is not None and len(own.self_steps) == 1 else "optimizer"
                 clip_name = model.call_name(clip, cctx).rsplit(".", 1)[-1]
                 helper = self._helper_steps(model).get(id(step))
                 if helper is not None:  # the step is another module's helper: no autofix there
@@ -345,8 +347,9 @@ class ClipBeforeGradientReduction(Rule):
     def _helper_steps(model) -> dict:
         """Project mode: id -> :class:`~flake8_xla.project.HelperFacts` of the calls of
         another project module's function or method (``backend.optimizer_step(opt)`` on a
-        launched ``TPUBackend``) in launched XLA code that call ``xm.optimizer_step`` and
-        no reduction (``xm.reduce_gradients``, ``xm.all_reduce``, ...) of their own: the
+        launched ``TPUBackend``; ``self.optimizer_step()`` that a subclass of another module
+        overrides: every function the call may run, ``callee_helpers``) in launched XLA code
+        that call ``xm.optimizer_step`` and no reduction (``xm.reduce_gradients``, ``xm.all_reduce``, ...) of their own: the
         reducing step of this iteration. Built once per model."""
         found = model._cache.get("xla203_helper_steps")
         if found is None:
@@ -356,18 +359,23 @@ class ClipBeforeGradientReduction(Rule):
                     if not model.is_launched(ctx, multi_only=True) or not model.in_xla_code(ctx) \
                             or not model._helper_call(call, ctx):
                         continue
-                    helper = model.project_helper(call.func, ctx)
-                    if helper is not None and OPTIMIZER_STEP in helper.xla_calls \
-                            and not any("reduce" in q.rsplit(".", 1)[-1] for q in helper.xla_calls):
-                        found[id(call)] = helper
+                    helpers = model.callee_helpers(call, ctx)  # (an override of self.m() too)
+                    if helpers and all(OPTIMIZER_STEP in h.xla_calls
+                                       and not any("reduce" in q.rsplit(".", 1)[-1] for q in h.xla_calls)
+                                       for h in helpers):
+                        found[id(call)] = helpers[0]
         return found
 
-    @staticmethod
-    def _wrapped(model, step, sctx) -> bool:
+    @classmethod
+    def _wrapped(cls, model, step, sctx) -> bool:
         """The stepped optimizer's model is DDP/FSDP-wrapped on a path with the step, or
-        cannot be seen in a module that wraps some model."""
+        cannot be seen in a module that wraps some model (or reduces gradients elsewhere:
+        for a helper stepping its own ``self.<optimizer>``, ``self.optimizer_step()``)."""
         opt = model.kwarg(step, "optimizer", 0)
         if not isinstance(opt, ast.AST):
+            own = cls._helper_steps(model).get(id(step))
+            if own is not None and own.self_steps and opt is None:
+                return model.reduces_gradients_elsewhere() or bool(model.wrap_calls("ddp"))
             return True
         unknown = False
         for kind in ("ddp", "fsdp"):
