@@ -371,3 +371,57 @@ def test_an_override_returning_a_distributed_sampler_is_silent(tmp_path):
     write(tmp_path, {"pyproject.toml": "", "backends.py": backends, "engine.py": ENGINE_SAMPLER,
                      "run.py": RUN_SAMPLER})
     assert {f for f in lint_all(tmp_path) if f[2] == "XLA303"} == set()
+
+
+LOADERS = '''\
+from torch.utils.data import DataLoader
+
+
+def build_loaders(train_ds, val_ds, sampler):
+    train_loader = DataLoader(train_ds, batch_size=32, sampler=sampler)
+    val_loader = DataLoader(val_ds, batch_size=64)
+    return train_loader, val_loader
+'''
+
+STEP = '''\
+import torch
+import torch_xla.core.xla_model as xm
+
+
+def train_step(model, batch, opt, accum=2):
+    for x in batch.chunk(accum):
+        (model(x).sum() / accum).backward()
+    xm.optimizer_step(opt)
+'''
+
+RUN_ITEMS = '''\
+import torch
+import torch_xla
+import torch_xla.distributed.parallel_loader as pl
+
+from loaders import build_loaders
+from step import train_step
+
+
+def _mp_fn(index, train_ds, val_ds, sampler):
+    device = torch_xla.device()
+    model = torch.nn.Linear(4, 4).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    train_loader, val_loader = build_loaders(train_ds, val_ds, sampler)
+    for epoch in range(2):
+        for batch in pl.MpDeviceLoader(train_loader, device):
+            train_step(model, batch, opt)
+        for batch in pl.MpDeviceLoader(val_loader, device):
+            model(batch)
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, args=([], [], None))
+'''
+
+
+def test_the_trained_item_of_a_returned_tuple_through_an_accumulating_step(tmp_path):
+    # train_loader (item 0) feeds a loop whose one step is train_step (backward per
+    # micro-batch, one update); val_loader (item 1) feeds evaluation only
+    write(tmp_path, {"pyproject.toml": "", "loaders.py": LOADERS, "step.py": STEP, "run.py": RUN_ITEMS})
+    both(tmp_path, {("loaders.py", 5, "XLA304")})

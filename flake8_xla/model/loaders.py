@@ -31,6 +31,20 @@ def runs_once(node) -> bool:
     return False
 
 
+
+def origin_items(pairs) -> dict[int, frozenset]:
+    """``{id(call): items}`` of the origins in ``pairs`` (what :meth:`Loaders.loader_origins`
+    gives) that are reached only through items of what the call returns (its second element
+    ``("item", index)``); an origin reached whole is not listed."""
+    items: dict[int, set] = {}
+    whole: set[int] = set()
+    for c, x in pairs:
+        if type(x) is tuple and len(x) == 2 and x[0] == "item":
+            items.setdefault(id(c), set()).add(x[1])
+        else:
+            whole.add(id(c))
+    return {k: frozenset(v) for k, v in items.items() if k not in whole}
+
 class Loaders:
     """Mixin of :class:`~flake8_xla.model.Model`; see the module docstring."""
 
@@ -445,6 +459,11 @@ class Loaders:
                     item = self._tuple_item(target[0], target[1], b_ctx, depth)
                     if item:
                         out.extend(self._sources(item[0], item[1], depth + 1, opaque))
+                    elif opaque and type(target[0]) is ast.Call and type(target[1]) is int:
+                        # an item of what an unseen call returns (`train, val = build_loaders()`):
+                        # the origin is that call, marked with the item (:func:`origin_items`)
+                        out.extend((c, ("item", target[1])) if c is target[0] else (c, x)
+                                   for c, x in self._sources(target[0], b_ctx, depth + 1, True))
                 elif kind == "param" and target is not None and ctx.func is target:
                     out.extend(self._param_loader_sources(target, expr.id, depth, opaque))
             return out
@@ -550,6 +569,13 @@ class Loaders:
         except (Exception, RecursionError):  # a project that cannot be read: unknown
             return False
 
+    def step_loader_origin_items(self, any_code: bool = False) -> dict[int, frozenset]:
+        """``{id(call): items}`` for the :meth:`step_loader_origins` the step loops reach only
+        through items of what they return (``train_loader, val_loader = build_loaders(cfg)``:
+        ``{0}``); a call reached whole is not listed."""
+        self.step_loader_origins(any_code)
+        return self._cache[("step_origin_items", any_code)]
+
     def step_loader_origins(self, any_code: bool = False) -> set[int]:
         """ids of the calls (:meth:`loader_origins`) that the step loops of XLA code draw
         their batches from and the module cannot see into (once per module). With
@@ -560,11 +586,14 @@ class Loaders:
         found = self._cache.get(key)
         if found is None:
             found = self._cache[key] = set()
+            pairs = []
             for loop in self.loops if self.may_step() else ():
                 if (not self.is_xla_off(loop.ctx) if any_code else self.in_xla_code(loop.ctx)) \
                         and self.is_step_loop(loop):
                     for e in self.loop_iterables(loop):
-                        found.update(id(c) for c, _ in self.loader_origins(e, loop.ctx))
+                        pairs.extend(self.loader_origins(e, loop.ctx))
+            found.update(id(c) for c, _ in pairs)
+            self._cache[("step_origin_items", any_code)] = origin_items(pairs)
         return found
 
     def passed_loader_param(self, func: FunctionInfo) -> int:
@@ -739,14 +768,15 @@ class Loaders:
         return out
 
     @staticmethod
-    def _fed(lookup, qual: str) -> bool:
-        """A call of ``qual`` feeds a step loop of another module: directly, through a call
-        there that gives it back (``strategy.device_loader(loader)``), or through a caller
-        returning it whose own call does so (the lookup's ``fed``)."""
+    def _fed(lookup, qual: str) -> tuple:
+        """The calls of ``qual`` that feed a step loop of another module, each with the items
+        of the result it reaches (``None``: whole): directly, through a call there that gives
+        it back (``strategy.device_loader(loader)``), or through a caller returning it whose
+        own call does so (the lookup's ``fed``)."""
         try:
-            return bool(lookup(qual, fed=True))
+            return lookup(qual, fed=True) or ()
         except (Exception, RecursionError):  # a project that cannot be read: unknown
-            return False
+            return ()
 
     def _project_step_loaders(self) -> list:
         """Project mode: the ``DataLoader(...)`` calls a module-level function returns when a
@@ -762,13 +792,21 @@ class Loaders:
                 continue  # (a module's function, or a method of its class: Cls.m)
             loaders = [pair for value, vctx in func.returns if vctx is not None
                        for pair in self.loader_sources(value, vctx)]
-            if not loaders:
+            items = [(i, pair) for value, vctx in func.returns if vctx is not None and type(value) is ast.Tuple
+                     for i, e in enumerate(value.elts) for pair in self.loader_sources(e, vctx)]
+            if not loaders and not items:
                 continue
             quals = quals or self.function_quals()
             try:
                 calls = lookup(quals[id(func)], partial=True)  # one caller that trains on it is enough
             except (Exception, RecursionError):  # a project that cannot be read: unknown
                 calls = None
-            if calls and self._fed(lookup, quals[id(func)]):
+            fed = self._fed(lookup, quals[id(func)]) if calls else ()
+            if not fed:
+                continue
+            if any(got is None for _, got in fed):
                 out.extend(loaders)
+                continue
+            wanted = set().union(*(got for _, got in fed))  # (train, val = build_loaders())
+            out.extend(pair for i, pair in items if i in wanted)
         return out

@@ -372,15 +372,17 @@ class Params:
         return found
 
     def steps_once(self, func: FunctionInfo) -> bool:
-        """``func`` runs the backward and an optimizer update once per call, outside any loop
-        of its own (``def train_step(model, opt, x, y): ...; loss.backward(); opt.step()``):
+        """``func`` runs the backward and an optimizer update once per call, the update
+        outside any loop of its own (``def train_step(model, opt, x, y): ...; loss.backward();
+        opt.step()``; the backward may run per micro-batch of a loop of its own, gradient
+        accumulation):
         a call of it inside another module's loop is that loop's training step (project mode:
         ``FunctionFacts.steps_once``). One pass over the function's calls."""
-        backward = any(type(c.func) is ast.Attribute and c.func.attr == "backward" and cx.func is func and not cx.loops
+        backward = any(type(c.func) is ast.Attribute and c.func.attr == "backward" and cx.func is func
                        for c, cx in func.calls)
         return backward and self.func_updates(func) and not any(
             cx.loops for c, cx in func.calls if cx.func is func and (
-                type(c.func) is ast.Attribute and c.func.attr in ("backward", "step", "optimizer_step")))
+                type(c.func) is ast.Attribute and c.func.attr in ("step", "optimizer_step")))
 
     #: calls that read their receiver on the host (XLA501's spellings)
     _READ_METHODS = frozenset({"item", "tolist", "numpy", "cpu"})

@@ -946,32 +946,35 @@ def callers_lookup(filename: str | None, settings: Settings):
         return calls if calls is None else tuple(_resolve_call(c, files, settings) for c in calls)
 
     def _fed_calls(qual: str) -> tuple:
+        """``((CallFacts, items), ...)``: the calls of ``qual`` whose result a step loop of XLA
+        code draws its batches from, with the items of the result it reaches (``None``: whole)."""
         key = (str(path), qual, settings)
         if key in _FED:
             return _FED[key]
         _FED[key] = ()  # (a cycle of functions returning each other's result: none)
         calls = raw(qual, partial=True)
         where = found.where if found is not None else {}
-        out = ()
+        out = []
         for c in calls:
             file = where.get(id(c))
-            if c.feeds_step and (file is None or _xla_caller(file, c.caller, files, settings)):
-                out = (c,)  # (a self.m() site: on an object the launched code reaches)
-                break
-        if not out:
-            for c in calls:
-                file = where.get(id(c))
-                if file is None or not _xla_caller(file, c.caller, files, settings):
-                    continue
-                if c.feeds_via and _passed_on(file, c.feeds_via, files, settings):
-                    out = (c,)  # strategy.device_loader(train_loader) gives it back to the loop
-                    break
-                up = callers_lookup(file, settings) if c.returned and c.caller else None
-                if up is not None and up(c.caller, fed=True):
-                    out = (c,)  # return pl.MpDeviceLoader(super().train_dataloader(), dev)
-                    break
-        _FED[key] = out
-        return out
+            if file is not None and not _xla_caller(file, c.caller, files, settings):
+                continue
+            items = frozenset(c.feeds_items) or None
+            if c.feeds_step or (file is not None and c.feeds_calls
+                                and _steps_once_at(file, c.feeds_calls, files, settings)):
+                out.append((c, items))  # (a self.m() site: on an object the launched code reaches)
+                continue
+            if file is None:
+                continue
+            passed = _passed_on(file, c.feeds_via, files, settings) if c.feeds_via else False
+            if passed is not False:
+                out.append((c, passed))  # strategy.device_loader(train_loader) gives it back to the loop
+                continue
+            up = callers_lookup(file, settings) if c.returned and c.caller else None
+            if up is not None and up(c.caller, fed=True):
+                out.append((c, None))  # return pl.MpDeviceLoader(super().train_dataloader(), dev)
+        _FED[key] = tuple(out)
+        return _FED[key]
 
     def raw(qual: str, partial: bool = False, step_only: bool = False, reiterated: bool = False,
             xla_only: bool = False):
@@ -1017,20 +1020,35 @@ def callers_lookup(filename: str | None, settings: Settings):
     return lookup
 
 
-def _passed_on(file: str, via: tuple, files: ProjectFiles, settings: Settings) -> bool:
-    """What a call of module ``file`` returns is trained on through one of the calls there
-    at ``via``'s ``(line, index, origin, name)`` that receive it (:attr:`~.callers.CallFacts.feeds_via`),
-    each running only project functions that agree: a call a step loop draws its batches from
-    (``origin``) whose callees give their argument at ``index`` back
-    (:attr:`HelperFacts.passes_loader`: ``strategy.device_loader(train_loader)``), or a call
-    whose callees' step loops iterate that parameter (``FunctionFacts.fed_params``:
+def _steps_once_at(file: str, lines: tuple, files: ProjectFiles, settings: Settings) -> bool:
+    """One of the project calls of module ``file`` at ``lines`` runs only functions that run
+    the backward and an update once per call (:attr:`HelperFacts.steps_once`: the loop that
+    calls it is a training step loop)."""
+    s = summary_of(Path(file), files, settings)
+    for line in lines if s is not None else ():
+        targets = [cf.target for cf in s.calls_into if cf.line == line and not cf.escape]
+        helpers = [helper_facts(_reexported(t, files, settings), files, settings) for t in targets]
+        if helpers and all(h is not None and h.steps_once for h in helpers):
+            return True
+    return False
+
+
+def _passed_on(file: str, via: tuple, files: ProjectFiles, settings: Settings):
+    """What a call of module ``file`` returns is trained on through the calls there at
+    ``via``'s ``(line, index, origin, name, item)`` that receive it (its ``item``, -1: whole;
+    :attr:`~.callers.CallFacts.feeds_via`), each running only project functions that agree:
+    a call a step loop draws its batches from (``origin``) whose callees give their argument
+    at ``index`` back (:attr:`HelperFacts.passes_loader`: ``strategy.device_loader(train_loader)``),
+    or a call whose callees' step loops iterate that parameter (``FunctionFacts.fed_params``:
     ``TrainLoop(model, opt, train_loader)``; a class runs its ``__init__``). The callees are
     another module's functions, or methods on an object a parameter brought in, whose
-    classes the callers of that function settle (:func:`resolve_arg`)."""
+    classes the callers of that function settle (:func:`resolve_arg`). Returns the items
+    trained on (``None``: the value whole), or False."""
     s = summary_of(Path(file), files, settings)
     if s is None:
         return False
-    for line, index, origin, name in via:
+    items: set = set()
+    for line, index, origin, name, item in via:
         targets: list = [cf.target for cf in s.calls_into if cf.line == line and not cf.escape
                          and cf.target[1].rsplit(".", 1)[-1] == name]
         for d in s.dispatches:
@@ -1042,8 +1060,10 @@ def _passed_on(file: str, via: tuple, files: ProjectFiles, settings: Settings) -
                 targets.extend(_runs(v.refs, d.method, files, settings))
         if targets and all(_takes_loader(_reexported(t, files, settings), index, origin, files, settings)
                            for t in targets):
-            return True
-    return False
+            if item < 0:
+                return None
+            items.add(item)
+    return frozenset(items) if items else False
 
 
 def _takes_loader(ref: Ref, index: int, origin: bool, files: ProjectFiles, settings: Settings) -> bool:

@@ -124,12 +124,21 @@ class CallFacts:
     #: what the call returns, a ``return`` of the caller gives back (through names and loader
     #: wrappers: the model's ``returned_loader_origins``): the caller's callers use it
     returned: bool = False
-    #: ``(line, index, origin, name)`` of the calls in the caller (of ``name``) that receive
-    #: what this call returns as their positional argument ``index``: a call a training step loop draws its
+    #: ``(line, index, origin, name, item)`` of the calls in the caller (of ``name``) that
+    #: receive what this call returns (its ``item``, or -1: whole) as their positional
+    #: argument ``index``: a call a training step loop draws its
     #: batches from (``origin``: ``strategy.device_loader(train_loader)``, trained on when
     #: the callee gives that argument back) or of a project function (``TrainLoop(model,
     #: opt, train_loader)``: trained on when the callee's step loop iterates that parameter)
-    feeds_via: tuple[tuple[int, int, bool, str], ...] = ()
+    feeds_via: tuple[tuple[int, int, bool, str, int], ...] = ()
+    #: the lines of the project calls in the own body of a loop that draws its batches from
+    #: what this call returns and runs no visible step (``for batch in loader: loss =
+    #: train_step(model, batch, opt)``): a training step loop when one of them steps once
+    #: per call (the project layer asks the callee)
+    feeds_calls: tuple[int, ...] = ()
+    #: what the caller trains on is only these items of what the call returns
+    #: (``train_loader, val_loader = build_loaders(cfg)``: ``(0,)``); ``()``: the value whole
+    feeds_items: tuple[int, ...] = ()
 
     def argument(self, index: int | None, name: str) -> ArgFacts | None:
         """What this call passes for parameter ``name`` at position ``index`` (``None`` for
@@ -281,15 +290,44 @@ _UNKNOWN_ARG = ArgFacts(UNKNOWN)
 _LAUNCH_INDEX_ARG = ArgFacts(LAUNCH_INDEX)
 
 
-def _fed_arguments(model, described: list) -> dict[int, tuple[tuple[int, int, bool, str], ...]]:
-    """``{id(call): ((line, index, origin, name), ...)}``: the calls whose value another call of
+def _loop_feeds(model, described: list) -> tuple[dict[int, tuple[int, ...]], dict[int, frozenset]]:
+    """``({id(call): (line, ...)}, {id(call): items})``: for the calls a loop draws its
+    batches from (the model's ``loader_origins``) where the loop runs no visible step, the
+    lines of the project calls ``described`` (``(i, call, ctx)``) in that loop's own body
+    (:attr:`CallFacts.feeds_calls`), and the items of what they return that the loop reaches
+    (``loaders.origin_items``). Linear in the module's loops and those calls."""
+    from ..model.loaders import origin_items
+
+    in_loop: dict[int, list[int]] = {}
+    for _, call, ctx in described:
+        if ctx.loops:
+            in_loop.setdefault(id(ctx.loops[-1]), []).append(call.lineno)
+    out: dict[int, tuple[int, ...]] = {}
+    pairs = []
+    if not in_loop:
+        return out, {}
+    for loop in model.loops:
+        lines = in_loop.get(id(loop))
+        if not lines or type(loop.node) not in (ast.For, ast.AsyncFor) or model.is_step_loop(loop):
+            continue
+        for e in model.loop_iterables(loop):
+            for inner, x in model.loader_origins(e, loop.ctx):
+                out[id(inner)] = tuple(sorted(set(lines)))
+                pairs.append((inner, x))
+    return out, origin_items(pairs)
+
+
+def _fed_arguments(model, described: list) -> dict[int, tuple[tuple[int, int, bool, str, int], ...]]:
+    """``{id(call): ((line, index, origin, name, item), ...)}``: the calls whose value another call of
     the module receives as its positional argument ``index`` (``train_loader =
     build_loader(...)`` ... ``TrainLoop(model, opt, train_loader)``;
     :attr:`CallFacts.feeds_via`), for the receiving calls that a training step loop draws its
     batches from (``origin``: the model's ``step_loader_origins``,
     ``strategy.device_loader(train_loader)``) and the calls of project functions
     ``described`` (``(i, call, ctx)``), each with the name it calls (``device_loader``,
-    ``TrainLoop``: two calls on one line are told apart). Linear in those calls' arguments."""
+    ``TrainLoop``: two calls on one line are told apart) and the item of what this call
+    returns that is handed (``train, val = build_loaders()``; -1: the value whole). Linear in
+    those calls' arguments."""
     origins = model.step_loader_origins(any_code=True)
     receivers = [(call, ctx) for _, call, ctx in described if id(call) not in origins]
     if origins:
@@ -306,8 +344,9 @@ def _fed_arguments(model, described: list) -> dict[int, tuple[tuple[int, int, bo
                 break
             if type(a) not in (ast.Name, ast.Call, ast.Attribute):
                 continue
-            for inner, _ in model.loader_origins(a, ctx):
-                out.setdefault(id(inner), []).append((call.lineno, i, origin, name))
+            for inner, x in model.loader_origins(a, ctx):
+                item = x[1] if type(x) is tuple and len(x) == 2 and x[0] == "item" else -1
+                out.setdefault(id(inner), []).append((call.lineno, i, origin, name, item))
     return {k: tuple(v) for k, v in out.items()}
 
 
@@ -381,14 +420,18 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
         nodes.append((len(out), call, ctx))
         out.append(CallFacts(target, call.lineno, tuple(args), tuple(kwargs), splat,
                              feeds_step=id(call) in model.step_loader_origins(any_code=True),
+                             feeds_items=tuple(sorted(model.step_loader_origin_items(any_code=True).get(id(call), ()))),
                              reiterated=id(call) in model.reiterated_calls(),
                              caller=quals.get(id(ctx.func), "") if ctx.func is not None else "",
                              in_step=in_step, gated=gated, in_loop=in_loop,
                              returned=id(call) in model.returned_loader_origins()))
     via = _fed_arguments(model, nodes)
-    for i, call, _ in nodes if via else ():
-        if id(call) in via:
-            out[i] = dataclasses.replace(out[i], feeds_via=via[id(call)])
+    loops, loop_items = _loop_feeds(model, nodes)
+    for i, call, _ in nodes if via or loops else ():
+        if id(call) in via or id(call) in loops:
+            items = out[i].feeds_items if out[i].feeds_step else tuple(sorted(loop_items.get(id(call), ())))
+            out[i] = dataclasses.replace(out[i], feeds_via=via.get(id(call), ()), feeds_calls=loops.get(id(call), ()),
+                                         feeds_items=items)
     out.extend(_launch_calls(model, resolve, site, quals, call_funcs))
     inner: set[int] = set()
     chains = []
