@@ -189,6 +189,7 @@ def clear_cache() -> None:
     _STEP_CODE.clear()
     _RESOLVED.clear()
     _FED.clear()
+    _OWN_SETUPS.clear()
     _DISPATCHED.clear()
     _IMPORTER_DISPATCHED.clear()
     _SELF_SITES.clear()
@@ -366,8 +367,11 @@ def facts_for(filename: str, settings: Settings) -> ProjectFacts:
             reached[qual] = multi
             callers[qual] = caller
         setup = _SETUPS.get((files.root, settings), {}).get(str(path)) if reached else None
+    if setup is None and "torch_xla" in (read_text(path) or ""):  # a launching script: its own setup, with
+        _reach_index(files, settings)  # the dropout of another module its launched code builds
+        setup = _OWN_SETUPS.get((files.root, settings), {}).get(str(path))
     launchers = launchers_for(path, files)
-    if not reached and not launchers:
+    if not reached and not launchers and setup is None:
         return EMPTY
     dispatch = _self_dispatch(path, reached, files, settings) if reached else {}
     return ProjectFacts(reached, callers, launchers, setup, launcher_selves_for(path, files), dispatch)
@@ -423,6 +427,7 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
     selves: dict[str, dict[str, set]] = {}
     _INDEX[key] = index  # asked again while building (it is not): nothing reached yet
     _SETUPS[key] = setups  # each reached module: what its launching modules set up, combined
+    own = _OWN_SETUPS[key] = {}  # each launching module whose launched code builds dropout elsewhere
     _SELF_CLASSES[key] = selves  # each reached method: the classes of the objects it runs on
     for path in files.files():
         text = read_text(path)
@@ -444,6 +449,7 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
         reached_classes = _REACHED_CLASSES.get((str(path), settings), {})
         if not setup.device_random and not setup.device_seeded and _builds_dropout(reached, files, settings):
             setup = dataclasses.replace(setup, device_random=True)
+            own[str(path)] = setup  # (the launching module's own seed: dropout of another module)
         for (file, qual), multi in reached.items():
             if file == str(path):
                 continue  # the module's own launches are its own model's
@@ -1086,6 +1092,9 @@ def _takes_loader(ref: Ref, index: int, origin: bool, files: ProjectFiles, setti
 
 
 _SELF_SITES: dict[tuple, dict[str, dict[str, tuple[CallFacts, ...]]]] = {}
+#: (root, settings) -> {launching file: its LaunchSetup with ``device_random`` from dropout
+#: in a class of another module its launched code builds}
+_OWN_SETUPS: dict[tuple, dict[str, LaunchSetup]] = {}
 #: (file, qual, settings) -> the calls of that function whose result feeds a step loop,
 #: directly or returned by their callers up to one that does (``callers_lookup``'s ``fed``)
 _FED: dict[tuple, tuple] = {}

@@ -815,7 +815,7 @@ class DeviceRngNotSeeded(Rule):
     augmentation), or when the device randomness cannot be seen (dropout inside a model
     built by a library). In project mode the dropout may be in another module: a class
     with dropout (a rate visibly above zero, also a constant of a config module) that the
-    launched code builds makes every seed of the modules it reaches count. `torch_xla.manual_seed` exists from torch_xla 2.5; for older
+    launched code builds (also a block such a class builds) makes every seed of the modules it reaches count, the launching script's own too. `torch_xla.manual_seed` exists from torch_xla 2.5; for older
     targets the message suggests `xm.set_rng_state(seed)`.
 
     ## Example
