@@ -143,6 +143,8 @@ class HelperFacts:
             loop of its module draws its batches from (``FunctionFacts.fed_params``).
         returns_sampler: ``"whole"`` / ``"distributed"`` when every return of its own gives
             a sampler of that kind (``return RandomSampler(ds)``), else ``""``.
+        shared_effect: what its own code does to a service every host shares (``gsutil``,
+            ``wandb.log``), named, or ``""`` (``FunctionFacts.shared_effect``).
     """
 
     module: str
@@ -168,6 +170,7 @@ class HelperFacts:
     passes_loader: int = -1
     fed_params: tuple[int, ...] = ()
     returns_sampler: str = ""
+    shared_effect: str = ""
 
 
 def clear_cache() -> None:
@@ -748,7 +751,8 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
                         returns_device=bool(first is not None and first.returns_device),
                         passes_loader=first.passes_loader if first is not None else -1,
                         fed_params=first.fed_params if first is not None else (),
-                        returns_sampler=first.returns_sampler if first is not None else "")
+                        returns_sampler=first.returns_sampler if first is not None else "",
+                        shared_effect=first.shared_effect if first is not None else "")
     _HELPERS[key] = found
     return found
 

@@ -123,6 +123,9 @@ class FunctionFacts:
     #: ``"whole"`` / ``"distributed"``: every ``return`` gives a sampler of that kind
     #: (``return RandomSampler(ds)``; the model's ``sampler_value_kind``)
     returns_sampler: str = ""
+    #: what its own code does to a service every host shares (``gsutil cp`` to a bucket, a
+    #: tracker's ``wandb.log``; XLA604's ``shared_effect``), named, or ``""``
+    shared_effect: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -352,6 +355,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                                        passes_loader=model.passed_loader_param(func) if func.returns else -1,
                                        fed_params=tuple(sorted(fed.get(id(func), ()))),
                                        returns_sampler=_returns_sampler(model, func),
+                                       shared_effect=_shared_effect(model, func),
                                        returns_wrap=model.returned_wrap(func), self_calls=self_calls,
                                        self_local=self_local, self_steps=self_steps,
                                        params=tuple(func.params), edges=edges, unbuilt=unbuilt,
@@ -688,6 +692,19 @@ def _returns_loader(model, func) -> str:
     (``return DataLoader(ds, ...)``, ``return pl.MpDeviceLoader(loader, dev)``), else ``""``."""
     kinds = {model.loader_kind(v, c) if v is not None and c is not None else None for v, c in func.returns}
     return kinds.pop() if len(kinds) == 1 and next(iter(kinds)) in ("plain", "device") else ""
+
+
+def _shared_effect(model, func) -> str:
+    """The first action of ``func``'s own code on something every host shares (the rules'
+    model's ``effects.shared_effect``: a tracker, a hub or bucket upload, ``gsutil cp``), or ``""``."""
+    from ..model.effects import shared_effect
+
+    for call, ctx in func.calls:
+        if ctx.func is func:
+            what = shared_effect(model, call, ctx)
+            if what:
+                return what
+    return ""
 
 
 def _returns_sampler(model, func) -> str:

@@ -1,0 +1,57 @@
+"""XLA604 with the shared action in another module (issue 28, session 12: rank values).
+
+``if xm.is_master_ordinal(): upload(path)`` where ``upload`` (another module) runs ``gsutil cp``
+to a bucket: the local master is one process per host, so every host uploads. The global
+master (``local=False``) is silent, as is a helper that only writes a local file.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from test_project_mode import lint_all, write
+
+pytestmark = pytest.mark.usefixtures("fresh_project_cache")
+
+COMMON = '''\
+import subprocess
+
+
+def upload(path, dest):
+    subprocess.run(["gsutil", "cp", path, dest], check=True)
+
+
+def keep(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+'''
+
+RUN = '''\
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+from common import keep, upload
+
+
+def _mp_fn(index):
+    if xm.is_master_ordinal():
+        upload("last.pt", "gs://bucket/run/last.pt")
+    if xm.is_master_ordinal():
+        keep("done.txt", "ok")
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn)
+'''
+
+
+def test_a_helper_uploading_under_the_local_master(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "common.py": COMMON, "run.py": RUN})
+    assert lint_all(tmp_path) == {("run.py", 8, "XLA604")}
+
+
+def test_the_global_master_is_silent(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "common.py": COMMON,
+                     "run.py": RUN.replace("xm.is_master_ordinal():\n        upload",
+                                           "xm.is_master_ordinal(local=False):\n        upload")})
+    assert lint_all(tmp_path) == set()
