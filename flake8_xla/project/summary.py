@@ -337,6 +337,12 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                     built.add(m)
                     if m not in out:
                         out.append(m)
+            if r is None and type(call.func) is ast.Attribute:
+                m = _inherited_call(model, call.func, cctx, str(path))
+                if m is not None:  # trainer.train() on the script's subclass of a framework class
+                    built.add(m)
+                    if m not in out:
+                        out.append(m)
         for name in func.names:
             if name in bindings:
                 r = ref(ast.Name(id=name))
@@ -692,6 +698,26 @@ def _returns_loader(model, func) -> str:
     (``return DataLoader(ds, ...)``, ``return pl.MpDeviceLoader(loader, dev)``), else ``""``."""
     kinds = {model.loader_kind(v, c) if v is not None and c is not None else None for v, c in func.returns}
     return kinds.pop() if len(kinds) == 1 and next(iter(kinds)) in ("plain", "device") else ""
+
+
+def _inherited_call(model, func: ast.Attribute, ctx, path: str) -> Ref | None:
+    """``(path, "C.m")`` when ``func`` is ``obj.m`` on an instance of a top-level class ``C``
+    of this module that defines no ``m`` in its own bases of the module and has a base
+    elsewhere (``TaggingTrainer(TPUTrainer)``: ``trainer.train()`` runs the framework's
+    ``train`` on a ``TaggingTrainer``, whose overrides its ``self.m()`` calls reach); else None."""
+    got = model.instance_class(func.value, ctx)
+    if got is None or got[0] != "local":
+        return None
+    cls = got[1]
+    if cls.ctx.func is not None or cls.ctx.scope is not model.module_scope:
+        return None
+    mro = model.mro(cls)
+    if any(func.attr in c.methods for c in mro):
+        return None  # the module's own method: a local call
+    local = {c.name for c in mro}
+    if not any(not (type(b) is ast.Name and b.id in local) for c in mro for b in c.node.bases):
+        return None  # no base outside the module: nothing of another module runs
+    return (path, f"{cls.name}.{func.attr}")
 
 
 def _shared_effect(model, func) -> str:
