@@ -55,3 +55,40 @@ def test_the_global_master_is_silent(tmp_path):
                      "run.py": RUN.replace("xm.is_master_ordinal():\n        upload",
                                            "xm.is_master_ordinal(local=False):\n        upload")})
     assert lint_all(tmp_path) == set()
+
+
+DIST = '''\
+import torch_xla.core.xla_model as xm
+
+
+def is_main():
+    return xm.is_master_ordinal()
+
+
+def save_checkpoint(state, path):
+    xm.save(state, path)
+'''
+
+RUN_SAVE = '''\
+import torch
+import torch_xla
+
+from dist import is_main, save_checkpoint
+
+
+def _mp_fn(index):
+    model = torch.nn.Linear(4, 4).to(torch_xla.device())
+    if is_main():
+        save_checkpoint(model.state_dict(), "last.pt")
+    save_checkpoint(model.state_dict(), "every.pt")
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn)
+'''
+
+
+def test_a_helpers_xm_save_under_a_helpers_master_test(tmp_path):
+    # both the rank test (is_main) and the save (save_checkpoint) are another module's helpers
+    write(tmp_path, {"pyproject.toml": "", "dist.py": DIST, "run.py": RUN_SAVE})
+    assert lint_all(tmp_path) == {("run.py", 10, "XLA602")}

@@ -122,8 +122,9 @@ class Replicas:
             f = node.func
             if q is None and type(f) is ast.Attribute and f.attr in RANK_PREDICATE_METHODS:
                 return "rank"
-            if q is None and type(f) is ast.Attribute and self.project_lookup is not None:
-                helpers = self.callee_helpers(node, ctx)  # trainer.is_zero(): returns a master test
+            if self.project_lookup is not None and (q is None and type(f) is ast.Attribute or type(f) is ast.Name
+                                                    and not (q or "torch").startswith("torch")):
+                helpers = self.callee_helpers(node, ctx)  # trainer.is_zero(), is_main(): returns a master test
                 if helpers and all(h.master for h in helpers):
                     return "rank"
             if q is None and self._helper_returns(node, ctx, lambda v, c: self._test_kind(v, c, depth + 1) == "rank"):
@@ -597,6 +598,11 @@ class Replicas:
             elif t is ast.BoolOp:
                 if (type(node.op) is ast.And) == pol:
                     todo.extend((v, c, pol, depth + 1) for v in node.values)
+            elif pol and t is ast.Call and self.project_lookup is not None and type(node.func) is ast.Name \
+                    and not (self.call_name(node, c) or "torch").startswith("torch") \
+                    and self.callee_helpers(node, c):  # is_main() imported from the project's utils
+                scopes = {h.master for h in self.callee_helpers(node, c)}
+                return scopes.pop() or None if len(scopes) == 1 else None
             elif pol and t is ast.Call and type(node.func) is ast.Attribute and self.call_name(node, c) is None \
                     and (node.func.attr in _PREDICATE_SCOPES or self.project_lookup is not None):
                 helpers = self.callee_helpers(node, c)  # a project class's method: its own return
