@@ -92,3 +92,13 @@ def test_a_helpers_xm_save_under_a_helpers_master_test(tmp_path):
     # both the rank test (is_main) and the save (save_checkpoint) are another module's helpers
     write(tmp_path, {"pyproject.toml": "", "dist.py": DIST, "run.py": RUN_SAVE})
     assert lint_all(tmp_path) == {("run.py", 10, "XLA602")}
+
+
+def test_an_accelerate_style_local_main_process_attribute(tmp_path):
+    run = RUN.replace("    if xm.is_master_ordinal():\n        upload", "    if acc.is_local_main_process:\n        upload") \
+        .replace("def _mp_fn(index):\n", "def _mp_fn(index, acc):\n").replace("torch_xla.launch(_mp_fn)",
+                                                                           "torch_xla.launch(_mp_fn, args=(None,))")
+    write(tmp_path, {"pyproject.toml": "", "common.py": COMMON, "run.py": run})
+    assert lint_all(tmp_path) == {("run.py", 8, "XLA604")}
+    write(tmp_path, {"run.py": run.replace("acc.is_local_main_process", "acc.is_main_process")})
+    assert lint_all(tmp_path) == set()

@@ -527,11 +527,13 @@ class Replicas:
         return out
 
     # ------------------------------------------------------------------ masters
-    def local_master_test(self, test: ast.AST, ctx: Ctx, polarity: bool = True) -> ast.Call | None:
+    def local_master_test(self, test: ast.AST, ctx: Ctx, polarity: bool = True) -> ast.AST | None:
         """The ``xm.is_master_ordinal()`` call (default ``local=True``, or ``local=True``)
         that the branch ``(test, polarity)`` implies is true, through ``not``, ``and`` (the
-        body of ``if a and master:``), ``or`` on the false side and names bound to it;
-        None when the branch runs on other processes too or the master is the global one."""
+        body of ``if a and master:``), ``or`` on the false side and names bound to it; also
+        a helper returning it (of the module or, in project mode, of another), and
+        Accelerate's ``accelerator.is_local_main_process`` (the attribute); None when the
+        branch runs on other processes too or the master is the global one."""
         todo = [(test, ctx, polarity, 0)]
         found = None
         while todo:
@@ -560,6 +562,9 @@ class Replicas:
             elif t is ast.Compare and pol and self._first_host_test(node, c, depth):
                 return None  # `is_master_ordinal() and xr.process_index() == 0`: the global master
             elif t in (ast.Name, ast.Attribute) and self.qualname(node, c) is None:
+                if pol and t is ast.Attribute and _PREDICATE_SCOPES.get(node.attr) == "local":
+                    found = found or node  # accelerator.is_local_main_process (Accelerate's name)
+                    continue
                 values = self.values(node, c)  # a name or self.attribute bound to the test
                 if values and len(values) == 1 and type(values[0][0]) in (ast.Call, ast.UnaryOp, ast.BoolOp):
                     todo.append((values[0][0], values[0][1], pol, depth + 1))
