@@ -1,0 +1,1 @@
+"""Code shared by the torchrun (GPU) and the TPU entry scripts."""

@@ -1,0 +1,1 @@
+"""Shared helpers: distributed queries (dist.py) and logging (logging.py)."""

@@ -1,0 +1,1 @@
+"""DCGAN with a non-saturating loss and R1 regularisation."""
