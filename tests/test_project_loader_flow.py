@@ -425,3 +425,27 @@ def test_the_trained_item_of_a_returned_tuple_through_an_accumulating_step(tmp_p
     # micro-batch, one update); val_loader (item 1) feeds evaluation only
     write(tmp_path, {"pyproject.toml": "", "loaders.py": LOADERS, "step.py": STEP, "run.py": RUN_ITEMS})
     both(tmp_path, {("loaders.py", 5, "XLA304")})
+
+
+DICT_LOADERS = '''\
+from torch.utils.data import DataLoader
+
+
+def get_loaders(train_ds, val_ds, sampler):
+    return {
+        "train": DataLoader(train_ds, batch_size=32, sampler=sampler),
+        "val": DataLoader(val_ds, batch_size=64),
+    }
+'''
+
+RUN_DICT = RUN_ITEMS.replace("from loaders import build_loaders", "from loaders import get_loaders").replace(
+    "    train_loader, val_loader = build_loaders(train_ds, val_ds, sampler)\n",
+    "    loaders = get_loaders(train_ds, val_ds, sampler)\n").replace(
+    "pl.MpDeviceLoader(train_loader, device)", 'pl.MpDeviceLoader(loaders["train"], device)').replace(
+    "pl.MpDeviceLoader(val_loader, device)", 'pl.MpDeviceLoader(loaders["val"], device)')
+
+
+def test_the_trained_value_of_a_returned_dict_by_key(tmp_path):
+    # loaders["train"] feeds the step loop; loaders["val"] feeds evaluation only
+    write(tmp_path, {"pyproject.toml": "", "loaders.py": DICT_LOADERS, "step.py": STEP, "run.py": RUN_DICT})
+    both(tmp_path, {("loaders.py", 6, "XLA304")})

@@ -471,6 +471,11 @@ class Loaders:
             for v, c in self.values(expr, ctx) or ():
                 if v is not None and c is not None:
                     out.extend(self._sources(v, c, depth + 1, opaque))
+        elif t is ast.Subscript and opaque and type(expr.value) is ast.Name:
+            key = self.const(expr.slice, ctx)  # loaders["train"] of what an unseen call returns
+            if type(key) in (str, int) and not isinstance(key, bool):
+                out.extend((c, ("item", key)) for c, x in self._sources(expr.value, ctx, depth + 1, True)
+                           if type(c) is ast.Call and type(x) is not tuple)
         return out
 
     def _param_loader_sources(self, func: FunctionInfo, name: str, depth: int, opaque: bool = False) -> list:
@@ -767,6 +772,27 @@ class Loaders:
                     out.extend(self.loader_sources(a, ctx))
         return out
 
+    def _returned_items(self, func: FunctionInfo) -> list:
+        """``(item, expr, ctx)`` of what the returns of ``func`` hold by position or constant
+        key: a tuple display's elements (``return train_loader, val_loader``), a dict display's
+        values (``return {"train": DataLoader(...), ...}``, also through a name bound once to it)."""
+        out = []
+        for value, vctx in func.returns:
+            if vctx is None:
+                continue
+            if type(value) is ast.Name:
+                single = self.single_value(value, vctx)
+                if single is not None and type(single[0]) in (ast.Tuple, ast.Dict):
+                    value, vctx = single
+            if type(value) is ast.Tuple:
+                out.extend((i, e, vctx) for i, e in enumerate(value.elts))
+            elif type(value) is ast.Dict:
+                for k, v in zip(value.keys, value.values):
+                    key = self.const(k, vctx) if k is not None else None
+                    if type(key) in (str, int) and not isinstance(key, bool):
+                        out.append((key, v, vctx))
+        return out
+
     @staticmethod
     def _fed(lookup, qual: str) -> tuple:
         """The calls of ``qual`` that feed a step loop of another module, each with the items
@@ -792,8 +818,7 @@ class Loaders:
                 continue  # (a module's function, or a method of its class: Cls.m)
             loaders = [pair for value, vctx in func.returns if vctx is not None
                        for pair in self.loader_sources(value, vctx)]
-            items = [(i, pair) for value, vctx in func.returns if vctx is not None and type(value) is ast.Tuple
-                     for i, e in enumerate(value.elts) for pair in self.loader_sources(e, vctx)]
+            items = [(i, pair) for i, e, vctx in self._returned_items(func) for pair in self.loader_sources(e, vctx)]
             if not loaders and not items:
                 continue
             quals = quals or self.function_quals()

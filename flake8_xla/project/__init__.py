@@ -1070,7 +1070,7 @@ def _passed_on(file: str, via: tuple, files: ProjectFiles, settings: Settings):
                 targets.extend(_runs(v.refs, d.method, files, settings))
         if targets and all(_takes_loader(_reexported(t, files, settings), index, origin, files, settings)
                            for t in targets):
-            if item < 0:
+            if item == -1:
                 return None
             items.add(item)
     return frozenset(items) if items else False

@@ -136,9 +136,10 @@ class CallFacts:
     #: train_step(model, batch, opt)``): a training step loop when one of them steps once
     #: per call (the project layer asks the callee)
     feeds_calls: tuple[int, ...] = ()
-    #: what the caller trains on is only these items of what the call returns
-    #: (``train_loader, val_loader = build_loaders(cfg)``: ``(0,)``); ``()``: the value whole
-    feeds_items: tuple[int, ...] = ()
+    #: what the caller trains on is only these items of what the call returns, by position
+    #: or constant key (``train_loader, val_loader = build_loaders(cfg)``: ``(0,)``;
+    #: ``loaders["train"]``: ``("train",)``); ``()``: the value whole
+    feeds_items: tuple[int | str, ...] = ()
 
     def argument(self, index: int | None, name: str) -> ArgFacts | None:
         """What this call passes for parameter ``name`` at position ``index`` (``None`` for
@@ -420,7 +421,8 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
         nodes.append((len(out), call, ctx))
         out.append(CallFacts(target, call.lineno, tuple(args), tuple(kwargs), splat,
                              feeds_step=id(call) in model.step_loader_origins(any_code=True),
-                             feeds_items=tuple(sorted(model.step_loader_origin_items(any_code=True).get(id(call), ()))),
+                             feeds_items=tuple(sorted(model.step_loader_origin_items(any_code=True).get(id(call), ()),
+                                                      key=repr)),
                              reiterated=id(call) in model.reiterated_calls(),
                              caller=quals.get(id(ctx.func), "") if ctx.func is not None else "",
                              in_step=in_step, gated=gated, in_loop=in_loop,
@@ -429,7 +431,7 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
     loops, loop_items = _loop_feeds(model, nodes)
     for i, call, _ in nodes if via or loops else ():
         if id(call) in via or id(call) in loops:
-            items = out[i].feeds_items if out[i].feeds_step else tuple(sorted(loop_items.get(id(call), ())))
+            items = out[i].feeds_items if out[i].feeds_step else tuple(sorted(loop_items.get(id(call), ()), key=repr))
             out[i] = dataclasses.replace(out[i], feeds_via=via.get(id(call), ()), feeds_calls=loops.get(id(call), ()),
                                          feeds_items=items)
     out.extend(_launch_calls(model, resolve, site, quals, call_funcs))
