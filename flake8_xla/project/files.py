@@ -211,7 +211,7 @@ class ProjectFiles:
         return found
 
     def _imported_files(self, path: Path, text: str):
-        for m in _IMPORT_RE.finditer(text):
+        for m in _import_statements(text):
             if m.group(4) is not None:  # import a.b as c, d
                 for item in m.group(4).split(","):
                     name = item.split(" as ")[0].strip()
@@ -234,6 +234,29 @@ class ProjectFiles:
                             sub = self.submodule(found, name)
                             if sub is not None:
                                 yield sub
+
+
+def _import_statements(text: str):
+    """The matches ``_IMPORT_RE.finditer(text)`` gives, found faster: every import statement
+    holds the word ``import`` on its first line, so the pattern is tried only at the start
+    of a line holding one (a literal search; the pattern's ``^`` tried at every character
+    of a large tree cost more than the rest of the reverse index). Same matches, same order."""
+    match = _IMPORT_RE.match
+    find = text.find
+    end = 0  # where the last match ended: the next one starts at a line start at or after it
+    tried = -1  # the line start tried last (a line may hold the word twice)
+    i = find("import")
+    while i >= 0:
+        start = text.rfind("\n", 0, i) + 1
+        if start >= end and start != tried:
+            tried = start
+            m = match(text, start)
+            if m is not None:
+                yield m
+                end = m.end()
+                i = find("import", max(end, i + 1))
+                continue
+        i = find("import", i + 1)
 
 
 _DOTTED = re.compile(r"[\w.]+").fullmatch
