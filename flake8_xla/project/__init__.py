@@ -186,6 +186,7 @@ def clear_cache() -> None:
     defs.clear_cache()
     cache.clear()
     _XLA_ROOTS.clear()
+    _TEXT_FACTS.clear()
 
 
 def _root_of(folder: str) -> Path:
@@ -277,12 +278,51 @@ def _may_wrap(text: str) -> bool:
     return False
 
 
+_TEXT_FACTS: dict[Path, tuple[frozenset[str], tuple[str, ...]] | None] = {}
+
+
+def _text_facts(files: ProjectFiles) -> tuple[frozenset[str], tuple[str, ...]] | None:
+    """``(files naming torch_xla, every launch wrapper name of the project)``: one bytes
+    search over the project's files, once per root and process, and :func:`_wrappers` of
+    the files it finds (only a file naming torch_xla can define one). What every module's
+    questions share: a module can import a wrapper only where the project has one, and only
+    a file that names torch_xla, or calls a wrapper or an ``xla-launchers`` name, launches.
+    ``None`` when the project's files cannot be listed (more than
+    :data:`~.files.MAX_FILES`, or none): then nothing is settled from it."""
+    root = files.root
+    if root in _TEXT_FACTS:
+        return _TEXT_FACTS[root]
+    listed = files.files()
+    found = None
+    if listed:
+        xla = [p for p in listed if _names_xla(p)]
+        names: list[str] = []
+        for p in xla:
+            own, selves = _wrappers(p)
+            names.extend(n for n in own if n not in names)
+            names.extend(n for n, _, _ in selves if n not in names)
+        found = (frozenset(map(str, xla)), tuple(names))
+    _TEXT_FACTS[root] = found
+    return found
+
+
+def _no_wrappers(files: ProjectFiles) -> bool:
+    """No file of the project defines a launch wrapper (:func:`_text_facts`): every module's
+    :func:`launchers_for` is empty, without reading its imports."""
+    facts = _text_facts(files)
+    return facts is not None and not facts[1]
+
+
 def launchers_for(path: Path, files: ProjectFiles) -> tuple[str, ...]:
     """Launch wrappers of the project modules ``path`` imports, up to MAX_WRAPPER_DEPTH levels
     down (once per file and process, like the reach index)."""
     key = (files.root, path)
     if key in _LAUNCHERS:
         return _LAUNCHERS[key]
+    if _no_wrappers(files):
+        _LAUNCHER_SELVES[key] = ()
+        found = _LAUNCHERS[key] = ()
+        return found
     _LAUNCHERS[key] = ()
     _LAUNCHER_SELVES[key] = ()
     seen, level, found, selves = {path}, [path], [], []
@@ -348,8 +388,9 @@ def facts_for(filename: str, settings: Settings) -> ProjectFacts:
     reached: dict[str, bool] = {}
     callers: dict[str, str] = {}
     setup = None
-    if files.importers(path):  # a module nothing imports (an entry script) is reached by no other
-        for qual, (multi, caller) in _reach_index(files, settings).get(str(path), {}).items():
+    entry = _reach_index(files, settings).get(str(path))
+    if entry and files.importers(path):  # a module nothing imports (an entry script) is reached by no other
+        for qual, (multi, caller) in entry.items():
             reached[qual] = multi
             callers[qual] = caller
         setup = _SETUPS.get((files.root, settings), {}).get(str(path)) if reached else None
@@ -411,14 +452,22 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
     _INDEX[key] = index  # asked again while building (it is not): nothing reached yet
     _SETUPS[key] = setups  # each reached module: what its launching modules set up, combined
     _SELF_CLASSES[key] = selves  # each reached method: the classes of the objects it runs on
+    facts = _text_facts(files)
+    xla, wrappers = facts if facts is not None else (None, ())
+    called = tuple(f"{n}(" for n in wrappers)
     for path in files.files():
+        if xla is not None and not words and not wrappers and str(path) not in xla:
+            continue  # names no torch_xla and can call no launch wrapper (the text test below fails)
         text = read_text(path)
         if text is None:
             continue
         if not ("torch_xla" in text and ("spawn(" in text or "launch(" in text or "__main__" in text)) \
-                and not any(w in text for w in words + tuple(f"{n}(" for n in launchers_for(path, files))):
+                and not any(w in text for w in words) \
+                and not (any(w in text for w in called)
+                         and any(f"{n}(" in text for n in launchers_for(path, files))):
             continue  # no launch and no script block in the text: runs no XLA code of other modules
-            # (one calling a project's launch wrapper need not name torch: backend.launch(worker))
+            # (one calling a project's launch wrapper need not name torch: backend.launch(worker);
+            # its imports are read only when its text calls a wrapper name of the project)
         if not files.imports_of(path):
             continue  # imports no project module: its launched code runs nothing of another module
         s = summary_of(path, files, settings)

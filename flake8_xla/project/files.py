@@ -211,6 +211,9 @@ class ProjectFiles:
         return found
 
     def _imported_files(self, path: Path, text: str):
+        folder = os.path.dirname(path)
+        resolved = self._resolved
+        library = None  # (asked once: whether the file's relative imports are the library's)
         for m in _import_statements(text):
             if m.group(4) is not None:  # import a.b as c, d
                 for item in m.group(4).split(","):
@@ -220,12 +223,24 @@ class ProjectFiles:
                         if parts[0] in KNOWN_LIBRARIES:
                             continue  # (`import torch.nn`: the library, no prefix is a project file)
                         for i in range(1, len(parts) + 1):
-                            found = self.resolve_module(path, ".".join(parts[:i]))
+                            module = ".".join(parts[:i])
+                            found = resolved.get((folder, module, 0), _UNSEEN)  # (resolve_module's memo)
+                            if found is _UNSEEN:
+                                found = self.resolve_module(path, module)
                             if found is not None:
                                 yield found
             else:
                 level, module = len(m.group(1)), m.group(2)
-                found = self.resolve_module(path, module, level) if module or level else None
+                if not level and module.partition(".")[0] in KNOWN_LIBRARIES:
+                    continue  # (`from torch.nn import Module`: the library, as resolve_module says)
+                if level:
+                    if library is None:
+                        library = self._in_library(path)
+                    if library:
+                        continue  # (`from . import config` inside torch/: the library, as resolve_module says)
+                found = resolved.get((folder, module, level), _UNSEEN)
+                if found is _UNSEEN:
+                    found = self.resolve_module(path, module, level) if module or level else None
                 if found is not None:
                     yield found
                     for item in m.group(3).strip("()").split(","):
@@ -259,6 +274,7 @@ def _import_statements(text: str):
         i = find("import", i + 1)
 
 
+_UNSEEN = object()
 _DOTTED = re.compile(r"[\w.]+").fullmatch
 _NAME = re.compile(r"\w+").fullmatch
 
