@@ -84,9 +84,10 @@ def run(
         # per root and process), so plain projects stay on the fast path
         if not project or source is None:
             return []
-        if "torch" not in source and not _project_uses_xla(filename, settings):
+        plain = "torch" not in source
+        if plain and not _project_uses_xla(filename, settings):
             return []
-        facts = _project_facts(filename, settings)
+        facts = _project_facts(filename, settings, plain)
         if facts is EMPTY:
             return []
     elif project:
@@ -123,10 +124,11 @@ def run(
             gc.enable()
 
 
-def _project_facts(filename: str, settings: Settings) -> ProjectFacts:
-    """Project mode's facts about this module; none (and no error) when the project cannot be read."""
+def _project_facts(filename: str, settings: Settings, plain: bool = False) -> ProjectFacts:
+    """Project mode's facts about this module (``plain``: its text never mentions torch); none
+    (and no error) when the project cannot be read."""
     try:
-        return facts_for(filename, settings)
+        return facts_for(filename, settings, plain)
     except (Exception, RecursionError):  # never crash the host's run: unknown, so nothing fires
         return EMPTY
 

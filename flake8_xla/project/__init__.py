@@ -369,13 +369,16 @@ def _module_file(filename: str | None, settings: Settings) -> tuple[Path, Projec
     return path, _project(_root_of(str(path.parent)))
 
 
-def facts_for(filename: str, settings: Settings) -> ProjectFacts:
+def facts_for(filename: str, settings: Settings, plain: bool = False) -> ProjectFacts:
     """The project's facts about the module in file ``filename``.
 
     Args:
         filename: the linted file's path as the host gives it (relative to the working
             directory or absolute); a path that is no existing file gives :data:`EMPTY`.
         settings: the run's settings (the project's modules are summarised with them).
+        plain: the module's text never mentions torch: unless the reach index is built
+            already, it is asked only when some project module imports this one (the
+            reverse-import index: text only), so such a module never touches the cache.
 
     Returns:
         :class:`ProjectFacts`; :data:`EMPTY` when project mode is off, or nothing reaches
@@ -388,8 +391,13 @@ def facts_for(filename: str, settings: Settings) -> ProjectFacts:
     reached: dict[str, bool] = {}
     callers: dict[str, str] = {}
     setup = None
-    entry = _reach_index(files, settings).get(str(path))
-    if entry and files.importers(path):  # a module nothing imports (an entry script) is reached by no other
+    # a module nothing imports (an entry script) is reached by no other: asked first for a
+    # module that never mentions torch while the reach index is not built, else second
+    # (one dictionary lookup: the reverse-import index is then built only for a reached module)
+    entry = None
+    if not plain or (files.root, settings) in _INDEX or files.importers(path):
+        entry = _reach_index(files, settings).get(str(path))
+    if entry and files.importers(path):
         for qual, (multi, caller) in entry.items():
             reached[qual] = multi
             callers[qual] = caller
