@@ -1101,8 +1101,7 @@ def _called_elsewhere(path: Path, name: str, files: ProjectFiles) -> bool:
     name by name for the first few names, then one index of every name, once per root).
     Every file counts, also one that never names torch: a framework's trainer module
     (``self.after_step(step)`` in its loop, ``cb.on_step_end(...)``) may be plain Python."""
-    found = files.calling(name)  # (no set copied per question: it is asked for every candidate call)
-    return bool(found) and (len(found) > 1 or str(path) not in found)
+    return files.called_elsewhere(name, str(path))  # (searched only until a file calls it)
 
 
 def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Settings) -> tuple[CallFacts, ...]:

@@ -67,6 +67,7 @@ class ProjectFiles:
         self._called: dict[str, set[str]] | None = None  # name -> files calling it (all names)
         self._scanned: dict[str, set[str]] = {}  # the same, name by name, before the index
         self._texts: list[tuple[str, str]] | None = None  # the files' texts while names are scanned
+        self._unread: list[Path] = []  # the files whose texts are not read yet (last first)
 
     def files(self) -> list[Path]:
         """Every ``.py`` file under the root (skipped folders left out), sorted; listed once.
@@ -174,20 +175,50 @@ class ProjectFiles:
         found = self._scanned.get(name)
         if found is not None:
             return found
-        if self._texts is None:
-            self._texts = [(str(p), text) for p in self.files() if (text := read_text(p))]
         if len(self._scanned) >= CALL_SCANS:
             index: dict[str, set[str]] = {}
-            for path, text in self._texts:
+            for path, text in list(self._text_items()):
                 for called in {a or b for a, b in _CALLED.findall(text)}:
                     index.setdefault(called, set()).add(path)
             self._called, self._texts, self._scanned = index, None, {}
             return index.get(name, _NO_FILES)
-        pattern = re.compile(r"%s\s*\(" % re.escape(name))
-        quoted = (f'"{name}"', f"'{name}'")  # a method named by a string: getattr(cb, event) of fire("name")
-        found = self._scanned[name] = {path for path, text in self._texts if name in text and (
-            _calls(text, pattern) or quoted[0] in text or quoted[1] in text)}
+        found = self._scanned[name] = {path for path, text in self._text_items() if _calls_named(text, name)}
         return found
+
+    def called_elsewhere(self, name: str, path: str) -> bool:
+        """Some file other than ``path`` (a ``str`` path) calls something named ``name``
+        (:meth:`calling`'s answer, without its set where that is not known yet: the texts are
+        read and searched only until one such file is found, so a common name costs a few
+        files, not the project)."""
+        if self._called is None and name not in self._scanned:
+            for other, text in self._text_items():
+                if other != path and _calls_named(text, name):
+                    return True
+            # none elsewhere: the whole project was searched, so calling(name) is known
+            mine = next((text for other, text in self._text_items() if other == path), None)
+            self._scanned[name] = {path} if mine is not None and _calls_named(mine, name) else set()
+        found = self.calling(name)
+        return bool(found) and (len(found) > 1 or path not in found)
+
+    def _text_items(self):
+        """``(str path, text)`` of the project's files with a non-empty text, in
+        :meth:`files` order, each read once (kept until the index of called names is built)."""
+        if self._texts is None:
+            self._texts, self._unread = [], list(self.files())
+            self._unread.reverse()
+        texts, unread = self._texts, self._unread
+        i = 0
+        while True:
+            if i < len(texts):
+                yield texts[i]
+                i += 1
+            elif unread:
+                p = unread.pop()
+                text = read_text(p)
+                if text:
+                    texts.append((str(p), text))
+            else:
+                return
 
     def importers(self, target: Path) -> set[Path]:
         """Files whose text imports ``target`` (a candidate set: a regular expression over
@@ -277,6 +308,20 @@ def _import_statements(text: str):
 _UNSEEN = object()
 _DOTTED = re.compile(r"[\w.]+").fullmatch
 _NAME = re.compile(r"\w+").fullmatch
+
+
+_PATTERNS: dict[str, re.Pattern] = {}
+
+
+def _calls_named(text: str, name: str) -> bool:
+    """``text`` calls something named ``name`` (``name(`` / ``.name(``, not ``xname(``) or
+    names it in a string literal (``fire("on_step_end")``: a call by name)."""
+    if name not in text:
+        return False
+    pattern = _PATTERNS.get(name)
+    if pattern is None:
+        pattern = _PATTERNS[name] = re.compile(r"%s\s*\(" % re.escape(name))
+    return _calls(text, pattern) or f'"{name}"' in text or f"'{name}'" in text
 
 
 def _calls(text: str, pattern: re.Pattern) -> bool:
