@@ -187,6 +187,8 @@ def clear_cache() -> None:
     cache.clear()
     _XLA_ROOTS.clear()
     _TEXT_FACTS.clear()
+    _MODULE_FILES.clear()
+    _FOLDER_ROOTS.clear()
 
 
 def _root_of(folder: str) -> Path:
@@ -295,7 +297,7 @@ def _text_facts(files: ProjectFiles) -> tuple[frozenset[str], tuple[str, ...]] |
     listed = files.files()
     found = None
     if listed:
-        xla = [p for p in listed if _names_xla(p)]
+        xla = [p for p in listed if "torch_xla" in (files.text(p) or "")]  # (as _names_xla: bytes decoded keep ASCII)
         names: list[str] = []
         for p in xla:
             own, selves = _wrappers(p)
@@ -362,11 +364,19 @@ def _module_file(filename: str | None, settings: Settings) -> tuple[Path, Projec
     project mode is off or ``filename`` is no existing file (stdin, a name a host made up)."""
     if settings.project != "on" or not filename:
         return None
+    key = (filename, os.getcwd()) if not os.path.isabs(filename) else filename
+    found = _MODULE_FILES.get(key)
+    if found is not None:
+        return found  # (each lookup of a module asks again: facts, helpers, callers, definitions)
     path = Path(filename)
     if not path.is_file():
         return None
     path = path.resolve()
-    return path, _project(_root_of(str(path.parent)))
+    found = _MODULE_FILES[key] = (path, _project(_root_of(str(path.parent))))
+    return found
+
+
+_MODULE_FILES: dict = {}  # the file name as the host gives it -> (resolved path, project files)
 
 
 def facts_for(filename: str, settings: Settings, plain: bool = False) -> ProjectFacts:
@@ -384,6 +394,8 @@ def facts_for(filename: str, settings: Settings, plain: bool = False) -> Project
         :class:`ProjectFacts`; :data:`EMPTY` when project mode is off, or nothing reaches
         the module and it imports no launch wrapper. Never raises for a file it cannot read or parse: that module is unknown.
     """
+    if _reaches_nothing(filename, settings):
+        return EMPTY
     found = _module_file(filename, settings) if filename and Path(filename).suffix in (".py", ".pyi") else None
     if found is None:
         return EMPTY
@@ -407,6 +419,28 @@ def facts_for(filename: str, settings: Settings, plain: bool = False) -> Project
         return EMPTY
     dispatch = _self_dispatch(path, reached, files, settings) if reached else {}
     return ProjectFacts(reached, callers, launchers, setup, launcher_selves_for(path, files), dispatch)
+
+
+_FOLDER_ROOTS: dict[str, Path] = {}  # a folder as the host names it -> its project's root
+
+
+def _reaches_nothing(filename: str | None, settings: Settings) -> bool:
+    """The project of ``filename`` is known to give every module :data:`EMPTY`: its reach
+    index is built and empty, and it has no launch wrapper (:func:`_text_facts`). Asked
+    first for every module (the fast path's modules of a big tree: one dictionary lookup
+    per module instead of resolving its path). ``False`` when that is not known yet, or
+    for a file that is a symbolic link (its project may be another)."""
+    if settings.project != "on" or not filename:
+        return False
+    folder = os.path.dirname(os.path.abspath(filename))
+    root = _FOLDER_ROOTS.get(folder)
+    if root is None:
+        root = _FOLDER_ROOTS[folder] = _root_of(str(Path(folder).resolve()))
+    files = _PROJECTS.get(root)
+    if files is None or _INDEX.get((root, settings)) != {} or _TEXT_FACTS.get(root) is None \
+            or _TEXT_FACTS[root][1] or _SETUPS.get((root, settings)) != {}:
+        return False
+    return not os.path.islink(filename)
 
 
 def _self_dispatch(path: Path, reached: dict[str, bool], files: ProjectFiles,
@@ -466,7 +500,7 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
     for path in files.files():
         if xla is not None and not words and not wrappers and str(path) not in xla:
             continue  # names no torch_xla and can call no launch wrapper (the text test below fails)
-        text = read_text(path)
+        text = files.text(path)
         if text is None:
             continue
         if not ("torch_xla" in text and ("spawn(" in text or "launch(" in text or "__main__" in text)) \
@@ -1168,7 +1202,7 @@ def _importer_dispatches(imp: Path, method: str, files: ProjectFiles, settings: 
     if found is not None:
         return found
     found = _IMPORTER_DISPATCHED[key] = {}  # asked again while this one is built: none
-    text = read_text(imp)
+    text = files.text(imp)
     if text is None:
         return found
     handed = "torch_xla" in text
@@ -1446,7 +1480,7 @@ def _callers_of(path: Path, files: ProjectFiles, settings: Settings) -> _Callers
     unread: set[str] = set()
     unknown = False
     for q in sorted(importers):
-        text = read_text(q)
+        text = files.text(q)
         if text is None:
             unknown = True
             continue

@@ -68,6 +68,7 @@ class ProjectFiles:
         self._scanned: dict[str, set[str]] = {}  # the same, name by name, before the index
         self._texts: list[tuple[str, str]] | None = None  # the files' texts while names are scanned
         self._unread: list[Path] = []  # the files whose texts are not read yet (last first)
+        self._text_store: dict[str, str | None] | None = {}  # str path -> its text (text())
         self._asked: set[str] = set()  # the names asked before the index (CALL_SCANS of them at most)
         self._elsewhere: dict[str, str] = {}  # name -> a file found calling it (the search stopped there)
 
@@ -183,6 +184,7 @@ class ProjectFiles:
                 for called in _called_names(text):
                     index.setdefault(called, set()).add(path)
             self._called, self._texts, self._scanned, self._elsewhere = index, None, {}, {}
+            self._text_store = None  # (the texts are dropped: a file asked again is read again)
             return index.get(name, _NO_FILES)
         self._asked.add(name)
         found = self._scanned[name] = {path for path, text in self._text_items() if _calls_named(text, name)}
@@ -210,6 +212,20 @@ class ProjectFiles:
         found = self.calling(name)
         return bool(found) and (len(found) > 1 or path not in found)
 
+    def text(self, path: Path) -> str | None:
+        """:func:`read_text` of ``path``, read once per process while the project's texts are
+        kept (they are dropped with the others when the index of called names is built): the
+        reverse-import index, the reach index's text tests and the name searches read each
+        file once instead of once each."""
+        key = str(path)
+        texts = self._text_store
+        if texts is None:
+            return read_text(path)
+        if key in texts:
+            return texts[key]
+        found = texts[key] = read_text(path)
+        return found
+
     def _text_items(self):
         """``(str path, text)`` of the project's files with a non-empty text, in
         :meth:`files` order, each read once (kept until the index of called names is built)."""
@@ -224,7 +240,7 @@ class ProjectFiles:
                 i += 1
             elif unread:
                 p = unread.pop()
-                text = read_text(p)
+                text = self.text(p)
                 if text:
                     texts.append((str(p), text))
             else:
@@ -246,7 +262,7 @@ class ProjectFiles:
         :meth:`importers`; memoised per file)."""
         found = self._forward.get(path)
         if found is None:
-            text = read_text(path)
+            text = self.text(path)
             found = set() if text is None else set(self._imported_files(path, text)) - {path}
             self._forward[path] = found
         return found
