@@ -75,6 +75,44 @@ def test_warm_run_reads_the_summaries_back(tmp_path, monkeypatch):
     assert cache.stats()["misses"] == 0 and cache.stats()["hits"] >= written
 
 
+def test_a_summary_that_fails_is_kept_as_unknown(tmp_path, monkeypatch):
+    """A module whose summary raises is unknown (summary_of: None) in every run; the verdict
+    is stored, so the warm run does not build it again; a RecursionError (the stack's depth
+    when asked, not the module's) is not stored."""
+    where, proj = _cached(tmp_path, monkeypatch)
+    real = project.summarise
+
+    def fails_for_engine(path, *a, **k):
+        if path.name == "engine.py":
+            raise AttributeError("a bug of the summary")
+        return real(path, *a, **k)
+
+    monkeypatch.setattr(project, "summarise", fails_for_engine)
+    files = project._project(proj.resolve())
+    engine_py = (proj / "engine.py").resolve()
+    assert project.summary_of(engine_py, files, Settings()) is None
+    assert cache.stats()["writes"] == 1  # (None: the unknown verdict)
+    project.clear_cache()
+
+    def boom(*a, **k):
+        raise AssertionError("summarised again on a warm cache")
+
+    monkeypatch.setattr(project, "summarise", boom)
+    files = project._project(proj.resolve())
+    assert project.summary_of(engine_py, files, Settings()) is None
+    assert cache.stats() == {"hits": 1, "misses": 0, "writes": 0}
+    project.clear_cache()
+
+    def deep(*a, **k):
+        raise RecursionError
+
+    monkeypatch.setattr(project, "summarise", deep)
+    files = project._project(proj.resolve())
+    other = (proj / "train.py").resolve()
+    assert project.summary_of(other, files, Settings()) is None
+    assert cache.stats()["writes"] == 0
+
+
 def test_an_edit_anywhere_in_the_project_makes_it_cold(tmp_path, monkeypatch):
     where, proj = _cached(tmp_path, monkeypatch)
     assert lint_all(proj) == WANT

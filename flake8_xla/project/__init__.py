@@ -235,7 +235,16 @@ def _summarise(path: Path, files: ProjectFiles, settings: Settings) -> ModuleSum
             found = cache.load(where, entry)
             if found is not cache.MISSING:
                 return found
-    found = summarise(path, files, settings, lambda ref: def_facts(ref, files), selves)
+    try:
+        found = summarise(path, files, settings, lambda ref: def_facts(ref, files), selves)
+    except RecursionError:
+        raise  # (how deep the stack was when it was asked: not the module's own verdict)
+    except Exception:
+        # a module the summary cannot read is unknown for good (summary_of): the verdict is
+        # kept as a module that does not parse is, so a warm run does not build it again
+        if entry is not None:
+            cache.store(where, entry, None)
+        raise
     if entry is not None:
         cache.store(where, entry, found)
     return found
