@@ -12,8 +12,8 @@ import gc
 from typing import Iterable, Sequence
 
 from .model import Model
-from .project import EMPTY, ProjectFacts, callers_lookup, defs_lookup, facts_for, helper_lookup, project_names_xla, \
-    project_uses_xla, with_launchers
+from .project import EMPTY, ProjectFacts, callers_lookup, defs_lookup, facts_for, helper_lookup, lend_tree, \
+    project_names_xla, project_uses_xla, with_launchers
 from .registry import ANYWHERE, ENV, ENV_PREFIXES, ENV_SETTERS, UNIMPORTED, XLA_DEVICE_TEXTS, Finding, Rule, \
     all_rules
 from .settings import Settings
@@ -91,6 +91,7 @@ def run(
         if facts is EMPTY:
             return []
     elif project:
+        lend_tree(filename, settings, source, tree)  # (a summary of this module reuses the host's tree)
         facts = _project_facts(filename, settings)
     if facts.launchers:
         settings = with_launchers(settings, facts.launchers)
@@ -122,6 +123,8 @@ def run(
     finally:
         if paused:
             gc.enable()
+        if project:
+            lend_tree(None, settings, None, None)
 
 
 def _project_facts(filename: str, settings: Settings, plain: bool = False) -> ProjectFacts:

@@ -241,3 +241,34 @@ def test_handed_projects_same_cold_and_warm(tmp_path, name):
         else:
             os.environ["FLAKE8_XLA_CACHE_DIR"] = old
     assert cold == warm
+
+
+def test_the_linted_module_is_not_parsed_again(tmp_path, monkeypatch):
+    """The engine lends the host's tree of the module it lints (summary.hold_tree): a
+    summary of that module asked meanwhile reuses it when the file's text is the text the
+    host parsed (an unsaved buffer is parsed from the file); the loan ends with the run."""
+    import ast
+
+    from flake8_xla import engine
+
+    p = tmp_path / "m.py"
+    p.write_text("x = 1\n")
+    tree = ast.parse("x = 1\n")
+    summary.hold_tree(p, "x = 1\n", tree)
+    try:
+        assert summary.parse_module(p) is tree
+        summary.hold_tree(p, "x = 2\n", tree)  # (the host's buffer is not the file)
+        got = summary.parse_module(p)
+        assert got is not tree and ast.dump(got) == ast.dump(tree)
+    finally:
+        summary.hold_tree(None)
+    assert summary.parse_module(p) is not tree
+    where, proj = _cached(tmp_path, monkeypatch)
+    text = (proj / "train.py").read_text()  # (it names torch_xla: the engine's full path)
+    seen = []
+    real = summary.hold_tree
+    monkeypatch.setattr(project, "hold_tree", lambda *a: (seen.append(a[0]), real(*a)))
+    engine.run(ast.parse(text), Settings(), text, filename=str(proj / "train.py"))
+    assert seen[0] == (proj / "train.py").resolve() and seen[-1] is None
+    assert summary._HELD == [None, None, None]
+    assert lint_all(proj) == WANT  # (the same findings, the loans included)

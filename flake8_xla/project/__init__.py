@@ -27,8 +27,8 @@ from .callers import INSTANCE, INSTANCES, PARAM, ArgFacts, CallFacts
 from . import cache, constants, defs
 from .defs import NOTHING, DefFacts, def_facts
 from .files import ProjectFiles, read_bytes, read_text, root_from
-from .summary import LaunchSetup, ModuleSummary, Ref, import_bindings, parse_module, resolve_chain, summarise, \
-    wrapper_facts
+from .summary import LaunchSetup, ModuleSummary, Ref, hold_tree, import_bindings, parse_module, resolve_chain, \
+    summarise, wrapper_facts
 
 __all__ = ["EMPTY", "HelperFacts", "LaunchSetup", "ProjectFacts", "callers_lookup", "defs_lookup", "clear_cache", "facts_for", "helper_lookup",
            "launcher_selves_for", "launchers_for", "project_names_xla", "project_uses_xla",
@@ -450,6 +450,17 @@ def _reaches_nothing(filename: str | None, settings: Settings) -> bool:
             or _TEXT_FACTS[root][1] or _SETUPS.get((root, settings)) != {}:
         return False
     return not os.path.islink(filename)
+
+
+def lend_tree(filename: str | None, settings: Settings, source: str | None, tree) -> None:
+    """The engine lends the project layer the host's ``tree`` of ``source``, the module in
+    ``filename`` it lints now (:func:`~.summary.hold_tree`: a summary of that module parses
+    nothing again); ``filename=None`` ends the loan. Never raises."""
+    try:
+        found = _module_file(filename, settings) if filename and source is not None else None
+        hold_tree(found[0] if found is not None else None, source, tree)
+    except (Exception, RecursionError):  # (no loan: the file is parsed as before)
+        hold_tree(None)
 
 
 def _self_dispatch(path: Path, reached: dict[str, bool], files: ProjectFiles,
