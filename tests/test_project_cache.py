@@ -77,8 +77,8 @@ def test_warm_run_reads_the_summaries_back(tmp_path, monkeypatch):
 
 def test_a_summary_that_fails_is_kept_as_unknown(tmp_path, monkeypatch):
     """A module whose summary raises is unknown (summary_of: None) in every run; the verdict
-    is stored, so the warm run does not build it again; a RecursionError (the stack's depth
-    when asked, not the module's) is not stored."""
+    is stored, so the warm run does not build it again; a RecursionError or MemoryError (the
+    stack's depth or the memory when asked, not the module's) is not stored."""
     where, proj = _cached(tmp_path, monkeypatch)
     real = project.summarise
 
@@ -103,14 +103,16 @@ def test_a_summary_that_fails_is_kept_as_unknown(tmp_path, monkeypatch):
     assert cache.stats() == {"hits": 1, "misses": 0, "writes": 0}
     project.clear_cache()
 
-    def deep(*a, **k):
-        raise RecursionError
+    for error in (RecursionError, MemoryError):
+        def transient(*a, **k):
+            raise error
 
-    monkeypatch.setattr(project, "summarise", deep)
-    files = project._project(proj.resolve())
-    other = (proj / "train.py").resolve()
-    assert project.summary_of(other, files, Settings()) is None
-    assert cache.stats()["writes"] == 0
+        monkeypatch.setattr(project, "summarise", transient)
+        project.clear_cache()
+        files = project._project(proj.resolve())
+        other = (proj / "train.py").resolve()
+        assert project.summary_of(other, files, Settings()) is None
+        assert cache.stats()["writes"] == 0
 
 
 def test_an_edit_anywhere_in_the_project_makes_it_cold(tmp_path, monkeypatch):

@@ -237,8 +237,8 @@ def _summarise(path: Path, files: ProjectFiles, settings: Settings) -> ModuleSum
                 return found
     try:
         found = summarise(path, files, settings, lambda ref: def_facts(ref, files), selves)
-    except RecursionError:
-        raise  # (how deep the stack was when it was asked: not the module's own verdict)
+    except (RecursionError, MemoryError):
+        raise  # (how deep the stack was, how full the memory: not the module's own verdict)
     except Exception:
         # a module the summary cannot read is unknown for good (summary_of): the verdict is
         # kept as a module that does not parse is, so a warm run does not build it again
