@@ -187,6 +187,7 @@ def clear_cache() -> None:
     cache.clear()
     _XLA_ROOTS.clear()
     _TEXT_FACTS.clear()
+    _KNOWN_WRAPPERS.clear()
     _MODULE_FILES.clear()
     _FOLDER_ROOTS.clear()
 
@@ -260,16 +261,16 @@ def _state(path: Path) -> tuple | None:
     return str(path), st.st_size, st.st_mtime_ns
 
 
-def _wrappers(path: Path) -> tuple[tuple[str, ...], tuple]:
+def _wrappers(path: Path, files: ProjectFiles | None = None) -> tuple[tuple[str, ...], tuple]:
     """The module's launch wrappers and the methods among them that hand on their own
     ``self`` (:func:`~.summary.wrapper_facts`), once per file state; only a module whose
-    text names torch_xla and a launch is parsed."""
+    text names torch_xla and a launch is parsed (its text read through ``files`` when given)."""
     state = _state(path)
     if state is None:
         return (), ()
     found = _WRAPPERS.get(state)
     if found is None:
-        text = read_text(path) or ""
+        text = (files.text(path) if files is not None else read_text(path)) or ""
         tree = parse_module(path) if _may_wrap(text) else None
         found = _WRAPPERS[state] = wrapper_facts(tree) if tree is not None else ((), ())
     return found
@@ -281,8 +282,8 @@ _HANDS_ON = re.compile(r"\b(?:launch|spawn)\(\s*(?:fn\s*=\s*)?(\w+)\s*[,)]")
 def _may_wrap(text: str) -> bool:
     """Text pre-filter of :func:`~.summary.launch_wrappers`: torch_xla is named, and some
     ``launch(`` / ``spawn(`` is handed a name that a ``def`` line also names."""
-    if "torch_xla" not in text:
-        return False
+    if "torch_xla" not in text or ("launch(" not in text and "spawn(" not in text):
+        return False  # (the pattern below needs one of them)
     for m in _HANDS_ON.finditer(text):
         if re.search(r"def\s+\w+\s*\([^)]*\b%s\b" % m.group(1), text):
             return True
@@ -308,13 +309,18 @@ def _text_facts(files: ProjectFiles) -> tuple[frozenset[str], tuple[str, ...]] |
     if listed:
         xla = [p for p in listed if "torch_xla" in (files.text(p) or "")]  # (as _names_xla: bytes decoded keep ASCII)
         names: list[str] = []
+        known = _KNOWN_WRAPPERS[root] = dict.fromkeys(map(str, listed), ((), ()))  # (no torch_xla: none)
         for p in xla:
-            own, selves = _wrappers(p)
+            own, selves = known[str(p)] = _wrappers(p, files)
             names.extend(n for n in own if n not in names)
             names.extend(n for n, _, _ in selves if n not in names)
         found = (frozenset(map(str, xla)), tuple(names))
     _TEXT_FACTS[root] = found
     return found
+
+
+#: root -> {str path: :func:`_wrappers`} of every listed file, from :func:`_text_facts`
+_KNOWN_WRAPPERS: dict[Path, dict[str, tuple]] = {}
 
 
 def _no_wrappers(files: ProjectFiles) -> bool:
@@ -337,6 +343,7 @@ def launchers_for(path: Path, files: ProjectFiles) -> tuple[str, ...]:
     _LAUNCHERS[key] = ()
     _LAUNCHER_SELVES[key] = ()
     seen, level, found, selves = {path}, [path], [], []
+    known = _KNOWN_WRAPPERS.get(files.root, {})  # (the listed files' wrappers, found once per root)
     for _ in range(MAX_WRAPPER_DEPTH):
         nxt = []
         for p in level:
@@ -344,7 +351,8 @@ def launchers_for(path: Path, files: ProjectFiles) -> tuple[str, ...]:
                 if q not in seen:
                     seen.add(q)
                     nxt.append(q)
-                    names, own = _wrappers(q)
+                    got = known.get(str(q))
+                    names, own = got if got is not None else _wrappers(q, files)
                     found.extend(w for w in names if w not in found)
                     selves.extend((name, (str(q), cls), position) for name, cls, position in own)
         level = nxt
