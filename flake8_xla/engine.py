@@ -12,8 +12,8 @@ import gc
 from typing import Iterable, Sequence
 
 from .model import Model
-from .project import EMPTY, ProjectFacts, callers_lookup, defs_lookup, facts_for, helper_lookup, project_names_xla, \
-    project_uses_xla, with_launchers
+from .project import EMPTY, ProjectFacts, callers_lookup, defs_lookup, facts_for, helper_lookup, lend_tree, \
+    project_names_xla, project_uses_xla, with_launchers
 from .registry import ANYWHERE, ENV, ENV_PREFIXES, ENV_SETTERS, UNIMPORTED, XLA_DEVICE_TEXTS, Finding, Rule, \
     all_rules
 from .settings import Settings
@@ -84,12 +84,14 @@ def run(
         # per root and process), so plain projects stay on the fast path
         if not project or source is None:
             return []
-        if "torch" not in source and not _project_uses_xla(filename, settings):
+        plain = "torch" not in source
+        if plain and not _project_uses_xla(filename, settings):
             return []
-        facts = _project_facts(filename, settings)
+        facts = _project_facts(filename, settings, plain)
         if facts is EMPTY:
             return []
     elif project:
+        lend_tree(filename, settings, source, tree)  # (a summary of this module reuses the host's tree)
         facts = _project_facts(filename, settings)
     if facts.launchers:
         settings = with_launchers(settings, facts.launchers)
@@ -121,12 +123,15 @@ def run(
     finally:
         if paused:
             gc.enable()
+        if project:
+            lend_tree(None, settings, None, None)
 
 
-def _project_facts(filename: str, settings: Settings) -> ProjectFacts:
-    """Project mode's facts about this module; none (and no error) when the project cannot be read."""
+def _project_facts(filename: str, settings: Settings, plain: bool = False) -> ProjectFacts:
+    """Project mode's facts about this module (``plain``: its text never mentions torch); none
+    (and no error) when the project cannot be read."""
     try:
-        return facts_for(filename, settings)
+        return facts_for(filename, settings, plain)
     except (Exception, RecursionError):  # never crash the host's run: unknown, so nothing fires
         return EMPTY
 

@@ -75,6 +75,46 @@ def test_warm_run_reads_the_summaries_back(tmp_path, monkeypatch):
     assert cache.stats()["misses"] == 0 and cache.stats()["hits"] >= written
 
 
+def test_a_summary_that_fails_is_kept_as_unknown(tmp_path, monkeypatch):
+    """A module whose summary raises is unknown (summary_of: None) in every run; the verdict
+    is stored, so the warm run does not build it again; a RecursionError or MemoryError (the
+    stack's depth or the memory when asked, not the module's) is not stored."""
+    where, proj = _cached(tmp_path, monkeypatch)
+    real = project.summarise
+
+    def fails_for_engine(path, *a, **k):
+        if path.name == "engine.py":
+            raise AttributeError("a bug of the summary")
+        return real(path, *a, **k)
+
+    monkeypatch.setattr(project, "summarise", fails_for_engine)
+    files = project._project(proj.resolve())
+    engine_py = (proj / "engine.py").resolve()
+    assert project.summary_of(engine_py, files, Settings()) is None
+    assert cache.stats()["writes"] == 1  # (None: the unknown verdict)
+    project.clear_cache()
+
+    def boom(*a, **k):
+        raise AssertionError("summarised again on a warm cache")
+
+    monkeypatch.setattr(project, "summarise", boom)
+    files = project._project(proj.resolve())
+    assert project.summary_of(engine_py, files, Settings()) is None
+    assert cache.stats() == {"hits": 1, "misses": 0, "writes": 0}
+    project.clear_cache()
+
+    for error in (RecursionError, MemoryError):
+        def transient(*a, **k):
+            raise error
+
+        monkeypatch.setattr(project, "summarise", transient)
+        project.clear_cache()
+        files = project._project(proj.resolve())
+        other = (proj / "train.py").resolve()
+        assert project.summary_of(other, files, Settings()) is None
+        assert cache.stats()["writes"] == 0
+
+
 def test_an_edit_anywhere_in_the_project_makes_it_cold(tmp_path, monkeypatch):
     where, proj = _cached(tmp_path, monkeypatch)
     assert lint_all(proj) == WANT
@@ -203,3 +243,34 @@ def test_handed_projects_same_cold_and_warm(tmp_path, name):
         else:
             os.environ["FLAKE8_XLA_CACHE_DIR"] = old
     assert cold == warm
+
+
+def test_the_linted_module_is_not_parsed_again(tmp_path, monkeypatch):
+    """The engine lends the host's tree of the module it lints (summary.hold_tree): a
+    summary of that module asked meanwhile reuses it when the file's text is the text the
+    host parsed (an unsaved buffer is parsed from the file); the loan ends with the run."""
+    import ast
+
+    from flake8_xla import engine
+
+    p = tmp_path / "m.py"
+    p.write_text("x = 1\n")
+    tree = ast.parse("x = 1\n")
+    summary.hold_tree(p, "x = 1\n", tree)
+    try:
+        assert summary.parse_module(p) is tree
+        summary.hold_tree(p, "x = 2\n", tree)  # (the host's buffer is not the file)
+        got = summary.parse_module(p)
+        assert got is not tree and ast.dump(got) == ast.dump(tree)
+    finally:
+        summary.hold_tree(None)
+    assert summary.parse_module(p) is not tree
+    where, proj = _cached(tmp_path, monkeypatch)
+    text = (proj / "train.py").read_text()  # (it names torch_xla: the engine's full path)
+    seen = []
+    real = summary.hold_tree
+    monkeypatch.setattr(project, "hold_tree", lambda *a: (seen.append(a[0]), real(*a)))
+    engine.run(ast.parse(text), Settings(), text, filename=str(proj / "train.py"))
+    assert seen[0] == (proj / "train.py").resolve() and seen[-1] is None
+    assert summary._HELD == [None, None, None]
+    assert lint_all(proj) == WANT  # (the same findings, the loans included)

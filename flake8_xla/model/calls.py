@@ -793,13 +793,18 @@ class Calls:
         """``("utils", "train_fn")`` for ``utils.train_fn`` when its root name is bound by a
         module-level import only (with ``single``: by one import: two imports of the name
         leave which one runs unknown); else None."""
+        key = ("import_chain", id(func_expr), id(ctx.scope), single)  # (lookup without a line: the scope decides)
+        cache = self._cache
+        if key in cache:
+            return cache[key]  # (asked for every call by several project questions)
         parts = chain_parts(func_expr)
-        if parts is None:
-            return None
-        bindings = self.lookup(parts[0], ctx, None)
-        if not bindings or any(kind not in ("import", "unknown") or b_ctx is None or b_ctx.scope is not self.module_scope
-                               for _, kind, _, b_ctx in bindings) or (single and len(bindings) != 1):
-            return None
+        if parts is not None:
+            bindings = self.lookup(parts[0], ctx, None)
+            if not bindings or any(kind not in ("import", "unknown") or b_ctx is None
+                                   or b_ctx.scope is not self.module_scope
+                                   for _, kind, _, b_ctx in bindings) or (single and len(bindings) != 1):
+                parts = None
+        cache[key] = parts
         return parts
 
     def in_project(self) -> bool:

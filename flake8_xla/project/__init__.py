@@ -27,8 +27,8 @@ from .callers import INSTANCE, INSTANCES, PARAM, ArgFacts, CallFacts
 from . import cache, constants, defs
 from .defs import NOTHING, DefFacts, def_facts
 from .files import ProjectFiles, read_bytes, read_text, root_from
-from .summary import LaunchSetup, ModuleSummary, Ref, import_bindings, parse_module, resolve_chain, summarise, \
-    wrapper_facts
+from .summary import LaunchSetup, ModuleSummary, Ref, hold_tree, import_bindings, parse_module, resolve_chain, \
+    summarise, wrapper_facts
 
 __all__ = ["EMPTY", "HelperFacts", "LaunchSetup", "ProjectFacts", "callers_lookup", "defs_lookup", "clear_cache", "facts_for", "helper_lookup",
            "launcher_selves_for", "launchers_for", "project_names_xla", "project_uses_xla",
@@ -203,6 +203,10 @@ def clear_cache() -> None:
     defs.clear_cache()
     cache.clear()
     _XLA_ROOTS.clear()
+    _TEXT_FACTS.clear()
+    _KNOWN_WRAPPERS.clear()
+    _MODULE_FILES.clear()
+    _FOLDER_ROOTS.clear()
 
 
 def _root_of(folder: str) -> Path:
@@ -249,7 +253,16 @@ def _summarise(path: Path, files: ProjectFiles, settings: Settings) -> ModuleSum
             found = cache.load(where, entry)
             if found is not cache.MISSING:
                 return found
-    found = summarise(path, files, settings, lambda ref: def_facts(ref, files), selves)
+    try:
+        found = summarise(path, files, settings, lambda ref: def_facts(ref, files), selves)
+    except (RecursionError, MemoryError):
+        raise  # (how deep the stack was, how full the memory: not the module's own verdict)
+    except Exception:
+        # a module the summary cannot read is unknown for good (summary_of): the verdict is
+        # kept as a module that does not parse is, so a warm run does not build it again
+        if entry is not None:
+            cache.store(where, entry, None)
+        raise
     if entry is not None:
         cache.store(where, entry, found)
     return found
@@ -265,16 +278,16 @@ def _state(path: Path) -> tuple | None:
     return str(path), st.st_size, st.st_mtime_ns
 
 
-def _wrappers(path: Path) -> tuple[tuple[str, ...], tuple]:
+def _wrappers(path: Path, files: ProjectFiles | None = None) -> tuple[tuple[str, ...], tuple]:
     """The module's launch wrappers and the methods among them that hand on their own
     ``self`` (:func:`~.summary.wrapper_facts`), once per file state; only a module whose
-    text names torch_xla and a launch is parsed."""
+    text names torch_xla and a launch is parsed (its text read through ``files`` when given)."""
     state = _state(path)
     if state is None:
         return (), ()
     found = _WRAPPERS.get(state)
     if found is None:
-        text = read_text(path) or ""
+        text = (files.text(path) if files is not None else read_text(path)) or ""
         tree = parse_module(path) if _may_wrap(text) else None
         found = _WRAPPERS[state] = wrapper_facts(tree) if tree is not None else ((), ())
     return found
@@ -286,12 +299,52 @@ _HANDS_ON = re.compile(r"\b(?:launch|spawn)\(\s*(?:fn\s*=\s*)?(\w+)\s*[,)]")
 def _may_wrap(text: str) -> bool:
     """Text pre-filter of :func:`~.summary.launch_wrappers`: torch_xla is named, and some
     ``launch(`` / ``spawn(`` is handed a name that a ``def`` line also names."""
-    if "torch_xla" not in text:
-        return False
+    if "torch_xla" not in text or ("launch(" not in text and "spawn(" not in text):
+        return False  # (the pattern below needs one of them)
     for m in _HANDS_ON.finditer(text):
         if re.search(r"def\s+\w+\s*\([^)]*\b%s\b" % m.group(1), text):
             return True
     return False
+
+
+_TEXT_FACTS: dict[Path, tuple[frozenset[str], tuple[str, ...]] | None] = {}
+
+
+def _text_facts(files: ProjectFiles) -> tuple[frozenset[str], tuple[str, ...]] | None:
+    """``(files naming torch_xla, every launch wrapper name of the project)``: one bytes
+    search over the project's files, once per root and process, and :func:`_wrappers` of
+    the files it finds (only a file naming torch_xla can define one). What every module's
+    questions share: a module can import a wrapper only where the project has one, and only
+    a file that names torch_xla, or calls a wrapper or an ``xla-launchers`` name, launches.
+    ``None`` when the project's files cannot be listed (more than
+    :data:`~.files.MAX_FILES`, or none): then nothing is settled from it."""
+    root = files.root
+    if root in _TEXT_FACTS:
+        return _TEXT_FACTS[root]
+    listed = files.files()
+    found = None
+    if listed:
+        xla = [p for p in listed if "torch_xla" in (files.text(p) or "")]  # (as _names_xla: bytes decoded keep ASCII)
+        names: list[str] = []
+        known = _KNOWN_WRAPPERS[root] = dict.fromkeys(map(str, listed), ((), ()))  # (no torch_xla: none)
+        for p in xla:
+            own, selves = known[str(p)] = _wrappers(p, files)
+            names.extend(n for n in own if n not in names)
+            names.extend(n for n, _, _ in selves if n not in names)
+        found = (frozenset(map(str, xla)), tuple(names))
+    _TEXT_FACTS[root] = found
+    return found
+
+
+#: root -> {str path: :func:`_wrappers`} of every listed file, from :func:`_text_facts`
+_KNOWN_WRAPPERS: dict[Path, dict[str, tuple]] = {}
+
+
+def _no_wrappers(files: ProjectFiles) -> bool:
+    """No file of the project defines a launch wrapper (:func:`_text_facts`): every module's
+    :func:`launchers_for` is empty, without reading its imports."""
+    facts = _text_facts(files)
+    return facts is not None and not facts[1]
 
 
 def launchers_for(path: Path, files: ProjectFiles) -> tuple[str, ...]:
@@ -300,9 +353,14 @@ def launchers_for(path: Path, files: ProjectFiles) -> tuple[str, ...]:
     key = (files.root, path)
     if key in _LAUNCHERS:
         return _LAUNCHERS[key]
+    if _no_wrappers(files):
+        _LAUNCHER_SELVES[key] = ()
+        found = _LAUNCHERS[key] = ()
+        return found
     _LAUNCHERS[key] = ()
     _LAUNCHER_SELVES[key] = ()
     seen, level, found, selves = {path}, [path], [], []
+    known = _KNOWN_WRAPPERS.get(files.root, {})  # (the listed files' wrappers, found once per root)
     for _ in range(MAX_WRAPPER_DEPTH):
         nxt = []
         for p in level:
@@ -310,7 +368,8 @@ def launchers_for(path: Path, files: ProjectFiles) -> tuple[str, ...]:
                 if q not in seen:
                     seen.add(q)
                     nxt.append(q)
-                    names, own = _wrappers(q)
+                    got = known.get(str(q))
+                    names, own = got if got is not None else _wrappers(q, files)
                     found.extend(w for w in names if w not in found)
                     selves.extend((name, (str(q), cls), position) for name, cls, position in own)
         level = nxt
@@ -339,25 +398,38 @@ def _module_file(filename: str | None, settings: Settings) -> tuple[Path, Projec
     project mode is off or ``filename`` is no existing file (stdin, a name a host made up)."""
     if settings.project != "on" or not filename:
         return None
+    key = (filename, os.getcwd()) if not os.path.isabs(filename) else filename
+    found = _MODULE_FILES.get(key)
+    if found is not None:
+        return found  # (each lookup of a module asks again: facts, helpers, callers, definitions)
     path = Path(filename)
     if not path.is_file():
         return None
     path = path.resolve()
-    return path, _project(_root_of(str(path.parent)))
+    found = _MODULE_FILES[key] = (path, _project(_root_of(str(path.parent))))
+    return found
 
 
-def facts_for(filename: str, settings: Settings) -> ProjectFacts:
+_MODULE_FILES: dict = {}  # the file name as the host gives it -> (resolved path, project files)
+
+
+def facts_for(filename: str, settings: Settings, plain: bool = False) -> ProjectFacts:
     """The project's facts about the module in file ``filename``.
 
     Args:
         filename: the linted file's path as the host gives it (relative to the working
             directory or absolute); a path that is no existing file gives :data:`EMPTY`.
         settings: the run's settings (the project's modules are summarised with them).
+        plain: the module's text never mentions torch: unless the reach index is built
+            already, it is asked only when some project module imports this one (the
+            reverse-import index: text only), so such a module never touches the cache.
 
     Returns:
         :class:`ProjectFacts`; :data:`EMPTY` when project mode is off, or nothing reaches
         the module and it imports no launch wrapper. Never raises for a file it cannot read or parse: that module is unknown.
     """
+    if _reaches_nothing(filename, settings):
+        return EMPTY
     found = _module_file(filename, settings) if filename and Path(filename).suffix in (".py", ".pyi") else None
     if found is None:
         return EMPTY
@@ -365,12 +437,18 @@ def facts_for(filename: str, settings: Settings) -> ProjectFacts:
     reached: dict[str, bool] = {}
     callers: dict[str, str] = {}
     setup = None
-    if files.importers(path):  # a module nothing imports (an entry script) is reached by no other
-        for qual, (multi, caller) in _reach_index(files, settings).get(str(path), {}).items():
+    # a module nothing imports (an entry script) is reached by no other: asked first for a
+    # module that never mentions torch while the reach index is not built, else second
+    # (one dictionary lookup: the reverse-import index is then built only for a reached module)
+    entry = None
+    if not plain or (files.root, settings) in _INDEX or files.importers(path):
+        entry = _reach_index(files, settings).get(str(path))
+    if entry and files.importers(path):
+        for qual, (multi, caller) in entry.items():
             reached[qual] = multi
             callers[qual] = caller
         setup = _SETUPS.get((files.root, settings), {}).get(str(path)) if reached else None
-    if setup is None and "torch_xla" in (read_text(path) or ""):  # a launching script: its own setup, with
+    if setup is None and "torch_xla" in (files.text(path) or ""):  # a launching script: its own setup, with
         _reach_index(files, settings)  # the dropout of another module its launched code builds
         setup = _OWN_SETUPS.get((files.root, settings), {}).get(str(path))
     launchers = launchers_for(path, files)
@@ -378,6 +456,39 @@ def facts_for(filename: str, settings: Settings) -> ProjectFacts:
         return EMPTY
     dispatch = _self_dispatch(path, reached, files, settings) if reached else {}
     return ProjectFacts(reached, callers, launchers, setup, launcher_selves_for(path, files), dispatch)
+
+
+_FOLDER_ROOTS: dict[str, Path] = {}  # a folder as the host names it -> its project's root
+
+
+def _reaches_nothing(filename: str | None, settings: Settings) -> bool:
+    """The project of ``filename`` is known to give every module :data:`EMPTY`: its reach
+    index is built and empty, and it has no launch wrapper (:func:`_text_facts`). Asked
+    first for every module (the fast path's modules of a big tree: one dictionary lookup
+    per module instead of resolving its path). ``False`` when that is not known yet, or
+    for a file that is a symbolic link (its project may be another)."""
+    if settings.project != "on" or not filename:
+        return False
+    folder = os.path.dirname(os.path.abspath(filename))
+    root = _FOLDER_ROOTS.get(folder)
+    if root is None:
+        root = _FOLDER_ROOTS[folder] = _root_of(str(Path(folder).resolve()))
+    files = _PROJECTS.get(root)
+    if files is None or _INDEX.get((root, settings)) != {} or _TEXT_FACTS.get(root) is None \
+            or _TEXT_FACTS[root][1] or _SETUPS.get((root, settings)) != {}:
+        return False
+    return not os.path.islink(filename)
+
+
+def lend_tree(filename: str | None, settings: Settings, source: str | None, tree) -> None:
+    """The engine lends the project layer the host's ``tree`` of ``source``, the module in
+    ``filename`` it lints now (:func:`~.summary.hold_tree`: a summary of that module parses
+    nothing again); ``filename=None`` ends the loan. Never raises."""
+    try:
+        found = _module_file(filename, settings) if filename and source is not None else None
+        hold_tree(found[0] if found is not None else None, source, tree)
+    except (Exception, RecursionError):  # (no loan: the file is parsed as before)
+        hold_tree(None)
 
 
 def _self_dispatch(path: Path, reached: dict[str, bool], files: ProjectFiles,
@@ -432,14 +543,22 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
     _SETUPS[key] = setups  # each reached module: what its launching modules set up, combined
     own = _OWN_SETUPS[key] = {}  # each launching module whose launched code builds dropout elsewhere
     _SELF_CLASSES[key] = selves  # each reached method: the classes of the objects it runs on
+    facts = _text_facts(files)
+    xla, wrappers = facts if facts is not None else (None, ())
+    called = tuple(f"{n}(" for n in wrappers)
     for path in files.files():
-        text = read_text(path)
+        if xla is not None and not words and not wrappers and str(path) not in xla:
+            continue  # names no torch_xla and can call no launch wrapper (the text test below fails)
+        text = files.text(path)
         if text is None:
             continue
         if not ("torch_xla" in text and ("spawn(" in text or "launch(" in text or "__main__" in text)) \
-                and not any(w in text for w in words + tuple(f"{n}(" for n in launchers_for(path, files))):
+                and not any(w in text for w in words) \
+                and not (any(w in text for w in called)
+                         and any(f"{n}(" in text for n in launchers_for(path, files))):
             continue  # no launch and no script block in the text: runs no XLA code of other modules
-            # (one calling a project's launch wrapper need not name torch: backend.launch(worker))
+            # (one calling a project's launch wrapper need not name torch: backend.launch(worker);
+            # its imports are read only when its text calls a wrapper name of the project)
         if not files.imports_of(path):
             continue  # imports no project module: its launched code runs nothing of another module
         s = summary_of(path, files, settings)
@@ -1181,8 +1300,7 @@ def _called_elsewhere(path: Path, name: str, files: ProjectFiles) -> bool:
     name by name for the first few names, then one index of every name, once per root).
     Every file counts, also one that never names torch: a framework's trainer module
     (``self.after_step(step)`` in its loop, ``cb.on_step_end(...)``) may be plain Python."""
-    found = files.calling(name)  # (no set copied per question: it is asked for every candidate call)
-    return bool(found) and (len(found) > 1 or str(path) not in found)
+    return files.called_elsewhere(name, str(path))  # (searched only until a file calls it)
 
 
 def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Settings) -> tuple[CallFacts, ...]:
@@ -1249,7 +1367,7 @@ def _importer_dispatches(imp: Path, method: str, files: ProjectFiles, settings: 
     if found is not None:
         return found
     found = _IMPORTER_DISPATCHED[key] = {}  # asked again while this one is built: none
-    text = read_text(imp)
+    text = files.text(imp)
     if text is None:
         return found
     handed = "torch_xla" in text
@@ -1554,7 +1672,7 @@ def _callers_of(path: Path, files: ProjectFiles, settings: Settings) -> _Callers
     unread: set[str] = set()
     unknown = False
     for q in sorted(importers):
-        text = read_text(q)
+        text = files.text(q)
         if text is None:
             unknown = True
             continue

@@ -427,12 +427,11 @@ def _attribute_stored(name: str, files: ProjectFiles) -> bool:
 def _constants(tree: ast.Module) -> dict[str, object]:
     """Names bound exactly once in the whole module (any scope, any way of binding: an
     assignment, ``+=``, a loop or ``with`` target, an import, a ``def``) by a top-level
-    ``NAME = <literal>`` (number, string, bool, ``None``, ``-number``)."""
+    ``NAME = <literal>`` (number, string, bool, ``None``, ``-number``); none when a star
+    import or a store of any name (:func:`_stores_in` with :data:`ANY`: ``globals().update``)
+    may rebind one. One walk of the tree for all three (it was three walks: every module
+    the light index reads pays it)."""
     candidates: dict[str, object] = {}
-    if any(type(n) is ast.ImportFrom and any(a.name == "*" for a in n.names) for n in ast.walk(tree)):
-        return {}  # a star import may bind any name
-    if _stores_in(tree, ANY):
-        return {}  # globals().update(...), setattr(<module>, name, ...): any name may be rebound
     for node in tree.body:
         if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
             v = node.value
@@ -441,17 +440,34 @@ def _constants(tree: ast.Module) -> dict[str, object]:
                 candidates[node.targets[0].id] = -v.operand.value
             elif type(v) is ast.Constant and type(v.value) in (int, float, str, bool, type(None)):
                 candidates[node.targets[0].id] = v.value
-    if not candidates:
-        return {}
     bound: dict[str, int] = {}
     for node in ast.walk(tree):
         t = type(node)
-        if t is ast.Name and type(node.ctx) is not ast.Load and node.id in candidates:
-            bound[node.id] = bound.get(node.id, 0) + 1
-        elif t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) and node.name in candidates:
-            bound[node.name] = bound.get(node.name, 0) + 1
-        elif t in (ast.Import, ast.ImportFrom):
+        if t is ast.Name:
+            if type(node.ctx) is not ast.Load and node.id in candidates:
+                bound[node.id] = bound.get(node.id, 0) + 1
+        elif t is ast.Call:
+            f = node.func
+            if type(f) is ast.Name and f.id == "setattr" and len(node.args) >= 2:
+                key = node.args[1]
+                if not (type(key) is ast.Constant and type(key.value) is str) or key.value == ANY:
+                    return {}  # setattr(<module>, name, ...): any name may be rebound
+            if type(f) is ast.Attribute and f.attr == "update" and _namespace(f.value):
+                return {}  # globals().update(...)
+        elif t is ast.Subscript:
+            if type(node.ctx) is not ast.Load and _namespace(node.value) \
+                    and type(node.slice) is ast.Constant and node.slice.value == ANY:
+                return {}
+        elif t is ast.Attribute:
+            if type(node.ctx) is not ast.Load and node.attr == ANY:
+                return {}
+        elif t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            if node.name in candidates:
+                bound[node.name] = bound.get(node.name, 0) + 1
+        elif t is ast.ImportFrom or t is ast.Import:
             for a in node.names:
+                if t is ast.ImportFrom and a.name == "*":
+                    return {}  # a star import may bind any name
                 n = a.asname or a.name.split(".")[0]
                 if n in candidates:
                     bound[n] = bound.get(n, 0) + 1

@@ -67,6 +67,10 @@ class ProjectFiles:
         self._called: dict[str, set[str]] | None = None  # name -> files calling it (all names)
         self._scanned: dict[str, set[str]] = {}  # the same, name by name, before the index
         self._texts: list[tuple[str, str]] | None = None  # the files' texts while names are scanned
+        self._unread: list[Path] = []  # the files whose texts are not read yet (last first)
+        self._text_store: dict[str, str | None] | None = {}  # str path -> its text (text())
+        self._asked: set[str] = set()  # the names asked before the index (CALL_SCANS of them at most)
+        self._elsewhere: dict[str, str] = {}  # name -> a file found calling it (the search stopped there)
 
     def files(self) -> list[Path]:
         """Every ``.py`` file under the root (skipped folders left out), sorted; listed once.
@@ -174,20 +178,73 @@ class ProjectFiles:
         found = self._scanned.get(name)
         if found is not None:
             return found
-        if self._texts is None:
-            self._texts = [(str(p), text) for p in self.files() if (text := read_text(p))]
-        if len(self._scanned) >= CALL_SCANS:
+        if name not in self._asked and len(self._asked) >= CALL_SCANS:
             index: dict[str, set[str]] = {}
-            for path, text in self._texts:
-                for called in {a or b for a, b in _CALLED.findall(text)}:
+            for path, text in list(self._text_items()):
+                for called in _called_names(text):
                     index.setdefault(called, set()).add(path)
-            self._called, self._texts, self._scanned = index, None, {}
+            self._called, self._texts, self._scanned, self._elsewhere = index, None, {}, {}
+            self._text_store = None  # (the texts are dropped: a file asked again is read again)
             return index.get(name, _NO_FILES)
-        pattern = re.compile(r"%s\s*\(" % re.escape(name))
-        quoted = (f'"{name}"', f"'{name}'")  # a method named by a string: getattr(cb, event) of fire("name")
-        found = self._scanned[name] = {path for path, text in self._texts if name in text and (
-            _calls(text, pattern) or quoted[0] in text or quoted[1] in text)}
+        self._asked.add(name)
+        found = self._scanned[name] = {path for path, text in self._text_items() if _calls_named(text, name)}
         return found
+
+    def called_elsewhere(self, name: str, path: str) -> bool:
+        """Some file other than ``path`` (a ``str`` path) calls something named ``name``
+        (:meth:`calling`'s answer, without its set where that is not known yet: the texts are
+        read and searched only until one such file is found, so a common name costs a few
+        files, not the project)."""
+        if self._called is None and name not in self._scanned:
+            hit = self._elsewhere.get(name)
+            if hit is not None and hit != path:
+                return True
+        if self._called is None and name not in self._scanned and (
+                name in self._asked or len(self._asked) < CALL_SCANS):  # (else: the index, as calling builds it)
+            self._asked.add(name)
+            for other, text in self._text_items():
+                if other != path and _calls_named(text, name):
+                    self._elsewhere[name] = other
+                    return True
+            # none elsewhere: the whole project was searched, so calling(name) is known
+            mine = next((text for other, text in self._text_items() if other == path), None)
+            self._scanned[name] = {path} if mine is not None and _calls_named(mine, name) else set()
+        found = self.calling(name)
+        return bool(found) and (len(found) > 1 or path not in found)
+
+    def text(self, path: Path) -> str | None:
+        """:func:`read_text` of ``path``, read once per process while the project's texts are
+        kept (they are dropped with the others when the index of called names is built): the
+        reverse-import index, the reach index's text tests and the name searches read each
+        file once instead of once each."""
+        key = str(path)
+        texts = self._text_store
+        if texts is None:
+            return read_text(path)
+        if key in texts:
+            return texts[key]
+        found = texts[key] = read_text(path)
+        return found
+
+    def _text_items(self):
+        """``(str path, text)`` of the project's files with a non-empty text, in
+        :meth:`files` order, each read once (kept until the index of called names is built)."""
+        if self._texts is None:
+            self._texts, self._unread = [], list(self.files())
+            self._unread.reverse()
+        texts, unread = self._texts, self._unread
+        i = 0
+        while True:
+            if i < len(texts):
+                yield texts[i]
+                i += 1
+            elif unread:
+                p = unread.pop()
+                text = self.text(p)
+                if text:
+                    texts.append((str(p), text))
+            else:
+                return
 
     def importers(self, target: Path) -> set[Path]:
         """Files whose text imports ``target`` (a candidate set: a regular expression over
@@ -205,13 +262,16 @@ class ProjectFiles:
         :meth:`importers`; memoised per file)."""
         found = self._forward.get(path)
         if found is None:
-            text = read_text(path)
+            text = self.text(path)
             found = set() if text is None else set(self._imported_files(path, text)) - {path}
             self._forward[path] = found
         return found
 
     def _imported_files(self, path: Path, text: str):
-        for m in _IMPORT_RE.finditer(text):
+        folder = os.path.dirname(path)
+        resolved = self._resolved
+        library = None  # (asked once: whether the file's relative imports are the library's)
+        for m in _import_statements(text):
             if m.group(4) is not None:  # import a.b as c, d
                 for item in m.group(4).split(","):
                     name = item.split(" as ")[0].strip()
@@ -220,12 +280,24 @@ class ProjectFiles:
                         if parts[0] in KNOWN_LIBRARIES:
                             continue  # (`import torch.nn`: the library, no prefix is a project file)
                         for i in range(1, len(parts) + 1):
-                            found = self.resolve_module(path, ".".join(parts[:i]))
+                            module = ".".join(parts[:i])
+                            found = resolved.get((folder, module, 0), _UNSEEN)  # (resolve_module's memo)
+                            if found is _UNSEEN:
+                                found = self.resolve_module(path, module)
                             if found is not None:
                                 yield found
             else:
                 level, module = len(m.group(1)), m.group(2)
-                found = self.resolve_module(path, module, level) if module or level else None
+                if not level and module.partition(".")[0] in KNOWN_LIBRARIES:
+                    continue  # (`from torch.nn import Module`: the library, as resolve_module says)
+                if level:
+                    if library is None:
+                        library = self._in_library(path)
+                    if library:
+                        continue  # (`from . import config` inside torch/: the library, as resolve_module says)
+                found = resolved.get((folder, module, level), _UNSEEN)
+                if found is _UNSEEN:
+                    found = self.resolve_module(path, module, level) if module or level else None
                 if found is not None:
                     yield found
                     for item in m.group(3).strip("()").split(","):
@@ -236,8 +308,70 @@ class ProjectFiles:
                                 yield sub
 
 
+def _import_statements(text: str):
+    """The matches ``_IMPORT_RE.finditer(text)`` gives, found faster: every import statement
+    holds the word ``import`` on its first line, so the pattern is tried only at the start
+    of a line holding one (a literal search; the pattern's ``^`` tried at every character
+    of a large tree cost more than the rest of the reverse index). Same matches, same order."""
+    match = _IMPORT_RE.match
+    find = text.find
+    end = 0  # where the last match ended: the next one starts at a line start at or after it
+    tried = -1  # the line start tried last (a line may hold the word twice)
+    i = find("import")
+    while i >= 0:
+        start = text.rfind("\n", 0, i) + 1
+        if start >= end and start != tried:
+            tried = start
+            m = match(text, start)
+            if m is not None:
+                yield m
+                end = m.end()
+                i = find("import", max(end, i + 1))
+                continue
+        i = find("import", i + 1)
+
+
+_UNSEEN = object()
 _DOTTED = re.compile(r"[\w.]+").fullmatch
 _NAME = re.compile(r"\w+").fullmatch
+
+
+_QUOTED = re.compile(r"[\"'](\w+)[\"']")
+
+
+def _called_names(text: str) -> set[str]:
+    """The names ``{a or b for a, b in _CALLED.findall(text)}`` holds, found faster: the word
+    right before each ``(`` (whitespace between allowed; ``\\w`` is what ``str.isalnum``
+    and ``_`` accept, ``\\s`` what ``str.isspace`` does), and the quoted words (the two
+    alternatives never overlap: a quoted word holds no parenthesis, a called name no quote)."""
+    out = set(_QUOTED.findall(text))
+    find = text.find
+    i = find("(")
+    while i >= 0:
+        j = i
+        while j and text[j - 1].isspace():
+            j -= 1
+        k = j
+        while k and (text[k - 1].isalnum() or text[k - 1] == "_"):
+            k -= 1
+        if k < j:
+            out.add(text[k:j])
+        i = find("(", i + 1)
+    return out
+
+
+_PATTERNS: dict[str, re.Pattern] = {}
+
+
+def _calls_named(text: str, name: str) -> bool:
+    """``text`` calls something named ``name`` (``name(`` / ``.name(``, not ``xname(``) or
+    names it in a string literal (``fire("on_step_end")``: a call by name)."""
+    if name not in text:
+        return False
+    pattern = _PATTERNS.get(name)
+    if pattern is None:
+        pattern = _PATTERNS[name] = re.compile(r"%s\s*\(" % re.escape(name))
+    return _calls(text, pattern) or f'"{name}"' in text or f"'{name}'" in text
 
 
 def _calls(text: str, pattern: re.Pattern) -> bool:

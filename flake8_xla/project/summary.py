@@ -251,11 +251,27 @@ class ModuleSummary:
         return found
 
 
+#: ``[str path, text, tree]`` of the module the engine lints now (:func:`hold_tree`)
+_HELD: list = [None, None, None]
+
+
+def hold_tree(path: Path | None, text: str | None = None, tree: ast.Module | None = None) -> None:
+    """Lend :func:`parse_module` the host's tree of the module being linted (its resolved
+    ``path``, the ``text`` the host parsed): while it lints, a summary of that very module
+    (the reach index, a caller's question) reuses the tree instead of parsing the file
+    again, when the file's text is that text (an unsaved editor buffer is not). ``None``
+    ends the loan. Nothing reads or changes a tree in place, so the two models may share it."""
+    _HELD[:] = [str(path), text, tree] if path is not None and type(tree) is ast.Module else [None, None, None]
+
+
 def parse_module(path: Path) -> ast.Module | None:
     """The module's tree, or ``None`` when it cannot be read or parsed (it is then unknown)."""
     text = read_text(path)
     if text is None:
         return None
+    held = _HELD
+    if held[0] is not None and held[0] == str(path) and held[1] == text:
+        return held[2]  # (the host's tree of this text: the same ast.parse)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
