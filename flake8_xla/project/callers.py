@@ -384,7 +384,7 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
         root = f
         while type(root) is ast.Attribute:
             root = root.value
-        if type(root) is ast.Call and root is f.value:
+        if type(root) is ast.Call and type(f) is ast.Attribute and root is f.value:
             target = _super_method(model, f, ctx, site)  # super().__init__(model, ..., callbacks)
             if target is not None:
                 args, kwargs, splat = _describe_arguments(model, call, ctx, site)
