@@ -109,7 +109,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("t4", "plugins/alerts.py", 9, "XLA502"): EVENT_REGISTRY,
     ("t4", "plugins/checkpoint.py", 21, "XLA506"): HOOK_VALUES + ": `trainer.last_loss` (a device tensor) in a hook",
     ("t4", "plugins/checkpoint.py", 22, "XLA602"): HOOK_VALUES + ": `trainer.last_loss` (a device tensor) in a hook",
-    ("t5", "common/data.py", 20, "XLA306"): REITERATED,
     ("t5", "common/utils.py", 14, "XLA703"): CONSTANTS + ": `\"xla\"` two calls up",
     ("t6", "modeling.py", 18, "XLA903"): "ties in `__init__` of a class another module builds and moves (as q6)",
     ("t6", "modeling.py", 32, "XLA503"): STEP_VALUES + ": a mask in `forward` of a model the Accelerate-like prepare moves",

@@ -449,3 +449,56 @@ def test_the_trained_value_of_a_returned_dict_by_key(tmp_path):
     # loaders["train"] feeds the step loop; loaders["val"] feeds evaluation only
     write(tmp_path, {"pyproject.toml": "", "loaders.py": DICT_LOADERS, "step.py": STEP, "run.py": RUN_DICT})
     both(tmp_path, {("loaders.py", 6, "XLA304")})
+
+
+ONE_SHOT = '''\
+import torch_xla.distributed.parallel_loader as pl
+
+
+def device_loader(loader, device):
+    return pl.ParallelLoader(loader, [device]).per_device_loader(device)
+'''
+
+EPOCH = '''\
+import torch_xla.core.xla_model as xm
+
+
+def train_epoch(model, opt, batches):
+    for x in batches:
+        model(x).sum().backward()
+        xm.optimizer_step(opt)
+'''
+
+RUN_EPOCHS = '''\
+import torch
+import torch_xla
+
+from epoch import train_epoch
+from oneshot import device_loader
+
+
+def _mp_fn(index, loader):
+    device = torch_xla.device()
+    model = torch.nn.Linear(4, 4).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    batches = device_loader(loader, device)
+    for epoch in range(3):
+        train_epoch(model, opt, batches)
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, args=([],))
+'''
+
+
+def test_a_one_shot_loader_handed_to_another_modules_epoch_function(tmp_path):
+    # the per_device_loader is built once and iterated by train_epoch every epoch: spent
+    write(tmp_path, {"pyproject.toml": "", "oneshot.py": ONE_SHOT, "epoch.py": EPOCH, "run.py": RUN_EPOCHS})
+    both(tmp_path, {("oneshot.py", 5, "XLA306")})
+
+
+def test_a_one_shot_loader_built_every_epoch_is_silent(tmp_path):
+    run = RUN_EPOCHS.replace("    batches = device_loader(loader, device)\n    for epoch in range(3):\n",
+                             "    for epoch in range(3):\n        batches = device_loader(loader, device)\n")
+    write(tmp_path, {"pyproject.toml": "", "oneshot.py": ONE_SHOT, "epoch.py": EPOCH, "run.py": run})
+    both(tmp_path, set())

@@ -8,7 +8,7 @@ import ast
 
 from .attributes import _static
 from .runtime import chain_parts
-from .scopes import ClassInfo, Ctx, FunctionInfo
+from .scopes import UNKNOWN, ClassInfo, Ctx, FunctionInfo
 
 
 class Calls:
@@ -576,12 +576,47 @@ class Calls:
                     else:
                         single = self.single_value(f.value, ctx)
                     if single is not None and type(single[0]) is ast.Call and single[1] is not None:
-                        helper = self.project_helper(single[0].func, single[1], method=f.attr)
-                        if helper is None:  # acc = get_accelerator(config.BACKEND): the branch's class
-                            helper = self._factory_method(single[0], single[1], f.attr)
+                        helper = self._built_method(single[0], single[1], f.attr)
                         found = (helper,) if helper is not None else None
+                if found is None and type(f.value) is ast.Name:
+                    found = self._local_caller_objects(f.value, ctx, f.attr)
         cache[key] = found
         return found
+
+    def _built_method(self, built: ast.Call, ctx: Ctx, method: str):
+        """:class:`flake8_xla.project.HelperFacts` of method ``method`` of the object project
+        call ``built`` builds: a project class or builder (``Saver(dir)``), or a factory given
+        its literal arguments (``get_accelerator(config.BACKEND)``: the branch's class)."""
+        helper = self.project_helper(built.func, ctx, method=method)
+        return helper if helper is not None else self._factory_method(built, ctx, method)
+
+    def _local_caller_objects(self, name: ast.Name, ctx: Ctx, method: str) -> tuple | None:
+        """Project mode: the method ``method`` of the objects that the calls of this module
+        pass for parameter ``name`` of ``ctx``'s function (a module-level function), where
+        XLA code runs (a call in an XLA-off branch says nothing of the XLA run:
+        ``run(get_strategy(cfg["strategy"]), cfg)`` in the ``else`` of ``if cfg["strategy"] ==
+        "xla":``), each built by a project call (``run(get_strategy("xla"), cfg)``); ``None``
+        unless every such call's object is known."""
+        func = ctx.func
+        bindings = self.read_bindings(name, ctx) or ()
+        if func is None or func.cls is not None or func.ctx is None or func.ctx.func is not None \
+                or len(bindings) != 1 or bindings[0][1] != "param" or bindings[0][2] is not func:
+            return None
+        helpers = []
+        for arg, _, cctx in self.passed_arguments(func, name.id):
+            if cctx is None or self.is_xla_off(cctx):
+                continue
+            if not isinstance(arg, ast.AST) or arg is UNKNOWN:
+                return None
+            single = self.single_value(arg, cctx) if type(arg) is ast.Name else (arg, cctx)
+            if single is None or type(single[0]) is not ast.Call or single[1] is None:
+                return None
+            helper = self._built_method(single[0], single[1], method)
+            if helper is None:
+                return None
+            if helper not in helpers:
+                helpers.append(helper)
+        return tuple(helpers) or None
 
     def literal_arguments(self, call: ast.Call, ctx: Ctx) -> tuple[tuple, dict]:
         """``(args, kwargs)``: the literal value (str, int, float, bool) of each positional

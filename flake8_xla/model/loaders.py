@@ -664,6 +664,20 @@ class Loaders:
             expr = inner[0]
         return None
 
+    def iterated_params(self) -> dict[int, set[int]]:
+        """``{id(function): {index, ...}}``: the parameters (``self`` counts) that a ``for``
+        loop of the module iterates (:meth:`_loader_param`), any loop (a per-epoch function
+        iterating the loader it is handed). Once per module."""
+        found = self._cache.get("iter_params")
+        if found is None:
+            found = self._cache["iter_params"] = {}
+            for loop in self.loops:
+                if type(loop.node) in (ast.For, ast.AsyncFor):
+                    p = self._loader_param(loop.node.iter, loop.ctx)
+                    if p is not None:
+                        found.setdefault(id(p[0]), set()).add(p[1])
+        return found
+
     def step_loader_params(self) -> dict[int, set[int]]:
         """``{id(function): {index, ...}}``: the parameters (``self`` counts) whose value a
         training step loop of the module draws its batches from (:meth:`_loader_param`:

@@ -370,7 +370,8 @@ class Training:
 
     def _contains_step_loop_call(self, loop: LoopInfo) -> bool:
         """The loop calls a module function that itself holds a step loop (followed
-        :attr:`HELPER_DEPTH` levels): the inner loop is the one that runs the step."""
+        :attr:`HELPER_DEPTH` levels), or in project mode another module's function that does:
+        the inner loop is the one that runs the step."""
         table = self._cache.get("holds_step_loop")
         if table is None:
             direct = {}
@@ -379,4 +380,12 @@ class Training:
                     direct[id(lp.ctx.func)] = True
             table = self.closure_over_callers("holds_step_loop", direct)
         return self.loop_any(loop, "loop_calls_step_loop", lambda c, x: any(
-            table.get(id(f)) for f in self.function_of(c.func, x)))
+            table.get(id(f)) for f in self.function_of(c.func, x)) or self._project_holds_step_loop(c, x))
+
+    def _project_holds_step_loop(self, call: ast.Call, ctx: Ctx) -> bool:
+        """Project mode: ``call`` runs a function of another project module whose own loop
+        runs the step (``HelperFacts.holds_step_loop``: ``fit(model, loader, opt)``)."""
+        if self.project_lookup is None:
+            return False
+        helper = self.project_helper(call.func, ctx, single=True)
+        return helper is not None and helper.holds_step_loop

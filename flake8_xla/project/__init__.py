@@ -145,6 +145,8 @@ class HelperFacts:
             a sampler of that kind (``return RandomSampler(ds)``), else ``""``.
         shared_effect: what its own code does to a service every host shares (``gsutil``,
             ``wandb.log``), named, or ``""`` (``FunctionFacts.shared_effect``).
+        holds_step_loop: a loop of its own runs the step (``def fit(model, loader, opt): for
+            x in loader: ...; xm.optimizer_step(opt)``): a loop calling it is an epoch loop.
     """
 
     module: str
@@ -171,6 +173,7 @@ class HelperFacts:
     fed_params: tuple[int, ...] = ()
     returns_sampler: str = ""
     shared_effect: str = ""
+    holds_step_loop: bool = False
 
 
 def clear_cache() -> None:
@@ -871,7 +874,8 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
                         passes_loader=first.passes_loader if first is not None else -1,
                         fed_params=first.fed_params if first is not None else (),
                         returns_sampler=first.returns_sampler if first is not None else "",
-                        shared_effect=first.shared_effect if first is not None else "")
+                        shared_effect=first.shared_effect if first is not None else "",
+                        holds_step_loop=bool(first is not None and first.holds_step_loop))
     _HELPERS[key] = found
     return found
 
@@ -1124,7 +1128,9 @@ def callers_lookup(filename: str | None, settings: Settings):
                 return calls
             if found is None:  # (no text gate: an importer may call it by an alias)
                 found = _callers_of(path, files, settings)
-            return tuple(c for c in found.calls.get(qual, ()) if c.reiterated)
+            where = found.where  # (or handed to a function its epoch loop calls, which iterates it)
+            return tuple(c for c in found.calls.get(qual, ()) if c.reiterated or (
+                c.feeds_via and id(c) in where and _iterated_again(where[id(c)], c.feeds_via, files, settings)))
         if step_only:  # a step question: asked for every candidate, so gated by the text first
             if qual.count(".") > 1 or not _called_elsewhere(path, qual.rsplit(".", 1)[-1], files):
                 return ()
@@ -1177,7 +1183,7 @@ def _passed_on(file: str, via: tuple, files: ProjectFiles, settings: Settings):
     if s is None:
         return False
     items: set = set()
-    for line, index, origin, name, item in via:
+    for line, index, origin, name, item, _ in via:
         targets: list = [cf.target for cf in s.calls_into if cf.line == line and not cf.escape
                          and cf.target[1].rsplit(".", 1)[-1] == name]
         for d in s.dispatches:
@@ -1193,6 +1199,32 @@ def _passed_on(file: str, via: tuple, files: ProjectFiles, settings: Settings):
                 return None
             items.add(item)
     return frozenset(items) if items else False
+
+
+def _iterated_again(file: str, via: tuple, files: ProjectFiles, settings: Settings) -> bool:
+    """What a call of module ``file`` returns is handed, once per pass of a loop the call is
+    not in, to project functions that all iterate it (``FunctionFacts.iterated_params``:
+    ``batches = device_loader(loader)`` before ``for epoch ...: train_epoch(model, batches)``):
+    a one-shot iterable is spent after the first pass (XLA306)."""
+    s = summary_of(Path(file), files, settings)
+    for line, index, origin, name, item, again in via if s is not None else ():
+        if not again or origin or item != -1:
+            continue
+        targets = [_reexported(cf.target, files, settings) for cf in s.calls_into
+                   if cf.line == line and not cf.escape and cf.target[1].rsplit(".", 1)[-1] == name]
+        if targets and all(_iterates(t, index, files, settings) for t in targets):
+            return True
+    return False
+
+
+def _iterates(ref: Ref, index: int, files: ProjectFiles, settings: Settings) -> bool:
+    """Project function ``ref``, called with positional argument ``index`` (no ``self``), iterates it."""
+    s = summary_of(Path(ref[0]), files, settings)
+    f = s.function(ref[1]) if s is not None else None
+    if f is None:
+        return False
+    i = index + (1 if "." in ref[1] and s.cls(ref[1].rsplit(".", 1)[0]) is not None else 0)
+    return i in f.iterated_params
 
 
 def _takes_loader(ref: Ref, index: int, origin: bool, files: ProjectFiles, settings: Settings) -> bool:

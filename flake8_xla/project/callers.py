@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 
+from ..model.loaders import runs_once
 from ..model.runtime import chain_parts
 from ..model.scopes import UNKNOWN as UNKNOWN_NODE
 
@@ -124,13 +125,13 @@ class CallFacts:
     #: what the call returns, a ``return`` of the caller gives back (through names and loader
     #: wrappers: the model's ``returned_loader_origins``): the caller's callers use it
     returned: bool = False
-    #: ``(line, index, origin, name, item)`` of the calls in the caller (of ``name``) that
-    #: receive what this call returns (its ``item``, or -1: whole) as their positional
-    #: argument ``index``: a call a training step loop draws its
+    #: ``(line, index, origin, name, item, again)`` of the calls in the caller (of ``name``)
+    #: that receive what this call returns (its ``item``, or -1: whole) as their positional
+    #: argument ``index`` (``again``: once per pass of a loop this call is not in): a call a training step loop draws its
     #: batches from (``origin``: ``strategy.device_loader(train_loader)``, trained on when
     #: the callee gives that argument back) or of a project function (``TrainLoop(model,
     #: opt, train_loader)``: trained on when the callee's step loop iterates that parameter)
-    feeds_via: tuple[tuple[int, int, bool, str, int], ...] = ()
+    feeds_via: tuple[tuple[int, int, bool, str, int, bool], ...] = ()
     #: the lines of the project calls in the own body of a loop that draws its batches from
     #: what this call returns and runs no visible step (``for batch in loader: loss =
     #: train_step(model, batch, opt)``): a training step loop when one of them steps once
@@ -318,8 +319,8 @@ def _loop_feeds(model, described: list) -> tuple[dict[int, tuple[int, ...]], dic
     return out, origin_items(pairs)
 
 
-def _fed_arguments(model, described: list) -> dict[int, tuple[tuple[int, int, bool, str, int], ...]]:
-    """``{id(call): ((line, index, origin, name, item), ...)}``: the calls whose value another call of
+def _fed_arguments(model, described: list) -> dict[int, tuple[tuple[int, int, bool, str, int, bool], ...]]:
+    """``{id(call): ((line, index, origin, name, item, again), ...)}``: the calls whose value another call of
     the module receives as its positional argument ``index`` (``train_loader =
     build_loader(...)`` ... ``TrainLoop(model, opt, train_loader)``;
     :attr:`CallFacts.feeds_via`), for the receiving calls that a training step loop draws its
@@ -327,13 +328,16 @@ def _fed_arguments(model, described: list) -> dict[int, tuple[tuple[int, int, bo
     ``strategy.device_loader(train_loader)``) and the calls of project functions
     ``described`` (``(i, call, ctx)``), each with the name it calls (``device_loader``,
     ``TrainLoop``: two calls on one line are told apart) and the item of what this call
-    returns that is handed (``train, val = build_loaders()``; -1: the value whole). Linear in
-    those calls' arguments."""
+    returns that is handed (``train, val = build_loaders()``; -1: the value whole), and
+    ``again``: the receiving call runs once per pass of a loop that does not hold this call
+    (``batches = device_loader(loader)`` before ``for epoch ...: train_epoch(batches)``).
+    Linear in those calls' arguments."""
     origins = model.step_loader_origins(any_code=True)
     receivers = [(call, ctx) for _, call, ctx in described if id(call) not in origins]
     if origins:
         receivers += [(call, ctx) for call, ctx in model.calls if id(call) in origins]
     out: dict[int, list] = {}
+    where: dict[int, object] = {}
     for call, ctx in receivers:
         origin = id(call) in origins
         f = call.func
@@ -347,7 +351,11 @@ def _fed_arguments(model, described: list) -> dict[int, tuple[tuple[int, int, bo
                 continue
             for inner, x in model.loader_origins(a, ctx):
                 item = x[1] if type(x) is tuple and len(x) == 2 and x[0] == "item" else -1
-                out.setdefault(id(inner), []).append((call.lineno, i, origin, name, item))
+                if not where:
+                    where.update((id(c), cx) for c, cx in model.calls)
+                octx = where.get(id(inner))  # the receiving call runs once per pass of a loop the origin is not in
+                again = octx is not None and any(o not in octx.loops and not runs_once(o.node) for o in ctx.loops)
+                out.setdefault(id(inner), []).append((call.lineno, i, origin, name, item, again))
     return {k: tuple(v) for k, v in out.items()}
 
 

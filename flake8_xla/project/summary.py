@@ -126,6 +126,12 @@ class FunctionFacts:
     #: what its own code does to a service every host shares (``gsutil cp`` to a bucket, a
     #: tracker's ``wandb.log``; XLA604's ``shared_effect``), named, or ``""``
     shared_effect: str = ""
+    #: the indexes (``self`` counts) of the parameters a ``for`` loop of the module iterates
+    #: (the model's ``iterated_params``: a per-epoch function iterating the loader it is handed)
+    iterated_params: tuple[int, ...] = ()
+    #: a loop of its own runs the backward or an optimizer step (the model's
+    #: ``is_inner_step_loop``): a loop that calls it is an epoch loop, not the step loop
+    holds_step_loop: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -367,6 +373,8 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         built.update(handed.get(quals[id(func)], ()))
         unbuilt = tuple(r for r in out if r not in built)
         fed = model.step_loader_params()
+        iterated = model.iterated_params()
+        holds = {id(lp.ctx.func) for lp in model.loops if lp.ctx.func is not None and model.is_inner_step_loop(lp)}
         self_calls, self_local, self_steps = _self_calls(model, func, quals)
         supers = _super_calls(func)
         edges = _edges(model, func, quals, ref, bindings, set(local), set(out),
@@ -378,6 +386,8 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                                        fed_params=tuple(sorted(fed.get(id(func), ()))),
                                        returns_sampler=_returns_sampler(model, func),
                                        shared_effect=_shared_effect(model, func),
+                                       iterated_params=tuple(sorted(iterated.get(id(func), ()))),
+                                       holds_step_loop=id(func) in holds,
                                        returns_wrap=model.returned_wrap(func), self_calls=self_calls,
                                        self_local=self_local, self_steps=self_steps,
                                        params=tuple(func.params), edges=edges, unbuilt=unbuilt,

@@ -810,7 +810,8 @@ class DeviceRngNotSeeded(Rule):
     anywhere, or a seeding helper imported from another package (`set_seed`,
     `seed_everything`: Accelerate's and Transformers' seed the XLA generator too; NumPy's,
     `random`'s and torch's own seeders do not, nor a helper of the project whose code calls
-    no XLA seeder), when all randomness
+    no XLA seeder), or a helper of the project, whatever its name, whose code (or a function
+    it calls) calls one (`setup_device(seed)`), when all randomness
     visibly happens on the CPU (a model initialised before `.to(device)`, CPU data
     augmentation), or when the device randomness cannot be seen (dropout inside a model
     built by a library). In project mode the dropout may be in another module: a class
@@ -884,10 +885,13 @@ class DeviceRngNotSeeded(Rule):
             q = model.call_name(call, ctx)
             f = call.func
             ident = f.id if type(f) is ast.Name else f.attr if type(f) is ast.Attribute else ""
-            if "seed" in ident.lower() and q not in TORCH_SEEDS and model._imported_helper(call, ctx) \
-                    and not (q or "").startswith(_HOST_SEEDERS):
-                helper = model.project_helper(f, ctx) if model.project_lookup is not None else None
-                if helper is not None and not any(x in XLA_SEEDS for x in helper.xla_calls):
-                    continue  # a seeding helper of this project that seeds no device generator
-                return True
+            if q in TORCH_SEEDS or (q or "").startswith(_HOST_SEEDERS) or not model._imported_helper(call, ctx):
+                continue
+            helper = model.project_helper(f, ctx) if model.project_lookup is not None else None
+            if helper is not None:  # a helper of this project: whatever its name, does it seed the device?
+                if any(x in XLA_SEEDS for x in helper.xla_calls):
+                    return True  # (setup_device(seed) calling torch_xla.manual_seed)
+                continue
+            if "seed" in ident.lower():
+                return True  # another package's seeder (Accelerate's set_seed seeds the XLA generator)
         return False
