@@ -36,9 +36,10 @@ IMPORT_TIME = "module-level runtime calls run at import by the launching script 
 CONSTANTS = "a constant argument selecting a backend through a shared helper (issue 28)"
 SPMD_FLOW = "SPMD/checkpoint facts across modules and star re-exports (issue 28)"
 
-# session 12: two more blind sets (t1-t6 and u1-u6, 74 marks, labelled by two helpers before
-# any run; tests/fresh/projects/LABELS_session12_*.md). t1-t6 were scored blind first (P 0.95
-# R 0.49) and then used while building; u1-u6 were scored blind first (P 1.00 R 0.43) and used.
+# session 12: three more blind sets (t1-t6, u1-u6, v1-v5: 104 marks, labelled by three helpers
+# before any run; tests/fresh/projects/LABELS_session12_*.md). t1-t6 were scored blind first (P 0.95
+# R 0.49) and then used while building; u1-u6 were scored blind first (P 1.00 R 0.43) and used;
+# v1-v5 were scored blind first on the session's late code (P 1.00 R 0.70) and used for one fix.
 #: an object handed through a launch's ``args`` into a framework's loop function, rebound there
 #: by a method that gives it back (``module = self.setup_module(module)``)
 LAUNCH_ARGS = "an object handed through a launch's args to a framework loop (issue 28)"
@@ -119,6 +120,11 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("u4", "data/collate.py", 48, "XLA501"): STEP_VALUES + ": a batch of another module's device loader in a counter",
     ("u4", "train.py", 63, "XLA301"): DICT_ITEMS,
     ("u6", "train_spmd.py", 39, "XLA906"): RUNTIME_ORDER,
+    ("v1", "utils/misc.py", 12, "XLA501"): HOOK_VALUES + ": `float(value)` in a meter's update the step calls (after a barrier XLA204 reports)",
+    ("v2", "run_tpu.py", 25, "XLA604"): RANK_VALUES + ": `is_main_process()` of another module guarding `wandb.init`",
+    ("v3", "lightfit/loop.py", 39, "XLA602"): RANK_VALUES + ": `strategy.is_global_zero()` inherited, over `global_rank()` of the subclass",
+    ("v5", "common/engine.py", 12, "XLA201"): "a plain optimizer.step() in a loop shared with a DDP script (DDP only on the CUDA path)",
+    ("v5", "common/utils.py", 11, "XLA206"): "a seed helper's own torch.manual_seed with the dropout in another module",
 }
 
 CASES: dict[tuple[str, int, str], str] = {

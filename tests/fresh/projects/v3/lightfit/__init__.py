@@ -1,0 +1,3 @@
+from .loop import fit
+
+__all__ = ["fit"]
