@@ -121,7 +121,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("u4", "train.py", 63, "XLA301"): DICT_ITEMS,
     ("u6", "train_spmd.py", 39, "XLA906"): RUNTIME_ORDER,
     ("v1", "utils/misc.py", 12, "XLA501"): HOOK_VALUES + ": `float(value)` in a meter's update the step calls (after a barrier XLA204 reports)",
-    ("v2", "run_tpu.py", 25, "XLA604"): RANK_VALUES + ": `is_main_process()` of another module guarding `wandb.init`",
     ("v3", "lightfit/loop.py", 39, "XLA602"): RANK_VALUES + ": `strategy.is_global_zero()` inherited, over `global_rank()` of the subclass",
     ("v5", "common/engine.py", 12, "XLA201"): "a plain optimizer.step() in a loop shared with a DDP script (DDP only on the CUDA path)",
     ("v5", "common/utils.py", 11, "XLA206"): "a seed helper's own torch.manual_seed with the dropout in another module",

@@ -102,3 +102,15 @@ def test_an_accelerate_style_local_main_process_attribute(tmp_path):
     assert lint_all(tmp_path) == {("run.py", 8, "XLA604")}
     write(tmp_path, {"run.py": run.replace("acc.is_local_main_process", "acc.is_main_process")})
     assert lint_all(tmp_path) == set()
+
+
+def test_the_launching_scripts_own_helper_master_test(tmp_path):
+    # the script names no xm.is_master_ordinal itself: the test is an imported helper
+    helpers = COMMON + "\n\ndef is_main_process():\n    import torch_xla.core.xla_model as xm\n\n" \
+                       "    return xm.is_master_ordinal()\n"
+    run = RUN.replace("import torch_xla.core.xla_model as xm\n", "").replace(
+        "from common import keep, upload", "from common import is_main_process, keep, upload").replace(
+        "    if xm.is_master_ordinal():\n        upload", "    if is_main_process():\n        upload").replace(
+        "    if xm.is_master_ordinal():\n        keep", "    if is_main_process():\n        keep")
+    write(tmp_path, {"pyproject.toml": "", "common.py": helpers, "run.py": run})
+    assert lint_all(tmp_path) == {("run.py", 7, "XLA604")}

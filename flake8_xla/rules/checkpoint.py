@@ -889,7 +889,8 @@ class LocalMasterForGlobalAction(Rule):
     ]
 
     def check(self, model):
-        helpers = model.project_lookup is not None and model.in_project()  # is_main_process() of another module
+        # is_main_process() of another module: in project mode, in code it reaches or a torch_xla script
+        helpers = model.project_lookup is not None and (model.in_project() or model.uses_torch_xla)
         if not model.references(MASTER_TEST) and not helpers:
             return
         yield from self._uncalled(model)
