@@ -1155,14 +1155,38 @@ def callers_lookup(filename: str | None, settings: Settings):
     return lookup
 
 
+def _calls_at(s: ModuleSummary, file: str, line: int, name: str | None, files: ProjectFiles,
+              settings: Settings, dispatch: bool = False) -> list | None:
+    """The project functions the call of module ``file`` (summary ``s``) at ``line`` may run,
+    re-exports followed: its calls of other modules' functions (only those of ``name`` when
+    given: two calls on one line are told apart) and, with ``dispatch``, the methods a call
+    of ``name`` on an object a parameter brought in runs, whose classes the callers of that
+    function settle (:func:`resolve_arg`); ``None`` when such an object's class is unknown."""
+    targets = [cf.target for cf in s.calls_into if cf.line == line and not cf.escape
+               and (name is None or cf.target[1].rsplit(".", 1)[-1] == name)]
+    for d in s.dispatches if dispatch else ():
+        if d.line == line and not d.element and d.method == name:
+            v = resolve_arg(ArgFacts(PARAM, d.param, refs=((file, d.origin),)), files, settings)
+            if v.kind != INSTANCE or not v.refs:
+                return None
+            targets.extend(_runs(v.refs, d.method, files, settings))
+    return [_reexported(t, files, settings) for t in targets]
+
+
+def _def_index(s: ModuleSummary, ref: Ref, f, index: int) -> int:
+    """The index in the ``def`` of function ``f`` (``ref``, of summary ``s``) of positional
+    argument ``index`` of a call (a method's ``self`` comes first)."""
+    head = ref[1].rpartition(".")[0]
+    return index + (1 if f.params and head and s.cls(head) is not None else 0)
+
+
 def _steps_once_at(file: str, lines: tuple, files: ProjectFiles, settings: Settings) -> bool:
     """One of the project calls of module ``file`` at ``lines`` runs only functions that run
     the backward and an update once per call (:attr:`HelperFacts.steps_once`: the loop that
     calls it is a training step loop)."""
     s = summary_of(Path(file), files, settings)
     for line in lines if s is not None else ():
-        targets = [cf.target for cf in s.calls_into if cf.line == line and not cf.escape]
-        helpers = [helper_facts(_reexported(t, files, settings), files, settings) for t in targets]
+        helpers = [helper_facts(t, files, settings) for t in _calls_at(s, file, line, None, files, settings)]
         if helpers and all(h is not None and h.steps_once for h in helpers):
             return True
     return False
@@ -1171,30 +1195,20 @@ def _steps_once_at(file: str, lines: tuple, files: ProjectFiles, settings: Setti
 def _passed_on(file: str, via: tuple, files: ProjectFiles, settings: Settings):
     """What a call of module ``file`` returns is trained on through the calls there at
     ``via``'s ``(line, index, origin, name, item)`` that receive it (its ``item``, -1: whole;
-    :attr:`~.callers.CallFacts.feeds_via`), each running only project functions that agree:
-    a call a step loop draws its batches from (``origin``) whose callees give their argument
-    at ``index`` back (:attr:`HelperFacts.passes_loader`: ``strategy.device_loader(train_loader)``),
-    or a call whose callees' step loops iterate that parameter (``FunctionFacts.fed_params``:
-    ``TrainLoop(model, opt, train_loader)``; a class runs its ``__init__``). The callees are
-    another module's functions, or methods on an object a parameter brought in, whose
-    classes the callers of that function settle (:func:`resolve_arg`). Returns the items
-    trained on (``None``: the value whole), or False."""
+    :attr:`~.callers.CallFacts.feeds_via`), each running only project functions that agree
+    (:func:`_calls_at`, also methods on an object a parameter brought in): a call a step
+    loop draws its batches from (``origin``) whose callees give their argument at ``index``
+    back (:attr:`HelperFacts.passes_loader`: ``strategy.device_loader(train_loader)``), or a
+    call whose callees' step loops iterate that parameter (``FunctionFacts.fed_params``:
+    ``TrainLoop(model, opt, train_loader)``; a class runs its ``__init__``). Returns the
+    items trained on (``None``: the value whole), or False."""
     s = summary_of(Path(file), files, settings)
     if s is None:
         return False
     items: set = set()
     for line, index, origin, name, item, _ in via:
-        targets: list = [cf.target for cf in s.calls_into if cf.line == line and not cf.escape
-                         and cf.target[1].rsplit(".", 1)[-1] == name]
-        for d in s.dispatches:
-            if d.line == line and not d.element and d.method == name:
-                v = resolve_arg(ArgFacts(PARAM, d.param, refs=((file, d.origin),)), files, settings)
-                if v.kind != INSTANCE or not v.refs:
-                    targets = []
-                    break
-                targets.extend(_runs(v.refs, d.method, files, settings))
-        if targets and all(_takes_loader(_reexported(t, files, settings), index, origin, files, settings)
-                           for t in targets):
+        targets = _calls_at(s, file, line, name, files, settings, dispatch=True)
+        if targets and all(_takes_loader(t, index, origin, files, settings) for t in targets):
             if item == -1:
                 return None
             items.add(item)
@@ -1210,8 +1224,7 @@ def _iterated_again(file: str, via: tuple, files: ProjectFiles, settings: Settin
     for line, index, origin, name, item, again in via if s is not None else ():
         if not again or origin or item != -1:
             continue
-        targets = [_reexported(cf.target, files, settings) for cf in s.calls_into
-                   if cf.line == line and not cf.escape and cf.target[1].rsplit(".", 1)[-1] == name]
+        targets = _calls_at(s, file, line, name, files, settings)
         if targets and all(_iterates(t, index, files, settings) for t in targets):
             return True
     return False
@@ -1221,10 +1234,7 @@ def _iterates(ref: Ref, index: int, files: ProjectFiles, settings: Settings) -> 
     """Project function ``ref``, called with positional argument ``index`` (no ``self``), iterates it."""
     s = summary_of(Path(ref[0]), files, settings)
     f = s.function(ref[1]) if s is not None else None
-    if f is None:
-        return False
-    i = index + (1 if "." in ref[1] and s.cls(ref[1].rsplit(".", 1)[0]) is not None else 0)
-    return i in f.iterated_params
+    return f is not None and _def_index(s, ref, f, index) in f.iterated_params
 
 
 def _takes_loader(ref: Ref, index: int, origin: bool, files: ProjectFiles, settings: Settings) -> bool:
@@ -1240,7 +1250,7 @@ def _takes_loader(ref: Ref, index: int, origin: bool, files: ProjectFiles, setti
     f = s.function(ref[1]) if s is not None else None
     if f is None:
         return False
-    i = index + (1 if f.params and "." in ref[1] and s.cls(ref[1].rsplit(".", 1)[0]) is not None else 0)
+    i = _def_index(s, ref, f, index)
     if origin:
         return f.passes_loader == i
     return i in f.fed_params and _xla_caller(ref[0], ref[1], files, settings)
