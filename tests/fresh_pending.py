@@ -106,7 +106,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("t1", "lit_mnist.py", 50, "XLA304"): LAUNCH_ARGS,
     ("t1", "minilight/callbacks.py", 22, "XLA501"): LAUNCH_ARGS,
     ("t1", "minilight/callbacks.py", 58, "XLA602"): LAUNCH_ARGS,
-    ("t1", "minilight/trainer.py", 91, "XLA203"): LAUNCH_ARGS,
     ("t4", "plugins/alerts.py", 9, "XLA502"): EVENT_REGISTRY,
     ("t4", "plugins/checkpoint.py", 21, "XLA506"): HOOK_VALUES + ": `trainer.last_loss` (a device tensor) in a hook",
     ("t4", "plugins/checkpoint.py", 22, "XLA602"): HOOK_VALUES + ": `trainer.last_loss` (a device tensor) in a hook",

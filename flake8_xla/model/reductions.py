@@ -277,6 +277,37 @@ class Reductions:
         helpers = self.callee_helpers(call, ctx) if self.project_lookup is not None else None
         if helpers:  # project code: what it returns says whether it wraps
             return any(h.returns_wrap for h in helpers)
+        f = call.func
+        targets = self._self_dispatch(ctx.func, f.attr) if type(f) is ast.Attribute and type(f.value) is ast.Name \
+            and ctx.func is not None and ctx.func.params and f.value.id == ctx.func.params[0] else None
+        if targets:  # self.setup_module(module): the methods the objects reaching here run
+            for file, qual in targets:
+                if not file:
+                    local = self._local_targets(((file, qual),))
+                    if not local or not self._gives_param_back(local[0]):
+                        return True
+                    continue
+                head, _, m = qual.rpartition(".")
+                try:
+                    h = self.project_lookup((m,), cls=(file, head))
+                except (Exception, RecursionError):  # the project cannot be read: unknown
+                    return True
+                if h is None or h.returns_wrap or h.moves_param < 0:
+                    return True
+            return False
+        return True
+
+    def _gives_param_back(self, func) -> bool:
+        """Every ``return`` of ``func`` gives back one of its parameters, maybe moved
+        (``return module.to(self.root_device())``): it wraps nothing."""
+        if not func.returns:
+            return False
+        for value, _ in func.returns:
+            while type(value) is ast.Call and type(value.func) is ast.Attribute \
+                    and value.func.attr in ("to", "cuda", "cpu", "train", "eval"):
+                value = value.func.value
+            if type(value) is not ast.Name or value.id not in func.params[1:]:
+                return False
         return True
 
     def _project_wrap(self, call: ast.Call, ctx) -> bool:

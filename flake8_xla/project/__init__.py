@@ -549,6 +549,26 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
     facts = _text_facts(files)
     xla, wrappers = facts if facts is not None else (None, ())
     called = tuple(f"{n}(" for n in wrappers)
+    launching: dict[str, tuple[LaunchSetup, tuple[str, ...]]] = {}  # file -> (setup, classes whose method launches)
+
+    def record(path: Path, s: ModuleSummary, setup: LaunchSetup, entry: bool) -> None:
+        caller = _relative(path, files.root)
+        reached = _reached_from(path, files, settings, entry)
+        reached_classes = _REACHED_CLASSES.get((str(path), settings, entry), {})
+        if not setup.device_random and not setup.device_seeded and _builds_dropout(reached, files, settings):
+            setup = dataclasses.replace(setup, device_random=True)
+            if not entry:
+                own[str(path)] = setup  # (the launching module's own seed: dropout of another module)
+        for (file, qual), multi in reached.items():
+            if file == str(path):
+                continue  # the module's own launches are its own model's
+            old_setup = setups.get(file)
+            setups[file] = setup if old_setup is None else old_setup.union(setup)
+            selves.setdefault(file, {}).setdefault(qual, set()).update(reached_classes.get((file, qual), {None}))
+            entry_ = index.setdefault(file, {})
+            old = entry_.get(qual)
+            entry_[qual] = (multi or (old is not None and old[0]), old[1] if old is not None else caller)
+
     for path in files.files():
         if xla is not None and not words and not wrappers and str(path) not in xla:
             continue  # names no torch_xla and can call no launch wrapper (the text test below fails)
@@ -565,26 +585,52 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
         if not files.imports_of(path):
             continue  # imports no project module: its launched code runs nothing of another module
         s = summary_of(path, files, settings)
-        if s is None or not (s.launched_multi or s.launched_single or s.launched_out or s.script_roots
-                             or s.script_out):
+        if s is None:
             continue
-        caller = _relative(path, files.root)
-        setup = s.setup or LaunchSetup()
-        reached = _reached_from(path, files, settings)
-        reached_classes = _REACHED_CLASSES.get((str(path), settings), {})
-        if not setup.device_random and not setup.device_seeded and _builds_dropout(reached, files, settings):
-            setup = dataclasses.replace(setup, device_random=True)
-            own[str(path)] = setup  # (the launching module's own seed: dropout of another module)
-        for (file, qual), multi in reached.items():
-            if file == str(path):
-                continue  # the module's own launches are its own model's
-            old_setup = setups.get(file)
-            setups[file] = setup if old_setup is None else old_setup.union(setup)
-            selves.setdefault(file, {}).setdefault(qual, set()).update(reached_classes.get((file, qual), {None}))
-            entry = index.setdefault(file, {})
-            old = entry.get(qual)
-            entry[qual] = (multi or (old is not None and old[0]), old[1] if old is not None else caller)
+        methods = tuple(dict.fromkeys(f.qual.split(".", 1)[0] for f in s.functions if f.launches and "." in f.qual))
+        if methods:
+            launching[str(path)] = (s.setup or LaunchSetup(), tuple(c for c in methods if s.cls(c) is not None))
+        if not (s.launched_multi or s.launched_single or s.launched_out or s.script_roots or s.script_out):
+            continue
+        record(path, s, s.setup or LaunchSetup(), False)
+    if any(c for _, c in launching.values()):
+        for path, setup in _entry_scripts(files, launching, xla or frozenset()):
+            s = summary_of(path, files, settings)
+            if s is not None and (s.entry_roots or s.entry_out):
+                record(path, s, setup, True)
     return index
+
+
+def _entry_scripts(files: ProjectFiles, launching: dict, xla: frozenset) -> list:
+    """``[(path, setup)]``: the scripts (a ``__main__`` block, no torch_xla) whose text names
+    a class whose own method launches XLA code, or a subclass of one another module defines
+    (``XLATrainer(...)`` and ``trainer.fit(...)``): their module-level code may reach the
+    launch with the objects it builds; ``setup`` joins the launching modules' setups."""
+    names: dict[str, LaunchSetup] = {}
+    for setup, classes in launching.values():
+        for c in classes:
+            names[c] = setup if c not in names else names[c].union(setup)
+    texts = {str(p): files.text(p) or "" for p in files.files()}
+    for _ in range(2):  # subclasses, two levels down (class TPUTrainer(XLATrainer): ...)
+        for p, text in texts.items():
+            if "class " not in text:
+                continue
+            for c, setup in list(names.items()):
+                if c in text:
+                    for m in re.finditer(r"^\s*class\s+(\w+)\s*\([^)]*\b%s\b" % re.escape(c), text, re.M):
+                        names.setdefault(m.group(1), setup)
+    out = []
+    for p in files.files():
+        text = texts.get(str(p), "")
+        if "__main__" not in text or str(p) in xla or "torch_xla" in text:
+            continue
+        setups = [setup for c, setup in names.items() if re.search(r"\b%s\b" % re.escape(c), text)]
+        if setups and files.imports_of(p):
+            setup = setups[0]
+            for other in setups[1:]:
+                setup = setup.union(other)
+            out.append((p, setup))
+    return out
 
 
 def _builds_dropout(reached: dict[Ref, bool], files: ProjectFiles, settings: Settings) -> bool:
@@ -608,7 +654,7 @@ def _builds_dropout(reached: dict[Ref, bool], files: ProjectFiles, settings: Set
     return False
 
 
-def _reached_from(launcher: Path, files: ProjectFiles, settings: Settings) -> dict[Ref, bool]:
+def _reached_from(launcher: Path, files: ProjectFiles, settings: Settings, entry: bool = False) -> dict[Ref, bool]:
     """Every (file, qual) the launched code of module ``launcher`` runs, across modules,
     with whether a multi-process launch runs it (computed once per launcher).
 
@@ -618,8 +664,13 @@ def _reached_from(launcher: Path, files: ProjectFiles, settings: Settings) -> di
     override of another module, not the base's body: class-hierarchy dispatch narrowed to
     the classes the launched code builds). The classes each method is reached with are in
     :data:`_REACHED_CLASSES` (``None`` among them: some path reached it on an object of
-    unknown class)."""
-    key = (str(launcher), settings)
+    unknown class).
+
+    ``entry``: ``launcher`` is a script that uses no torch_xla (``ModuleSummary.entry_roots``):
+    its module-level code is followed on the host, and what a launch in the code it reaches
+    starts (a framework's ``XLATrainer.launch``) is the launched code, with the objects the
+    script built and handed on (:func:`_dispatched_callees`)."""
+    key = (str(launcher), settings, entry)
     if key in _REACHED:
         return _REACHED[key]
     _REACHED[key] = {}
@@ -627,30 +678,42 @@ def _reached_from(launcher: Path, files: ProjectFiles, settings: Settings) -> di
     s = summary_of(launcher, files, settings)
     reached: dict[Ref, bool] = {}
     classes: dict[Ref, set] = {}
-    contexts: dict[Ref, set] = {}
+    contexts: dict[tuple, set] = {}
     seen: set = set()
     if s is not None:
-        script = [(n, c, ()) for r in s.script_out for n, c in _targets(r, files, settings)]
-        launch_contexts: dict[str, list] = {}
-        for q, context in s.launch_contexts:
-            launch_contexts.setdefault(q, []).append(context)
-        out_multi, out_single = ([(n, c, ()) for r, m in s.launched_out if m is want for n, c in _targets(r, files, settings)]
-                                 for want in (True, False))  # an imported function launched
-        for roots, multi, more in ((s.launched_multi, True, out_multi), (s.launched_single, False, out_single),
-                                   (s.script_roots, False, script)):  # a script: its module level's calls too
-            todo = [((str(launcher), q), None, c) for q in roots for c in launch_contexts.get(q, [()])] + list(more)
+        if entry:
+            host = [((str(launcher), q), None, (), None) for q in s.entry_roots]
+            host += [(n, c, (), None) for r in s.entry_out for n, c in _targets(r, files, settings)]
+            groups = ((host, None),)
+        else:
+            script = [(n, c, (), None) for r in s.script_out for n, c in _targets(r, files, settings)]
+            launch_contexts: dict[str, list] = {}
+            for q, context in s.launch_contexts:
+                launch_contexts.setdefault(q, []).append(context)
+            out_multi, out_single = ([(n, c, (), None) for r, m in s.launched_out if m is want
+                                      for n, c in _targets(r, files, settings)]
+                                     for want in (True, False))  # an imported function launched
+            groups = tuple(([((str(launcher), q), None, c, None) for q in roots for c in launch_contexts.get(q, [()])]
+                            + list(more), multi)
+                           for roots, multi, more in ((s.launched_multi, True, out_multi),
+                                                      (s.launched_single, False, out_single),
+                                                      (s.script_roots, False, script)))  # a script: its module level's calls too
+        for todo, start in groups:
+            todo = [(n, c, x, start if launch is None else launch) for n, c, x, launch in todo]
             while todo and len(seen) < MAX_REACH:
-                node, cls, context = todo.pop()
-                known = contexts.setdefault(node, set())
+                node, cls, context, multi = todo.pop()  # multi: None on the host (before a launch)
+                known = contexts.setdefault((node, multi is None), set())
                 if context not in known and len(known) >= constants.MAX_CONTEXTS:
                     context = ()  # too many: what it is called with is unknown
                 if (node, cls, context, multi) in seen or (node, cls, context, True) in seen:
                     continue
                 seen.add((node, cls, context, multi))
                 known.add(context)
-                reached[node] = multi or reached.get(node, False)
-                classes.setdefault(node, set()).add(cls)
-                todo.extend(_dispatched_callees(node, cls, context, files, settings))
+                if multi is not None:
+                    reached[node] = multi or reached.get(node, False)
+                    classes.setdefault(node, set()).add(cls)
+                for n, c, x, launch in _dispatched_callees(node, cls, context, files, settings):
+                    todo.append((n, c, x, multi if launch is None else (launch or bool(multi))))
     _REACHED[key] = reached
     _REACHED_CLASSES[key] = classes
     return reached
@@ -661,13 +724,24 @@ _REACHED_CLASSES: dict[tuple, dict[Ref, set]] = {}
 
 def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: ProjectFiles,
                         settings: Settings) -> list:
-    """``[(callee, class of its self or None, its context)]`` of function ``node`` run on an
-    instance of ``cls`` (``None``: unknown) with what is known of its parameters ``context``
-    (:mod:`.constants`): its own ``self.m()`` calls resolved on ``cls``
-    (:func:`_class_methods`, override first), its other calls as the module resolves them;
-    a callee whose every occurrence is under an ``if`` the context makes false is not run
-    (``get_backend("tpu")`` builds no ``CudaBackend``), and a plain function gets the
-    constants its call passes."""
+    """``[(callee, class of its self or None, its context, launch)]`` of function ``node``
+    run on an instance of ``cls`` (``None``: unknown) with what is known of its parameters
+    ``context`` (:mod:`.constants`: literal constants, and object values: the instance one
+    constructor call built, with what that call passed); ``launch`` is ``None`` for a call,
+    else whether a multi-process launch starts the callee.
+
+    - its own ``self.m()`` calls resolve on ``cls`` (:func:`_class_methods`, override first),
+      on the same object;
+    - its other calls as the module resolves them; a callee whose every occurrence is under
+      an ``if`` the context makes false is not run (``get_backend("tpu")`` builds no
+      ``CudaBackend``); a call passes its constants and objects on (a constructor call: to
+      ``__init__``, and the object it builds to every method);
+    - a method call on an object a parameter holds, or a constructor parameter the object
+      kept (``trainer._run(...)``, ``for cb in self.callbacks: cb.on_step_end(...)``: the
+      module's :class:`~.callers.DispatchFacts`), resolves on that object's class;
+    - every method of an object handed in as a parameter runs where it goes (as an instance
+      a call hands on);
+    - a launch in its code starts the launched function with what ``args=(...)`` passes."""
     file, qual = node
     s = summary_of(Path(file), files, settings)
     f = s.function(qual) if s is not None else None
@@ -675,23 +749,46 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
         return []
     known = dict(context)
     edges = dict(f.edges) if f.edges else {}
+    me = f.params[0] if cls is not None and f.params else None
+    this = known.get(me) if me is not None else None  # the object the method runs on, when built where seen
     out: list = []
+
+    def objects(arg, ctx) -> tuple | None:
+        return _object_value(arg, ctx, files, settings)
+
+    def bound(t: Ref, c, args, method: bool) -> tuple:
+        ts = summary_of(Path(t[0]), files, settings)
+        callee = ts.function(t[1]) if ts is not None else None
+        if callee is None:
+            return ()
+        return constants.frozen(constants.bind(args, known, callee.params, 1 if method else 0, objects))
 
     def follow(key, targets) -> None:
         sites = edges.get(key)
         if sites is None:
-            out.extend((t, c, ()) for t, c in targets)
+            out.extend((t, c, (), None) for t, c in targets)
             return
+        ctor = type(key) is tuple and "." not in key[1]  # Cls(...): its __init__ gets the arguments
         for conds, args in sites:
             if not constants.holds(conds, known):
                 continue  # this occurrence does not run here
+            obj = None
+            if ctor and args:
+                inits = [t for t, c in targets if c is not None and t[1].endswith(".__init__")]
+                init = bound(inits[0], None, args, True) if inits else ()
+                obj = ("obj", targets[0][1], init) if targets and targets[0][1] is not None else None
             for t, c in targets:
-                callee = None
-                if c is None and args:
+                if obj is not None:
                     ts = summary_of(Path(t[0]), files, settings)
                     callee = ts.function(t[1]) if ts is not None else None
-                given = constants.bind(args, known, callee.params) if callee is not None else {}
-                out.append((t, c, constants.frozen(given)))
+                    given = dict(init) if t[1].endswith(".__init__") else {}
+                    if callee is not None and callee.params:
+                        given[callee.params[0]] = obj
+                    out.append((t, c, constants.frozen(given), None))
+                elif args and (c is None or not ctor):
+                    out.append((t, c, bound(t, c, args, c is not None), None))
+                else:
+                    out.append((t, c, (), None))
 
     dispatched = cls is not None and bool(f.self_calls)
     own = set(f.self_local) if dispatched else ()
@@ -700,7 +797,22 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
             follow(q, [((file, q), None)])
     if dispatched:  # (also a hook the base only declares elsewhere: no local target at all)
         table = _method_table(cls, files, settings)
-        out.extend((r, cls, ()) for m in f.self_calls for r in table.get(m, ()))
+        for m in f.self_calls:
+            targets = table.get(m, ())
+            sites = edges.get("self." + m)
+            if this is None and sites is None:
+                out.extend((r, cls, (), None) for r in targets)
+                continue
+            for conds, args in sites or (((), ()),):
+                if not constants.holds(conds, known):
+                    continue
+                for r in targets:
+                    given = dict(bound(r, cls, args, True)) if args else {}
+                    ts = summary_of(Path(r[0]), files, settings)
+                    callee = ts.function(r[1]) if ts is not None else None
+                    if this is not None and callee is not None and callee.params:
+                        given[callee.params[0]] = this
+                    out.append((r, cls, constants.frozen(given), None))
     if f.super_calls:  # super().m(): the bases' m, on the same object
         head = qual.rpartition(".")[0]
         own = s.cls(head)
@@ -709,7 +821,7 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
             for base in bases:
                 found = [r for r in _class_methods(base, files, settings) if r[1].rsplit(".", 1)[-1] == m]
                 if found:
-                    out.append((found[0], cls, ()))
+                    out.append((found[0], cls, (), None))
                     break
     unbuilt = set(f.unbuilt)
     for ref in f.calls_out:
@@ -717,7 +829,122 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
         if ref in unbuilt:  # named, not built here: the object it runs on is of unknown class
             targets = [(t, None) for t, _ in targets]
         follow(ref, targets)
+    if any(v[0] in constants.OBJECTS for v in known.values()):
+        _object_callees(s, f, node, cls, known, me, files, settings, out)
+    for target, multi, args in f.launches:
+        ref = (file, target) if type(target) is str else target
+        for t, c in _targets(ref, files, settings):
+            if c is None:
+                ts = summary_of(Path(t[0]), files, settings)
+                callee = ts.function(t[1]) if ts is not None else None
+                given = constants.bind(args, known, callee.params, 1, objects) if callee is not None else {}
+                out.append((t, None, constants.frozen(given), multi))
     return out
+
+
+def _object_value(arg: tuple, known: dict, files: ProjectFiles, settings: Settings, depth: int = 0):
+    """The context value of a ``("new", class, passes)`` / ``("news", items)`` argument
+    (:func:`.summary._summary`'s ``new``): ``("obj", class, the context of its __init__)``,
+    ``("objs", values)``; ``None`` when the class is not found."""
+    if depth > 4:
+        return None
+    if arg[0] == "news":
+        items = tuple(v for v in (_object_value(a, known, files, settings, depth + 1) for a in arg[1]) if v is not None)
+        return ("objs", tuple(dict.fromkeys(items))) if items else None
+    cls = _class_of(arg[1], files, settings)
+    if cls is None:
+        return None
+    inits = _method_table(cls, files, settings).get("__init__", ())
+    init: tuple = ()
+    if inits and arg[2]:
+        ts = summary_of(Path(inits[0][0]), files, settings)
+        callee = ts.function(inits[0][1]) if ts is not None else None
+        if callee is not None:
+            init = constants.frozen(constants.bind(
+                arg[2], known, callee.params, 1, lambda a, k: _object_value(a, k, files, settings, depth + 1)))
+    return ("obj", cls, init)
+
+
+def _class_of(ref: Ref, files: ProjectFiles, settings: Settings, depth: int = 0) -> Ref | None:
+    """``ref`` through package re-exports to the class it names; ``None`` when none."""
+    file, name = ref
+    s = summary_of(Path(file), files, settings)
+    if s is None or depth > 6:
+        return None
+    if s.cls(name) is not None:
+        return ref
+    exported = s.export(name)
+    return _class_of(exported, files, settings, depth + 1) if exported is not None else None
+
+
+def _object_callees(s: ModuleSummary, f, node: Ref, cls: Ref | None, known: dict, me: str | None,
+                    files: ProjectFiles, settings: Settings, out: list) -> None:
+    """:func:`_dispatched_callees`' calls on objects: the module's dispatches in ``node`` on an
+    object its parameters or its own object's constructor arguments hold, and every method
+    of an object a parameter holds."""
+    qual = node[1]
+    this = known.get(me) if me is not None else None
+    if this is None and cls is not None:
+        this = ("obj", cls, ())
+    own = (node[0], qual.rpartition(".")[0]) if "." in qual else None  # cb.m(self, ...): self is this object
+    init = dict(this[2]) if this is not None and this[0] == "obj" else {}
+    for d in s.dispatches:
+        if d.caller != qual or not d.method:
+            continue
+        if d.origin == qual:
+            value = known.get(d.param)
+        elif d.origin.endswith(".__init__") and this is not None:
+            value = init.get(d.param)  # self.callbacks kept from the constructor's parameter
+        else:
+            continue
+        if value is None or value[0] not in constants.OBJECTS:
+            continue
+        values = value[1] if value[0] == "objs" else (value,)
+        if d.element != (value[0] == "objs"):
+            continue  # (an element of a list, or the object itself: what the call site says)
+        for v in values:
+            table = _method_table(v[1], files, settings)
+            runs = table.get(d.method) or (table.get("forward", ()) if d.method == "__call__" else ())
+            for r in runs[:1]:  # (the override that runs)
+                out.append((r, v[1], _dispatch_context(d, known, r, v, own, this, files, settings), None))
+    for p in f.params:
+        value = known.get(p) if p != me else None
+        if value is None or value[0] not in constants.OBJECTS:
+            continue
+        for v in (value[1] if value[0] == "objs" else (value,)):
+            for r in _class_methods(v[1], files, settings):
+                ts = summary_of(Path(r[0]), files, settings)
+                callee = ts.function(r[1]) if ts is not None else None
+                given = {callee.params[0]: v} if callee is not None and callee.params else {}
+                out.append((r, v[1], constants.frozen(given), None))
+
+
+def _dispatch_context(d, known: dict, r: Ref, obj: tuple, own: Ref | None, this: tuple | None,
+                      files: ProjectFiles, settings: Settings) -> tuple:
+    """The context of method ``r`` a dispatch ``d`` runs on object ``obj``: the object as its
+    first parameter, and the caller's parameters or objects its arguments pass (the caller's
+    own ``self``, an instance of its class ``own``: the object ``this`` it runs on, when known)."""
+    ts = summary_of(Path(r[0]), files, settings)
+    callee = ts.function(r[1]) if ts is not None else None
+    if callee is None or not callee.params:
+        return ()
+    params = callee.params
+    given: dict = {params[0]: obj}
+    pairs = [(i + 1, a) for i, a in enumerate(d.args)] + [(params.index(n), a) for n, a in d.kwargs if n in params]
+    for i, a in pairs:
+        if i >= len(params):
+            continue
+        if a.kind == PARAM and a.name in known:
+            given[params[i]] = known[a.name]
+        elif a.kind == INSTANCE and len(a.refs) == 1:
+            if a.refs[0] == own:
+                if this is not None:
+                    given[params[i]] = this  # (the caller's self, or an instance of its class: not told apart)
+                continue
+            cls = _class_of(a.refs[0], files, settings)
+            if cls is not None:
+                given[params[i]] = ("obj", cls, ())
+    return constants.frozen(given)
 
 
 def _targets(ref: Ref, files: ProjectFiles, settings: Settings, depth: int = 0) -> list:

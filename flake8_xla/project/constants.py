@@ -29,6 +29,9 @@ Value = tuple
 #: one test: (chain, value, equal, identity): ``chain == value`` (``is`` with identity) holds
 #: (equal) or fails (not equal)
 Cond = tuple
+#: the kinds of an object value in a context: ``("obj", class ref, the constructor's context)``
+#: for the instance one constructor call builds, ``("objs", obj values)`` for a list of them
+OBJECTS = ("obj", "objs")
 #: how many contexts one function is followed with before the rest count as unknown
 MAX_CONTEXTS = 8
 #: how many conditions one guard keeps (the innermost)
@@ -141,29 +144,40 @@ def guard(model, ctx) -> tuple[Cond, ...]:
     return found
 
 
-def passes(model, call: ast.Call, ctx) -> tuple:
+def passes(model, call: ast.Call, ctx, new=None) -> tuple:
     """``((index or None, keyword or None, ("const", value) | ("chain", "cfg.x")), ...)``:
     the arguments of ``call`` that are literals or stable chains (positions stop at a
-    ``*args`` splat; ``**kwargs`` gives nothing)."""
+    ``*args`` splat; ``**kwargs`` gives nothing). With ``new`` (the summary's
+    ``new(expr, ctx)``: ``("new", class ref, its constructor's passes)`` / ``("news", items)``
+    for an argument holding instances one constructor call each builds), those too, and the
+    receiver of ``obj.m(...)`` at index ``-1`` (the method's own first parameter)."""
     out = []
+    if new is not None and type(call.func) is ast.Attribute:
+        got = new(call.func.value, ctx)
+        if got is not None:
+            out.append((-1, None, got))
     for i, a in enumerate(call.args):
         if type(a) is ast.Starred:
             break
-        got = _argument(model, a, ctx)
+        got = _argument(model, a, ctx, new)
         if got is not None:
             out.append((i, None, got))
     for k in call.keywords:
         if k.arg is not None:
-            got = _argument(model, k.value, ctx)
+            got = _argument(model, k.value, ctx, new)
             if got is not None:
                 out.append((None, k.arg, got))
     return tuple(out)
 
 
-def _argument(model, expr: ast.AST, ctx):
+def _argument(model, expr: ast.AST, ctx, new=None):
     value = literal(expr)
     if value is not None:
         return "const", value
+    if new is not None:
+        got = new(expr, ctx)
+        if got is not None:
+            return got
     if type(expr) is ast.Attribute and model.project_defs is not None:
         got = model.const(expr, ctx)  # config.BACKEND: a literal constant of a project module
         if type(got) in _LITERALS:
@@ -179,8 +193,8 @@ def holds(conds: tuple[Cond, ...], context: dict) -> bool:
     ``==`` compares as Python does (``True == 1``, ``1.0 == 1``); ``is`` also the type."""
     for chain, value, equal, identity in conds:
         known = context.get(chain)
-        if known is None:
-            continue
+        if known is None or known[0] in OBJECTS:
+            continue  # (an object: tests of it are not told)
         same = known == value if identity else _equal(known[1], value[1])
         if same != equal:
             return False
@@ -194,21 +208,29 @@ def _equal(a, b) -> bool:
         return True
 
 
-def bind(args: tuple, context: dict, params: tuple[str, ...], offset: int = 0) -> dict:
+def bind(args: tuple, context: dict, params: tuple[str, ...], offset: int = 0, objects=None) -> dict:
     """The callee's context: what ``args`` (:func:`passes`) carry from the caller's
     ``context`` into ``params`` (positions shifted by ``offset``: the process index of a
-    launched function)."""
+    launched function, a method's ``self``; the receiver's index ``-1`` is the parameter
+    before the first). ``objects(arg, context)`` gives the value of a ``"new"`` / ``"news"``
+    argument (the project layer's object values); without it they carry nothing."""
     out: dict = {}
-    for index, keyword, (kind, what) in args:
+    for index, keyword, arg in args:
+        kind, what = arg[0], arg[1]
         if index is not None:
             index += offset
-            name = params[index] if index < len(params) else None
+            name = params[index] if 0 <= index < len(params) else None
         else:
             name = keyword if keyword in params else None
         if name is None:
             continue
         if kind == "const":
             out[name] = what
+            continue
+        if kind in ("new", "news"):
+            value = objects(arg, context) if objects is not None else None
+            if value is not None:
+                out[name] = value
             continue
         prefix = what + "."
         for chain, value in context.items():

@@ -132,6 +132,11 @@ class FunctionFacts:
     #: a loop of its own runs the backward or an optimizer step (the model's
     #: ``is_inner_step_loop``): a loop that calls it is an epoch loop, not the step loop
     holds_step_loop: bool = False
+    #: ``(callee, multi, passes)`` of each launch its own code makes (``torch_xla.launch(
+    #: _run_fit, args=(self, module))`` in a trainer's method): the callee (a local qual or a
+    #: ``Ref``), a multi-process launch, what ``args=(...)`` passes (:func:`.constants.passes`
+    #: form, positions of the launched function after its process index)
+    launches: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -238,6 +243,11 @@ class ModuleSummary:
     #: (``xmp.spawn(main_worker)`` after ``from vitpod.engine import main_worker``): the
     #: launched code starts there (``multi``: a multi-process launch)
     launched_out: tuple = ()
+    #: for a module that does not use torch_xla: the quals of its functions and the refs of
+    #: other modules' functions and classes its module-level code runs (the ``__main__``
+    #: block of a script that starts a framework whose own method launches XLA code)
+    entry_roots: tuple[str, ...] = ()
+    entry_out: tuple[Ref, ...] = ()
 
     def function(self, qual: str) -> FunctionFacts | None:
         return self._index()[0].get(qual)
@@ -329,6 +339,39 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
 
     classes.files = files  # (the described calls read factories: callers._factory_ref)
 
+    def new(expr: ast.AST, ctx, depth: int = 0):
+        """The object value ``expr`` holds for the reach (:mod:`.constants`): ``("new",
+        class ref, what its constructor call passes)`` when its one value is a constructor
+        call of a project class, ``("news", items)`` for a list or tuple display of them
+        (also through a name bound once); else ``None``."""
+        t = type(expr)
+        if depth > 5:
+            return None
+        if t is ast.Name:
+            values = model.values(expr, ctx)
+            if values is None or len(values) != 1 or values[0][1] is None:
+                return None
+            v, c = values[0]
+            return new(v, c, depth + 1) if type(v) in (ast.Call, ast.List, ast.Tuple) else None
+        if t in (ast.List, ast.Tuple):
+            items = [new(e, ctx, depth + 1) for e in expr.elts]
+            return ("news", tuple(items)) if items and None not in items else None
+        if t is not ast.Call or type(expr.func) not in (ast.Name, ast.Attribute):
+            return None
+        f = expr.func
+        cls = model.class_named(f.id, ctx) if type(f) is ast.Name else None
+        if cls is not None:
+            if cls.ctx.func is not None:
+                return None
+            target = (str(path), cls.name)
+        else:
+            r = ref(f)
+            target = classes(r) if r is not None else None
+            if target is None or target != r:
+                return None  # (not a constructor call of the class itself)
+        return ("new", target, constants.passes(model, expr, ctx,
+                                                lambda e, c: new(e, c, depth + 1)))
+
     calls_into = describe_calls(model, resolver, bindings, str(path), classes)
     handed: dict[str, list[Ref]] = {}  # qual -> classes whose instances its calls hand on, forwards it runs
     for cf in calls_into:
@@ -342,6 +385,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
 
     functions = []
     selves = bool(model.project_launcher_selves)
+    launches = _function_launches(model, quals, ref, str(path), new)
     for func in model.functions:
         local = [quals[id(f)] for f in model.callees(func) if id(f) in quals]
         out: list[Ref] = list(dict.fromkeys(r for r in handed.get(quals[id(func)], ()) if r[0] != str(path)))
@@ -378,7 +422,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         self_calls, self_local, self_steps = _self_calls(model, func, quals)
         supers = _super_calls(func)
         edges = _edges(model, func, quals, ref, bindings, set(local), set(out),
-                       set(handed.get(quals[id(func)], ())))
+                       set(handed.get(quals[id(func)], ())), new)
         functions.append(FunctionFacts(quals[id(func)], func.node.lineno, tuple(dict.fromkeys(local)), tuple(out),
                                        *_does(model, func, ref), steps_once=model.steps_once(func),
                                        returns_loader=_returns_loader(model, func),
@@ -391,7 +435,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                                        returns_wrap=model.returned_wrap(func), self_calls=self_calls,
                                        self_local=self_local, self_steps=self_steps,
                                        params=tuple(func.params), edges=edges, unbuilt=unbuilt,
-                                       super_calls=supers,
+                                       super_calls=supers, launches=launches.get(id(func), ()),
                                        self_sites=describe_self_sites(model, func, resolver, str(path), classes)))
     class_facts = []
     for cls in model.classes:
@@ -421,6 +465,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
     launched_out = _launched_out(model, ref, str(path), files, ref_parts)
     roots, out = _script_roots(model, ref) if not launched and not launched_out and model.uses_torch_xla \
         else ((), ())
+    entry, entry_out = _script_roots(model, ref, host=True) if not model.uses_torch_xla else ((), ())
     return ModuleSummary(
         path=str(path),
         uses_torch_xla=model.uses_torch_xla,
@@ -435,6 +480,8 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         launched_out=launched_out,
         script_roots=tuple(quals[id(f)] for f in model.functions if id(f) in roots),
         script_out=out,
+        entry_roots=tuple(quals[id(f)] for f in model.functions if id(f) in entry),
+        entry_out=entry_out,
         dispatches=describe_dispatches(model, resolver, str(path), classes),
     )
 
@@ -521,19 +568,28 @@ def _self_calls(model, func, quals) -> tuple[tuple[str, ...], tuple[str, ...], t
 MAX_OCCURRENCES = 16
 
 
-def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed: set) -> tuple:
-    """``FunctionFacts.edges`` of one function."""
+def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed: set, new=None) -> tuple:
+    """``FunctionFacts.edges`` of one function; its own ``self.m(...)`` calls under the key
+    ``"self.m"``."""
     occ: dict = {}
     always: set = set(handed)
     callee_names: set[int] = set()
+    me = func.params[0] if func.cls is not None and func.params else None
+    received: set = set()  # obj.m keys: kept with what each call passes (the object among it)
     for call, ctx in func.calls:
         if ctx.func is not func:
             continue
         f = call.func
         conds = constants.guard(model, ctx)
-        args = constants.passes(model, call, ctx) if type(f) in (ast.Name, ast.Attribute) else ()
+        args = constants.passes(model, call, ctx, new) if type(f) in (ast.Name, ast.Attribute) else ()
         if type(f) is ast.Name:
             callee_names.add(id(f))
+        elif me is not None and type(f) is ast.Attribute and type(f.value) is ast.Name and f.value.id == me:
+            occ.setdefault("self." + f.attr, []).append((conds, args))
+        if args and args[0][0] == -1 and args[0][2][0] == "new":  # obj.m(...) on an object built here
+            key = (args[0][2][1][0], f"{args[0][2][1][1]}.{f.attr}")
+            occ.setdefault(key, []).append((conds, args))
+            received.add(key)
         r = ref(f)
         if r is not None and r in out:
             occ.setdefault(r, []).append((conds, args))
@@ -566,7 +622,8 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
                     occ.setdefault(k, []).append((constants.guard(model, c), ()))
     found = []
     for key, sites in occ.items():
-        if key in always or len(sites) > MAX_OCCURRENCES or not any(c or a for c, a in sites):
+        if (key in always and key not in received) or len(sites) > MAX_OCCURRENCES \
+                or not any(c or a for c, a in sites):
             continue
         found.append((key, tuple(dict.fromkeys(sites))))
     return tuple(found)
@@ -602,6 +659,39 @@ def _names_read_uncalled(node: ast.AST, callees: set[int]) -> set[str]:
     return out
 
 
+def _function_launches(model, quals, ref, path: str, new) -> dict[int, tuple]:
+    """``FunctionFacts.launches`` by function id: each launch inside a function, with its
+    launched function (of the module or, through its imports, of another) and what its
+    ``args=(...)`` tuple passes."""
+    out: dict[int, list] = {}
+    for call, ctx, targets, single in model.launches():
+        if ctx.func is None:
+            continue
+        keys = [quals[id(t)] for t in targets if id(t) in quals]
+        if not keys:
+            target = model.kwarg(call, "fn", 0)
+            r = ref(target) if type(target) in (ast.Name, ast.Attribute) else None
+            if r is None or r[0] == path:
+                continue
+            keys = [r]
+        given = model.kwarg(call, "args", 1)
+        args = ()
+        if type(given) is ast.Tuple:
+            found = []
+            for i, e in enumerate(given.elts):
+                if type(e) is ast.Starred:
+                    break  # (positions after a splat are unknown)
+                got = constants._argument(model, e, ctx, new)
+                if got is not None:
+                    found.append((i, None, got))
+            args = tuple(found)
+        for k in keys:
+            item = (k, not single, args)
+            if item not in out.setdefault(id(ctx.func), []):
+                out[id(ctx.func)].append(item)
+    return {k: tuple(v) for k, v in out.items()}
+
+
 def _launch_contexts(model, quals) -> tuple:
     """``ModuleSummary.launch_contexts``: for each launch of a module function, what the
     launch site's ``if`` tests and its ``args=(...)`` tell of the launched function's
@@ -624,13 +714,14 @@ def _launch_contexts(model, quals) -> tuple:
     return tuple(dict.fromkeys(out))
 
 
-def _script_roots(model, ref) -> tuple[set[int], tuple[Ref, ...]]:
+def _script_roots(model, ref, host: bool = False) -> tuple[set[int], tuple[Ref, ...]]:
     """(ids of the functions, refs of other modules' functions and classes) that the
     module-level XLA code of a torch_xla module runs: the calls outside any ``def`` that are
-    not in an XLA-off branch, followed through the module's own calls."""
+    not in an XLA-off branch, followed through the module's own calls (``host``: every
+    module-level call, in a module that does not use torch_xla)."""
     local, out = [], []
     for call, ctx in model.calls:
-        if ctx.func is not None or model.is_xla_off(ctx):
+        if ctx.func is not None or (not host and model.is_xla_off(ctx)):
             continue
         local.extend(model.function_of(call.func, ctx))
         r = ref(call.func)
@@ -643,7 +734,7 @@ def _script_roots(model, ref) -> tuple[set[int], tuple[Ref, ...]]:
         if id(func) not in reached:
             continue
         for call, ctx in func.calls:
-            if ctx.func is func and not model.is_xla_off(ctx):
+            if ctx.func is func and (host or not model.is_xla_off(ctx)):
                 r = ref(call.func)
                 if r is not None and r not in out:
                     out.append(r)

@@ -1,0 +1,161 @@
+"""Objects across a launch a framework's own method makes (issue 28, session 13).
+
+A script that never imports torch_xla builds ``XLATrainer(...)`` and the user's module and
+calls ``trainer.fit(model, dm)``; the framework's base ``fit`` calls ``self.launch(...)``,
+and ``XLATrainer.launch`` runs ``torch_xla.launch(_run_fit, args=(self, module, dm))``. The
+reach follows the script's host code into that launch with the objects it built (object
+values: the class, and what its constructor call passed), so in each replica
+``trainer._run(...)`` runs the base loop on the ``XLATrainer``: its ``self.optimizer_step``
+is ``xm.optimizer_step`` (a clip before it is XLA203) and the base ``optimizer_step`` /
+``save_checkpoint`` / ``root_device`` that the subclass overrides never run there. The GPU
+script's base ``Trainer`` reaches no launch.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from flake8_xla import project
+from test_project_mode import lint, lint_all, write
+
+pytestmark = pytest.mark.usefixtures("fresh_project_cache")
+
+TRAINER = '''\
+import torch
+
+
+def _run_fit(index, trainer, module, dm):
+    trainer._run(module, dm)
+
+
+class Trainer:
+    def __init__(self, clip=None):
+        self.clip = clip
+
+    def root_device(self):
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+    def launch(self, module, dm):
+        _run_fit(0, self, module, dm)
+
+    def setup_module(self, module):
+        return module.to(self.root_device())
+
+    def optimizer_step(self, optimizer):
+        optimizer.step()
+
+    def save_checkpoint(self, module, path):
+        torch.save(module.state_dict(), path)
+
+    def fit(self, module, dm):
+        self.launch(module, dm)
+
+    def _run(self, module, dm):
+        module = self.setup_module(module)
+        optimizer = torch.optim.SGD(module.parameters(), lr=0.1)
+        for batch in dm.loader():
+            optimizer.zero_grad()
+            loss = module(batch).sum()
+            loss.backward()
+            if self.clip:
+                torch.nn.utils.clip_grad_norm_(module.parameters(), self.clip)
+            self.optimizer_step(optimizer)
+        self.save_checkpoint(module, "last.pt")
+'''
+
+XLA = '''\
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+from .trainer import Trainer, _run_fit
+
+
+class XLATrainer(Trainer):
+    def root_device(self):
+        return torch_xla.device()
+
+    def launch(self, module, dm):
+        torch_xla.launch(_run_fit, args=(self, module, dm))
+
+    def optimizer_step(self, optimizer):
+        xm.optimizer_step(optimizer)
+
+    def save_checkpoint(self, module, path):
+        xm.save(module.state_dict(), path)
+'''
+
+USER = '''\
+import torch
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Data:
+    def loader(self):
+        return [torch.zeros(2, 4)]
+'''
+
+TPU = '''\
+from kit.xla import XLATrainer
+from user import Data, Net
+
+
+def main():
+    trainer = XLATrainer(clip=1.0)
+    trainer.fit(Net(), Data())
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+GPU = '''\
+from kit.trainer import Trainer
+from user import Data, Net
+
+if __name__ == "__main__":
+    Trainer(clip=1.0).fit(Net(), Data())
+'''
+
+
+def _project(tmp_path, tpu=TPU):
+    write(tmp_path, {"pyproject.toml": "", "kit/__init__.py": "", "kit/trainer.py": TRAINER, "kit/xla.py": XLA,
+                     "user.py": USER, "train_tpu.py": tpu, "train_gpu.py": GPU})
+
+
+def test_the_launch_in_a_framework_method_runs_the_base_loop_on_the_subclass(tmp_path):
+    _project(tmp_path)
+    # the clip before XLATrainer.optimizer_step (xm.optimizer_step) in the base loop; the base's
+    # optimizer.step(), torch.save and torch.device("cuda") are the overridden ones: silent
+    assert lint_all(tmp_path) == {("kit/trainer.py", 38, "XLA203")}
+    project.clear_cache()
+    assert lint(tmp_path, "kit/trainer.py") == {("kit/trainer.py", 38, "XLA203")}
+
+
+def test_the_reach_carries_the_objects_the_script_built(tmp_path):
+    _project(tmp_path)
+    from pathlib import Path
+
+    from flake8_xla.settings import Settings
+
+    files = project._project(Path(tmp_path).resolve())
+    index = project._reach_index(files, Settings())
+    trainer = index[str((tmp_path / "kit/trainer.py").resolve())]
+    assert {"_run_fit", "Trainer._run", "Trainer.setup_module"} <= set(trainer)
+    assert "Trainer.optimizer_step" not in trainer and "Trainer.save_checkpoint" not in trainer
+    assert trainer["Trainer._run"] == (True, "train_tpu.py")  # a multi-process launch, from the script
+    user = index[str((tmp_path / "user.py").resolve())]
+    assert {"Net.forward", "Data.loader"} <= set(user)  # the objects handed into the launch
+
+
+def test_a_script_with_only_the_base_trainer_reaches_no_launch(tmp_path):
+    _project(tmp_path, tpu=GPU)
+    assert lint_all(tmp_path) == set()
+
