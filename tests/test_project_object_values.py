@@ -159,3 +159,125 @@ def test_a_script_with_only_the_base_trainer_reaches_no_launch(tmp_path):
     _project(tmp_path, tpu=GPU)
     assert lint_all(tmp_path) == set()
 
+
+
+# --- a launch through a strategy the trainer was handed (Lightning's shape) ----------------------
+
+LOOP = '''\
+import torch
+
+from .strategies import CPUStrategy
+
+
+def _fit_worker(index, trainer, module):
+    trainer._run(module)
+
+
+class Trainer:
+    def __init__(self, strategy=None, clip=None):
+        self.strategy = strategy or CPUStrategy()
+        self.clip = clip
+
+    def fit(self, module):
+        self.strategy.launch(_fit_worker, self, module)
+
+    def _run(self, module):
+        module = self.strategy.setup_module(module)
+        optimizer = torch.optim.SGD(module.parameters(), lr=0.1)
+        for batch in module.batches():
+            optimizer.zero_grad()
+            loss = module(batch).sum()
+            loss.backward()
+            if self.clip:
+                torch.nn.utils.clip_grad_norm_(module.parameters(), self.clip)
+            self.strategy.optimizer_step(optimizer)
+'''
+
+STRATEGIES = '''\
+import torch
+
+
+class CPUStrategy:
+    def launch(self, fn, *args):
+        fn(0, *args)
+
+    def setup_module(self, module):
+        return module
+
+    def optimizer_step(self, optimizer):
+        optimizer.step()
+
+    def save(self, state, path):
+        torch.save(state, path)
+'''
+
+XLA_STRATEGY = '''\
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+from .strategies import CPUStrategy
+
+
+class XLAStrategy(CPUStrategy):
+    def launch(self, fn, *args):
+        torch_xla.launch(fn, args=args)
+
+    def setup_module(self, module):
+        return module.to(torch_xla.device())
+
+    def optimizer_step(self, optimizer):
+        xm.optimizer_step(optimizer)
+'''
+
+NET = '''\
+import torch
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.fc(x)
+
+    def batches(self):
+        return [torch.zeros(2, 4)]
+'''
+
+SCRIPT = '''\
+from kit.loop import Trainer
+from kit.xla import XLAStrategy
+from net import Net
+
+if __name__ == "__main__":
+    trainer = Trainer(strategy=XLAStrategy(), clip=1.0)
+    trainer.fit(Net())
+'''
+
+
+def _strategy_project(tmp_path, script=SCRIPT):
+    write(tmp_path, {"pyproject.toml": "", "kit/__init__.py": "", "kit/loop.py": LOOP, "kit/strategies.py": STRATEGIES,
+                     "kit/xla.py": XLA_STRATEGY, "net.py": NET, "train.py": script})
+
+
+def test_the_launch_of_a_handed_strategy_starts_the_function_with_the_handed_objects(tmp_path):
+    _strategy_project(tmp_path)
+    from pathlib import Path
+
+    from flake8_xla.settings import Settings
+
+    files = project._project(Path(tmp_path).resolve())
+    index = project._reach_index(files, Settings())
+    loop = index[str((tmp_path / "kit/loop.py").resolve())]
+    assert {"_fit_worker", "Trainer._run", "Trainer.fit"} <= set(loop)
+    # the CPU strategy the `or` default would build is not: the script handed an XLAStrategy
+    assert str((tmp_path / "kit/strategies.py").resolve()) not in index
+    assert set(index[str((tmp_path / "kit/xla.py").resolve())]) >= {"XLAStrategy.optimizer_step",
+                                                                     "XLAStrategy.setup_module"}
+    assert {"Net.forward", "Net.batches"} <= set(index[str((tmp_path / "net.py").resolve())])
+
+
+def test_the_cpu_strategy_script_launches_nothing(tmp_path):
+    _strategy_project(tmp_path, script=SCRIPT.replace("strategy=XLAStrategy(), ", ""))
+    assert lint_all(tmp_path) == set()

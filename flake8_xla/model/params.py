@@ -292,6 +292,12 @@ class Params:
                     return None  # self
                 return (target, expr.id, False) if expr.id in _all_params(target) else None
             if kind == "value" and b_ctx is not None:
+                if type(target) is ast.Call and type(target.func) is ast.Attribute and target.args \
+                        and type(target.args[0]) is ast.Name and target.args[0].id == expr.id \
+                        and target.args[0] is not expr:
+                    # module = self.strategy.setup_module(module): the object handed back (moved,
+                    # maybe wrapped: its methods are still the module's own)
+                    return self.receiver_origin(target.args[0], b_ctx, _depth + 1)
                 return self.receiver_origin(target, b_ctx, _depth + 1)
             return None
         if t is ast.Attribute:
@@ -309,6 +315,9 @@ class Params:
         if t is ast.BoolOp and type(expr.op) is ast.Or and len(expr.values) == 2 \
                 and type(expr.values[1]) in (ast.List, ast.Tuple) and not expr.values[1].elts:
             return self.receiver_origin(expr.values[0], ctx, _depth + 1)  # callbacks or []
+        if t is ast.BoolOp and type(expr.op) is ast.Or and len(expr.values) == 2 and type(expr.values[1]) is ast.Call:
+            inner = self.receiver_origin(expr.values[0], ctx, _depth + 1)  # strategy or SingleDevice():
+            return inner if inner is not None and not inner[2] else None  # what a caller passes (else the default)
         return None
 
     def _loop_stores(self, node: ast.AST) -> frozenset[str]:

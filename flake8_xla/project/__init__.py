@@ -182,6 +182,8 @@ def clear_cache() -> None:
     _SUMMARIES.clear()
     _REACHED.clear()
     _REACHED_CLASSES.clear()
+    _REACHED_OBJECTS.clear()
+    _PARAM_OBJECTS.clear()
     _SELF_CLASSES.clear()
     _WRAPPERS.clear()
     _INDEX.clear()
@@ -546,6 +548,7 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
     _SETUPS[key] = setups  # each reached module: what its launching modules set up, combined
     own = _OWN_SETUPS[key] = {}  # each launching module whose launched code builds dropout elsewhere
     _SELF_CLASSES[key] = selves  # each reached method: the classes of the objects it runs on
+    params = _PARAM_OBJECTS[key] = {}  # each reached function's parameters: the objects they hold
     facts = _text_facts(files)
     xla, wrappers = facts if facts is not None else (None, ())
     called = tuple(f"{n}(" for n in wrappers)
@@ -555,13 +558,15 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
         caller = _relative(path, files.root)
         reached = _reached_from(path, files, settings, entry)
         reached_classes = _REACHED_CLASSES.get((str(path), settings, entry), {})
+        for k, v in _REACHED_OBJECTS.get((str(path), settings, entry), {}).items():
+            params.setdefault(k, set()).update(v)
         if not setup.device_random and not setup.device_seeded and _builds_dropout(reached, files, settings):
             setup = dataclasses.replace(setup, device_random=True)
             if not entry:
                 own[str(path)] = setup  # (the launching module's own seed: dropout of another module)
         for (file, qual), multi in reached.items():
-            if file == str(path):
-                continue  # the module's own launches are its own model's
+            if file == str(path) and not entry:
+                continue  # the module's own launches are its own model's (an entry script has none)
             old_setup = setups.get(file)
             setups[file] = setup if old_setup is None else old_setup.union(setup)
             selves.setdefault(file, {}).setdefault(qual, set()).update(reached_classes.get((file, qual), {None}))
@@ -596,7 +601,7 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
     if any(c for _, c in launching.values()):
         for path, setup in _entry_scripts(files, launching, xla or frozenset()):
             s = summary_of(path, files, settings)
-            if s is not None and (s.entry_roots or s.entry_out):
+            if s is not None and s.entry_roots:
                 record(path, s, setup, True)
     return index
 
@@ -678,12 +683,12 @@ def _reached_from(launcher: Path, files: ProjectFiles, settings: Settings, entry
     s = summary_of(launcher, files, settings)
     reached: dict[Ref, bool] = {}
     classes: dict[Ref, set] = {}
+    objects: dict[tuple, set] = {}  # (file, qual, parameter) -> the object values it held in XLA code
     contexts: dict[tuple, set] = {}
     seen: set = set()
     if s is not None:
         if entry:
             host = [((str(launcher), q), None, (), None) for q in s.entry_roots]
-            host += [(n, c, (), None) for r in s.entry_out for n, c in _targets(r, files, settings)]
             groups = ((host, None),)
         else:
             script = [(n, c, (), None) for r in s.script_out for n, c in _targets(r, files, settings)]
@@ -712,11 +717,26 @@ def _reached_from(launcher: Path, files: ProjectFiles, settings: Settings, entry
                 if multi is not None:
                     reached[node] = multi or reached.get(node, False)
                     classes.setdefault(node, set()).add(cls)
+                    for name, value in context:
+                        if value[0] in constants.OBJECTS and "." not in name:
+                            objects.setdefault((node[0], node[1], name), set()).add(value)
+                            if value[0] == "obj" and value[2]:  # what its constructor was handed, kept
+                                for init in _method_table(value[1], files, settings).get("__init__", ())[:1]:
+                                    for p, v in value[2]:
+                                        if v[0] in constants.OBJECTS:
+                                            objects.setdefault((init[0], init[1], p), set()).add(v)
                 for n, c, x, launch in _dispatched_callees(node, cls, context, files, settings):
                     todo.append((n, c, x, multi if launch is None else (launch or bool(multi))))
     _REACHED[key] = reached
     _REACHED_CLASSES[key] = classes
+    _REACHED_OBJECTS[key] = objects
     return reached
+
+
+#: (launcher, settings, entry) -> (file, qual, parameter) -> the object values the reach saw it hold
+_REACHED_OBJECTS: dict[tuple, dict[tuple, set]] = {}
+#: (root, settings) -> the same, over every launch of the project (:func:`_reach_index`)
+_PARAM_OBJECTS: dict[tuple, dict[tuple, set]] = {}
 
 
 _REACHED_CLASSES: dict[tuple, dict[Ref, set]] = {}
@@ -761,7 +781,8 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
         callee = ts.function(t[1]) if ts is not None else None
         if callee is None:
             return ()
-        return constants.frozen(constants.bind(args, known, callee.params, 1 if method else 0, objects))
+        return constants.frozen(constants.bind(args, known, callee.params, 1 if method else 0, objects,
+                                               callee.varargs))
 
     def follow(key, targets) -> None:
         sites = edges.get(key)
@@ -831,13 +852,26 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
         follow(ref, targets)
     if any(v[0] in constants.OBJECTS for v in known.values()):
         _object_callees(s, f, node, cls, known, me, files, settings, out)
-    for target, multi, args in f.launches:
-        ref = (file, target) if type(target) is str else target
+    for target, multi, args, splat in f.launches:
+        if type(target) is str:
+            ref = (file, target)
+        elif not target[0]:  # torch_xla.launch(fn, ...): the function the context says fn holds
+            value = known.get(target[1])
+            if value is None or value[0] != "fn":
+                continue
+            ref = value[1]
+        else:
+            ref = target
+        items = known.get(splat) if splat else None  # args=args: the *args tuple the caller filled
         for t, c in _targets(ref, files, settings):
             if c is None:
                 ts = summary_of(Path(t[0]), files, settings)
                 callee = ts.function(t[1]) if ts is not None else None
-                given = constants.bind(args, known, callee.params, 1, objects) if callee is not None else {}
+                given = constants.bind(args, known, callee.params, 1, objects, callee.varargs) if callee is not None else {}
+                if callee is not None and items is not None and items[0] == "tuple":
+                    for i, v in enumerate(items[1]):
+                        if v is not None and i + 1 < len(callee.params):
+                            given[callee.params[i + 1]] = v
                 out.append((t, None, constants.frozen(given), multi))
     return out
 
@@ -883,6 +917,11 @@ def _object_callees(s: ModuleSummary, f, node: Ref, cls: Ref | None, known: dict
     object its parameters or its own object's constructor arguments hold, and every method
     of an object a parameter holds."""
     qual = node[1]
+    edges = dict(f.edges) if f.edges else {}
+
+    def objects(arg, ctx) -> tuple | None:
+        return _object_value(arg, ctx, files, settings)
+
     this = known.get(me) if me is not None else None
     if this is None and cls is not None:
         this = ("obj", cls, ())
@@ -906,6 +945,18 @@ def _object_callees(s: ModuleSummary, f, node: Ref, cls: Ref | None, known: dict
             table = _method_table(v[1], files, settings)
             runs = table.get(d.method) or (table.get("forward", ()) if d.method == "__call__" else ())
             for r in runs[:1]:  # (the override that runs)
+                sites = edges.get(f"@{d.line}.{d.method}") if edges else None
+                if sites:  # what the call passes, as the reach knows it (constants, objects, functions)
+                    ts = summary_of(Path(r[0]), files, settings)
+                    callee = ts.function(r[1]) if ts is not None else None
+                    if callee is None or not callee.params:
+                        continue
+                    for conds, args in sites:
+                        if constants.holds(conds, known):
+                            given = constants.bind(args, known, callee.params, 1, objects, callee.varargs)
+                            given[callee.params[0]] = v
+                            out.append((r, v[1], constants.frozen(given), None))
+                    continue
                 out.append((r, v[1], _dispatch_context(d, known, r, v, own, this, files, settings), None))
     for p in f.params:
         value = known.get(p) if p != me else None
@@ -913,6 +964,8 @@ def _object_callees(s: ModuleSummary, f, node: Ref, cls: Ref | None, known: dict
             continue
         for v in (value[1] if value[0] == "objs" else (value,)):
             for r in _class_methods(v[1], files, settings):
+                if r[1].endswith(".__init__"):
+                    continue  # (built already, where the object was: with its arguments)
                 ts = summary_of(Path(r[0]), files, settings)
                 callee = ts.function(r[1]) if ts is not None else None
                 given = {callee.params[0]: v} if callee is not None and callee.params else {}
@@ -1880,8 +1933,23 @@ def resolve_arg(arg: ArgFacts, files: ProjectFiles, settings: Settings, depth: i
                 break
             values.append(resolve_arg(a, files, settings, depth + 1))
         found = _join(values)
+    if found.kind == "unknown":
+        found = _reach_objects(file, qual, arg.name, files, settings)
     _RESOLVED[key] = found
     return found
+
+
+def _reach_objects(file: str, qual: str, name: str, files: ProjectFiles, settings: Settings) -> ArgFacts:
+    """What the reach saw parameter ``name`` of ``(file, qual)`` hold in launched code (the
+    objects a script built and handed through a framework's launch: :func:`_dispatched_callees`),
+    as an :data:`INSTANCE` / :data:`INSTANCES` argument of their classes; unknown when the
+    values are not all one kind or none was seen."""
+    seen = _PARAM_OBJECTS.get((files.root, settings), {}).get((file, qual, name))
+    if not seen or len({v[0] for v in seen}) != 1:
+        return _UNKNOWN
+    kind = next(iter(seen))[0]
+    refs = [v[1] for v in seen] if kind == "obj" else [o[1] for v in seen for o in v[1]]
+    return ArgFacts(INSTANCE if kind == "obj" else INSTANCES, refs=tuple(dict.fromkeys(refs)))
 
 
 def _join(values: list) -> ArgFacts:

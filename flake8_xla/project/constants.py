@@ -32,6 +32,9 @@ Cond = tuple
 #: the kinds of an object value in a context: ``("obj", class ref, the constructor's context)``
 #: for the instance one constructor call builds, ``("objs", obj values)`` for a list of them
 OBJECTS = ("obj", "objs")
+#: every value kind that is no literal: objects, a function (``("fn", ref)``) and the tuple a
+#: ``*args`` parameter holds (``("tuple", values or None)``)
+NOT_LITERAL = OBJECTS + ("fn", "tuple")
 #: how many contexts one function is followed with before the rest count as unknown
 MAX_CONTEXTS = 8
 #: how many conditions one guard keeps (the innermost)
@@ -193,8 +196,12 @@ def holds(conds: tuple[Cond, ...], context: dict) -> bool:
     ``==`` compares as Python does (``True == 1``, ``1.0 == 1``); ``is`` also the type."""
     for chain, value, equal, identity in conds:
         known = context.get(chain)
-        if known is None or known[0] in OBJECTS:
-            continue  # (an object: tests of it are not told)
+        if known is None:
+            continue
+        if known[0] in NOT_LITERAL:  # an object or a function: only `is None` is told
+            if identity and value == ("NoneType", None) and equal:
+                return False
+            continue
         same = known == value if identity else _equal(known[1], value[1])
         if same != equal:
             return False
@@ -208,37 +215,58 @@ def _equal(a, b) -> bool:
         return True
 
 
-def bind(args: tuple, context: dict, params: tuple[str, ...], offset: int = 0, objects=None) -> dict:
+def bind(args: tuple, context: dict, params: tuple[str, ...], offset: int = 0, objects=None,
+         varargs: str = "") -> dict:
     """The callee's context: what ``args`` (:func:`passes`) carry from the caller's
     ``context`` into ``params`` (positions shifted by ``offset``: the process index of a
     launched function, a method's ``self``; the receiver's index ``-1`` is the parameter
     before the first). ``objects(arg, context)`` gives the value of a ``"new"`` / ``"news"``
-    argument (the project layer's object values); without it they carry nothing."""
+    argument (the project layer's object values); without it they carry nothing. The
+    positions past ``params`` go to the ``*args`` parameter ``varargs`` as one
+    ``("tuple", values)`` (``None`` for a position not known)."""
     out: dict = {}
+    extra: dict[int, object] = {}
     for index, keyword, arg in args:
         kind, what = arg[0], arg[1]
         if index is not None:
             index += offset
+            if varargs and index >= len(params):
+                value = _value(arg, context, objects)
+                if value is not None:
+                    extra[index - len(params)] = value
+                continue
             name = params[index] if 0 <= index < len(params) else None
         else:
             name = keyword if keyword in params else None
         if name is None:
             continue
-        if kind == "const":
-            out[name] = what
+        if kind == "chain":
+            prefix = what + "."
+            for chain, value in context.items():
+                if chain == what:
+                    out[name] = value
+                elif chain.startswith(prefix):
+                    out[name + chain[len(what):]] = value
             continue
-        if kind in ("new", "news"):
-            value = objects(arg, context) if objects is not None else None
-            if value is not None:
-                out[name] = value
-            continue
-        prefix = what + "."
-        for chain, value in context.items():
-            if chain == what:
-                out[name] = value
-            elif chain.startswith(prefix):
-                out[name + chain[len(what):]] = value
+        value = _value(arg, context, objects)
+        if value is not None:
+            out[name] = value
+    if extra:
+        out[varargs] = ("tuple", tuple(extra.get(i) for i in range(max(extra) + 1)))
     return out
+
+
+def _value(arg: tuple, context: dict, objects) -> object:
+    kind, what = arg[0], arg[1]
+    if kind == "const":
+        return what
+    if kind == "fn":
+        return arg
+    if kind == "chain":
+        return context.get(what)
+    if kind in ("new", "news"):
+        return objects(arg, context) if objects is not None else None
+    return None
 
 
 def positive(conds: tuple[Cond, ...]) -> dict:

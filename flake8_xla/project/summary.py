@@ -132,11 +132,15 @@ class FunctionFacts:
     #: a loop of its own runs the backward or an optimizer step (the model's
     #: ``is_inner_step_loop``): a loop that calls it is an epoch loop, not the step loop
     holds_step_loop: bool = False
-    #: ``(callee, multi, passes)`` of each launch its own code makes (``torch_xla.launch(
-    #: _run_fit, args=(self, module))`` in a trainer's method): the callee (a local qual or a
-    #: ``Ref``), a multi-process launch, what ``args=(...)`` passes (:func:`.constants.passes`
-    #: form, positions of the launched function after its process index)
+    #: ``(callee, multi, passes, splat)`` of each launch its own code makes
+    #: (``torch_xla.launch(_run_fit, args=(self, module))`` in a trainer's method): the callee
+    #: (a local qual, a ``Ref``, or ``("", name)`` for a parameter holding the function:
+    #: ``torch_xla.launch(fn, args=args)``), a multi-process launch, what ``args=(...)``
+    #: passes (:func:`.constants.passes` form, positions of the launched function after its
+    #: process index), and the name ``args=`` gives when it is a name (the ``*args`` tuple)
     launches: tuple = ()
+    #: the name of its ``*args`` parameter, or ``""``
+    varargs: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -243,11 +247,13 @@ class ModuleSummary:
     #: (``xmp.spawn(main_worker)`` after ``from vitpod.engine import main_worker``): the
     #: launched code starts there (``multi``: a multi-process launch)
     launched_out: tuple = ()
-    #: for a module that does not use torch_xla: the quals of its functions and the refs of
-    #: other modules' functions and classes its module-level code runs (the ``__main__``
-    #: block of a script that starts a framework whose own method launches XLA code)
+    #: for a module that does not use torch_xla whose module-level code calls something of
+    #: the project: ``("<module>",)``, that code as a function (:attr:`entry`; the
+    #: ``__main__`` block of a script that starts a framework whose own method launches XLA code)
     entry_roots: tuple[str, ...] = ()
-    entry_out: tuple[Ref, ...] = ()
+    #: the module-level code of such a module as one function (qual ``"<module>"``: its
+    #: calls, with what each passes), or ``None``
+    entry: FunctionFacts | None = None
 
     def function(self, qual: str) -> FunctionFacts | None:
         return self._index()[0].get(qual)
@@ -263,6 +269,8 @@ class ModuleSummary:
         if found is None:
             found = ({f.qual: f for f in self.functions}, {c.name: c for c in self.classes},
                      {n: (p, q) for n, p, q in self.exports})
+            if self.entry is not None:
+                found[0][self.entry.qual] = self.entry
             object.__setattr__(self, "_idx", found)
         return found
 
@@ -348,6 +356,14 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         if depth > 5:
             return None
         if t is ast.Name:
+            for _, kind, target, _ in model.lookup(expr.id, ctx, None) or ():
+                if kind == "def" and id(target) in quals and target.ctx.func is None and target.cls is None:
+                    return ("fn", (str(path), quals[id(target)]))  # a function handed on (launch(_fit_worker, ...))
+                if kind == "import":
+                    r = ref(expr)
+                    if r is not None and "." not in r[1] and classes(r) is None:
+                        return ("fn", r)
+                break
             values = model.values(expr, ctx)
             if values is None or len(values) != 1 or values[0][1] is None:
                 return None
@@ -367,8 +383,8 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         else:
             r = ref(f)
             target = classes(r) if r is not None else None
-            if target is None or target != r:
-                return None  # (not a constructor call of the class itself)
+            if target is None or target[1] != r[1].rsplit(".", 1)[-1]:
+                return None  # (not a constructor call of the class itself, maybe re-exported)
         return ("new", target, constants.passes(model, expr, ctx,
                                                 lambda e, c: new(e, c, depth + 1)))
 
@@ -386,6 +402,8 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
     functions = []
     selves = bool(model.project_launcher_selves)
     launches = _function_launches(model, quals, ref, str(path), new)
+    dispatches = describe_dispatches(model, resolver, str(path), classes)
+    dispatch_sites = {(d.caller, d.line, d.method) for d in dispatches if d.method}
     for func in model.functions:
         local = [quals[id(f)] for f in model.callees(func) if id(f) in quals]
         out: list[Ref] = list(dict.fromkeys(r for r in handed.get(quals[id(func)], ()) if r[0] != str(path)))
@@ -422,7 +440,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         self_calls, self_local, self_steps = _self_calls(model, func, quals)
         supers = _super_calls(func)
         edges = _edges(model, func, quals, ref, bindings, set(local), set(out),
-                       set(handed.get(quals[id(func)], ())), new)
+                       set(handed.get(quals[id(func)], ())), new, dispatch_sites)
         functions.append(FunctionFacts(quals[id(func)], func.node.lineno, tuple(dict.fromkeys(local)), tuple(out),
                                        *_does(model, func, ref), steps_once=model.steps_once(func),
                                        returns_loader=_returns_loader(model, func),
@@ -436,6 +454,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                                        self_local=self_local, self_steps=self_steps,
                                        params=tuple(func.params), edges=edges, unbuilt=unbuilt,
                                        super_calls=supers, launches=launches.get(id(func), ()),
+                                       varargs=_varargs(func),
                                        self_sites=describe_self_sites(model, func, resolver, str(path), classes)))
     class_facts = []
     for cls in model.classes:
@@ -465,7 +484,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
     launched_out = _launched_out(model, ref, str(path), files, ref_parts)
     roots, out = _script_roots(model, ref) if not launched and not launched_out and model.uses_torch_xla \
         else ((), ())
-    entry, entry_out = _script_roots(model, ref, host=True) if not model.uses_torch_xla else ((), ())
+    entry = _module_facts(model, quals, ref, new) if not model.uses_torch_xla else None
     return ModuleSummary(
         path=str(path),
         uses_torch_xla=model.uses_torch_xla,
@@ -480,9 +499,9 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         launched_out=launched_out,
         script_roots=tuple(quals[id(f)] for f in model.functions if id(f) in roots),
         script_out=out,
-        entry_roots=tuple(quals[id(f)] for f in model.functions if id(f) in entry),
-        entry_out=entry_out,
-        dispatches=describe_dispatches(model, resolver, str(path), classes),
+        entry_roots=(entry.qual,) if entry is not None else (),
+        entry=entry,
+        dispatches=dispatches,
     )
 
 
@@ -568,10 +587,14 @@ def _self_calls(model, func, quals) -> tuple[tuple[str, ...], tuple[str, ...], t
 MAX_OCCURRENCES = 16
 
 
-def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed: set, new=None) -> tuple:
+def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed: set, new=None,
+           dispatch_sites: set = frozenset()) -> tuple:
     """``FunctionFacts.edges`` of one function; its own ``self.m(...)`` calls under the key
-    ``"self.m"``."""
+    ``"self.m"``, its method calls on an object a parameter brought in (the module's
+    dispatches, ``dispatch_sites``: ``(caller, line, method)``) under ``"@line.m"``."""
+    qual = quals.get(id(func))
     occ: dict = {}
+    defaults = _or_defaults(model, func)
     always: set = set(handed)
     callee_names: set[int] = set()
     me = func.params[0] if func.cls is not None and func.params else None
@@ -581,11 +604,15 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
             continue
         f = call.func
         conds = constants.guard(model, ctx)
+        if id(call) in defaults:
+            conds = (defaults[id(call)],) + conds
         args = constants.passes(model, call, ctx, new) if type(f) in (ast.Name, ast.Attribute) else ()
         if type(f) is ast.Name:
             callee_names.add(id(f))
         elif me is not None and type(f) is ast.Attribute and type(f.value) is ast.Name and f.value.id == me:
             occ.setdefault("self." + f.attr, []).append((conds, args))
+        elif type(f) is ast.Attribute and (qual, call.lineno, f.attr) in dispatch_sites:
+            occ.setdefault(f"@{call.lineno}.{f.attr}", []).append((conds, args))
         if args and args[0][0] == -1 and args[0][2][0] == "new":  # obj.m(...) on an object built here
             key = (args[0][2][1][0], f"{args[0][2][1][1]}.{f.attr}")
             occ.setdefault(key, []).append((conds, args))
@@ -629,6 +656,19 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
     return tuple(found)
 
 
+def _or_defaults(model, func) -> dict[int, tuple]:
+    """id of the call ``Default()`` in ``strategy or Default()`` (a stable chain first) ->
+    the condition it runs under, ``strategy is None`` (a falsy value; an object is not)."""
+    out: dict[int, tuple] = {}
+    for node in ast.walk(func.node):
+        if type(node) is ast.BoolOp and type(node.op) is ast.Or and len(node.values) == 2 \
+                and type(node.values[1]) is ast.Call:
+            chain = constants.stable_chain(model, node.values[0], Ctx(func.scope, func, (), ()))
+            if chain is not None:
+                out[id(node.values[1])] = (chain, ("NoneType", None), True, True)
+    return out
+
+
 def _super_calls(func) -> tuple[str, ...]:
     """``FunctionFacts.super_calls`` of one method: the ``m`` of its ``super().m(...)``."""
     if func.cls is None:
@@ -670,12 +710,16 @@ def _function_launches(model, quals, ref, path: str, new) -> dict[int, tuple]:
         keys = [quals[id(t)] for t in targets if id(t) in quals]
         if not keys:
             target = model.kwarg(call, "fn", 0)
-            r = ref(target) if type(target) in (ast.Name, ast.Attribute) else None
-            if r is None or r[0] == path:
-                continue
-            keys = [r]
+            if type(target) is ast.Name and target.id in ctx.func.params:
+                keys = [("", target.id)]  # torch_xla.launch(fn, ...): the function a caller hands in
+            else:
+                r = ref(target) if type(target) in (ast.Name, ast.Attribute) else None
+                if r is None or r[0] == path:
+                    continue
+                keys = [r]
         given = model.kwarg(call, "args", 1)
         args = ()
+        splat = given.id if type(given) is ast.Name and given.id == _varargs(ctx.func) else ""
         if type(given) is ast.Tuple:
             found = []
             for i, e in enumerate(given.elts):
@@ -686,10 +730,50 @@ def _function_launches(model, quals, ref, path: str, new) -> dict[int, tuple]:
                     found.append((i, None, got))
             args = tuple(found)
         for k in keys:
-            item = (k, not single, args)
+            item = (k, not single, args, splat)
             if item not in out.setdefault(id(ctx.func), []):
                 out[id(ctx.func)].append(item)
     return {k: tuple(v) for k, v in out.items()}
+
+
+def _module_facts(model, quals, ref, new) -> FunctionFacts | None:
+    """:attr:`ModuleSummary.entry`: the module-level calls of a module that does not use
+    torch_xla, as one function (``trainer = Trainer(strategy=XLAStrategy())`` ...
+    ``trainer.fit(Net(), Data())`` in its ``__main__`` block), with the constants and
+    objects each call passes; ``None`` when it calls nothing of the project."""
+    local: list[str] = []
+    out: list = []
+    occ: dict = {}
+    for call, ctx in model.calls:
+        if ctx.func is not None:
+            continue
+        f = call.func
+        if type(f) not in (ast.Name, ast.Attribute):
+            continue
+        args = constants.passes(model, call, ctx, new)
+        keys = [quals[id(t)] for t in model.function_of(f, ctx) if id(t) in quals] if type(f) is ast.Name else []
+        local.extend(k for k in keys if k not in local)
+        r = ref(f)
+        if r is not None:
+            keys.append(r)
+        elif args and args[0][0] == -1 and args[0][2][0] == "new":  # obj.m(...) on an object built here
+            keys.append((args[0][2][1][0], f"{args[0][2][1][1]}.{f.attr}"))
+        for k in keys:
+            if type(k) is tuple and k not in out:
+                out.append(k)
+            occ.setdefault(k, []).append(((), args))
+    if not local and not out:
+        return None
+    edges = tuple((k, tuple(dict.fromkeys(v))) for k, v in occ.items()
+                  if len(v) <= MAX_OCCURRENCES and any(a for _, a in v))
+    return FunctionFacts("<module>", 0, tuple(local), tuple(out), edges=edges)
+
+
+def _varargs(func) -> str:
+    """The name of ``func``'s ``*args`` parameter, or ``""``."""
+    node = func.node if func is not None else None
+    v = node.args.vararg if node is not None and hasattr(node, "args") else None
+    return v.arg if v is not None else ""
 
 
 def _launch_contexts(model, quals) -> tuple:
@@ -714,14 +798,13 @@ def _launch_contexts(model, quals) -> tuple:
     return tuple(dict.fromkeys(out))
 
 
-def _script_roots(model, ref, host: bool = False) -> tuple[set[int], tuple[Ref, ...]]:
+def _script_roots(model, ref) -> tuple[set[int], tuple[Ref, ...]]:
     """(ids of the functions, refs of other modules' functions and classes) that the
     module-level XLA code of a torch_xla module runs: the calls outside any ``def`` that are
-    not in an XLA-off branch, followed through the module's own calls (``host``: every
-    module-level call, in a module that does not use torch_xla)."""
+    not in an XLA-off branch, followed through the module's own calls."""
     local, out = [], []
     for call, ctx in model.calls:
-        if ctx.func is not None or (not host and model.is_xla_off(ctx)):
+        if ctx.func is not None or model.is_xla_off(ctx):
             continue
         local.extend(model.function_of(call.func, ctx))
         r = ref(call.func)
@@ -734,7 +817,7 @@ def _script_roots(model, ref, host: bool = False) -> tuple[set[int], tuple[Ref, 
         if id(func) not in reached:
             continue
         for call, ctx in func.calls:
-            if ctx.func is func and (host or not model.is_xla_off(ctx)):
+            if ctx.func is func and not model.is_xla_off(ctx):
                 r = ref(call.func)
                 if r is not None and r not in out:
                     out.append(r)
