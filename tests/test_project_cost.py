@@ -160,3 +160,26 @@ def test_scripts_importing_no_project_module_are_not_summarised(tmp_path, monkey
     off, _ = _lint(paths, "off", monkeypatch)
     assert summarised == ["helpers.py", "test_uses_helper.py"]
     assert on == off
+
+
+@pytest.mark.parametrize("text", [
+    CALLS["a.py"], CALLS["b.py"], CALLS["c.py"], "", "(", "((", " (x)", "a((b(", "x.y (z( w)", "é(1)",
+    "f\u00a0(1)", "f\u2028(1)", "a\n\t (", "'q' (", "\"on_step_end\", 'x'y'", "fire('a', \"b\")(c)", "_(", "9x(",
+])
+def test_called_names_read_backwards_are_the_pattern_s_names(text):
+    from flake8_xla.project.files import _CALLED, _called_names
+
+    assert _called_names(text) == {a or b for a, b in _CALLED.findall(text)}
+
+
+def test_defines_names_every_def_of_the_project_once_the_questions_outnumber_its_files(tmp_path):
+    _write(tmp_path, {"setup.py": "", "a.py": "class Saver:\n    def save(self, x):\n        pass\n",
+                      "b.py": "async def  fetch():\n    pass\ndef \\\n  wrapped(): pass\nx = undefined_name\n",
+                      "c.py": "saver.save(1)\n"})
+    files = ProjectFiles(tmp_path.resolve())
+    # the first questions, as many as the project has files (4), are not settled: the set is not built
+    assert all(files.defines("nothing_defines_this") for _ in range(4)) and files._defined is None
+    want = {"save": True, "fetch": True, "wrapped": True, "Saver": False, "saver": False,
+            "undefined_name": False, "nothing_defines_this": False, "größe": True}  # (not ASCII: not settled)
+    assert {name: files.defines(name) for name in want} == want
+    assert files._defined is not None

@@ -981,7 +981,10 @@ def helper_lookup(filename: str, tree, settings: Settings):
     inherited, and ``()``: the class itself; with ``factory=(args, kwargs)`` (the literal
     constants of a builder's call), ``(..., "builder", method)``: that method of the class
     the builder builds (:func:`~.defs.factory_class`: ``get_accelerator(config.BACKEND)``).
-    ``None`` when project mode is off or the file is unknown."""
+    ``None`` when project mode is off or the file is unknown. Its attribute ``defines``
+    (``name -> bool``, :meth:`~.files.ProjectFiles.defines`): some file of the project may
+    define a function of that name (every lookup of a method ``name`` that finds one
+    finds a ``def name``)."""
     found = _module_file(filename, settings)
     if found is None:
         return None
@@ -1002,6 +1005,7 @@ def helper_lookup(filename: str, tree, settings: Settings):
         ref = resolve_chain(parts, bindings, files)
         return helper_facts(ref, files, settings) if ref is not None else None
 
+    lookup.defines = files.defines  # (a name no `def` of the project has names no project function)
     return lookup
 
 

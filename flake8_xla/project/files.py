@@ -71,6 +71,8 @@ class ProjectFiles:
         self._text_store: dict[str, str | None] | None = {}  # str path -> its text (text())
         self._asked: set[str] = set()  # the names asked before the index (CALL_SCANS of them at most)
         self._elsewhere: dict[str, str] = {}  # name -> a file found calling it (the search stopped there)
+        self._defined: frozenset[str] | None = None  # every name a `def` of some file may define
+        self._define_asks = 0  # defines() questions before that set was built
 
     def files(self) -> list[Path]:
         """Every ``.py`` file under the root (skipped folders left out), sorted; listed once.
@@ -180,9 +182,12 @@ class ProjectFiles:
             return found
         if name not in self._asked and len(self._asked) >= CALL_SCANS:
             index: dict[str, set[str]] = {}
-            for path, text in list(self._text_items()):
+            texts = list(self._text_items())
+            for path, text in texts:
                 for called in _called_names(text):
                     index.setdefault(called, set()).add(path)
+            if self._defined is None:  # (the texts are dropped below: what defines() reads)
+                self._defined = _defined_names(text for _, text in texts)
             self._called, self._texts, self._scanned, self._elsewhere = index, None, {}, {}
             self._text_store = None  # (the texts are dropped: a file asked again is read again)
             return index.get(name, _NO_FILES)
@@ -211,6 +216,25 @@ class ProjectFiles:
             self._scanned[name] = {path} if mine is not None and _calls_named(mine, name) else set()
         found = self.calling(name)
         return bool(found) and (len(found) > 1 or path not in found)
+
+    def defines(self, name: str) -> bool:
+        """Some file of the project may define a function or method named ``name`` (``def
+        name(`` / ``async def name(``): a text search, once per root for every name (the
+        words after ``def`` in every file, read with the texts :meth:`calling` reads), so
+        asking it for each call is a set lookup. A necessary condition of a project
+        function of that name: every function a summary knows is a ``def`` of its module.
+        True when the files cannot be listed (more than :data:`MAX_FILES`) or ``name`` is
+        not ASCII (a file in another encoding may spell it differently in UTF-8), and for
+        the first questions, as many as the project has files (the set costs a pass over
+        every file's text: a big tree of plain code that asks a few hundred questions, as
+        torch's own does, never builds it; the index of called names builds it anyway)."""
+        if self._defined is None:
+            self._define_asks += 1
+            listed = self.files()
+            if not listed or self._define_asks <= len(listed):
+                return True  # (the set costs a pass over every file: built once the questions outnumber them)
+            self._defined = _defined_names(text for _, text in self._text_items())
+        return name in self._defined or not name.isascii()
 
     def text(self, path: Path) -> str | None:
         """:func:`read_text` of ``path``, read once per process while the project's texts are
@@ -339,25 +363,33 @@ _NAME = re.compile(r"\w+").fullmatch
 _QUOTED = re.compile(r"[\"'](\w+)[\"']")
 
 
+#: ``(``, whitespace, a word, in the reversed text: a called name read backwards
+_CALLED_BACKWARDS = re.compile(r"\(\s*(\w+)")
+
+
 def _called_names(text: str) -> set[str]:
     """The names ``{a or b for a, b in _CALLED.findall(text)}`` holds, found faster: the word
-    right before each ``(`` (whitespace between allowed; ``\\w`` is what ``str.isalnum``
-    and ``_`` accept, ``\\s`` what ``str.isspace`` does), and the quoted words (the two
-    alternatives never overlap: a quoted word holds no parenthesis, a called name no quote)."""
+    right before each ``(`` (whitespace between allowed), read as the word right after each
+    ``(`` of the reversed text (a pattern that starts with a literal is searched for that
+    literal: no match is tried inside a word, and no Python loop walks back from each
+    parenthesis, half the time of that loop), and the quoted words (the two alternatives
+    never overlap: a quoted word holds no parenthesis, a called name no quote)."""
     out = set(_QUOTED.findall(text))
-    find = text.find
-    i = find("(")
-    while i >= 0:
-        j = i
-        while j and text[j - 1].isspace():
-            j -= 1
-        k = j
-        while k and (text[k - 1].isalnum() or text[k - 1] == "_"):
-            k -= 1
-        if k < j:
-            out.add(text[k:j])
-        i = find("(", i + 1)
+    out.update(word[::-1] for word in _CALLED_BACKWARDS.findall(text[::-1]))
     return out
+
+
+#: ``def``, then the name it defines (``async def`` too; ``xdef y`` also matches: a superset)
+_DEFINED = re.compile(r"def[\s\\]+(\w+)")
+
+
+def _defined_names(texts) -> frozenset[str]:
+    """Every word that follows ``def`` (whitespace or a line continuation between) in
+    ``texts``: each name a ``def`` statement of those texts defines, and a few more."""
+    out: set[str] = set()
+    for text in texts:
+        out.update(_DEFINED.findall(text))
+    return frozenset(out)
 
 
 _PATTERNS: dict[str, re.Pattern] = {}
