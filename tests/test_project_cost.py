@@ -183,3 +183,23 @@ def test_defines_names_every_def_of_the_project_once_the_questions_outnumber_its
             "undefined_name": False, "nothing_defines_this": False, "größe": True}  # (not ASCII: not settled)
     assert {name: files.defines(name) for name in want} == want
     assert files._defined is not None
+
+
+def test_a_folder_that_reaches_nothing_is_settled_once_and_a_symlink_in_it_still_asks(tmp_path, monkeypatch):
+    from flake8_xla.project import _NOTHING_FOLDERS, _reaches_nothing
+
+    _write(tmp_path, {"setup.py": "", "pkg/a.py": "import torch\nx = torch.ones(1)\n", "pkg/b.py": "import torch\n",
+                      "train.py": "import torch_xla\nimport torch_xla.core.xla_model as xm\nxm.mark_step()\n"})
+    (tmp_path / "pkg/c.py").symlink_to(tmp_path / "pkg/b.py")
+    settings = build(None)
+    project.clear_cache()
+    try:
+        a, b, c = (str(tmp_path / "pkg" / n) for n in ("a.py", "b.py", "c.py"))
+        assert project.facts_for(a, settings) is project.EMPTY  # (builds the reach index: it reaches nothing)
+        assert _reaches_nothing(a, settings) and _NOTHING_FOLDERS[1] == {str(tmp_path / "pkg"): True}
+        assert _reaches_nothing(b, settings)
+        assert not _reaches_nothing(c, settings)  # a symbolic link: its project may be another
+        project.clear_cache()
+        assert _NOTHING_FOLDERS == [None, {}] and not _reaches_nothing(a, settings)
+    finally:
+        project.clear_cache()

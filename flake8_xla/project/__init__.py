@@ -210,6 +210,7 @@ def clear_cache() -> None:
     _KNOWN_WRAPPERS.clear()
     _MODULE_FILES.clear()
     _FOLDER_ROOTS.clear()
+    _NOTHING_FOLDERS[:] = [None, {}]
 
 
 def _root_of(folder: str) -> Path:
@@ -472,6 +473,11 @@ def _reaches_nothing(filename: str | None, settings: Settings) -> bool:
     for a file that is a symbolic link (its project may be another)."""
     if settings.project != "on" or not filename:
         return False
+    memo = _NOTHING_FOLDERS
+    given = os.path.dirname(filename)
+    key = given if os.path.isabs(filename) else (given, os.getcwd())
+    if memo[0] is settings and key in memo[1]:
+        return not os.path.islink(filename)  # (the folder's verdict, settled: one lookup per module)
     folder = os.path.dirname(os.path.abspath(filename))
     root = _FOLDER_ROOTS.get(folder)
     if root is None:
@@ -480,7 +486,15 @@ def _reaches_nothing(filename: str | None, settings: Settings) -> bool:
     if files is None or _INDEX.get((root, settings)) != {} or _TEXT_FACTS.get(root) is None \
             or _TEXT_FACTS[root][1] or _SETUPS.get((root, settings)) != {}:
         return False
+    if memo[0] is not settings:  # (a verdict once true stays true: the index and text facts are built once)
+        memo[:] = [settings, {}]
+    memo[1][key] = True
     return not os.path.islink(filename)
+
+
+#: ``[settings, {folder as the host names it (with the working directory when relative): True}]``:
+#: the folders whose project :func:`_reaches_nothing` found to give every module EMPTY
+_NOTHING_FOLDERS: list = [None, {}]
 
 
 def lend_tree(filename: str | None, settings: Settings, source: str | None, tree) -> None:

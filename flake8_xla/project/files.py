@@ -72,6 +72,8 @@ class ProjectFiles:
         self._asked: set[str] = set()  # the names asked before the index (CALL_SCANS of them at most)
         self._elsewhere: dict[str, str] = {}  # name -> a file found calling it (the search stopped there)
         self._defined: frozenset[str] | None = None  # every name a `def` of some file may define
+        self._src: list[Path] | None = None  # [root/src] when that folder exists (bases)
+        self._listings: dict[str, frozenset[str]] = {}  # folder -> its entry names, case-folded (_may_hold)
         self._define_asks = 0  # defines() questions before that set was built
 
     def files(self) -> list[Path]:
@@ -104,9 +106,10 @@ class ProjectFiles:
         """Where an absolute import of ``importer`` is looked up, first first: the importer's
         own folder (a script's siblings), the root, ``root/src``."""
         out = [importer.parent, self.root]
-        src = self.root / "src"
-        if src.is_dir():
-            out.append(src)
+        if self._src is None:  # (asked once per root, not once per import)
+            src = self.root / "src"
+            self._src = [src] if src.is_dir() else []
+        out.extend(self._src)
         return list(dict.fromkeys(out))
 
     def resolve_module(self, importer: Path, module: str, level: int = 0) -> Path | None:
@@ -123,12 +126,12 @@ class ProjectFiles:
             base = importer.parent
             for _ in range(level - 1):
                 base = base.parent
-            found = _find(base, parts) if self._inside(base) else None
+            found = _find(base, parts) if self._inside(base) and self._may_hold(base, parts) else None
         else:
             found = None
             if parts and parts[0] not in KNOWN_LIBRARIES:
                 for base in self.bases(importer):
-                    found = _find(base, parts)
+                    found = _find(base, parts) if self._may_hold(base, parts) else None
                     if found is not None:
                         break
         if found is not None and not self._inside(found):
@@ -149,8 +152,29 @@ class ProjectFiles:
     def submodule(self, package: Path, name: str) -> Path | None:
         """``name`` as a submodule of the package whose file (``__init__.py``) or folder is ``package``."""
         folder = package if package.is_dir() else package.parent if package.name == "__init__.py" else None
-        found = _find(folder, [name]) if folder is not None else None
+        found = _find(folder, [name]) if folder is not None and self._may_hold(folder, [name]) else None
         return found if found is not None and self._inside(found) else None
+
+    def _may_hold(self, base, parts: list[str]) -> bool:
+        """Folder ``base`` may hold ``parts[0]`` (``a.py`` or ``a/``) as :func:`_find` would
+        find it: its entry names, listed once per folder and process (a set lookup instead
+        of up to three ``stat`` calls for each module asked: most imports of a tree name the
+        standard library or third-party packages, from every folder). Compared case-folded
+        (a case-insensitive file system finds ``Foo.py`` for ``foo``); true when the name is
+        not ASCII (a file system may normalise it) or the folder cannot be listed."""
+        if not parts or not parts[0].isascii():
+            return True
+        key = str(base)
+        names = self._listings.get(key)
+        if names is None:
+            try:
+                names = self._listings[key] = frozenset(n.casefold() for n in os.listdir(key))
+            except (OSError, ValueError):
+                names = self._listings[key] = _ANY
+        if names is _ANY:
+            return True
+        first = parts[0].casefold()
+        return first in names or first + ".py" in names
 
     def _inside(self, path: Path) -> bool:
         """``path`` is under the root, in no skipped folder, and so is what it resolves to: a
@@ -356,6 +380,7 @@ def _import_statements(text: str):
 
 
 _UNSEEN = object()
+_ANY: frozenset[str] = frozenset({"\0"})  # (a folder that cannot be listed: it may hold anything)
 _DOTTED = re.compile(r"[\w.]+").fullmatch
 _NAME = re.compile(r"\w+").fullmatch
 
