@@ -203,3 +203,18 @@ def test_a_folder_that_reaches_nothing_is_settled_once_and_a_symlink_in_it_still
         assert _NOTHING_FOLDERS == [None, {}] and not _reaches_nothing(a, settings)
     finally:
         project.clear_cache()
+
+
+def test_called_nowhere_else_is_known_only_from_the_index_and_agrees_with_called_elsewhere(tmp_path, monkeypatch):
+    from flake8_xla.project import files as files_module
+
+    _write(tmp_path, CALLS)
+    files = ProjectFiles(tmp_path.resolve())
+    a, b = (str((tmp_path / n).resolve()) for n in ("a.py", "b.py"))
+    assert not files.called_nowhere_else("nothing_calls_this", a)  # no index yet: unknown
+    monkeypatch.setattr(files_module, "CALL_SCANS", 0)
+    files.calling("foo")  # (builds the index)
+    for name in ("foo", "bar", "foobar", "nothing_calls_this", "quux"):
+        for path in (a, b):
+            assert files.called_nowhere_else(name, path) == (not files.called_elsewhere(name, path)), (name, path)
+    assert files.called_nowhere_else("foo", a) and not files.called_nowhere_else("foo", b)

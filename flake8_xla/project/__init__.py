@@ -1077,7 +1077,9 @@ def callers_lookup(filename: str | None, settings: Settings):
     per pass of an enclosing loop (``CallFacts.reiterated``); with ``xla_only``, only the
     calls made where XLA code runs (:func:`_xla_caller`: a CPU debug script's
     ``Trainer(CPUStrategy())`` says nothing of the XLA run's strategy). ``None`` instead of a
-    function when project mode is off or the file is unknown.
+    function when project mode is off or the file is unknown. Its attribute ``uncalled``
+    (``qual -> bool``): ``step_only`` would give ``()`` for ``qual`` by the text gate, known
+    at the cost of a dictionary lookup (the index of called names built; else ``False``).
 
     The module's importers (its text's import statements, and those of the package
     ``__init__.py`` files that import it, :data:`MAX_REEXPORT_DEPTH` levels) are read once
@@ -1170,6 +1172,14 @@ def callers_lookup(filename: str | None, settings: Settings):
                 + _self_site_calls(files, settings).get(str(path), {}).get(qual, ())
         return calls
 
+    def uncalled(qual: str) -> bool:
+        """``step_only`` is known to give no call of ``qual`` from the text alone, without a
+        search: a nested function's, or a name no other file calls once the project's index
+        of called names is built (before it is, ``False``: a search may cost more than the
+        question it gates)."""
+        return qual.count(".") > 1 or files.called_nowhere_else(qual.rsplit(".", 1)[-1], str(path))
+
+    lookup.uncalled = uncalled
     return lookup
 
 

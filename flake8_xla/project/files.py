@@ -241,6 +241,15 @@ class ProjectFiles:
         found = self.calling(name)
         return bool(found) and (len(found) > 1 or path not in found)
 
+    def called_nowhere_else(self, name: str, path: str) -> bool:
+        """No file other than ``path`` calls something named ``name``, known without a search:
+        the index of every called name is built (:meth:`calling`) and says so. ``False`` while
+        it is not (unknown here: :meth:`called_elsewhere` searches)."""
+        if self._called is None:
+            return False
+        found = self._called.get(name, _NO_FILES)
+        return not found or (len(found) == 1 and path in found)
+
     def defines(self, name: str) -> bool:
         """Some file of the project may define a function or method named ``name`` (``def
         name(`` / ``async def name(``): a text search, once per root for every name (the
