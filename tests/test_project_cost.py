@@ -160,3 +160,61 @@ def test_scripts_importing_no_project_module_are_not_summarised(tmp_path, monkey
     off, _ = _lint(paths, "off", monkeypatch)
     assert summarised == ["helpers.py", "test_uses_helper.py"]
     assert on == off
+
+
+@pytest.mark.parametrize("text", [
+    CALLS["a.py"], CALLS["b.py"], CALLS["c.py"], "", "(", "((", " (x)", "a((b(", "x.y (z( w)", "é(1)",
+    "f\u00a0(1)", "f\u2028(1)", "a\n\t (", "'q' (", "\"on_step_end\", 'x'y'", "fire('a', \"b\")(c)", "_(", "9x(",
+])
+def test_called_names_read_backwards_are_the_pattern_s_names(text):
+    from flake8_xla.project.files import _CALLED, _called_names
+
+    assert _called_names(text) == {a or b for a, b in _CALLED.findall(text)}
+
+
+def test_defines_names_every_def_of_the_project_once_the_questions_outnumber_its_files(tmp_path):
+    _write(tmp_path, {"setup.py": "", "a.py": "class Saver:\n    def save(self, x):\n        pass\n",
+                      "b.py": "async def  fetch():\n    pass\ndef \\\n  wrapped(): pass\nx = undefined_name\n",
+                      "c.py": "saver.save(1)\n"})
+    files = ProjectFiles(tmp_path.resolve())
+    # the first questions, as many as the project has files (4), are not settled: the set is not built
+    assert all(files.defines("nothing_defines_this") for _ in range(4)) and files._defined is None
+    want = {"save": True, "fetch": True, "wrapped": True, "Saver": False, "saver": False,
+            "undefined_name": False, "nothing_defines_this": False, "größe": True}  # (not ASCII: not settled)
+    assert {name: files.defines(name) for name in want} == want
+    assert files._defined is not None
+
+
+def test_a_folder_that_reaches_nothing_is_settled_once_and_a_symlink_in_it_still_asks(tmp_path, monkeypatch):
+    from flake8_xla.project import _NOTHING_FOLDERS, _reaches_nothing
+
+    _write(tmp_path, {"setup.py": "", "pkg/a.py": "import torch\nx = torch.ones(1)\n", "pkg/b.py": "import torch\n",
+                      "train.py": "import torch_xla\nimport torch_xla.core.xla_model as xm\nxm.mark_step()\n"})
+    (tmp_path / "pkg/c.py").symlink_to(tmp_path / "pkg/b.py")
+    settings = build(None)
+    project.clear_cache()
+    try:
+        a, b, c = (str(tmp_path / "pkg" / n) for n in ("a.py", "b.py", "c.py"))
+        assert project.facts_for(a, settings) is project.EMPTY  # (builds the reach index: it reaches nothing)
+        assert _reaches_nothing(a, settings) and _NOTHING_FOLDERS[1] == {str(tmp_path / "pkg"): True}
+        assert _reaches_nothing(b, settings)
+        assert not _reaches_nothing(c, settings)  # a symbolic link: its project may be another
+        project.clear_cache()
+        assert _NOTHING_FOLDERS == [None, {}] and not _reaches_nothing(a, settings)
+    finally:
+        project.clear_cache()
+
+
+def test_called_nowhere_else_is_known_only_from_the_index_and_agrees_with_called_elsewhere(tmp_path, monkeypatch):
+    from flake8_xla.project import files as files_module
+
+    _write(tmp_path, CALLS)
+    files = ProjectFiles(tmp_path.resolve())
+    a, b = (str((tmp_path / n).resolve()) for n in ("a.py", "b.py"))
+    assert not files.called_nowhere_else("nothing_calls_this", a)  # no index yet: unknown
+    monkeypatch.setattr(files_module, "CALL_SCANS", 0)
+    files.calling("foo")  # (builds the index)
+    for name in ("foo", "bar", "foobar", "nothing_calls_this", "quux"):
+        for path in (a, b):
+            assert files.called_nowhere_else(name, path) == (not files.called_elsewhere(name, path)), (name, path)
+    assert files.called_nowhere_else("foo", a) and not files.called_nowhere_else("foo", b)

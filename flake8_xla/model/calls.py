@@ -563,6 +563,8 @@ class Calls:
         overrides = self.remote_overrides(f, ctx)
         if overrides:
             found = overrides
+        elif type(f) is ast.Attribute and not self._project_defines(f.attr) and self._import_chain(f, ctx) is None:
+            found = None  # x.m() of no import: every target below is a method m, and no file defines one
         else:
             helper = self.project_helper(f, ctx)
             if helper is not None:
@@ -582,6 +584,17 @@ class Calls:
                     found = self._local_caller_objects(f.value, ctx, f.attr)
         cache[key] = found
         return found
+
+    def _project_defines(self, name: str) -> bool:
+        """Project mode: some file of the project may define a function or method ``name``
+        (``project_lookup.defines``, one set lookup; true when the lookup does not say)."""
+        defines = getattr(self.project_lookup, "defines", None)
+        if defines is None:
+            return True
+        try:
+            return defines(name)
+        except (Exception, RecursionError):  # the project cannot be read: unknown
+            return True
 
     def _built_method(self, built: ast.Call, ctx: Ctx, method: str):
         """:class:`flake8_xla.project.HelperFacts` of method ``method`` of the object project

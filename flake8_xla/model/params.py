@@ -360,6 +360,9 @@ class Params:
             # every importer of a torch_xla module would summarise most of a torch_xla
             # project, as for parameter aliases)
             return ()
+        uncalled = getattr(self.project_callers, "uncalled", None)
+        if uncalled is not None and uncalled(self.function_quals()[id(func)]):
+            return ()  # no other file calls its name (the project's index of called names, once built)
         if not self.in_xla_code(Ctx(func.scope, func, (), ())) or not (
                 self._reads_params(func, params) or self._reads_on_host(func) or self.steps_once(func)):
             return ()

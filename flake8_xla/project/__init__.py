@@ -212,6 +212,7 @@ def clear_cache() -> None:
     _KNOWN_WRAPPERS.clear()
     _MODULE_FILES.clear()
     _FOLDER_ROOTS.clear()
+    _NOTHING_FOLDERS[:] = [None, {}]
 
 
 def _root_of(folder: str) -> Path:
@@ -474,6 +475,11 @@ def _reaches_nothing(filename: str | None, settings: Settings) -> bool:
     for a file that is a symbolic link (its project may be another)."""
     if settings.project != "on" or not filename:
         return False
+    memo = _NOTHING_FOLDERS
+    given = os.path.dirname(filename)
+    key = given if os.path.isabs(filename) else (given, os.getcwd())
+    if memo[0] is settings and key in memo[1]:
+        return not os.path.islink(filename)  # (the folder's verdict, settled: one lookup per module)
     folder = os.path.dirname(os.path.abspath(filename))
     root = _FOLDER_ROOTS.get(folder)
     if root is None:
@@ -482,7 +488,15 @@ def _reaches_nothing(filename: str | None, settings: Settings) -> bool:
     if files is None or _INDEX.get((root, settings)) != {} or _TEXT_FACTS.get(root) is None \
             or _TEXT_FACTS[root][1] or _SETUPS.get((root, settings)) != {}:
         return False
+    if memo[0] is not settings:  # (a verdict once true stays true: the index and text facts are built once)
+        memo[:] = [settings, {}]
+    memo[1][key] = True
     return not os.path.islink(filename)
+
+
+#: ``[settings, {folder as the host names it (with the working directory when relative): True}]``:
+#: the folders whose project :func:`_reaches_nothing` found to give every module EMPTY
+_NOTHING_FOLDERS: list = [None, {}]
 
 
 def lend_tree(filename: str | None, settings: Settings, source: str | None, tree) -> None:
@@ -1261,7 +1275,10 @@ def helper_lookup(filename: str, tree, settings: Settings):
     inherited, and ``()``: the class itself; with ``factory=(args, kwargs)`` (the literal
     constants of a builder's call), ``(..., "builder", method)``: that method of the class
     the builder builds (:func:`~.defs.factory_class`: ``get_accelerator(config.BACKEND)``).
-    ``None`` when project mode is off or the file is unknown."""
+    ``None`` when project mode is off or the file is unknown. Its attribute ``defines``
+    (``name -> bool``, :meth:`~.files.ProjectFiles.defines`): some file of the project may
+    define a function of that name (every lookup of a method ``name`` that finds one
+    finds a ``def name``)."""
     found = _module_file(filename, settings)
     if found is None:
         return None
@@ -1282,6 +1299,7 @@ def helper_lookup(filename: str, tree, settings: Settings):
         ref = resolve_chain(parts, bindings, files)
         return helper_facts(ref, files, settings) if ref is not None else None
 
+    lookup.defines = files.defines  # (a name no `def` of the project has names no project function)
     return lookup
 
 
@@ -1339,7 +1357,9 @@ def callers_lookup(filename: str | None, settings: Settings):
     per pass of an enclosing loop (``CallFacts.reiterated``); with ``xla_only``, only the
     calls made where XLA code runs (:func:`_xla_caller`: a CPU debug script's
     ``Trainer(CPUStrategy())`` says nothing of the XLA run's strategy). ``None`` instead of a
-    function when project mode is off or the file is unknown.
+    function when project mode is off or the file is unknown. Its attribute ``uncalled``
+    (``qual -> bool``): ``step_only`` would give ``()`` for ``qual`` by the text gate, known
+    at the cost of a dictionary lookup (the index of called names built; else ``False``).
 
     The module's importers (its text's import statements, and those of the package
     ``__init__.py`` files that import it, :data:`MAX_REEXPORT_DEPTH` levels) are read once
@@ -1432,6 +1452,14 @@ def callers_lookup(filename: str | None, settings: Settings):
                 + _self_site_calls(files, settings).get(str(path), {}).get(qual, ())
         return calls
 
+    def uncalled(qual: str) -> bool:
+        """``step_only`` is known to give no call of ``qual`` from the text alone, without a
+        search: a nested function's, or a name no other file calls once the project's index
+        of called names is built (before it is, ``False``: a search may cost more than the
+        question it gates)."""
+        return qual.count(".") > 1 or files.called_nowhere_else(qual.rsplit(".", 1)[-1], str(path))
+
+    lookup.uncalled = uncalled
     return lookup
 
 

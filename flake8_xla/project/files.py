@@ -71,6 +71,10 @@ class ProjectFiles:
         self._text_store: dict[str, str | None] | None = {}  # str path -> its text (text())
         self._asked: set[str] = set()  # the names asked before the index (CALL_SCANS of them at most)
         self._elsewhere: dict[str, str] = {}  # name -> a file found calling it (the search stopped there)
+        self._defined: frozenset[str] | None = None  # every name a `def` of some file may define
+        self._src: list[Path] | None = None  # [root/src] when that folder exists (bases)
+        self._listings: dict[str, frozenset[str]] = {}  # folder -> its entry names, case-folded (_may_hold)
+        self._define_asks = 0  # defines() questions before that set was built
 
     def files(self) -> list[Path]:
         """Every ``.py`` file under the root (skipped folders left out), sorted; listed once.
@@ -102,9 +106,10 @@ class ProjectFiles:
         """Where an absolute import of ``importer`` is looked up, first first: the importer's
         own folder (a script's siblings), the root, ``root/src``."""
         out = [importer.parent, self.root]
-        src = self.root / "src"
-        if src.is_dir():
-            out.append(src)
+        if self._src is None:  # (asked once per root, not once per import)
+            src = self.root / "src"
+            self._src = [src] if src.is_dir() else []
+        out.extend(self._src)
         return list(dict.fromkeys(out))
 
     def resolve_module(self, importer: Path, module: str, level: int = 0) -> Path | None:
@@ -121,12 +126,12 @@ class ProjectFiles:
             base = importer.parent
             for _ in range(level - 1):
                 base = base.parent
-            found = _find(base, parts) if self._inside(base) else None
+            found = _find(base, parts) if self._inside(base) and self._may_hold(base, parts) else None
         else:
             found = None
             if parts and parts[0] not in KNOWN_LIBRARIES:
                 for base in self.bases(importer):
-                    found = _find(base, parts)
+                    found = _find(base, parts) if self._may_hold(base, parts) else None
                     if found is not None:
                         break
         if found is not None and not self._inside(found):
@@ -147,8 +152,29 @@ class ProjectFiles:
     def submodule(self, package: Path, name: str) -> Path | None:
         """``name`` as a submodule of the package whose file (``__init__.py``) or folder is ``package``."""
         folder = package if package.is_dir() else package.parent if package.name == "__init__.py" else None
-        found = _find(folder, [name]) if folder is not None else None
+        found = _find(folder, [name]) if folder is not None and self._may_hold(folder, [name]) else None
         return found if found is not None and self._inside(found) else None
+
+    def _may_hold(self, base, parts: list[str]) -> bool:
+        """Folder ``base`` may hold ``parts[0]`` (``a.py`` or ``a/``) as :func:`_find` would
+        find it: its entry names, listed once per folder and process (a set lookup instead
+        of up to three ``stat`` calls for each module asked: most imports of a tree name the
+        standard library or third-party packages, from every folder). Compared case-folded
+        (a case-insensitive file system finds ``Foo.py`` for ``foo``); true when the name is
+        not ASCII (a file system may normalise it) or the folder cannot be listed."""
+        if not parts or not parts[0].isascii():
+            return True
+        key = str(base)
+        names = self._listings.get(key)
+        if names is None:
+            try:
+                names = self._listings[key] = frozenset(n.casefold() for n in os.listdir(key))
+            except (OSError, ValueError):
+                names = self._listings[key] = _ANY
+        if names is _ANY:
+            return True
+        first = parts[0].casefold()
+        return first in names or first + ".py" in names
 
     def _inside(self, path: Path) -> bool:
         """``path`` is under the root, in no skipped folder, and so is what it resolves to: a
@@ -180,9 +206,12 @@ class ProjectFiles:
             return found
         if name not in self._asked and len(self._asked) >= CALL_SCANS:
             index: dict[str, set[str]] = {}
-            for path, text in list(self._text_items()):
+            texts = list(self._text_items())
+            for path, text in texts:
                 for called in _called_names(text):
                     index.setdefault(called, set()).add(path)
+            if self._defined is None:  # (the texts are dropped below: what defines() reads)
+                self._defined = _defined_names(text for _, text in texts)
             self._called, self._texts, self._scanned, self._elsewhere = index, None, {}, {}
             self._text_store = None  # (the texts are dropped: a file asked again is read again)
             return index.get(name, _NO_FILES)
@@ -211,6 +240,34 @@ class ProjectFiles:
             self._scanned[name] = {path} if mine is not None and _calls_named(mine, name) else set()
         found = self.calling(name)
         return bool(found) and (len(found) > 1 or path not in found)
+
+    def called_nowhere_else(self, name: str, path: str) -> bool:
+        """No file other than ``path`` calls something named ``name``, known without a search:
+        the index of every called name is built (:meth:`calling`) and says so. ``False`` while
+        it is not (unknown here: :meth:`called_elsewhere` searches)."""
+        if self._called is None:
+            return False
+        found = self._called.get(name, _NO_FILES)
+        return not found or (len(found) == 1 and path in found)
+
+    def defines(self, name: str) -> bool:
+        """Some file of the project may define a function or method named ``name`` (``def
+        name(`` / ``async def name(``): a text search, once per root for every name (the
+        words after ``def`` in every file, read with the texts :meth:`calling` reads), so
+        asking it for each call is a set lookup. A necessary condition of a project
+        function of that name: every function a summary knows is a ``def`` of its module.
+        True when the files cannot be listed (more than :data:`MAX_FILES`) or ``name`` is
+        not ASCII (a file in another encoding may spell it differently in UTF-8), and for
+        the first questions, as many as the project has files (the set costs a pass over
+        every file's text: a big tree of plain code that asks a few hundred questions, as
+        torch's own does, never builds it; the index of called names builds it anyway)."""
+        if self._defined is None:
+            self._define_asks += 1
+            listed = self.files()
+            if not listed or self._define_asks <= len(listed):
+                return True  # (the set costs a pass over every file: built once the questions outnumber them)
+            self._defined = _defined_names(text for _, text in self._text_items())
+        return name in self._defined or not name.isascii()
 
     def text(self, path: Path) -> str | None:
         """:func:`read_text` of ``path``, read once per process while the project's texts are
@@ -332,6 +389,7 @@ def _import_statements(text: str):
 
 
 _UNSEEN = object()
+_ANY: frozenset[str] = frozenset({"\0"})  # (a folder that cannot be listed: it may hold anything)
 _DOTTED = re.compile(r"[\w.]+").fullmatch
 _NAME = re.compile(r"\w+").fullmatch
 
@@ -339,25 +397,33 @@ _NAME = re.compile(r"\w+").fullmatch
 _QUOTED = re.compile(r"[\"'](\w+)[\"']")
 
 
+#: ``(``, whitespace, a word, in the reversed text: a called name read backwards
+_CALLED_BACKWARDS = re.compile(r"\(\s*(\w+)")
+
+
 def _called_names(text: str) -> set[str]:
     """The names ``{a or b for a, b in _CALLED.findall(text)}`` holds, found faster: the word
-    right before each ``(`` (whitespace between allowed; ``\\w`` is what ``str.isalnum``
-    and ``_`` accept, ``\\s`` what ``str.isspace`` does), and the quoted words (the two
-    alternatives never overlap: a quoted word holds no parenthesis, a called name no quote)."""
+    right before each ``(`` (whitespace between allowed), read as the word right after each
+    ``(`` of the reversed text (a pattern that starts with a literal is searched for that
+    literal: no match is tried inside a word, and no Python loop walks back from each
+    parenthesis, half the time of that loop), and the quoted words (the two alternatives
+    never overlap: a quoted word holds no parenthesis, a called name no quote)."""
     out = set(_QUOTED.findall(text))
-    find = text.find
-    i = find("(")
-    while i >= 0:
-        j = i
-        while j and text[j - 1].isspace():
-            j -= 1
-        k = j
-        while k and (text[k - 1].isalnum() or text[k - 1] == "_"):
-            k -= 1
-        if k < j:
-            out.add(text[k:j])
-        i = find("(", i + 1)
+    out.update(word[::-1] for word in _CALLED_BACKWARDS.findall(text[::-1]))
     return out
+
+
+#: ``def``, then the name it defines (``async def`` too; ``xdef y`` also matches: a superset)
+_DEFINED = re.compile(r"def[\s\\]+(\w+)")
+
+
+def _defined_names(texts) -> frozenset[str]:
+    """Every word that follows ``def`` (whitespace or a line continuation between) in
+    ``texts``: each name a ``def`` statement of those texts defines, and a few more."""
+    out: set[str] = set()
+    for text in texts:
+        out.update(_DEFINED.findall(text))
+    return frozenset(out)
 
 
 _PATTERNS: dict[str, re.Pattern] = {}

@@ -626,7 +626,7 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
                 if q in local:
                     occ.setdefault(q, []).append((conds, args))
     loads = model._loads_by_func().get(id(func), {})
-    read = _names_read_uncalled(func.node, callee_names)  # names read other than as a callee
+    read = None  # names read other than as a callee: walked once a name of a project function is met
     for name in func.names:
         sites = loads.get(name, ())
         keys: list = []
@@ -641,6 +641,8 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
                 keys.append(quals[id(target)])
         if not keys:
             continue
+        if read is None:
+            read = _names_read_uncalled(func.node, callee_names)
         if name in read:  # read besides its calls (passed on, partial(f, ...)): where it runs is not told
             always.update(keys)
         elif not any(k in occ for k in keys):  # a class constructor call: its methods

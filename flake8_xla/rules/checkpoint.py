@@ -897,7 +897,7 @@ class LocalMasterForGlobalAction(Rule):
         masters = model.calls_to(MASTER_TEST)
         if not masters and not helpers:
             return
-        effects = self._effect_functions(model)
+        effects = None  # (built at the first call under a master test: most modules have none)
         reported = set()
         for call, ctx in model.calls:
             found = self._master_frame(model, ctx)  # first: memoised per branch, most calls are under none
@@ -905,6 +905,8 @@ class LocalMasterForGlobalAction(Rule):
                 continue
             what = shared_effect(model, call, ctx)
             if what is None:
+                if effects is None:
+                    effects = self._effect_functions(model)
                 funcs = model.function_of(call.func, ctx) if effects else ()
                 if not any(effects.get(id(f)) for f in funcs) and not (
                         model.project_lookup is not None
