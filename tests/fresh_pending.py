@@ -91,7 +91,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("q10", "src/tpullm/checkpoint.py", 13, "XLA605"): SPMD_FLOW,
     ("q10", "src/tpullm/utils.py", 8, "XLA906"): SPMD_FLOW,
     ("q11", "common/dist.py", 15, "XLA104"): CONSTANTS,
-    ("q11", "common/utils.py", 12, "XLA206"): STEP_ORDER,
     ("q12", "helpers.py", 27, "XLA503"): STEP_VALUES,
     ("r1", "train_tpu.py", 33, "XLA205"): RANK_VALUES,
     ("r2", "accel/tpu.py", 34, "XLA204"): STEP_ORDER,
@@ -107,7 +106,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("t1", "lit_mnist.py", 23, "XLA502"): LAUNCH_ARGS,
     ("t1", "lit_mnist.py", 30, "XLA507"): LAUNCH_ARGS,
     ("t1", "lit_mnist.py", 50, "XLA304"): LAUNCH_ARGS,
-    ("t1", "minilight/callbacks.py", 22, "XLA501"): LAUNCH_ARGS,
     ("t1", "minilight/callbacks.py", 58, "XLA602"): LAUNCH_ARGS,
     ("t4", "plugins/alerts.py", 9, "XLA502"): EVENT_REGISTRY,
     ("t4", "plugins/checkpoint.py", 21, "XLA506"): HOOK_VALUES + ": `trainer.last_loss` (a device tensor) in a hook",
@@ -125,7 +123,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("v1", "utils/misc.py", 12, "XLA501"): HOOK_VALUES + ": `float(value)` in a meter's update the step calls (after a barrier XLA204 reports)",
     ("v3", "lightfit/loop.py", 39, "XLA602"): RANK_VALUES + ": `strategy.is_global_zero()` inherited, over `global_rank()` of the subclass",
     ("v5", "common/engine.py", 12, "XLA201"): "a plain optimizer.step() in a loop shared with a DDP script (DDP only on the CUDA path)",
-    ("v5", "common/utils.py", 11, "XLA206"): "a seed helper's own torch.manual_seed with the dropout in another module",
     # session 13: blind set w (w1, w3-w6 of six, labelled by a helper before any run;
     # tests/fresh/projects/LABELS_session13_w.md; w2 is held out: its one wrong finding, XLA601 on
     # a CPU runner's base save in a torch_xla module, is single-file behaviour not yet settled).

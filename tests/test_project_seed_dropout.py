@@ -73,3 +73,32 @@ def test_the_scripts_seed_with_dropout_in_another_module(tmp_path):
 def test_a_seeded_device_or_no_dropout_is_silent(tmp_path, model, run):
     write(tmp_path, {"pyproject.toml": "", "model.py": model, "run.py": run})
     assert lint_all(tmp_path) == set()
+
+
+#: the rate through constructor parameters (session 13): ``Net(dim, drop=0.1)`` builds
+#: ``Block(dim, drop)``, whose ``nn.Dropout(drop)`` gets the default
+PARAM_MODEL = MODEL.replace('''    def __init__(self, dim):
+        super().__init__()
+        self.fc = nn.Linear(dim, dim)
+        self.drop = nn.Dropout(0.1)''', '''    def __init__(self, dim, drop):
+        super().__init__()
+        self.fc = nn.Linear(dim, dim)
+        self.drop = nn.Dropout(drop)''').replace('''    def __init__(self, dim):
+        super().__init__()
+        self.blocks = nn.Sequential(Block(dim), Block(dim))''', '''    def __init__(self, dim, drop=0.1):
+        super().__init__()
+        self.blocks = nn.Sequential(Block(dim, drop), Block(dim, drop))''')
+
+
+def test_a_rate_through_constructor_parameters(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "model.py": PARAM_MODEL, "run.py": RUN})
+    assert lint_all(tmp_path) == {("run.py", 9, "XLA206")}
+
+
+@pytest.mark.parametrize("model", [
+    PARAM_MODEL.replace("drop=0.1", "drop=0.0"),  # the default is no dropout
+    PARAM_MODEL.replace("Block(dim, drop), Block(dim, drop)", "Block(dim, 0), Block(dim, 0)"),  # passed 0
+])
+def test_a_zero_rate_through_parameters_is_silent(tmp_path, model):
+    write(tmp_path, {"pyproject.toml": "", "model.py": model, "run.py": RUN})
+    assert lint_all(tmp_path) == set()

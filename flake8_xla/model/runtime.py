@@ -784,6 +784,50 @@ class Runtime:
                 rate = self.const(p, ctx) if p is not None else 0.5
                 if type(rate) in (int, float) and rate > 0:
                     return True
+                if type(p) is ast.Name and ctx.func is method and self._param_rate(cls, method, p.id):
+                    return True
+        return False
+
+    def _param_rate(self, cls, method, name: str, depth: int = 0) -> bool:
+        """The dropout rate parameter ``name`` of ``method`` (``nn.Dropout(drop)``) is visibly
+        above zero: its default is (``drop=0.1``) and no constructor call of ``cls`` in the
+        module passes another value, or (no default) a constructor call of ``cls`` in the
+        module passes a positive literal or such a parameter of its own class
+        (``Block(dim, heads, drop)`` in ``VisionTransformer(..., drop=0.1)``); one level."""
+        node = method.node
+        args = node.args
+        positional = args.posonlyargs + args.args
+        default = None
+        names = [a.arg for a in positional]
+        if name in names:
+            i = names.index(name)
+            j = i - (len(positional) - len(args.defaults))
+            default = args.defaults[j] if j >= 0 else None
+        else:
+            kw = [a.arg for a in args.kwonlyargs]
+            if name not in kw:
+                return False
+            default = args.kw_defaults[kw.index(name)]
+        if method.name != "__init__":
+            value = self.const(default, method.ctx) if default is not None else None
+            return type(value) in (int, float) and value > 0
+        passed = []
+        for call, ctx in self.calls:
+            if type(call.func) is ast.Name and call.func.id == cls.name and self.class_named(cls.name, ctx) is cls:
+                index = names.index(name) - 1 if name in names else None
+                arg = self.kwarg(call, name, index)
+                if arg is not None:
+                    passed.append((arg, ctx))
+        if default is not None and not passed:
+            value = self.const(default, method.ctx)
+            return type(value) in (int, float) and value > 0
+        for arg, ctx in passed:
+            value = self.const(arg, ctx)
+            if type(value) in (int, float) and value > 0:
+                return True
+            if type(arg) is ast.Name and depth < 1 and ctx.func is not None and ctx.func.cls is not None \
+                    and self._param_rate(ctx.func.cls, ctx.func, arg.id, depth + 1):
+                return True
         return False
 
     def weight_ties(self) -> list[tuple[ast.Attribute, ast.Attribute, Ctx]]:

@@ -183,6 +183,8 @@ def clear_cache() -> None:
     _REACHED.clear()
     _REACHED_CLASSES.clear()
     _REACHED_OBJECTS.clear()
+    _REACH_DISPATCHES.clear()
+    _REACH_RESOLVED.clear()
     _PARAM_OBJECTS.clear()
     _SELF_CLASSES.clear()
     _WRAPPERS.clear()
@@ -747,6 +749,26 @@ def _reached_from(launcher: Path, files: ProjectFiles, settings: Settings, entry
     return reached
 
 
+#: (root, settings) -> method ref -> ``{(file, DispatchFacts)}``: the dispatched calls the reach
+#: resolved to that method on an object it knew (:func:`_object_callees`)
+_REACH_DISPATCHES: dict[tuple, dict[Ref, set]] = {}
+#: (root, settings) -> (file, caller, loop line) -> the methods the reach resolved the dispatches
+#: in that loop to
+_REACH_RESOLVED: dict[tuple, dict[tuple, set]] = {}
+
+
+def _loop_updates(file: str, d, files: ProjectFiles, settings: Settings) -> bool:
+    """A loop around dispatch ``d`` of module ``file`` is a training step loop because a
+    method the reach resolved a dispatch directly in that loop to updates the optimizer
+    (``self.strategy.optimizer_step(opt)`` on the handed ``XLAStrategy``)."""
+    resolved = _REACH_RESOLVED.get((files.root, settings), {})
+    for loop in d.loops:  # (the call may sit in an inner loop: for cb in self.callbacks)
+        for r in resolved.get((file, d.caller, loop), ()):
+            s = summary_of(Path(r[0]), files, settings)
+            f = s.function(r[1]) if s is not None else None
+            if f is not None and f.updates:
+                return True
+    return False
 #: (launcher, settings, entry) -> (file, qual, parameter) -> the object values the reach saw it hold
 _REACHED_OBJECTS: dict[tuple, dict[tuple, set]] = {}
 #: (root, settings) -> the same, over every launch of the project (:func:`_reach_index`)
@@ -959,6 +981,10 @@ def _object_callees(s: ModuleSummary, f, node: Ref, cls: Ref | None, known: dict
             table = _method_table(v[1], files, settings)
             runs = table.get(d.method) or (table.get("forward", ()) if d.method == "__call__" else ())
             for r in runs[:1]:  # (the override that runs)
+                _REACH_DISPATCHES.setdefault((files.root, settings), {}).setdefault(r, set()).add((node[0], d))
+                if d.loops:
+                    _REACH_RESOLVED.setdefault((files.root, settings), {}).setdefault(
+                        (node[0], d.caller, d.loops[-1]), set()).add(r)
                 sites = edges.get(f"@{d.line}.{d.method}") if edges else None
                 if sites:  # what the call passes, as the reach knows it (constants, objects, functions)
                     ts = summary_of(Path(r[0]), files, settings)
@@ -1671,11 +1697,20 @@ def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Setting
     head, _, method = qual.rpartition(".")
     index = _dispatch_index(path, method, files, settings)
     me = (str(path), qual)
+    _reach_index(files, settings)  # (the reach resolves dispatches on the objects it follows)
+    seen = _REACH_DISPATCHES.get((files.root, settings), {}).get(me, ())
+    reached = tuple(CallFacts(me, d.line, d.args, d.kwargs, d.splat,
+                              in_step=d.in_step or _loop_updates(file, d, files, settings), gated=d.gated,
+                              caller=d.caller)
+                    for file, d in sorted(seen, key=lambda x: (x[0], x[1].line))
+                    if _xla_caller(file, d.caller, files, settings))
     if me not in index:
-        return ()
+        return reached
     builders = defs.instance_names(path, head, files)
-    return tuple(cf for cf, imp in index[me]  # (None: an object a launch wrapper handed on)
-                 if imp is None or any(_calls_name(imp, name, files) for name in builders))
+    lines = {(c.line, c.caller) for c in reached}
+    return reached + tuple(cf for cf, imp in index[me]  # (None: an object a launch wrapper handed on)
+                           if (imp is None or any(_calls_name(imp, name, files) for name in builders))
+                           and (cf.line, cf.caller) not in lines)
 
 
 def _dispatch_index(path: Path, method: str, files: ProjectFiles, settings: Settings) -> dict:

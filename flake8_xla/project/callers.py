@@ -202,6 +202,10 @@ class DispatchFacts:
     #: its ``*args`` / ``**kwargs`` splats are ``caller``'s own, handed on as they came: the
     #: callers' further arguments are the method's
     forwards: bool = False
+    #: the lines of the loops of its own function around the call, outermost first; a loop
+    #: whose update is a method of an object the reach knows is the step there
+    #: (:func:`flake8_xla.project._dispatched_to`)
+    loops: tuple[int, ...] = ()
 
     def argument(self, index: int | None, name: str) -> ArgFacts | None:
         """What this call passes for parameter ``name`` of the method at position ``index``
@@ -971,11 +975,13 @@ def describe_dispatches(model, resolve, path: str, classes=None) -> tuple[Dispat
             gated = _gated(model, ctx)
         classes = () if named is not None or element or own_call or not model.project_launcher_selves \
             else model.receiver_classes(call.func.value, ctx) or ()
+        own = [lp for lp in ctx.loops if lp.ctx.func is ctx.func]
         out.append(DispatchFacts(qual, param, params.index(param), element, method, call.lineno,
                                  tuple(args), tuple(kwargs), splat, in_step, gated, tuple(classes),
                                  caller=quals.get(id(ctx.func), ""),
                                  method_param=named[1] if named is not None else "",
-                                 forwards=bool(named is not None and _forwards(call, ctx))))
+                                 forwards=bool(named is not None and _forwards(call, ctx)),
+                                 loops=tuple(lp.node.lineno for lp in own)))
     return tuple(out)
 
 
