@@ -530,18 +530,21 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
         if ctx.func is not func:
             continue
         f = call.func
-        conds = constants.guard(model, ctx)
-        args = constants.passes(model, call, ctx) if type(f) in (ast.Name, ast.Attribute) else ()
+        site = None  # (its guard and arguments: read only for a call of a project function)
         if type(f) is ast.Name:
             callee_names.add(id(f))
         r = ref(f)
         if r is not None and r in out:
-            occ.setdefault(r, []).append((conds, args))
+            site = (constants.guard(model, ctx),
+                    constants.passes(model, call, ctx) if type(f) in (ast.Name, ast.Attribute) else ())
+            occ.setdefault(r, []).append(site)
         if type(f) is ast.Name:
             for t in model.function_of(f, ctx):
                 q = quals.get(id(t))
                 if q in local:
-                    occ.setdefault(q, []).append((conds, args))
+                    if site is None:
+                        site = (constants.guard(model, ctx), constants.passes(model, call, ctx))
+                    occ.setdefault(q, []).append(site)
     loads = model._loads_by_func().get(id(func), {})
     read = None  # names read other than as a callee: walked once a name of a project function is met
     for name in func.names:
@@ -595,13 +598,23 @@ def _names_read_uncalled(node: ast.AST, callees: set[int]) -> set[str]:
     while todo:
         n = todo.pop()
         t = type(n)
-        if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+        if t in _OWN_BODIES:
             todo.extend(n.decorator_list)  # (a decorator runs here)
             continue
-        if t is ast.Name and type(n.ctx) is ast.Load and id(n) not in callees:
-            out.add(n.id)
-        todo.extend(ast.iter_child_nodes(n))
+        if t is ast.Name:
+            if type(n.ctx) is ast.Load and id(n) not in callees:
+                out.add(n.id)
+            continue  # (its one child is its context)
+        for field in n._fields:  # (ast.iter_child_nodes without its generators: the same children)
+            value = getattr(n, field, None)
+            if type(value) is list:
+                todo.extend(v for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                todo.append(value)
     return out
+
+
+_OWN_BODIES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _launch_contexts(model, quals) -> tuple:
