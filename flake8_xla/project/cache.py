@@ -212,9 +212,16 @@ def _encode(value):
         return {"t": [_encode(v) for v in value]}
     if t is frozenset:
         return {"s": sorted((_encode(v) for v in value), key=repr)}
-    if dataclasses.is_dataclass(value) and t.__name__ in _classes():
-        return {"d": t.__name__, "f": {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}}
-    raise TypeError(f"not cacheable: {t.__name__}")
+    names = _ENCODED_FIELDS.get(t)
+    if names is None:
+        if not (dataclasses.is_dataclass(value) and t.__name__ in _classes()):
+            raise TypeError(f"not cacheable: {t.__name__}")
+        names = _ENCODED_FIELDS[t] = tuple(f.name for f in dataclasses.fields(value))
+    return {"d": t.__name__, "f": {name: _encode(getattr(value, name)) for name in names}}
+
+
+#: a class of the whitelist -> its field names, in order (:func:`_encode`: asked once per class)
+_ENCODED_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _decoded(obj: dict):
