@@ -874,9 +874,14 @@ def _import_statements(tree: ast.AST) -> list:
     statements are visited (an import is never inside an expression)."""
     out = []
     todo = collections.deque([tree])
+    blocks = _BLOCK_FIELDS
     while todo:
         node = todo.popleft()
-        for field in ("body", "handlers", "orelse", "finalbody", "cases"):
+        t = type(node)
+        fields = blocks.get(t)
+        if fields is None:  # (once per node type: its block fields, and whether to look inside it)
+            fields = blocks[t] = tuple(f for f in _BLOCKS if f in t._fields)
+        for field in fields:
             block = getattr(node, field, None)
             if type(block) is not list:
                 continue
@@ -884,9 +889,18 @@ def _import_statements(tree: ast.AST) -> list:
                 t = type(child)
                 if t is ast.Import or t is ast.ImportFrom:
                     out.append(child)
-                elif isinstance(child, (ast.stmt, ast.excepthandler)) or t.__name__ == "match_case":
-                    todo.append(child)
+                else:
+                    inside = _INSIDE.get(t)
+                    if inside is None:
+                        inside = _INSIDE[t] = issubclass(t, (ast.stmt, ast.excepthandler)) or t.__name__ == "match_case"
+                    if inside:
+                        todo.append(child)
     return out
+
+
+_BLOCKS = ("body", "handlers", "orelse", "finalbody", "cases")
+_BLOCK_FIELDS: dict[type, tuple[str, ...]] = {}  # a node type -> which of _BLOCKS it has
+_INSIDE: dict[type, bool] = {}  # a node type -> a statement (or handler, match case): looked inside
 
 
 _LAUNCH_NAMES = ("launch", "spawn")
