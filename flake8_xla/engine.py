@@ -74,6 +74,24 @@ def run(
     settings = settings or Settings()
     if source is not None and not isinstance(source, str):
         source = "".join(source)
+    paused = gc.isenabled()
+    if paused:
+        # every object the model makes lives until the run ends, and release() frees them
+        # all by reference counting: a collection during the run would only move them
+        # between generations (a third of the engine's time with the collector on); the
+        # same holds for the project layer's work for this module (the summaries a first
+        # question builds, kept for the process), so the pause starts before it
+        gc.disable()
+    try:
+        return _run(tree, settings, source, rules, filename)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _run(tree: ast.AST, settings: Settings, source: str | None, rules: Iterable[type[Rule]] | None,
+         filename: str | None) -> list[Finding]:
+    """:func:`run` with the collector paused."""
     facts = EMPTY
     project = bool(filename and settings.project == "on")
     if not needs_walk(source, settings):
@@ -96,12 +114,6 @@ def run(
     if facts.launchers:
         settings = with_launchers(settings, facts.launchers)
     rule_classes = list(rules) if rules is not None else list(all_rules().values())
-    paused = gc.isenabled()
-    if paused:
-        # every object the model makes lives until the run ends, and release() frees them
-        # all by reference counting: a collection during the run would only move them
-        # between generations (a third of the engine's time with the collector on)
-        gc.disable()
     try:
         try:
             lookup = helper_lookup(filename, tree, settings) if project else None
@@ -121,8 +133,6 @@ def run(
         finally:
             model.release()
     finally:
-        if paused:
-            gc.enable()
         if project:
             lend_tree(None, settings, None, None)
 

@@ -218,3 +218,21 @@ def test_called_nowhere_else_is_known_only_from_the_index_and_agrees_with_called
         for path in (a, b):
             assert files.called_nowhere_else(name, path) == (not files.called_elsewhere(name, path)), (name, path)
     assert files.called_nowhere_else("foo", a) and not files.called_nowhere_else("foo", b)
+
+
+def test_the_root_of_each_folder_is_root_from_s_with_the_answers_of_the_folders_above_kept(tmp_path):
+    from flake8_xla.project import _MARKED, _root_of
+    from flake8_xla.project.files import root_from
+
+    _write(tmp_path, {"outer/pyproject.toml": "", "outer/a/b/c/x.py": "", "outer/a/d/y.py": "",
+                      "outer/a/inner/setup.cfg": "", "outer/a/inner/e/z.py": "", "plain/f/w.py": ""})
+    folders = ["outer/a/b/c", "outer/a/d", "outer/a", "outer/a/inner/e", "outer/a/inner", "outer", "plain/f", "plain"]
+    project.clear_cache()
+    try:
+        for rel in folders:  # (deepest first: the folders above are answered from what is kept)
+            folder = (tmp_path / rel).resolve()
+            assert _root_of(str(folder)) == root_from(folder), rel
+        assert _MARKED[str((tmp_path / "outer/a").resolve())] == (tmp_path / "outer").resolve()
+    finally:
+        project.clear_cache()
+    assert not _MARKED

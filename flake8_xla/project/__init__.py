@@ -26,7 +26,7 @@ from ..settings import Settings
 from .callers import INSTANCE, INSTANCES, PARAM, ArgFacts, CallFacts
 from . import cache, constants, defs
 from .defs import NOTHING, DefFacts, def_facts
-from .files import ProjectFiles, read_bytes, read_text, root_from
+from .files import ROOT_MARKERS, ProjectFiles, read_bytes, read_text
 from .summary import LaunchSetup, ModuleSummary, Ref, hold_tree, import_bindings, parse_module, resolve_chain, \
     summarise, wrapper_facts
 
@@ -207,6 +207,7 @@ def clear_cache() -> None:
     _METHOD_TABLES.clear()
     _RUNS.clear()
     _ROOTS.clear()
+    _MARKED.clear()
     defs.clear_cache()
     cache.clear()
     _XLA_ROOTS.clear()
@@ -222,8 +223,33 @@ def _root_of(folder: str) -> Path:
     once per folder and process: every file of a folder asks the same system calls."""
     root = _ROOTS.get(folder)
     if root is None:
-        root = _ROOTS[folder] = root_from(Path(folder).resolve())
+        start = Path(folder).resolve()
+        root = _ROOTS[folder] = _marked_folder(start) or start  # (root_from, its folders' answers kept)
     return root
+
+
+_MARKED: dict[str, Path | None] = {}  # a resolved folder -> the nearest folder up holding a root marker
+
+
+def _marked_folder(start: Path) -> Path | None:
+    """The nearest folder from ``start`` (resolved) up holding a root marker, ``None`` when
+    none does: :func:`~.files.root_from`'s search, each folder's answer kept for the process
+    (the folders of a big tree share their parents: four ``stat`` calls a folder, not four
+    per level above it)."""
+    chain: list[str] = []
+    found: Path | None = None
+    for folder in (start, *start.parents):
+        key = str(folder)
+        if key in _MARKED:
+            found = _MARKED[key]
+            break
+        chain.append(key)
+        if any((folder / marker).exists() for marker in ROOT_MARKERS):
+            found = folder
+            break
+    for key in chain:
+        _MARKED[key] = found
+    return found
 
 
 def _project(root: Path) -> ProjectFiles:

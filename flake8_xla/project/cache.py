@@ -39,7 +39,7 @@ from pathlib import Path
 from ..settings import Settings
 
 #: bump when the summary's format changes (with the package version, part of every key)
-FORMAT = 30  # 30: dropout rates through parameters; 29: DispatchFacts.loops; 28: object values, launches in functions, entry roots (session 13); 17-27: (25: a call of a call is described, f()(x)); self-call sites say which loop iterates them, calls which call receives their value (session 12); 12: values through dispatch and parameters (session 11); relative imports inside
+FORMAT = 31  # 31: merged with the lazy edge sites; 30: dropout rates through parameters; 29: DispatchFacts.loops; 28: object values, launches in functions, entry roots (session 13); 17-27: (25: a call of a call is described, f()(x)); self-call sites say which loop iterates them, calls which call receives their value (session 12); 12: values through dispatch and parameters (session 11); relative imports inside
            # torch/ and torch_xla/ are the library
 _DISABLED: set[str] = set()  # cache folders an error turned off for this process
 _DIGESTS: dict[Path, str] = {}  # project root -> digest of its files, once per process
@@ -212,9 +212,16 @@ def _encode(value):
         return {"t": [_encode(v) for v in value]}
     if t is frozenset:
         return {"s": sorted((_encode(v) for v in value), key=repr)}
-    if dataclasses.is_dataclass(value) and t.__name__ in _classes():
-        return {"d": t.__name__, "f": {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}}
-    raise TypeError(f"not cacheable: {t.__name__}")
+    names = _ENCODED_FIELDS.get(t)
+    if names is None:
+        if not (dataclasses.is_dataclass(value) and t.__name__ in _classes()):
+            raise TypeError(f"not cacheable: {t.__name__}")
+        names = _ENCODED_FIELDS[t] = tuple(f.name for f in dataclasses.fields(value))
+    return {"d": t.__name__, "f": {name: _encode(getattr(value, name)) for name in names}}
+
+
+#: a class of the whitelist -> its field names, in order (:func:`_encode`: asked once per class)
+_ENCODED_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _decoded(obj: dict):

@@ -449,7 +449,7 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
     out.extend(_launch_calls(model, resolve, site, quals, call_funcs))
     inner: set[int] = set()
     chains = []
-    for node in ast.walk(model.tree):
+    for node in _nodes(model.tree):
         t = type(node)
         if t is ast.Attribute:
             inner.add(id(node.value))
@@ -468,6 +468,26 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
         if target is not None:
             out.append(CallFacts(target, node.lineno, escape=True))
     return tuple(out)
+
+
+def _nodes(tree: ast.AST) -> list:
+    """Every node of ``tree`` in ``ast.walk``'s order (breadth first, each node's children in
+    field order), as a list built in one loop: ``ast.walk`` without its two generators a
+    node, about half the time."""
+    out = [tree]
+    i = 0
+    while i < len(out):
+        node = out[i]
+        i += 1
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for v in value:
+                    if isinstance(v, ast.AST):
+                        out.append(v)
+            elif isinstance(value, ast.AST):
+                out.append(value)
+    return out
 
 
 def _launch_calls(model, resolve, site: "_Site", quals: dict, seen: set[int]) -> list[CallFacts]:

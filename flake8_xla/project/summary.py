@@ -603,28 +603,32 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
         if ctx.func is not func:
             continue
         f = call.func
-        conds = constants.guard(model, ctx)
-        if id(call) in defaults:
-            conds = (defaults[id(call)],) + conds
-        args = constants.passes(model, call, ctx, new) if type(f) in (ast.Name, ast.Attribute) else ()
+        site = None  # (its guard and arguments: read only for a call the reach may follow)
         if type(f) is ast.Name:
             callee_names.add(id(f))
         elif me is not None and type(f) is ast.Attribute and type(f.value) is ast.Name and f.value.id == me:
-            occ.setdefault("self." + f.attr, []).append((conds, args))
+            site = _site(model, call, ctx, defaults, new)
+            occ.setdefault("self." + f.attr, []).append(site)
         elif type(f) is ast.Attribute and (qual, call.lineno, f.attr) in dispatch_sites:
-            occ.setdefault(f"@{call.lineno}.{f.attr}", []).append((conds, args))
-        if args and args[0][0] == -1 and args[0][2][0] == "new":  # obj.m(...) on an object built here
-            key = (args[0][2][1][0], f"{args[0][2][1][1]}.{f.attr}")
-            occ.setdefault(key, []).append((conds, args))
-            received.add(key)
+            site = _site(model, call, ctx, defaults, new)
+            occ.setdefault(f"@{call.lineno}.{f.attr}", []).append(site)
+        elif new is not None and type(f) is ast.Attribute and type(f.value) in (ast.Name, ast.Call):
+            recv = new(f.value, ctx)
+            if recv is not None and recv[0] == "new":  # obj.m(...) on an object built here
+                site = _site(model, call, ctx, defaults, new)
+                key = (recv[1][0], f"{recv[1][1]}.{f.attr}")
+                occ.setdefault(key, []).append(site)
+                received.add(key)
         r = ref(f)
         if r is not None and r in out:
-            occ.setdefault(r, []).append((conds, args))
+            site = site or _site(model, call, ctx, defaults, new)
+            occ.setdefault(r, []).append(site)
         if type(f) is ast.Name:
             for t in model.function_of(f, ctx):
                 q = quals.get(id(t))
                 if q in local:
-                    occ.setdefault(q, []).append((conds, args))
+                    site = site or _site(model, call, ctx, defaults, new)
+                    occ.setdefault(q, []).append(site)
     loads = model._loads_by_func().get(id(func), {})
     read = None  # names read other than as a callee: walked once a name of a project function is met
     for name in func.names:
@@ -656,6 +660,16 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
             continue
         found.append((key, tuple(dict.fromkeys(sites))))
     return tuple(found)
+
+
+def _site(model, call, ctx, defaults: dict, new) -> tuple:
+    """``(guard, passes)`` of one call for ``FunctionFacts.edges`` (a ``strategy or
+    Default()`` call's condition first)."""
+    conds = constants.guard(model, ctx)
+    if id(call) in defaults:
+        conds = (defaults[id(call)],) + conds
+    f = call.func
+    return conds, constants.passes(model, call, ctx, new) if type(f) in (ast.Name, ast.Attribute) else ()
 
 
 def _or_defaults(model, func) -> dict[int, tuple]:
@@ -692,12 +706,19 @@ def _names_read_uncalled(node: ast.AST, callees: set[int]) -> set[str]:
     while todo:
         n = todo.pop()
         t = type(n)
-        if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+        if t in _OWN_BODIES:
             todo.extend(n.decorator_list)  # (a decorator runs here)
             continue
-        if t is ast.Name and type(n.ctx) is ast.Load and id(n) not in callees:
-            out.add(n.id)
-        todo.extend(ast.iter_child_nodes(n))
+        if t is ast.Name:
+            if type(n.ctx) is ast.Load and id(n) not in callees:
+                out.add(n.id)
+            continue  # (its one child is its context)
+        for field in n._fields:  # (ast.iter_child_nodes without its generators: the same children)
+            value = getattr(n, field, None)
+            if type(value) is list:
+                todo.extend(v for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                todo.append(value)
     return out
 
 
@@ -776,6 +797,9 @@ def _varargs(func) -> str:
     node = func.node if func is not None else None
     v = node.args.vararg if node is not None and hasattr(node, "args") else None
     return v.arg if v is not None else ""
+
+
+_OWN_BODIES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _launch_contexts(model, quals) -> tuple:
@@ -1035,9 +1059,14 @@ def _import_statements(tree: ast.AST) -> list:
     statements are visited (an import is never inside an expression)."""
     out = []
     todo = collections.deque([tree])
+    blocks = _BLOCK_FIELDS
     while todo:
         node = todo.popleft()
-        for field in ("body", "handlers", "orelse", "finalbody", "cases"):
+        t = type(node)
+        fields = blocks.get(t)
+        if fields is None:  # (once per node type: its block fields, and whether to look inside it)
+            fields = blocks[t] = tuple(f for f in _BLOCKS if f in t._fields)
+        for field in fields:
             block = getattr(node, field, None)
             if type(block) is not list:
                 continue
@@ -1045,9 +1074,18 @@ def _import_statements(tree: ast.AST) -> list:
                 t = type(child)
                 if t is ast.Import or t is ast.ImportFrom:
                     out.append(child)
-                elif isinstance(child, (ast.stmt, ast.excepthandler)) or t.__name__ == "match_case":
-                    todo.append(child)
+                else:
+                    inside = _INSIDE.get(t)
+                    if inside is None:
+                        inside = _INSIDE[t] = issubclass(t, (ast.stmt, ast.excepthandler)) or t.__name__ == "match_case"
+                    if inside:
+                        todo.append(child)
     return out
+
+
+_BLOCKS = ("body", "handlers", "orelse", "finalbody", "cases")
+_BLOCK_FIELDS: dict[type, tuple[str, ...]] = {}  # a node type -> which of _BLOCKS it has
+_INSIDE: dict[type, bool] = {}  # a node type -> a statement (or handler, match case): looked inside
 
 
 _LAUNCH_NAMES = ("launch", "spawn")
