@@ -13,7 +13,7 @@ from typing import Iterable, Sequence
 
 from .model import Model
 from .project import EMPTY, ProjectFacts, callers_lookup, defs_lookup, facts_for, helper_lookup, lend_tree, \
-    project_names_xla, project_uses_xla, with_launchers
+    imported_before_launch, project_names_xla, project_uses_xla, with_launchers
 from .registry import ANYWHERE, ENV, ENV_PREFIXES, ENV_SETTERS, UNIMPORTED, XLA_DEVICE_TEXTS, Finding, Rule, \
     all_rules
 from .settings import Settings
@@ -123,6 +123,7 @@ def _run(tree: ast.AST, settings: Settings, source: str | None, rules: Iterable[
                           project_launcher_selves=facts.launcher_selves, project_dispatch=facts.dispatch)
             if project:  # asked (once per root and process) only by XLA406, only where it may fire
                 model.project_xla_probe = lambda: _project_names_xla(filename, settings)
+                model.project_import_probe = lambda: _imported_before_launch(filename, settings)
         except Exception as exc:  # never crash the host's run
             return [internal_error("the semantic model", exc)]
         try:
@@ -156,6 +157,13 @@ def _project_uses_xla(filename: str, settings: Settings) -> bool:
 def _project_names_xla(filename: str, settings: Settings) -> bool | None:
     try:
         return project_names_xla(filename, settings)
+    except (Exception, RecursionError):  # never crash the host's run: unknown, so nothing fires
+        return None
+
+
+def _imported_before_launch(filename: str, settings: Settings) -> str | None:
+    try:
+        return imported_before_launch(filename, settings)
     except (Exception, RecursionError):  # never crash the host's run: unknown, so nothing fires
         return None
 

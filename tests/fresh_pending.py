@@ -68,8 +68,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("q3", "cbtrain/metrics.py", 21, "XLA504"): HANDLER + ": the timer starts and stops in two callbacks",
     ("q3", "train_tpu.py", 34, "XLA205"): "the seed `cfg.seed + index` with no reduction wrapper seen: the Learner steps with "
                                           "xm.optimizer_step in another module",
-    ("q4", "src/vitpod/distributed.py", 10, "XLA003"): "a module-level runtime call run at import time by the launching "
-                                                       "script's imports, before its xmp.spawn",
     ("q4", "src/vitpod/engine.py", 55, "XLA603"): HOOK_VALUES + ": the FSDP model handed to `save_checkpoint(model, ...)`",
     ("q5", "utils.py", 51, "XLA501"): HOOK_VALUES + ": a read derived from device arguments through topk/eq/reshape "
                                       "(a second caller passes unknown values)",
@@ -96,7 +94,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("r2", "accel/tpu.py", 34, "XLA204"): STEP_ORDER,
     ("r3", "scripts/train_spmd.py", 39, "XLA906"): SPMD_FLOW,
     ("r4", "ckpt.py", 22, "XLA603"): WRAPPED_STATE,
-    ("r4", "fsdp_utils.py", 12, "XLA003"): IMPORT_TIME,
     ("r4", "trainer_utils.py", 19, "XLA202"): WRAPPED_STATE,
     ("r5", "tpu_cls/plugins/control.py", 14, "XLA502"): STEP_VALUES,
     ("r5", "tpu_cls/plugins/control.py", 35, "XLA602"): RANK_VALUES,

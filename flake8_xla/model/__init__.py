@@ -188,6 +188,9 @@ class Model(
         #: project mode: ``() -> bool | None``, whether some file of the project names torch_xla
         #: (None: unknown); set by the engine, asked by XLA406 only
         self.project_xla_probe = None
+        #: project mode: ``() -> str | None``, the launching module that imports this one at
+        #: module level (:func:`flake8_xla.project.imported_before_launch`; XLA003)
+        self.project_import_probe = None
         self._cache: dict = {}
         self._call_names: dict[int, str | None] = {}  # id(call) -> qualified callee (names.py)
         self._chain_names: dict[int, str | None] = {}  # id(attribute chain) -> its qualname (names.py)

@@ -16,6 +16,7 @@ makes nothing fire.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import os
 import re
@@ -183,6 +184,8 @@ def clear_cache() -> None:
     _REACHED.clear()
     _REACHED_CLASSES.clear()
     _REACHED_OBJECTS.clear()
+    _IMPORTED_BEFORE.clear()
+    _TOP_IMPORTS.clear()
     _REACH_DISPATCHES.clear()
     _REACH_RESOLVED.clear()
     _PARAM_OBJECTS.clear()
@@ -2149,6 +2152,81 @@ def _reexported(ref: Ref, files: ProjectFiles, settings: Settings, depth: int = 
     if exported is None:
         return ref
     return _reexported((exported[0], exported[1] + ("." + rest if rest else "")), files, settings, depth + 1)
+
+
+_IMPORTED_BEFORE: dict[tuple, str | None] = {}
+#: how many modules of module-level imports are followed up from an imported module
+MAX_IMPORT_CHAIN = 3
+
+
+def imported_before_launch(filename: str | None, settings: Settings) -> str | None:
+    """The launching module (relative to the root) whose own module-level imports load the
+    module ``filename`` -- directly, or through :data:`MAX_IMPORT_CHAIN` modules each
+    imported at module level -- and that launches XLA code in several processes
+    (``xmp.spawn`` / ``torch_xla.launch`` of a function); so the module's module-level code
+    runs in the launching process before its launch. ``None`` when none does, or unknown.
+    Imports inside a ``def`` are not counted (they run in the launched process); those under
+    an ``if`` / ``try`` at module level are. Memoised per module and process."""
+    found = _module_file(filename, settings)
+    if found is None:
+        return None
+    path, files = found
+    try:
+        return _imported_by_launcher(path, files, settings, 0)
+    except (Exception, RecursionError):  # the project cannot be read: unknown
+        return None
+
+
+def _imported_by_launcher(path: Path, files: ProjectFiles, settings: Settings, depth: int) -> str | None:
+    key = (files.root, str(path), settings)
+    if key in _IMPORTED_BEFORE:
+        return _IMPORTED_BEFORE[key]
+    _IMPORTED_BEFORE[key] = None  # (a cycle of imports: none)
+    found = None
+    for imp in sorted(files.importers(path)):
+        if path not in _top_imports(imp, files):
+            continue
+        text = files.text(imp) or ""
+        if "torch_xla" in text and ("spawn(" in text or "launch(" in text):
+            s = summary_of(imp, files, settings)
+            if s is not None and (s.launched_multi or any(m for _, m in s.launched_out)):
+                found = _relative(imp, files.root)
+                break
+        if depth < MAX_IMPORT_CHAIN:
+            found = _imported_by_launcher(imp, files, settings, depth + 1)
+            if found is not None:
+                break
+    _IMPORTED_BEFORE[key] = found
+    return found
+
+
+_TOP_IMPORTS: dict[tuple | None, frozenset] = {}
+
+
+def _top_imports(path: Path, files: ProjectFiles) -> frozenset:
+    """The project files ``path``'s module-level import statements load (also under a
+    module-level ``if`` / ``try`` / ``with``, not inside a ``def`` or ``class``): the text of
+    those statements read as :meth:`~.files.ProjectFiles.imports_of` reads a file."""
+    state = _state(path)
+    got = _TOP_IMPORTS.get(state)
+    if got is not None:
+        return got
+    tree = parse_module(path)
+    lines: list[str] = []
+    todo = list(tree.body) if tree is not None else []
+    while todo:
+        node = todo.pop()
+        t = type(node)
+        if t in (ast.Import, ast.ImportFrom):
+            lines.append(ast.unparse(node))
+        elif t in (ast.If, ast.Try, ast.With):
+            todo.extend(node.body)
+            todo.extend(getattr(node, "orelse", ()))
+            todo.extend(getattr(node, "finalbody", ()))
+            for h in getattr(node, "handlers", ()):
+                todo.extend(h.body)
+    got = _TOP_IMPORTS[state] = frozenset(files._imported_files(path, "\n".join(lines))) - {path}
+    return got
 
 
 def project_uses_xla(filename: str | None, settings: Settings) -> bool:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 
+from ..model.scopes import _is_main_guard
+
 from ..model import UNKNOWN, Ctx
 from ..model.runtime import device_leaves, is_xla_device, str_value
 from ..registry import Rule, rule
@@ -367,7 +369,10 @@ class RuntimeUsedBeforeSpawn(Rule):
     means getting a device (`torch_xla.device()`, `xm.xla_device()`), asking for the world
     size or an ordinal (`xr.world_size()`, `xm.is_master_ordinal()`, `xm.master_print`),
     listing devices, syncing, seeding the device, or placing a tensor on an XLA device
-    (`.to("xla")`), directly or in a module helper.
+    (`.to("xla")`), directly or in a module helper. In project mode also a module-level
+    runtime call (`DEVICE = torch_xla.device()`) in a module that a multi-process launching
+    script imports at module level (directly or through up to three modules imported at
+    module level): it runs in the launching process when the script starts.
 
     ## Why is this bad?
     The launcher gives each process its own chips and topology; the parent must not hold
@@ -381,8 +386,10 @@ class RuntimeUsedBeforeSpawn(Rule):
     `xr.set_device_type`), `torch.device("xla")` that places nothing, `xmp.MpModelWrapper`
     around a CPU model, single-process launches (`nprocs=1`, `debug_single_process=True`),
     calls on the other branch of an `if` than the launch (`if flags.num_cores == 1:
-    _mp_fn(0) else: xmp.spawn(_mp_fn)`), and helpers imported from other modules (what
-    they do cannot be seen).
+    _mp_fn(0) else: xmp.spawn(_mp_fn)`), helpers imported from other modules in
+    single-file mode (what they do cannot be seen), and in project mode an imported
+    module's runtime calls under its own `if __name__ == "__main__":` or imported only
+    inside the launched function.
 
     ## Example
     ```python
@@ -436,6 +443,7 @@ class RuntimeUsedBeforeSpawn(Rule):
     ]
 
     def check(self, model):
+        yield from self._at_import(model)
         before = model.calls_before_launch()
         if not before:
             return
@@ -460,6 +468,46 @@ class RuntimeUsedBeforeSpawn(Rule):
             done.add(id(stmt))
             q = model.call_name(launch, model.call_ctx(launch)) or ""
             yield self.finding(stmt, f"{what} starts the XLA runtime before {_LAUNCHER_NAMES.get(q, 'the launch')}")
+
+
+    def _at_import(self, model):
+        """Project mode: the module launches nothing itself, and a launching module imports
+        it at module level (``imported_before_launch``): its module-level runtime calls
+        (outside ``if __name__ == "__main__":``) run in the launching process at that import,
+        before the launch (``DEVICE = torch_xla.device()`` in ``fsdp_utils.py``)."""
+        probe = model.project_import_probe
+        if probe is None or not model.uses_torch_xla or model.launches():
+            return
+        found = []
+        for call, ctx in model.calls:
+            if ctx.func is not None or not model.in_xla_code(ctx) or _under_main_guard(ctx):
+                continue
+            q = model.call_name(call, ctx)
+            if q in RUNTIME_CALLS:
+                found.append((call, ctx, f"{short_name(q)}()"))
+        if not found:
+            return
+        launcher = probe()
+        if launcher is None:
+            return
+        launcher = launcher.rsplit("/", 1)[-1]
+        done: set[int] = set()  # (one finding per line)
+        for call, ctx, what in found:
+            if call.lineno in done:
+                continue
+            done.add(call.lineno)
+            yield self.finding(call, f"{what} starts the XLA runtime at import by {launcher}, before its launch")
+
+
+def _under_main_guard(ctx) -> bool:
+    """Code at ``ctx`` is under ``if __name__ == "__main__":`` (either branch)."""
+    node = ctx.frames or None
+    while node is not None:
+        frame = node.frame
+        if type(frame) is tuple and len(frame) == 2 and isinstance(frame[0], ast.AST) and _is_main_guard(frame[0]):
+            return True
+        node = node.parent
+    return False
 
 
 @rule
