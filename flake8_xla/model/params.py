@@ -344,7 +344,8 @@ class Params:
         (``self.after_step(step)``: :func:`flake8_xla.project._self_site_calls`). Memoised
         per function."""
         params = func.params[1:] if func.cls is not None else func.params
-        if self.project_callers is None or not params or func.scope is None \
+        if self.project_callers is None or (not params and getattr(func.node.args, "kwarg", None) is None) \
+                or func.scope is None \
                 or func.name.startswith("__") or func.ctx is None or func.ctx.func is not None \
                 or (func.cls is not None and func.cls.ctx.func is not None):
             return ()
@@ -364,7 +365,8 @@ class Params:
         if uncalled is not None and uncalled(self.function_quals()[id(func)]):
             return ()  # no other file calls its name (the project's index of called names, once built)
         if not self.in_xla_code(Ctx(func.scope, func, (), ())) or not (
-                self._reads_params(func, params) or self._reads_on_host(func) or self.steps_once(func)):
+                self._reads_params(func, params) or self._reads_on_host(func) or self.steps_once(func)
+                or getattr(func.node.args, "kwarg", None) is not None):  # (update(self, **kwargs))
             return ()
         try:
             calls = self.project_callers(self.function_quals()[id(func)], partial=True, step_only=True) or ()

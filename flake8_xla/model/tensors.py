@@ -1307,6 +1307,9 @@ class Tensors:
             return False
         if self.guarded_reads and self.guarded_not_device(expr, ctx):
             return False  # `if isinstance(x, float):` around the read
+        kwargs = self._kwargs_value_of(expr, ctx)
+        if kwargs is not None:  # for k, v in kwargs.items(): one of the keyword arguments
+            return self._step_kwargs_device(func)
         self.step_sites()
         calls = self._cache["stepcallers"].get(id(func))
         if not calls:
@@ -1326,6 +1329,59 @@ class Tensors:
             if self.tensor_kind(arg, cctx) == DEVICE or self.step_param_device(arg, cctx, _depth + 1):
                 found = True
                 break
+        cache[key] = found
+        return found
+
+    def _kwargs_value_of(self, expr: ast.Name, ctx: Ctx) -> str | None:
+        """The ``**kwargs`` parameter of the function at ``ctx`` when ``expr`` is the value
+        target of an enclosing ``for k, v in kwargs.items():`` / ``for v in kwargs.values():``
+        over it (nothing rebinding the target in the body, nor ``kwargs`` anywhere); else
+        ``None``."""
+        func = ctx.func
+        kwarg = func.node.args.kwarg if func is not None and hasattr(func.node, "args") else None
+        if kwarg is None:
+            return None
+        for lp in reversed(ctx.loops):
+            node = lp.node
+            if type(node) not in (ast.For, ast.AsyncFor) or lp.ctx.func is not func:
+                continue
+            it, target = node.iter, node.target
+            if type(it) is not ast.Call or type(it.func) is not ast.Attribute or it.args \
+                    or type(it.func.value) is not ast.Name or it.func.value.id != kwarg.arg:
+                continue
+            if it.func.attr == "items" and type(target) is ast.Tuple and len(target.elts) == 2:
+                value = target.elts[1]
+            elif it.func.attr == "values":
+                value = target
+            else:
+                continue
+            if type(value) is not ast.Name or value.id != expr.id:
+                return None
+            if any(line != node.lineno for line, _, _, _ in self._bindings_before(expr, ctx) or [(None, "", None, None)]):
+                return None  # (the read sees the loop target only: `v = v.item()` reads it first)
+            bindings = self._bindings_before(it.func.value, lp.ctx)
+            if not bindings or any(kind != "param" or target is not func for _, kind, target, _ in bindings):
+                return None
+            return kwarg.arg
+        return None
+
+    def _step_kwargs_device(self, func: FunctionInfo) -> bool:
+        """Some call of ``func`` from the step (:meth:`step_sites`; in project mode also
+        :meth:`project_step_calls`) passes a device tensor as a keyword argument that no
+        named parameter takes (``meter.update(loss=loss, lr=lr)`` into ``def update(self,
+        **kwargs)``). Memoised per function."""
+        key = ("stepkwargs", id(func))
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = False
+        named = set(func.params) | {a.arg for a in func.node.args.kwonlyargs}
+        self.step_sites()
+        found = any(k.arg is not None and k.arg not in named and self.tensor_kind(k.value, cctx) == DEVICE
+                    for call, cctx in self._cache["stepcallers"].get(id(func), ()) for k in call.keywords)
+        if not found and self.project_lookup is not None:
+            found = any(n not in named and a.kind == "device_tensor"
+                        for c in self.project_step_calls(func) for n, a in c.kwargs)
         cache[key] = found
         return found
 

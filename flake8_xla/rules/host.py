@@ -368,7 +368,10 @@ class HostSyncInStep(Rule):
     depth, bounded), a `torch_xla.compile`d step, and the `forward` of `nn.Module`
     classes. A loop is a training step only when an iteration also updates the weights
     (`opt.step()`, `xm.optimizer_step`, `scaler.step(opt)`, in the loop or a helper): a
-    gradient check with a backward and no update is not. Reported at the read.
+    gradient check with a backward and no update is not. A helper's parameter is a device
+    tensor when a call from the step passes one, also as a keyword its `**kwargs` collects
+    (`logger.update(loss=loss)` into `for k, v in kwargs.items(): v.item()`). Reported at
+    the read.
 
     ## Why is this bad?
     XLA tensors are lazy: the step is traced and runs as one graph at the sync. Reading a
