@@ -139,6 +139,24 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("w5", "perf.py", 25, "XLA504"): "a timing context manager around the lazy step (`__exit__`)",
     ("w5", "stream.py", 11, "XLA902"): SPMD_FLOW + ": the ordinal as a data shard in an SPMD program",
     ("w6", "checkpointing.py", 16, "XLA604"): RANK_VALUES + ": `self.is_master = xm.is_master_ordinal()` kept on an object",
+    # session 13: blind set x (x1-x6, labelled by a helper before any run, modelled on public
+    # repositories; tests/fresh/projects/LABELS_session13_x.md). Scored blind once on session
+    # 13's code of 460e563: P 1.00 R 0.51; then used for two fixes (XLA206 rates, XLA003 at import).
+    ("x1", "utils/dist.py", 8, "XLA104"): CONSTANTS + ": `DIST_BACKEND = \"xla\"` passed into a helper's init_process_group",
+    ("x1", "utils/dist.py", 28, "XLA601"): WRAPPED_STATE + ": `model_without_ddp.state_dict()` handed to `save_on_master`",
+    ("x2", "xtrain/base.py", 53, "XLA203"): STEP_ORDER + ": a clip in a base loop of a data-parallel launch",
+    ("x2", "xtrain/base.py", 56, "XLA202"): WRAPPED_STATE + ": an FSDP subclass inherits the base's xm.optimizer_step",
+    ("x2", "xtrain/base.py", 73, "XLA603"): WRAPPED_STATE + ": an FSDP subclass inherits the base's xm.save",
+    ("x3", "device_utils.py", 42, "XLA204"): LOADER + ": an MpDeviceLoader returned through a tuple, in an env-flag backend",
+    ("x3", "engine.py", 37, "XLA405"): CONSTANTS + ": `get_device()` of an env-flag backend helper (the TPU branch)",
+    ("x3", "meters.py", 33, "XLA504"): "a timer class whose start/stop bracket the lazy step in another module",
+    ("x4", "build.py", 12, "XLA205"): RANK_VALUES + ": a per-rank seed in a setup() helper of a native data-parallel launch",
+    ("x4", "build.py", 15, "XLA405"): RETURNED + ": a returned model item the caller moves after the helper built the optimizer",
+    ("x5", "utils.py", 43, "XLA501"): "arguable label: `logger.update(loss=loss)` follows the pass's xm.mark_step()",
+    ("x5", "utils.py", 72, "XLA603"): WRAPPED_STATE + ": the XLA FSDP model handed to `save_for_eval`",
+    ("x6", "common.py", 52, "XLA503"): STEP_VALUES + ": a mask in `forward` of a model shared by SPMD and DDP entry points",
+    ("x6", "common.py", 66, "XLA501"): STEP_VALUES + ": the loss a `train_step` helper returns, logged by a shared helper",
+    ("x6", "spmd_train.py", 22, "XLA906"): RUNTIME_ORDER,
 }
 
 CASES: dict[tuple[str, int, str], str] = {
