@@ -73,7 +73,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
                                       "(a second caller passes unknown values)",
     ("q5", "utils.py", 60, "XLA109"): "arguable label: `WORLD_SIZE` read with a default in a helper shared with a "
                                       "torchrun script",
-    ("q5", "utils.py", 70, "XLA405"): HOOK_VALUES + ": the optimizer built in a helper before the caller moves the model",
     ("q6", "model.py", 63, "XLA903"): "ties in `__init__` of a class another module builds and moves in place "
                                       "(`raw_model.to(device)`)",
     ("q6", "model.py", 89, "XLA503"): HOOK_VALUES + ": the mask argument of `forward` from another module's batch helper",

@@ -141,6 +141,10 @@ class CallFacts:
     #: or constant key (``train_loader, val_loader = build_loaders(cfg)``: ``(0,)``;
     #: ``loaders["train"]``: ``("train",)``); ``()``: the value whole
     feeds_items: tuple[int | str, ...] = ()
+    #: the positions of the arguments (plain names) the caller moves to the XLA device after
+    #: the call, in the same function and loop nesting (``optimizer = build_optimizer(model)``
+    #: ... ``model.to(device)``: an optimizer the callee built holds the host parameters)
+    moved_after: tuple[int, ...] = ()
 
     def argument(self, index: int | None, name: str) -> ArgFacts | None:
         """What this call passes for parameter ``name`` at position ``index`` (``None`` for
@@ -363,6 +367,31 @@ def _fed_arguments(model, described: list) -> dict[int, tuple[tuple[int, int, bo
     return {k: tuple(v) for k, v in out.items()}
 
 
+def _moved_after(model, call: ast.Call, ctx, described: list) -> tuple[int, ...]:
+    """:attr:`CallFacts.moved_after` of one call: the positional arguments that are plain
+    names of modules on the host at the call (``described``: :data:`HOST_MODULE`), moved to the XLA device by a later ``.to()`` of
+    the same function and loop nesting that runs with the call, nothing rebinding the name
+    in between (the model's checks of XLA405)."""
+    if ctx.func is None or not model.in_xla_code(ctx):
+        return ()
+    end = getattr(call, "end_lineno", call.lineno)
+    out = []
+    for i, a in enumerate(call.args):
+        if type(a) is ast.Starred:
+            break
+        if type(a) is not ast.Name or i >= len(described) or described[i].kind != HOST_MODULE:
+            continue  # (a module visibly on the host at the call)
+        for line, move, mvctx in model.moves(a.id, ctx):
+            if line <= end or mvctx.func is not ctx.func or mvctx.loops != ctx.loops:
+                continue
+            if not model._device_move(move, mvctx) or not model.runs_with((call, ctx), (move, mvctx)):
+                continue
+            if model._same_module(a.id, ctx, call.lineno, mvctx, line):
+                out.append(i)
+            break
+    return tuple(out)
+
+
 def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None) -> tuple[CallFacts, ...]:
     """The calls and references of the module of ``model`` into other project modules, and
     the constructor calls of its own top-level classes that pass instances of project classes
@@ -438,7 +467,8 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
                              reiterated=id(call) in model.reiterated_calls(),
                              caller=quals.get(id(ctx.func), "") if ctx.func is not None else "",
                              in_step=in_step, gated=gated, in_loop=in_loop,
-                             returned=id(call) in model.returned_loader_origins()))
+                             returned=id(call) in model.returned_loader_origins(),
+                             moved_after=_moved_after(model, call, ctx, args)))
     via = _fed_arguments(model, nodes)
     loops, loop_items = _loop_feeds(model, nodes)
     for i, call, _ in nodes if via or loops else ():

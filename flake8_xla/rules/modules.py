@@ -192,11 +192,46 @@ class OptimizerBeforeToDevice(Rule):
     ]
 
     def check(self, model):
+        done = set()
         for call, _, move, _ in model.optimizers_before_moves():
             receiver = move.func.value
             text = ast_text(receiver)
             moved = f"{text}.{move.func.attr}()" if len(text) <= 24 else f"its module's .{move.func.attr}()"
+            done.add(id(call))
             yield self.finding(call, f"optimizer built before {moved} on line {move.lineno}: it keeps the old parameters")
+        if model.project_callers is not None:
+            for call, name, line in _moved_by_callers(model):
+                if id(call) not in done:
+                    yield self.finding(call, f"optimizer of {name[:20]} built before its caller (line {line}) moves it:"
+                                             " it keeps the old parameters")
+
+
+def _moved_by_callers(model):
+    """Project mode: (constructor, parameter, caller's line) for an optimizer a function
+    builds from the parameters of its own parameter p (build_optimizer(model, lr))
+    when a caller in another module's XLA code hands it a module on the host and moves that
+    module to the XLA device after the call (CallFacts.moved_after)."""
+    names = model._constructor_names()
+    quals = model.function_quals()
+    for call, ctx in model.calls_to(*names) if names else ():
+        func = ctx.func
+        if func is None or func.ctx is None or func.ctx.func is not None or id(func) not in quals:
+            continue
+        params = func.params[1:] if func.cls is not None else func.params
+        for mexpr, mctx in model.optimizer_modules(call, ctx) or ():
+            if type(mexpr) is not ast.Name or mexpr.id not in params or mctx.func is not func:
+                continue
+            if model.moves(mexpr.id, mctx) and any(line < call.lineno for line, _, _ in model.moves(mexpr.id, mctx)):
+                continue  # moved here first
+            try:
+                callers = model.project_callers(quals[id(func)], partial=True, xla_only=True) or ()
+            except (Exception, RecursionError):  # the project cannot be read: unknown
+                callers = ()
+            index = params.index(mexpr.id)
+            hit = next((c.line for c in callers if index in getattr(c, "moved_after", ())), None)
+            if hit is not None:
+                yield call, mexpr.id, hit
+                break
 
 
 def ast_text(expr) -> str:
