@@ -55,6 +55,9 @@ RUNTIME_ORDER = "a helper of another module starts the runtime before use_spmd (
 #: a step value where the loop's backward and update are another object's methods (a strategy
 #: the trainer was handed): the per-step question does not use the reach's object values yet
 W_STEP = "a step value in a loop whose step is a handed strategy's methods (issue 28)"
+#: a dropout rate a constructor parameter's default gives, the class built in another module:
+#: what that module passes for the rate is not read (XLA206 stays silent)
+DROPOUT_DEFAULT = "XLA206: a dropout rate by a constructor default, the class built in another module (issue 28)"
 TWO_OPTIMIZERS = "XLA201: a helper's xm.optimizer_step covers its own optimizer only (GAN)"
 
 PROJECTS: dict[tuple[str, str, int, str], str] = {
@@ -119,6 +122,8 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("v1", "utils/misc.py", 12, "XLA501"): HOOK_VALUES + ": `float(value)` in a meter's update the step calls (after a barrier XLA204 reports)",
     ("v3", "lightfit/loop.py", 39, "XLA602"): RANK_VALUES + ": `strategy.is_global_zero()` inherited, over `global_rank()` of the subclass",
     ("v5", "common/engine.py", 12, "XLA201"): "a plain optimizer.step() in a loop shared with a DDP script (DDP only on the CUDA path)",
+    ("q11", "common/utils.py", 12, "XLA206"): DROPOUT_DEFAULT,
+    ("v5", "common/utils.py", 11, "XLA206"): DROPOUT_DEFAULT,
     # session 13: blind set w (w1, w3-w6 of six, labelled by a helper before any run;
     # tests/fresh/projects/LABELS_session13_w.md; w2 is held out: its one wrong finding, XLA601 on
     # a CPU runner's base save in a torch_xla module, is single-file behaviour not yet settled).
@@ -141,6 +146,7 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     # session 13: blind set x (x1-x6, labelled by a helper before any run, modelled on public
     # repositories; tests/fresh/projects/LABELS_session13_x.md). Scored blind once on session
     # 13's code of 460e563: P 1.00 R 0.51; then used for two fixes (XLA206 rates, XLA003 at import).
+    ("x1", "main.py", 45, "XLA206"): DROPOUT_DEFAULT,
     ("x1", "utils/dist.py", 8, "XLA104"): CONSTANTS + ": `DIST_BACKEND = \"xla\"` passed into a helper's init_process_group",
     ("x1", "utils/dist.py", 28, "XLA601"): WRAPPED_STATE + ": `model_without_ddp.state_dict()` handed to `save_on_master`",
     ("x2", "xtrain/base.py", 53, "XLA203"): STEP_ORDER + ": a clip in a base loop of a data-parallel launch",

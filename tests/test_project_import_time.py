@@ -68,6 +68,11 @@ def test_through_a_module_imported_at_module_level(tmp_path):
     "    print(helpers.device())\n",
     # a single-process debug launch runs in this process anyway
     RUN.replace("torch_xla.launch(_mp_fn)", "torch_xla.launch(_mp_fn, debug_single_process=True)"),
+    # an import for the type checker only never runs
+    RUN.replace("import helpers\n", "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    import helpers\n"),
+    # imported after the launch returned
+    RUN.replace("import helpers\n", "").replace("    torch_xla.launch(_mp_fn)\n",
+                                              "    torch_xla.launch(_mp_fn)\n    import helpers\n"),
 ])
 def test_silent_without_an_import_before_a_multi_process_launch(tmp_path, run):
     write(tmp_path, {"pyproject.toml": "", "helpers.py": HELPERS, "run.py": run})

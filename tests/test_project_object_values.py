@@ -270,7 +270,8 @@ def test_the_launch_of_a_handed_strategy_starts_the_function_with_the_handed_obj
     files = project._project(Path(tmp_path).resolve())
     index = project._reach_index(files, Settings())
     loop = index[str((tmp_path / "kit/loop.py").resolve())]
-    assert {"_fit_worker", "Trainer._run", "Trainer.fit"} <= set(loop)
+    assert {"_fit_worker", "Trainer._run"} <= set(loop)
+    assert "Trainer.fit" not in loop  # (it runs on the host, before the launch)
     # the CPU strategy the `or` default would build is not: the script handed an XLAStrategy
     assert str((tmp_path / "kit/strategies.py").resolve()) not in index
     assert set(index[str((tmp_path / "kit/xla.py").resolve())]) >= {"XLAStrategy.optimizer_step",
@@ -333,4 +334,52 @@ def test_a_callback_of_the_gpu_script_stays_silent(tmp_path):
     gpu = CB_TPU.replace("from kit.xla import XLATrainer", "from kit.trainer import Trainer as XLATrainer")
     write(tmp_path, {"pyproject.toml": "", "kit/__init__.py": "", "kit/trainer.py": CB_TRAINER, "kit/xla.py": XLA,
                      "user.py": USER, "cbs.py": CALLBACKS, "train_gpu.py": gpu})
+    assert lint_all(tmp_path) == set()
+
+
+# --- precision (session 13's attack) ---------------------------------------------------------------
+
+def test_a_reduction_the_subclass_override_does_counts(tmp_path):
+    trainer = TRAINER.replace('''            if self.clip:
+                torch.nn.utils.clip_grad_norm_(module.parameters(), self.clip)
+            self.optimizer_step(optimizer)
+''', '''            self.reduce_gradients(optimizer)
+            optimizer.step()
+''').replace('''    def optimizer_step(self, optimizer):''', '''    def reduce_gradients(self, optimizer):
+        pass
+
+    def optimizer_step(self, optimizer):''')
+    xla = XLA + '''
+    def reduce_gradients(self, optimizer):
+        xm.reduce_gradients(optimizer)
+'''
+    write(tmp_path, {"pyproject.toml": "", "kit/__init__.py": "", "kit/trainer.py": trainer, "kit/xla.py": xla,
+                     "user.py": USER, "train_tpu.py": TPU})
+    assert lint_all(tmp_path) == set()  # (not XLA201: the launched XLATrainer reduces first)
+    # without the override's reduction the plain step is XLA201
+    write(tmp_path, {"kit/xla.py": XLA})
+    project.clear_cache()
+    assert {f for f in lint_all(tmp_path) if f[2] == "XLA201"} == {("kit/trainer.py", 41, "XLA201")}
+
+
+def test_methods_the_script_never_calls_do_not_run(tmp_path):
+    # an evaluation script calls only evaluate(): fit's launch, the loop and its clip never run
+    trainer = TRAINER + '''
+    def evaluate(self, module, dm):
+        for batch in dm.loader():
+            module(batch)
+
+    def cuda_benchmark(self):
+        torch.cuda.synchronize()
+'''
+    evaluate = TPU.replace("trainer.fit(Net(), Data())", "trainer.evaluate(Net(), Data())")
+    write(tmp_path, {"pyproject.toml": "", "kit/__init__.py": "", "kit/trainer.py": trainer, "kit/xla.py": XLA,
+                     "user.py": USER, "evaluate.py": evaluate})
+    assert lint_all(tmp_path) == set()
+    # and building an XLA trainer that is never used launches nothing either
+    gpu = GPU.replace("Trainer(clip=1.0).fit(Net(), Data())",
+                      "spare = XLATrainer(clip=1.0)\n    Trainer(clip=1.0).fit(Net(), Data())").replace(
+        "from kit.trainer import Trainer", "from kit.trainer import Trainer\nfrom kit.xla import XLATrainer")
+    write(tmp_path, {"evaluate.py": "", "train_gpu.py": gpu})
+    project.clear_cache()
     assert lint_all(tmp_path) == set()

@@ -90,14 +90,27 @@ PARAM_MODEL = MODEL.replace('''    def __init__(self, dim):
         self.blocks = nn.Sequential(Block(dim, drop), Block(dim, drop))''')
 
 
+BUILDER = "\n\ndef build_net(dim):\n    return Net(dim)\n"
+
+
 def test_a_rate_through_constructor_parameters(tmp_path):
-    write(tmp_path, {"pyproject.toml": "", "model.py": PARAM_MODEL, "run.py": RUN})
+    # the module builds Net with its default rate (build_net): Block's dropout is 0.1
+    write(tmp_path, {"pyproject.toml": "", "model.py": PARAM_MODEL + BUILDER,
+                     "run.py": RUN.replace("from model import Net", "from model import build_net").replace(
+                         "Net(4)", "build_net(4)")})
     assert lint_all(tmp_path) == {("run.py", 9, "XLA206")}
 
 
+def test_a_class_built_only_in_another_module_is_not_told(tmp_path):
+    # run.py builds Net itself: what it passes for the rate (here 0.0) is not read
+    write(tmp_path, {"pyproject.toml": "", "model.py": PARAM_MODEL,
+                     "run.py": RUN.replace("Net(4)", "Net(4, drop=0.0)")})
+    assert lint_all(tmp_path) == set()
+
+
 @pytest.mark.parametrize("model", [
-    PARAM_MODEL.replace("drop=0.1", "drop=0.0"),  # the default is no dropout
-    PARAM_MODEL.replace("Block(dim, drop), Block(dim, drop)", "Block(dim, 0), Block(dim, 0)"),  # passed 0
+    PARAM_MODEL.replace("drop=0.1", "drop=0.0") + BUILDER,  # the default is no dropout
+    PARAM_MODEL.replace("Block(dim, drop), Block(dim, drop)", "Block(dim, 0), Block(dim, 0)") + BUILDER,  # passed 0
 ])
 def test_a_zero_rate_through_parameters_is_silent(tmp_path, model):
     write(tmp_path, {"pyproject.toml": "", "model.py": model, "run.py": RUN})

@@ -57,7 +57,19 @@ def reduces_gradients(model: Model, call: ast.Call, ctx: Ctx) -> bool:
     if table is None:
         direct = {id(f): any(reduces_directly(model, c, x) for c, x in f.calls) for f in model.functions}
         table = model.closure_over_callers("reducing_funcs", direct)
-    return any(table.get(id(f)) for f in model.function_of(call.func, ctx))
+    if any(table.get(id(f)) for f in model.function_of(call.func, ctx)):
+        return True
+    if model.project_lookup is not None and type(call.func) is ast.Attribute:
+        # project mode: a method of another module the call may run reduces (the override
+        # `self.reduce_gradients(opt)` dispatches to: xm.reduce_gradients in a TPU subclass)
+        helpers = model.callee_helpers(call, ctx)
+        if helpers and any(h.xla_calls & _HELPER_REDUCERS for h in helpers):
+            return True
+    return False
+
+
+#: the torch_xla calls that make a project helper a gradient reduction
+_HELPER_REDUCERS = frozenset(GRADIENT_REDUCERS) | {OPTIMIZER_STEP}
 
 
 def reduces_directly(model: Model, call: ast.Call, ctx: Ctx) -> bool:

@@ -790,10 +790,11 @@ class Runtime:
 
     def _param_rate(self, cls, method, name: str, depth: int = 0) -> bool:
         """The dropout rate parameter ``name`` of ``method`` (``nn.Dropout(drop)``) is visibly
-        above zero: its default is (``drop=0.1``) and no constructor call of ``cls`` in the
-        module passes another value, or (no default) a constructor call of ``cls`` in the
-        module passes a positive literal or such a parameter of its own class
-        (``Block(dim, heads, drop)`` in ``VisionTransformer(..., drop=0.1)``); one level."""
+        above zero: a constructor call of ``cls`` in the module leaves it at a positive
+        default (``drop=0.1``), or passes a positive literal or such a parameter of its own
+        class (``Block(dim, heads, drop)`` in ``Net(..., drop=0.1)`` built here with its
+        default); one level. A class built only in other modules is not told (what they pass
+        is not seen: ``Net(4, drop=0.0)``)."""
         node = method.node
         args = node.args
         positional = args.posonlyargs + args.args
@@ -812,15 +813,19 @@ class Runtime:
             value = self.const(default, method.ctx) if default is not None else None
             return type(value) in (int, float) and value > 0
         passed = []
+        defaulted = False  # a construction in the module leaves it at its default
         for call, ctx in self.calls:
             if type(call.func) is ast.Name and call.func.id == cls.name and self.class_named(cls.name, ctx) is cls:
                 index = names.index(name) - 1 if name in names else None
                 arg = self.kwarg(call, name, index)
                 if arg is not None:
                     passed.append((arg, ctx))
-        if default is not None and not passed:
+                elif not any(type(a) is ast.Starred for a in call.args) and not any(k.arg is None for k in call.keywords):
+                    defaulted = True
+        if default is not None and defaulted:  # (built elsewhere only: what is passed there is not seen)
             value = self.const(default, method.ctx)
-            return type(value) in (int, float) and value > 0
+            if type(value) in (int, float) and value > 0:
+                return True
         for arg, ctx in passed:
             value = self.const(arg, ctx)
             if type(value) in (int, float) and value > 0:

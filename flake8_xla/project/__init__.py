@@ -770,7 +770,7 @@ def _reached_from(launcher: Path, files: ProjectFiles, settings: Settings, entry
                                     for p, v in value[2]:
                                         if v[0] in constants.OBJECTS:
                                             objects.setdefault((init[0], init[1], p), set()).add(v)
-                for n, c, x, launch in _dispatched_callees(node, cls, context, files, settings):
+                for n, c, x, launch in _dispatched_callees(node, cls, context, files, settings, multi is None):
                     todo.append((n, c, x, multi if launch is None else (launch or bool(multi))))
     _REACHED[key] = reached
     _REACHED_CLASSES[key] = classes
@@ -808,7 +808,7 @@ _REACHED_CLASSES: dict[tuple, dict[Ref, set]] = {}
 
 
 def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: ProjectFiles,
-                        settings: Settings) -> list:
+                        settings: Settings, host: bool = False) -> list:
     """``[(callee, class of its self or None, its context, launch)]`` of function ``node``
     run on an instance of ``cls`` (``None``: unknown) with what is known of its parameters
     ``context`` (:mod:`.constants`: literal constants, and object values: the instance one
@@ -824,8 +824,8 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
     - a method call on an object a parameter holds, or a constructor parameter the object
       kept (``trainer._run(...)``, ``for cb in self.callbacks: cb.on_step_end(...)``: the
       module's :class:`~.callers.DispatchFacts`), resolves on that object's class;
-    - every method of an object handed in as a parameter runs where it goes (as an instance
-      a call hands on);
+    - on the host (``host``: before a launch) building an object runs its ``__init__`` only,
+      not every method as in launched code;
     - a launch in its code starts the launched function with what ``args=(...)`` passes."""
     file, qual = node
     s = summary_of(Path(file), files, settings)
@@ -850,11 +850,13 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
                                                callee.varargs))
 
     def follow(key, targets) -> None:
+        ctor = type(key) is tuple and "." not in key[1]  # Cls(...): its __init__ gets the arguments
+        if host and ctor:  # on the host only what is called runs: building an object runs __init__
+            targets = [(t, c) for t, c in targets if c is None or t[1].endswith(".__init__")]
         sites = edges.get(key)
         if sites is None:
             out.extend((t, c, (), None) for t, c in targets)
             return
-        ctor = type(key) is tuple and "." not in key[1]  # Cls(...): its __init__ gets the arguments
         for conds, args in sites:
             if not constants.holds(conds, known):
                 continue  # this occurrence does not run here
@@ -979,8 +981,8 @@ def _class_of(ref: Ref, files: ProjectFiles, settings: Settings, depth: int = 0)
 def _object_callees(s: ModuleSummary, f, node: Ref, cls: Ref | None, known: dict, me: str | None,
                     files: ProjectFiles, settings: Settings, out: list) -> None:
     """:func:`_dispatched_callees`' calls on objects: the module's dispatches in ``node`` on an
-    object its parameters or its own object's constructor arguments hold, and every method
-    of an object a parameter holds."""
+    object its parameters or its own object's constructor arguments hold (only the methods
+    called: an object handed in does not run its other methods)."""
     qual = node[1]
     edges = dict(f.edges) if f.edges else {}
 
@@ -1027,18 +1029,7 @@ def _object_callees(s: ModuleSummary, f, node: Ref, cls: Ref | None, known: dict
                             out.append((r, v[1], constants.frozen(given), None))
                     continue
                 out.append((r, v[1], _dispatch_context(d, known, r, v, own, this, files, settings), None))
-    for p in f.params:
-        value = known.get(p) if p != me else None
-        if value is None or value[0] not in constants.OBJECTS:
-            continue
-        for v in (value[1] if value[0] == "objs" else (value,)):
-            for r in _class_methods(v[1], files, settings):
-                if r[1].endswith(".__init__"):
-                    continue  # (built already, where the object was: with its arguments)
-                ts = summary_of(Path(r[0]), files, settings)
-                callee = ts.function(r[1]) if ts is not None else None
-                given = {callee.params[0]: v} if callee is not None and callee.params else {}
-                out.append((r, v[1], constants.frozen(given), None))
+
 
 
 def _dispatch_context(d, known: dict, r: Ref, obj: tuple, own: Ref | None, this: tuple | None,
@@ -2159,14 +2150,21 @@ _IMPORTED_BEFORE: dict[tuple, str | None] = {}
 MAX_IMPORT_CHAIN = 3
 
 
+def _type_checking(test: ast.AST) -> bool:
+    """``TYPE_CHECKING`` / ``typing.TYPE_CHECKING`` (the test of imports that never run)."""
+    return (type(test) is ast.Name and test.id == "TYPE_CHECKING") or (
+        type(test) is ast.Attribute and test.attr == "TYPE_CHECKING")
+
+
 def imported_before_launch(filename: str | None, settings: Settings) -> str | None:
     """The launching module (relative to the root) whose own module-level imports load the
     module ``filename`` -- directly, or through :data:`MAX_IMPORT_CHAIN` modules each
     imported at module level -- and that launches XLA code in several processes
     (``xmp.spawn`` / ``torch_xla.launch`` of a function); so the module's module-level code
     runs in the launching process before its launch. ``None`` when none does, or unknown.
-    Imports inside a ``def`` are not counted (they run in the launched process); those under
-    an ``if`` / ``try`` at module level are. Memoised per module and process."""
+    Imports inside a ``def`` are not counted (they run in the launched process), nor those
+    under ``if TYPE_CHECKING:`` or after the module's first ``launch(`` / ``spawn(`` call;
+    those under another ``if`` / ``try`` at module level are. Memoised per module and process."""
     found = _module_file(filename, settings)
     if found is None:
         return None
@@ -2213,12 +2211,18 @@ def _top_imports(path: Path, files: ProjectFiles) -> frozenset:
         return got
     tree = parse_module(path)
     lines: list[str] = []
+    launch = min((n.lineno for n in ast.walk(tree) if type(n) is ast.Call and (
+        (type(n.func) is ast.Attribute and n.func.attr in ("launch", "spawn"))
+        or (type(n.func) is ast.Name and n.func.id in ("launch", "spawn")))), default=None) if tree is not None else None
     todo = list(tree.body) if tree is not None else []
     while todo:
         node = todo.pop()
         t = type(node)
         if t in (ast.Import, ast.ImportFrom):
-            lines.append(ast.unparse(node))
+            if launch is None or node.lineno < launch:  # (an import after the launch runs after it)
+                lines.append(ast.unparse(node))
+        elif t is ast.If and _type_checking(node.test):
+            todo.extend(node.orelse)  # (`if TYPE_CHECKING:` imports never run)
         elif t in (ast.If, ast.Try, ast.With):
             todo.extend(node.body)
             todo.extend(getattr(node, "orelse", ()))
