@@ -124,6 +124,7 @@ def _run(tree: ast.AST, settings: Settings, source: str | None, rules: Iterable[
             if project:  # asked (once per root and process) only by XLA406, only where it may fire
                 model.project_xla_probe = lambda: _project_names_xla(filename, settings)
                 model.project_import_probe = lambda: _imported_before_launch(filename, settings)
+                model.project_overridden = facts.overridden
         except Exception as exc:  # never crash the host's run
             return [internal_error("the semantic model", exc)]
         try:

@@ -191,6 +191,9 @@ class Model(
         #: project mode: ``() -> str | None``, the launching module that imports this one at
         #: module level (:func:`flake8_xla.project.imported_before_launch`; XLA003)
         self.project_import_probe = None
+        #: project mode: quals of the module's methods every launched object overrides
+        #: (:attr:`flake8_xla.project.ProjectFacts.overridden`): not XLA code
+        self.project_overridden = frozenset()
         self._cache: dict = {}
         self._call_names: dict[int, str | None] = {}  # id(call) -> qualified callee (names.py)
         self._chain_names: dict[int, str | None] = {}  # id(attribute chain) -> its qualname (names.py)

@@ -21,7 +21,17 @@ class XlaContext:
         """True when code at ``ctx`` runs as XLA code (module scope and not an XLA-off branch)."""
         if not (self.uses_torch_xla or self.settings.scope == "always" or self.in_project_reach(ctx)):
             return False  # (a module without torch_xla: XLA code only where XLA code of the project reaches)
+        if self.project_overridden and ctx.func is not None and self._in_overridden(ctx.func):
+            return False  # a base method every launched object overrides (project mode)
         return not self.is_xla_off(ctx)
+
+    def _in_overridden(self, func) -> bool:
+        quals = self.function_quals()
+        while func is not None:
+            if quals.get(id(func)) in self.project_overridden:
+                return True
+            func = func.ctx.func
+        return False
 
     def is_xla_off(self, ctx: Ctx, _depth: int = 0) -> bool:
         """True in a branch XLA never takes, or in a function that only such branches call

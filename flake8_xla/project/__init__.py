@@ -91,6 +91,10 @@ class ProjectFacts:
     setup: LaunchSetup | None = None
     launcher_selves: tuple[tuple[str, Ref, int], ...] = ()
     dispatch: dict[str, dict[str, tuple[Ref, ...]]] = dataclasses.field(default_factory=dict)
+    #: quals of the module's methods no launch reaches while every object the launches run
+    #: their class's other methods on overrides them (a base ``save_checkpoint`` whose TPU
+    #: subclass has its own): not XLA code, even in a module that imports torch_xla
+    overridden: frozenset = frozenset()
 
 
 EMPTY = ProjectFacts()
@@ -492,7 +496,46 @@ def facts_for(filename: str, settings: Settings, plain: bool = False) -> Project
     if not reached and not launchers and setup is None:
         return EMPTY
     dispatch = _self_dispatch(path, reached, files, settings) if reached else {}
-    return ProjectFacts(reached, callers, launchers, setup, launcher_selves_for(path, files), dispatch)
+    overridden = _overridden(path, reached, files, settings) if reached else frozenset()
+    return ProjectFacts(reached, callers, launchers, setup, launcher_selves_for(path, files), dispatch, overridden)
+
+
+def _overridden(path: Path, reached: dict[str, bool], files: ProjectFiles, settings: Settings) -> frozenset:
+    """:attr:`ProjectFacts.overridden` of the module at ``path`` whose functions the
+    launches reach are ``reached``: for each class some of whose methods (or of its
+    subclasses' in the module) are reached, on objects of known classes only
+    (:data:`_SELF_CLASSES`, the class itself not among them), its methods that are not
+    reached and that each of those classes overrides."""
+    s = summary_of(path, files, settings)
+    selves = _SELF_CLASSES.get((files.root, settings), {}).get(str(path), {})
+    if s is None or not selves:
+        return frozenset()
+    here = str(path)
+    out = set()
+    by_name = {c.name: c for c in s.classes}
+
+    def family(name: str) -> set[str]:  # the class and its subclasses in the module
+        found = {name}
+        for _ in range(4):
+            found |= {c.name for c in s.classes if set(c.bases_local) & found}
+        return found
+
+    for cls in s.classes:
+        prefixes = tuple(n + "." for n in family(cls.name) if n in by_name)
+        prefix = cls.name + "."
+        seen: set = set()
+        for qual in reached:  # (a constructor is reached through super().__init__ on any class)
+            if qual.startswith(prefixes) and qual.count(".") == 1 and not qual.endswith(".__init__"):
+                seen.update(selves.get(qual, {None}))
+        if not seen or None in seen or (here, cls.name) in seen:
+            continue
+        for m in cls.methods:
+            qual = prefix + m
+            if qual in reached or m.startswith("__"):
+                continue
+            if all((runs := _method_table(k, files, settings).get(m)) and runs[0] != (here, qual) for k in seen):
+                out.add(qual)
+    return frozenset(out)
 
 
 _FOLDER_ROOTS: dict[str, Path] = {}  # a folder as the host names it -> its project's root
