@@ -637,6 +637,8 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
     own = _OWN_SETUPS[key] = {}  # each launching module whose launched code builds dropout elsewhere
     _SELF_CLASSES[key] = selves  # each reached method: the classes of the objects it runs on
     params = _PARAM_OBJECTS[key] = {}  # each reached function's parameters: the objects they hold
+    _REACH_DISPATCHES[key] = {}  # (filled by the reach: the dispatches it resolves on objects)
+    _REACH_RESOLVED[key] = {}
     facts = _text_facts(files)
     xla, wrappers = facts if facts is not None else (None, ())
     called = tuple(f"{n}(" for n in wrappers)
