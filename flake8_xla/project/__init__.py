@@ -838,8 +838,7 @@ def _loop_updates(file: str, d, files: ProjectFiles, settings: Settings) -> bool
     resolved = _REACH_RESOLVED.get((files.root, settings), {})
     for loop in d.loops:  # (the call may sit in an inner loop: for cb in self.callbacks)
         for r in resolved.get((file, d.caller, loop), ()):
-            s = summary_of(Path(r[0]), files, settings)
-            f = s.function(r[1]) if s is not None else None
+            f = _function_facts(r, files, settings)
             if f is not None and f.updates:
                 return True
     return False
@@ -887,8 +886,7 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
         return _object_value(arg, ctx, files, settings)
 
     def bound(t: Ref, c, args, method: bool) -> tuple:
-        ts = summary_of(Path(t[0]), files, settings)
-        callee = ts.function(t[1]) if ts is not None else None
+        callee = _function_facts(t, files, settings)
         if callee is None:
             return ()
         return constants.frozen(constants.bind(args, known, callee.params, 1 if method else 0, objects,
@@ -912,8 +910,7 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
                 obj = ("obj", targets[0][1], init) if targets and targets[0][1] is not None else None
             for t, c in targets:
                 if obj is not None:
-                    ts = summary_of(Path(t[0]), files, settings)
-                    callee = ts.function(t[1]) if ts is not None else None
+                    callee = _function_facts(t, files, settings)
                     given = dict(init) if t[1].endswith(".__init__") else {}
                     if callee is not None and callee.params:
                         given[callee.params[0]] = obj
@@ -941,8 +938,7 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
                     continue
                 for r in targets:
                     given = dict(bound(r, cls, args, True)) if args else {}
-                    ts = summary_of(Path(r[0]), files, settings)
-                    callee = ts.function(r[1]) if ts is not None else None
+                    callee = _function_facts(r, files, settings)
                     if this is not None and callee is not None and callee.params:
                         given[callee.params[0]] = this
                     out.append((r, cls, constants.frozen(given), None))
@@ -963,7 +959,7 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
             targets = [(t, None) for t, _ in targets]
         follow(ref, targets)
     if any(v[0] in constants.OBJECTS for v in known.values()):
-        _object_callees(s, f, node, cls, known, me, files, settings, out)
+        _object_callees(s, f, node, cls, known, me, objects, files, settings, out)
     for target, multi, args, splat in f.launches:
         if type(target) is str:
             ref = (file, target)
@@ -977,8 +973,7 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
         items = known.get(splat) if splat else None  # args=args: the *args tuple the caller filled
         for t, c in _targets(ref, files, settings):
             if c is None:
-                ts = summary_of(Path(t[0]), files, settings)
-                callee = ts.function(t[1]) if ts is not None else None
+                callee = _function_facts(t, files, settings)
                 given = constants.bind(args, known, callee.params, 1, objects, callee.varargs) if callee is not None else {}
                 if callee is not None and items is not None and items[0] == "tuple":
                     for i, v in enumerate(items[1]):
@@ -986,6 +981,13 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
                             given[callee.params[i + 1]] = v
                 out.append((t, None, constants.frozen(given), multi))
     return out
+
+
+def _function_facts(ref: Ref, files: ProjectFiles, settings: Settings):
+    """The :class:`~.summary.FunctionFacts` of ``(file, qual)`` in its module's summary, or
+    ``None`` (no summary, no such function)."""
+    s = summary_of(Path(ref[0]), files, settings)
+    return s.function(ref[1]) if s is not None else None
 
 
 def _object_value(arg: tuple, known: dict, files: ProjectFiles, settings: Settings, depth: int = 0):
@@ -1003,8 +1005,7 @@ def _object_value(arg: tuple, known: dict, files: ProjectFiles, settings: Settin
     inits = _method_table(cls, files, settings).get("__init__", ())
     init: tuple = ()
     if inits and arg[2]:
-        ts = summary_of(Path(inits[0][0]), files, settings)
-        callee = ts.function(inits[0][1]) if ts is not None else None
+        callee = _function_facts(inits[0], files, settings)
         if callee is not None:
             init = constants.frozen(constants.bind(
                 arg[2], known, callee.params, 1, lambda a, k: _object_value(a, k, files, settings, depth + 1)))
@@ -1023,17 +1024,13 @@ def _class_of(ref: Ref, files: ProjectFiles, settings: Settings, depth: int = 0)
     return _class_of(exported, files, settings, depth + 1) if exported is not None else None
 
 
-def _object_callees(s: ModuleSummary, f, node: Ref, cls: Ref | None, known: dict, me: str | None,
+def _object_callees(s: ModuleSummary, f, node: Ref, cls: Ref | None, known: dict, me: str | None, objects,
                     files: ProjectFiles, settings: Settings, out: list) -> None:
     """:func:`_dispatched_callees`' calls on objects: the module's dispatches in ``node`` on an
     object its parameters or its own object's constructor arguments hold (only the methods
     called: an object handed in does not run its other methods)."""
     qual = node[1]
     edges = dict(f.edges) if f.edges else {}
-
-    def objects(arg, ctx) -> tuple | None:
-        return _object_value(arg, ctx, files, settings)
-
     this = known.get(me) if me is not None else None
     if this is None and cls is not None:
         this = ("obj", cls, ())
@@ -1063,8 +1060,7 @@ def _object_callees(s: ModuleSummary, f, node: Ref, cls: Ref | None, known: dict
                         (node[0], d.caller, d.loops[-1]), set()).add(r)
                 sites = edges.get(f"@{d.line}.{d.method}") if edges else None
                 if sites:  # what the call passes, as the reach knows it (constants, objects, functions)
-                    ts = summary_of(Path(r[0]), files, settings)
-                    callee = ts.function(r[1]) if ts is not None else None
+                    callee = _function_facts(r, files, settings)
                     if callee is None or not callee.params:
                         continue
                     for conds, args in sites:
@@ -1082,8 +1078,7 @@ def _dispatch_context(d, known: dict, r: Ref, obj: tuple, own: Ref | None, this:
     """The context of method ``r`` a dispatch ``d`` runs on object ``obj``: the object as its
     first parameter, and the caller's parameters or objects its arguments pass (the caller's
     own ``self``, an instance of its class ``own``: the object ``this`` it runs on, when known)."""
-    ts = summary_of(Path(r[0]), files, settings)
-    callee = ts.function(r[1]) if ts is not None else None
+    callee = _function_facts(r, files, settings)
     if callee is None or not callee.params:
         return ()
     params = callee.params
