@@ -138,10 +138,8 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("w4", "src/gantpu/steps.py", 14, "XLA503"): STEP_VALUES + ": a mask in a loss helper",
     ("w4", "src/gantpu/utils.py", 10, "XLA206"): "a seed helper with device randomness drawn in the launched worker",
     ("w4", "src/gantpu/utils.py", 18, "XLA505"): STEP_ORDER + ": a helper's sync between backward and the step",
-    ("w5", "ckpt.py", 12, "XLA107"): SPMD_FLOW + ": init_process_group reached from the SPMD program",
     ("w5", "model.py", 29, "XLA903"): "ties in `__init__` of a class another module builds and moves (as q6)",
     ("w5", "perf.py", 25, "XLA504"): "a timing context manager around the lazy step (`__exit__`)",
-    ("w5", "stream.py", 11, "XLA902"): SPMD_FLOW + ": the ordinal as a data shard in an SPMD program",
     ("w6", "checkpointing.py", 16, "XLA604"): RANK_VALUES + ": `self.is_master = xm.is_master_ordinal()` kept on an object",
     # session 13: blind set x (x1-x6, labelled by a helper before any run, modelled on public
     # repositories; tests/fresh/projects/LABELS_session13_x.md). Scored blind once on session
@@ -179,11 +177,9 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("y2", "fairseq_lite/trainer.py", 42, "XLA201"): STEP_ORDER + ": an update-frequency inner loop",
     ("y3", "engine.py", 32, "XLA507"): CONSTANTS + ": a single-process script picking xla by a --device flag",
     ("y3", "utils.py", 11, "XLA206"): DROPOUT_DEFAULT,
-    ("y4", "helpers.py", 17, "XLA507"): STEP_VALUES + ": a FLAGS dict and a map_fn's helper",
-    ("y4", "metrics.py", 10, "XLA503"): STEP_VALUES,
-    ("y4", "metrics.py", 44, "XLA501"): STEP_VALUES + ": a torchvision-style MetricLogger",
+    ("y4", "metrics.py", 44, "XLA501"): STEP_VALUES + ": a MetricLogger updated after a barrier=True the summary "
+                                        "cannot tell is XLA204's redundant one (the loop's loader is a parameter)",
     ("y5", "finetune_tpu.py", 70, "XLA502"): STEP_VALUES + ": a compute_loss override three classes down",
-    ("y5", "ftlib/accum.py", 13, "XLA501"): STEP_VALUES + ": a gradient-accumulation helper",
     ("y5", "ftlib/callbacks.py", 42, "XLA604"): RANK_VALUES,
     ("y5", "ftlib/trainer.py", 31, "XLA405"): "an optimizer in a base __init__ before the subclass moves the model",
     ("y6", "base.py", 19, "XLA206"): DROPOUT_DEFAULT,

@@ -821,6 +821,14 @@ class Calls:
         facts = self._project_def(func_expr, ctx)
         return facts.returns_param if facts is not None else -1
 
+    def project_tensor_of(self, func_expr: ast.AST, ctx: Ctx) -> tuple[int, ...]:
+        """The positional parameters whose tensors the function of another project module that
+        ``func_expr`` names computes its result from with torch operations (``masked_ce_loss(
+        logits, labels)``: both); ``()`` outside project mode, for a shadowed name, or when
+        unknown."""
+        facts = self._project_def(func_expr, ctx)
+        return facts.tensor_of if facts is not None else ()
+
     def _project_def(self, func_expr: ast.AST, ctx: Ctx):
         lookup = self.project_defs
         if lookup is None:

@@ -104,21 +104,25 @@ class Params:
         return self._param_aliases.get((id(func), name))
 
     def param_tensor_kind(self, func: FunctionInfo, name: str, depth: int = 0) -> str | None:
-        """``"device"`` when every call of plain function ``func`` in the module passes a
-        device tensor for parameter ``name`` (:meth:`~.values.Values.param_arguments`) and no
-        other project module calls it; else ``None`` (unknown: no call, a default, a splat,
-        a host or unknown argument at some call, callers in other modules). Memoised per
-        (function, parameter)."""
+        """``"device"`` when every call of plain function ``func`` passes a device tensor for
+        parameter ``name``: its calls in the module (:meth:`~.values.Values.param_arguments`)
+        and in project mode those of other modules (:meth:`project_arguments`: a loss helper
+        the step of another module calls), at least one call; else ``None`` (unknown: no
+        call, a default, a splat, a host or unknown argument at some call, callers that
+        cannot be read). Memoised per (function, parameter)."""
         key = ("param_tk", id(func), name)
         cache = self._cache
         if key in cache:
             return cache[key]
         cache[key] = None  # a cycle of calls: unknown
         args = self.param_arguments(func, name)
+        if args is None and not self.passed_arguments(func, name) and not self._escaped(func, 0):
+            args = []  # no call in the module (and not handed on there): the project's callers say
         found = None
-        if args and all(self.tensor_kind(a, c, depth) == "device" for a, c in args) \
-                and self.project_arguments(func, name) == []:  # (the project asked last: it reads other modules)
-            found = "device"
+        if args is not None and all(self.tensor_kind(a, c, depth) == "device" for a, c in args):
+            project = self.project_arguments(func, name)  # (the project asked last: it reads other modules)
+            if project is not None and (args or project) and all(a.kind == "device_tensor" for a in project):
+                found = "device"  # (the callers of other modules too: a loss helper of another module)
         cache[key] = found
         return found
 
@@ -366,6 +370,7 @@ class Params:
             return ()  # no other file calls its name (the project's index of called names, once built)
         if not self.in_xla_code(Ctx(func.scope, func, (), ())) or not (
                 self._reads_params(func, params) or self._reads_on_host(func) or self.steps_once(func)
+                or self.updates_once(func)
                 or getattr(func.node.args, "kwarg", None) is not None):  # (update(self, **kwargs))
             return ()
         try:
@@ -377,7 +382,7 @@ class Params:
         for c in calls:
             if not c.in_step and c.in_loop:
                 if steps_once is None:
-                    steps_once = self.steps_once(func)
+                    steps_once = self.steps_once(func) or self.updates_once(func)
                 if not steps_once:
                     continue
             if c.in_step or c.in_loop:
@@ -398,8 +403,23 @@ class Params:
             cx.loops for c, cx in func.calls if cx.func is func and (
                 type(c.func) is ast.Attribute and c.func.attr in ("step", "optimizer_step")))
 
+    def updates_once(self, func: FunctionInfo) -> bool:
+        """``func``'s own code runs an optimizer update once per call, outside any loop of its
+        own (``self.optimizer.step()`` in a fairseq-style ``train_step`` whose backward a task
+        of another module runs): a loop calling it is the training step loop. Memoised."""
+        key = ("updatesonce", id(func))
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = any(
+                cx.func is func and not cx.loops and self._is_update(c, cx) for c, cx in func.calls)
+        return found
+
     #: calls that read their receiver on the host (XLA501's spellings)
     _READ_METHODS = frozenset({"item", "tolist", "numpy", "cpu"})
+    #: data-dependent output shapes as tensor methods (XLA503's spellings)
+    _SHAPE_METHODS = frozenset({"nonzero", "argwhere", "masked_select", "unique", "unique_consecutive"})
+    #: expressions a name bound from a parameter is computed by (``keep = labels != pad``)
+    _PARAM_DERIVED = (ast.Subscript, ast.Attribute, ast.Name, ast.Compare, ast.UnaryOp, ast.BinOp)
     #: builtins that read or print their argument
     _READ_BUILTINS = frozenset({"float", "int", "bool", "print"})
 
@@ -407,8 +427,10 @@ class Params:
         """``func``'s own code reads a parameter the way the step rules look at: ``p.item()``
         (``.tolist()``, ``.numpy()``, ``.cpu()``), ``float(p)`` / ``print(p)``, ``p`` in an
         f-string, or a comparison or call on ``p`` in an ``if`` / ``while`` / ``assert``
-        test, also of a name bound from ``p`` (``norm = outputs["grad_norm"]``; a cheap gate
-        before other modules are asked who calls it). Memoised."""
+        test, a subscript of ``p`` by a computed index or by ``p`` (``logits[keep]``: a
+        boolean mask, XLA503) or a data-dependent call on it (``p.nonzero()``), also of a
+        name bound from ``p`` (``norm = outputs["grad_norm"]``, ``keep = labels != -1``; a
+        cheap gate before other modules are asked who calls it). Memoised."""
         key = ("readsparams", id(func))
         found = self._cache.get(key)
         if found is not None:
@@ -419,17 +441,19 @@ class Params:
             t = type(node)
             if t is ast.Assign:  # a name bound from a parameter (`norm = outputs["grad_norm"]`)
                 if len(node.targets) == 1 and type(node.targets[0]) is ast.Name \
-                        and type(node.value) in (ast.Subscript, ast.Attribute, ast.Name) \
+                        and type(node.value) in self._PARAM_DERIVED \
                         and any(type(n) is ast.Name and n.id in params for n in ast.walk(node.value)):
                     wanted.add(node.targets[0].id)
             elif t is ast.Call:
                 f = node.func
-                if type(f) is ast.Attribute and f.attr in self._READ_METHODS:
+                if type(f) is ast.Attribute and (f.attr in self._READ_METHODS or f.attr in self._SHAPE_METHODS):
                     candidates.append(f.value)
                 elif type(f) is ast.Name and f.id in self._READ_BUILTINS:
                     candidates.extend(node.args)
             elif t is ast.FormattedValue:
                 candidates.append(node.value)
+            elif t is ast.Subscript and type(node.slice) in (ast.Name, ast.Compare, ast.UnaryOp, ast.BinOp, ast.Call):
+                candidates.append(node.slice)  # x[keep], x[labels != pad]: a mask the step may build
             elif t in (ast.If, ast.While, ast.Assert):
                 candidates.extend(n for n in ast.walk(node.test) if type(n) in (ast.Compare, ast.Call))
         found = any(type(n) is ast.Name and n.id in wanted for c in candidates for n in ast.walk(c))

@@ -355,7 +355,8 @@ class Reductions:
             for cls in self.classes:
                 for attr, assigned in cls.attrs.items():
                     if any(type(v) is ast.Call and c is not None and self._rewrapping_call(v, c)
-                           and self._passes(v, attr) and self.in_xla_code(c) for v, c in assigned):
+                           and (self._passes(v, attr) or self._project_wrap(v, c)) and self.in_xla_code(c)
+                           for v, c in assigned):  # (self.netD = wrap_ddp(netD.to(device)))
                         result = True
         self._cache["rewrapped"] = result
         return result

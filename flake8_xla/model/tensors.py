@@ -389,14 +389,21 @@ class Tensors:
                 return HOST
             if q in DEVICE_COLLECTIVES:
                 return DEVICE  # xm.all_reduce / all_gather / ...: XLA tensors only (syncs.py)
-            if q in CLIP_NORMS:  # the total norm of gradients a backward of the same function made
-                return DEVICE if self._backward_in(ctx.func) else None
+            if q in CLIP_NORMS:  # the total norm of gradients a backward of the same function made,
+                # or of the step another module's step loop runs once per call (its backward elsewhere)
+                return DEVICE if self._backward_in(ctx.func) or (
+                    ctx.func is not None and self.project_callers is not None and self.updates_once(ctx.func)
+                    and bool(self.project_step_calls(ctx.func))) else None
             if _torch_op(q):
                 return DEVICE if self._any_device_arg(call, ctx, d) else None
             if self.project_defs is not None:
                 index = self.project_returns_param(f, ctx)  # a helper of another module that returns its argument
                 if 0 <= index < len(call.args) and not any(type(a) is ast.Starred for a in call.args[:index + 1]):
                     return self.tensor_kind(call.args[index], ctx, d)
+                computed = self.project_tensor_of(f, ctx)  # a torch computation on some of its arguments
+                if computed and not any(type(a) is ast.Starred for a in call.args) and any(
+                        i < len(call.args) and self.tensor_kind(call.args[i], ctx, d) == DEVICE for i in computed):
+                    return DEVICE
             return None
         if type(f) is ast.Attribute:
             m = f.attr
@@ -414,6 +421,8 @@ class Tensors:
             return DEVICE
         if self.is_loss_fn(f, ctx) and self._any_device_arg(call, ctx, d):
             return DEVICE
+        if type(f) is ast.Name and self.used_as_module(f, ctx) and self._any_device_arg(call, ctx, d):
+            return DEVICE  # model(images) of a parameter the function trains (model.train()): on the input's device
         funcs = self.function_of(f, ctx)
         if funcs and len(funcs) == 1 and funcs[0].returns and type(f) is ast.Name:
             if any(self.cpu_tensor(a, ctx) for a in call.args):
@@ -707,6 +716,29 @@ class Tensors:
         self._cache[key] = result
         return result
 
+    #: methods only a ``torch.nn.Module`` has among the objects a training function handles
+    _MODULE_METHODS = frozenset({"train", "eval", "parameters", "named_parameters", "modules", "named_modules",
+                                 "children", "named_children", "buffers", "requires_grad_"})
+
+    def used_as_module(self, name: ast.Name, ctx: Ctx) -> bool:
+        """``name`` reads a parameter of its function (nothing rebinds it) on which the
+        function calls a method only a module has (``model.train()``, ``model.parameters()``):
+        a module whatever the callers pass, whose outputs are on the device of its inputs
+        (a module left on the host and called on a device tensor would raise). Memoised per
+        (function, parameter)."""
+        func = ctx.func
+        if func is None or name.id not in func.params:
+            return False
+        key = ("used_module", id(func), name.id)
+        found = self._cache.get(key)
+        if found is None:
+            bindings = self.lookup(name.id, ctx, getattr(name, "lineno", None))
+            found = bool(bindings) and len(bindings) == 1 and bindings[0][1] == "param" and bindings[0][2] is func \
+                and any(cx.func is func and type(c.func.value) is ast.Name and c.func.value.id == name.id
+                        for c, cx in self.method_calls(*self._MODULE_METHODS))
+            self._cache[key] = found
+        return found
+
     def _param_model(self, name: ast.Name, ctx: Ctx) -> bool:
         """``name`` is a parameter of the plain module function it is read in and every call
         of that function passes a module for it (:meth:`is_model` of the argument; a caller in
@@ -791,7 +823,8 @@ class Tensors:
     def loop_targets(self) -> dict:
         """``(scope id, name, line) -> kind`` for loop targets whose kind the loop shows:
         ``range`` counters and ``enumerate`` indexes are host values; the batches of a
-        device loader are on the device."""
+        device loader are on the device (also a loader parameter every call fills with one, in
+        the module and in project mode in the other modules: :meth:`iterates_device_loader`)."""
         table = self._cache.get("looptargets")
         if table is not None:
             return table
@@ -819,7 +852,7 @@ class Tensors:
                 continue
             if type(target) in (ast.Tuple, ast.List) and len(target.elts) > 2:
                 continue  # (data, target, paths): items past the tensors may be Python values
-            if self.loader_kind(node.iter, loop.ctx) == "device":
+            if self._device_kind(node.iter, loop.ctx, 0):  # (also a parameter every caller fills with one)
                 for n in _target_names(target):
                     table.setdefault((scope, n, line), DEVICE)
         self._cache["looptargets"] = table

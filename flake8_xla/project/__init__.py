@@ -24,7 +24,7 @@ import stat
 from pathlib import Path
 
 from ..settings import Settings
-from .callers import INSTANCE, INSTANCES, PARAM, ArgFacts, CallFacts
+from .callers import DEVICE_LOADER, DEVICE_TENSOR, INSTANCE, INSTANCES, PARAM, PARAM_TENSOR, TENSOR, ArgFacts, CallFacts
 from . import cache, constants, defs
 from .defs import NOTHING, DefFacts, def_facts
 from .files import ROOT_MARKERS, ProjectFiles, read_bytes, read_text
@@ -210,6 +210,7 @@ def clear_cache() -> None:
     _DISPATCHED.clear()
     _IMPORTER_DISPATCHED.clear()
     _SELF_SITES.clear()
+    _SELF_SITES_LOCAL.clear()
     _CLASS_METHODS.clear()
     _METHOD_TABLES.clear()
     _RUNS.clear()
@@ -650,10 +651,13 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
         reached_classes = _REACHED_CLASSES.get((str(path), settings, entry), {})
         for k, v in _REACHED_OBJECTS.get((str(path), settings, entry), {}).items():
             params.setdefault(k, set()).update(v)
+        before = setup
         if not setup.device_random and not setup.device_seeded and _builds_dropout(reached, files, settings):
             setup = dataclasses.replace(setup, device_random=True)
-            if not entry:
-                own[str(path)] = setup  # (the launching module's own seed: dropout of another module)
+        if not setup.spmd and _reaches_spmd(reached, files, settings):
+            setup = dataclasses.replace(setup, spmd=True)  # xr.use_spmd() in a helper the program calls
+        if setup is not before and not entry:
+            own[str(path)] = setup  # (the launching module's own: dropout or SPMD of another module)
         for (file, qual), multi in reached.items():
             if file == str(path) and not entry:
                 continue  # the module's own launches are its own model's (an entry script has none)
@@ -726,6 +730,21 @@ def _entry_scripts(files: ProjectFiles, launching: dict, xla: frozenset) -> list
                 setup = setup.union(other)
             out.append((p, setup))
     return out
+
+
+#: torch_xla names whose call puts the program in SPMD mode (the model's ``uses_spmd``)
+_SPMD_NAMES = ("torch_xla.runtime.use_spmd", "torch_xla.distributed.spmd", "torch_xla.experimental.xla_sharding")
+
+
+def _reaches_spmd(reached: dict[Ref, bool], files: ProjectFiles, settings: Settings) -> bool:
+    """Some function the program runs (a launch's, or a script's module level) calls
+    ``xr.use_spmd()`` or an SPMD API (``xs.mark_sharding``, ``xs.Mesh``): the whole program
+    runs in SPMD mode (a ``setup_spmd()`` helper of another module)."""
+    for ref in reached:
+        f = _function_facts(ref, files, settings)
+        if f is not None and any(q.startswith(_SPMD_NAMES) for q in f.xla_calls):
+            return True
+    return False
 
 
 def _builds_dropout(reached: dict[Ref, bool], files: ProjectFiles, settings: Settings) -> bool:
@@ -958,6 +977,18 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
         if ref in unbuilt:  # named, not built here: the object it runs on is of unknown class
             targets = [(t, None) for t, _ in targets]
         follow(ref, targets)
+    for key, sites in edges.items():  # main(cfg) of a parameter holding a function a caller handed in
+        if type(key) is not str or not key.startswith("param:"):
+            continue
+        value = known.get(key[6:])
+        if value is None or value[0] != "fn":
+            continue
+        for t, c in _targets(value[1], files, settings):
+            if c is not None:
+                continue  # (a class handed in: its constructor is not followed here)
+            for conds, args in sites:
+                if constants.holds(conds, known):
+                    out.append((t, None, bound(t, None, args, False) if args else (), None))
     if any(v[0] in constants.OBJECTS for v in known.values()):
         _object_callees(s, f, node, cls, known, me, objects, files, settings, out)
     for target, multi, args, splat in f.launches:
@@ -1525,14 +1556,14 @@ def callers_lookup(filename: str | None, settings: Settings):
                     found = _callers_of(path, files, settings)
                 return tuple(c for c in _dispatched_to(path, qual, files, settings) if c.in_step) \
                     + _self_site_calls(files, settings).get(str(path), {}).get(qual, ()) \
-                    + tuple(c for c in found.calls.get(qual, ()) if c.in_step)  # self.cbs.on_step_end(self)
+                    + _stepped(found, qual, files, settings)  # self.cbs.on_step_end(self)
         if found is None:
             found = _callers_of(path, files, settings)
         if not partial and (found.unknown or qual.rsplit(".", 1)[-1] in found.unread):
             return None
         calls = tuple(found.calls.get(qual, ()))
         if step_only:  # (in_loop: the callee's model decides whether its call is the step)
-            return tuple(c for c in calls if c.in_step or c.in_loop)
+            return _stepped(found, qual, files, settings)
         if qual.count(".") == 1:  # (and a base class's self.m() on an object of this class)
             calls += _dispatched_to(path, qual, files, settings) \
                 + _self_site_calls(files, settings).get(str(path), {}).get(qual, ())
@@ -1547,6 +1578,26 @@ def callers_lookup(filename: str | None, settings: Settings):
 
     lookup.uncalled = uncalled
     return lookup
+
+
+def _stepped(found, qual: str, files: ProjectFiles, settings: Settings) -> tuple:
+    """The calls of ``qual`` among the callers ``found`` (:func:`_callers_of`) that may run once
+    per training step: in a step loop of their function (``CallFacts.in_step``), in another
+    loop (``in_loop``: the callee's model decides, a loop calling a function that steps once
+    per call is the step loop), or made outside any loop by a function a step runs once per
+    step (:func:`_step_code_calls`: the ``self.accumulator.backward(loss)`` of a
+    ``training_step`` the trainer's step loop calls on ``self``), then as ``in_step`` (gated
+    when every step call of that function is)."""
+    out = []
+    where = found.where
+    for c in found.calls.get(qual, ()):
+        if c.in_step or c.in_loop:
+            out.append(c)
+        elif not c.in_loop and c.caller and not c.escape and id(c) in where:
+            steps = _step_code_calls(where[id(c)], c.caller, files, settings)
+            if steps:
+                out.append(dataclasses.replace(c, in_step=True, gated=c.gated or all(x.gated for x in steps)))
+    return tuple(out)
 
 
 def _calls_at(s: ModuleSummary, file: str, line: int, name: str | None, files: ProjectFiles,
@@ -1677,8 +1728,10 @@ def _self_site_calls(files: ProjectFiles, settings: Settings) -> dict[str, dict[
     if found is not None:
         return found
     _SELF_SITES[key] = {}  # asked again while this one is built: none
+    _SELF_SITES_LOCAL[key] = {}
     _reach_index(files, settings)
     index: dict[str, dict[str, list[CallFacts]]] = {}
+    local: dict[str, dict[str, list[CallFacts]]] = {}  # the same-module ones (:data:`_SELF_SITES_LOCAL`)
     for file, quals in sorted(_SELF_CLASSES.get(key, {}).items()):
         s = summary_of(Path(file), files, settings)
         for qual, classes in quals.items():
@@ -1696,13 +1749,26 @@ def _self_site_calls(files: ProjectFiles, settings: Settings) -> dict[str, dict[
                         stepping[m] = h is not None and h.steps_once
                     return stepping[m]
 
+                def updates(m: str) -> bool:  # m of this class runs an optimizer update once per call
+                    targets = table.get(m, ())  # (not in a loop of its own: that is an epoch function)
+                    own = _function_facts(targets[0], files, settings) if targets else None
+                    return own is not None and own.updates and not own.holds_step_loop
+
                 for site in f.self_sites:
                     targets = table.get(site.method, ())
-                    if not targets or targets[0][0] == file:
-                        continue  # none, or in the caller's module: its own model dispatches there
+                    if not targets:
+                        continue
                     target = targets[0]
+                    # a loop calling on self a method that updates the optimizer is the step loop
+                    # (self.optimizer_step() under `if accumulator.ready():`, the backward in a helper)
                     step = next((i for i in range(len(site.loops) - 1, -1, -1)
-                                 if site.loops[i][0] or any(steps(m) for m in site.loops[i][1])), None)
+                                 if site.loops[i][0] or any(steps(m) or updates(m) for m in site.loops[i][1])), None)
+                    if target[0] == file:  # in the caller's module: its own model dispatches there; kept
+                        if step is not None and not site.loops[step][3]:  # for where the callee's calls run
+                            local.setdefault(file, {}).setdefault(target[1], []).append(
+                                CallFacts(target, site.line, site.args, site.kwargs, site.splat, in_step=True,
+                                          gated=site.loops[step][2], caller=qual))
+                        continue
                     if step is not None:  # (once, or after the pass's sync: not the step)
                         in_step, in_loop = not site.loops[step][3], False
                         gated = in_step and site.loops[step][2]
@@ -1715,7 +1781,14 @@ def _self_site_calls(files: ProjectFiles, settings: Settings) -> dict[str, dict[
                                   in_step=in_step, gated=gated, caller=qual, in_loop=in_loop,
                                   reiterated=site.reiterated))
     found = _SELF_SITES[key] = {file: {q: tuple(calls) for q, calls in by.items()} for file, by in index.items()}
+    _SELF_SITES_LOCAL[key] = {file: {q: tuple(calls) for q, calls in by.items()} for file, by in local.items()}
     return found
+
+
+#: (root, settings) -> the ``self.m(...)`` calls of :func:`_self_site_calls` in a step loop whose
+#: ``m`` is in the caller's own module (its model answers for the call itself; the project
+#: layer asks them only for where the callee's own calls run: :func:`_step_code_calls`)
+_SELF_SITES_LOCAL: dict[tuple, dict] = {}
 
 
 _WORD = re.compile(r"\w+")
@@ -1759,11 +1832,10 @@ def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Setting
     me = (str(path), qual)
     _reach_index(files, settings)  # (the reach resolves dispatches on the objects it follows)
     seen = _REACH_DISPATCHES.get((files.root, settings), {}).get(me, ())
-    reached = tuple(CallFacts(me, d.line, d.args, d.kwargs, d.splat,
-                              in_step=d.in_step or _loop_updates(file, d, files, settings), gated=d.gated,
-                              caller=d.caller)
+    reached = tuple(CallFacts(me, d.line, d.args, d.kwargs, d.splat, in_step=in_step, gated=gated, caller=d.caller)
                     for file, d in sorted(seen, key=lambda x: (x[0], x[1].line))
-                    if _xla_caller(file, d.caller, files, settings))
+                    if _xla_caller(file, d.caller, files, settings)
+                    for in_step, gated in (_reached_step(d, file, files, settings),))
     if me not in index:
         return reached
     builders = defs.instance_names(path, head, files)
@@ -1771,6 +1843,15 @@ def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Setting
     return reached + tuple(cf for cf, imp in index[me]  # (None: an object a launch wrapper handed on)
                            if (imp is None or any(_calls_name(imp, name, files) for name in builders))
                            and (cf.line, cf.caller) not in lines)
+
+
+def _reached_step(d, file: str, files: ProjectFiles, settings: Settings) -> tuple[bool, bool]:
+    """``(in_step, gated)`` of a dispatch ``d`` of module ``file`` the reach resolved: in a step
+    loop of its function (also one whose resolved method updates: :func:`_loop_updates`), or
+    in a function a step runs once per step (:func:`_dispatch_step`)."""
+    if d.in_step or _loop_updates(file, d, files, settings):
+        return True, d.gated
+    return _dispatch_step(d, file, files, settings)
 
 
 def _dispatch_index(path: Path, method: str, files: ProjectFiles, settings: Settings) -> dict:
@@ -1986,6 +2067,7 @@ def _step_code_calls(file: str, qual: str, files: ProjectFiles, settings: Settin
         found = tuple(c for c in calls if c.in_step)
         if "." in qual:
             found += _self_site_calls(files, settings).get(file, {}).get(qual, ()) \
+                + _SELF_SITES_LOCAL.get((files.root, settings), {}).get(file, {}).get(qual, ()) \
                 + _held_object_steps(file, qual, files, settings)
         _STEP_CODE[key] = found
     return found
@@ -2091,11 +2173,30 @@ def _join(values: list) -> ArgFacts:
 
 def _resolve_call(cf, files: ProjectFiles, settings: Settings):
     """``cf`` (a :class:`CallFacts`) with its :data:`~.callers.PARAM` arguments resolved
-    (:func:`resolve_arg`); itself when it has none."""
-    if not any(a.kind == PARAM for a in cf.args) and not any(a.kind == PARAM for _, a in cf.kwargs):
+    (:func:`resolve_arg`), and its tensors computed from a parameter (:data:`~.callers.PARAM_TENSOR`,
+    a :data:`~.callers.TENSOR` with its parameter) device tensors where that parameter receives
+    a device loader or a device tensor; itself when it has none."""
+    if not any(_unresolved(a) for a in cf.args) and not any(_unresolved(a) for _, a in cf.kwargs):
         return cf
-    return dataclasses.replace(cf, args=tuple(resolve_arg(a, files, settings) for a in cf.args),
-                               kwargs=tuple((n, resolve_arg(a, files, settings)) for n, a in cf.kwargs))
+    return dataclasses.replace(cf, args=tuple(_resolved(a, files, settings) for a in cf.args),
+                               kwargs=tuple((n, _resolved(a, files, settings)) for n, a in cf.kwargs))
+
+
+def _unresolved(a: ArgFacts) -> bool:
+    return a.kind == PARAM or (a.kind in (TENSOR, PARAM_TENSOR) and bool(a.refs))
+
+
+def _resolved(a: ArgFacts, files: ProjectFiles, settings: Settings) -> ArgFacts:
+    if a.kind == PARAM:
+        return resolve_arg(a, files, settings)
+    if a.kind in (TENSOR, PARAM_TENSOR) and a.refs and a.name:
+        source = resolve_arg(ArgFacts(PARAM, a.name, refs=a.refs), files, settings)
+        if source.kind in (DEVICE_LOADER, DEVICE_TENSOR):
+            return _DEVICE_TENSOR
+    return a
+
+
+_DEVICE_TENSOR = ArgFacts(DEVICE_TENSOR)
 
 
 _RUNS: dict[tuple, frozenset] = {}

@@ -39,7 +39,7 @@ from pathlib import Path
 from ..settings import Settings
 
 #: bump when the summary's format changes (with the package version, part of every key)
-FORMAT = 33  # 33: dropout defaults only where the module builds the class; 32: CallFacts.moved_after; 31: merged with the lazy edge sites; 30: dropout rates through parameters; 29: DispatchFacts.loops; 28: object values, launches in functions, entry roots (session 13); 17-27: (25: a call of a call is described, f()(x)); self-call sites say which loop iterates them, calls which call receives their value (session 12); 12: values through dispatch and parameters (session 11); relative imports inside
+FORMAT = 36  # 36: calls of a parameter holding a function (edges "param:name"); 35: tensors computed from a parameter (PARAM_TENSOR); 34: guards on run probes (torch.cuda.is_available(), is_xla_available()); 33: dropout defaults only where the module builds the class; 32: CallFacts.moved_after; 31: merged with the lazy edge sites; 30: dropout rates through parameters; 29: DispatchFacts.loops; 28: object values, launches in functions, entry roots (session 13); 17-27: (25: a call of a call is described, f()(x)); self-call sites say which loop iterates them, calls which call receives their value (session 12); 12: values through dispatch and parameters (session 11); relative imports inside
            # torch/ and torch_xla/ are the library
 _DISABLED: set[str] = set()  # cache folders an error turned off for this process
 _DIGESTS: dict[Path, str] = {}  # project root -> digest of its files, once per process

@@ -50,6 +50,13 @@ PARAM = "param"
 #: a dict display (or a name bound once to one) some string keys of which hold device
 #: tensors (``outputs = {"loss": loss.detach(), "lr": lr}``): ``keys`` names them
 DEVICE_DICT = "device_dict"
+#: a tensor the calling function computes from what one of its parameters brings in (a batch
+#: drawn from a loader parameter, the parameter itself, torch operations and module calls on
+#: them: ``loss = loss_fn(model(images), labels)`` for ``for images, labels in loader``):
+#: ``name`` the parameter, ``refs`` the one function ``(file, qual)``; a device tensor where
+#: that parameter receives a device loader or a device tensor (:func:`flake8_xla.project.resolve_arg`).
+#: A :data:`TENSOR` argument may carry the same (``name``, ``refs``).
+PARAM_TENSOR = "param_tensor"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -662,7 +669,8 @@ def _describe(model, expr: ast.AST, ctx, line: int, site: "_Site | None" = None,
             if found is not None:
                 return found
         if _moved_tensor(model, expr, ctx):
-            return ArgFacts(TENSOR)
+            source = _tensor_param(model, expr, ctx) if site is not None else None
+            return ArgFacts(TENSOR, source, refs=_source_ref(model, ctx, site)) if source else ArgFacts(TENSOR)
         if type(expr) in (ast.Name, ast.Dict, ast.List, ast.Tuple) \
                 and (model.in_xla_code(ctx) or model.is_launched(ctx, multi_only=True)):
             state = _state_dict(model, expr, ctx)
@@ -676,9 +684,123 @@ def _describe(model, expr: ast.AST, ctx, line: int, site: "_Site | None" = None,
             param = _own_param(model, expr, ctx, site)
             if param is not None:
                 return param
+        if site is not None and ctx.func is not None and model.in_xla_code(ctx):
+            source = _tensor_param(model, expr, ctx)
+            refs = _source_ref(model, ctx, site) if source else ()
+            if refs:
+                return ArgFacts(PARAM_TENSOR, source, refs=refs)
     except RecursionError:
         pass
     return _UNKNOWN_ARG
+
+
+def _source_ref(model, ctx, site: "_Site") -> tuple:
+    qual = model.function_quals().get(id(ctx.func)) if ctx.func is not None else None
+    return ((site.path, qual),) if qual and site.path else ()
+
+
+#: tensor methods whose result is no device tensor of the receiver's (a host read, a size, a move)
+_NOT_SAME_DEVICE = frozenset({"item", "tolist", "numpy", "cpu", "to", "cuda", "size", "dim", "numel", "stride",
+                              "data_ptr", "element_size", "nelement", "is_contiguous", "get_device", "type",
+                              "__len__", "keys", "values", "items", "get"})
+
+
+def _tensor_param(model, expr: ast.AST, ctx, depth: int = 0) -> str | None:
+    """The parameter of ``expr``'s function (not a method's ``self``) whose value decides
+    where the tensor ``expr`` lives: the parameter itself, a batch drawn from it (``for x, y
+    in loader`` / ``enumerate(loader)``), or torch operations, tensor methods, operators,
+    subscripts, module calls (:meth:`~flake8_xla.model.Model.used_as_module`, a module value,
+    a loss function) and project functions computing on parameters (``tensor_of``) over
+    such values, through names bound in the function; ``None`` when no one parameter decides
+    (none, two, or anything unseen). Bounded depth."""
+    if depth > 10 or ctx is None or ctx.func is None:
+        return None
+    t = type(expr)
+    if t is ast.Name:
+        bindings = model.read_bindings(expr, ctx)
+        if not bindings:
+            return None
+        found = set()
+        for line, kind, target, b_ctx in bindings:
+            if kind == "param":
+                func = ctx.func
+                if target is not func or (func.cls is not None and func.params and func.params[0] == expr.id):
+                    return None
+                found.add(expr.id)
+            elif kind == "value" and isinstance(target, ast.AST):
+                got = _tensor_param(model, target, b_ctx or ctx, depth + 1)
+                if got is None:
+                    return None
+                found.add(got)
+            elif kind == "unknown":
+                got = _drawn_from(model, expr.id, line, ctx, depth)
+                if got is None:
+                    return None
+                found.add(got)
+            else:
+                return None
+        return found.pop() if len(found) == 1 else None
+    if t is ast.Subscript:
+        return _tensor_param(model, expr.value, ctx, depth + 1)
+    if t is ast.UnaryOp and type(expr.op) is not ast.Not:
+        return _tensor_param(model, expr.operand, ctx, depth + 1)
+    if t in (ast.BinOp, ast.Compare):
+        parts = (expr.left, expr.right) if t is ast.BinOp else (expr.left, *expr.comparators)
+        return _one_source(model, parts, ctx, depth)
+    if t is not ast.Call:
+        return None
+    f = expr.func
+    q = model.call_name(expr, ctx)
+    args = [a for a in expr.args if type(a) is not ast.Starred]
+    if q is not None:
+        from ..model.tensors import TORCH_FACTORIES, _torch_op
+        if _torch_op(q) and q not in TORCH_FACTORIES:
+            return _one_source(model, args, ctx, depth)
+        computed = model.project_tensor_of(f, ctx) if model.project_defs is not None else ()
+        if computed:
+            return _one_source(model, [args[i] for i in computed if i < len(args)], ctx, depth)
+        return None
+    if type(f) is ast.Attribute:
+        if f.attr in _NOT_SAME_DEVICE or model.qualname(f, ctx) is not None:
+            return None
+        if type(f.value) is ast.Name and (model.is_model(f.value, ctx) or model.used_as_module(f.value, ctx)):
+            return None  # model.parameters(), model.state_dict(): no tensor of the input
+        return _tensor_param(model, f.value, ctx, depth + 1)
+    if type(f) is ast.Name and (model.used_as_module(f, ctx) or model.is_model(f, ctx) or model.is_loss_fn(f, ctx)):
+        return _one_source(model, args, ctx, depth)  # model(images), criterion(outputs, labels)
+    return None
+
+
+def _one_source(model, parts, ctx, depth: int) -> str | None:
+    """The one parameter the tensors among ``parts`` come from (constants and Python
+    numbers aside), else ``None``."""
+    found = set()
+    for e in parts:
+        if type(e) is ast.Constant:
+            continue
+        got = _tensor_param(model, e, ctx, depth + 1)
+        if got is not None:
+            found.add(got)
+    return found.pop() if len(found) == 1 else None
+
+
+def _drawn_from(model, name: str, line: int, ctx, depth: int) -> str | None:
+    """The parameter a ``for`` loop of ``ctx``'s function at ``line`` draws ``name`` from
+    (``for x, y in loader`` / ``in enumerate(loader)``, not the index), else ``None``."""
+    for loop in ctx.loops:
+        node = loop.node
+        if node.lineno != line or type(node) not in (ast.For, ast.AsyncFor) or loop.ctx.func is not ctx.func:
+            continue
+        it, target = node.iter, node.target
+        if type(it) is ast.Call and type(it.func) is ast.Name and it.func.id == "enumerate" and it.args \
+                and type(target) in (ast.Tuple, ast.List) and len(target.elts) == 2:
+            if any(type(n) is ast.Name and n.id == name for n in ast.walk(target.elts[0])):
+                return None  # the index
+            it = it.args[0]
+        if type(it) is not ast.Name:
+            return None
+        return _tensor_param(model, it, loop.ctx, depth + 1)
+    return None
 
 
 def _own_param(model, expr: ast.Name, ctx, site: "_Site") -> ArgFacts | None:
@@ -944,7 +1066,8 @@ def _not_every_pass(model, ctx, loop, line: int) -> bool:
     step: under an ``if`` that holds on one pass only (``if step == 0:`` on the loop's own
     counter, the model's ``_once_test``), or after a sync statement of the loop's own body
     earlier in the pass (``torch_xla.sync()`` then ``self.after_step(step)``: what follows
-    reads a finished graph, as the step walk leaves out). Bounded by the frames between
+    reads a finished graph, as the step walk leaves out; not a ``barrier=True`` that XLA204
+    drops, :meth:`redundant_barrier`). Bounded by the frames between
     the code and the loop, and the loop's own calls."""
     link = ctx.frames or None
     base = loop.ctx.frames or None
@@ -955,7 +1078,7 @@ def _not_every_pass(model, ctx, loop, line: int) -> bool:
             return True
         link = link.parent
     return any(call.lineno < line and cx.loops and cx.loops[-1] is loop and cx.frames is loop.ctx.frames
-               and model.is_sync_call(call, cx) for call, cx in loop.own)
+               and model.is_sync_call(call, cx) and not model.redundant_barrier(call, cx) for call, cx in loop.own)
 
 
 def _gated(model, ctx, loop=None) -> bool:

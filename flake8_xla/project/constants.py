@@ -12,7 +12,9 @@ where the caller's context knows ``cfg.backend``, and a launch under
 
 A *guard* is what must hold for one occurrence of a call or reference to run: the
 ``==`` / ``!=`` / ``is`` tests on such chains of the ``if`` statements around it (also the
-code after ``if test: return``, where the test failed). An edge of the call graph whose
+code after ``if test: return``, where the test failed), and the probes of the run
+(``torch.cuda.is_available()``, ``is_xla_available()``: :data:`RUN_FACTS`, what an XLA
+run knows of them). An edge of the call graph whose
 every occurrence has a guard the caller's context makes false does not run:
 ``get_backend("tpu")`` runs ``XlaBackend()``, never ``CudaBackend()``. Everything not
 decided stays possible (unknown never prunes).
@@ -104,6 +106,70 @@ def _clobbered(model, func, root: str, line: int) -> bool:
     return root in stores or handed.get(root, line) < line
 
 
+#: what the reach knows of the run it follows, an XLA run, where no context says otherwise:
+#: torch_xla imports (an ``is_xla_available()`` probe holds) and CUDA is not there (a
+#: ``torch.cuda.is_available()`` test fails: ``elif torch.cuda.is_available(): DeviceEnvCuda()``
+#: after the XLA branch, or before it, builds nothing in a TPU replica)
+RUN_FACTS = {"@xla": ("bool", True), "@cuda": ("bool", False)}
+#: library probes of an importable torch_xla
+XLA_PROBES = frozenset({
+    "transformers.utils.is_torch_xla_available", "transformers.is_torch_xla_available",
+    "transformers.utils.is_torch_tpu_available", "transformers.is_torch_tpu_available",
+    "transformers.utils.import_utils.is_torch_xla_available",
+    "accelerate.utils.is_torch_xla_available", "accelerate.utils.is_tpu_available",
+    "accelerate.utils.imports.is_torch_xla_available",
+})
+
+
+def run_probe(model, call: ast.Call, ctx) -> str | None:
+    """``"@cuda"`` for ``torch.cuda.is_available()``, ``"@xla"`` for a probe of an importable
+    torch_xla (a library's ``is_torch_xla_available()``, or a project function whose body
+    tries ``import torch_xla`` and returns ``False`` on the ``ImportError``:
+    :func:`xla_probe`), else ``None``."""
+    if call.args or call.keywords:
+        return None
+    q = model.call_name(call, ctx)
+    if q == "torch.cuda.is_available":
+        return "@cuda"
+    if q in XLA_PROBES:
+        return "@xla"
+    if type(call.func) is ast.Name:
+        funcs = model.function_of(call.func, ctx)
+        if funcs:
+            return "@xla" if len(funcs) == 1 and xla_probe(funcs[0].node) else None
+    facts = model._project_def(call.func, ctx) if model.project_defs is not None else None
+    return "@xla" if facts is not None and facts.xla_probe else None
+
+
+def xla_probe(func: ast.AST) -> bool:
+    """``def is_xla_available(): try: import torch_xla ... except ImportError: return False;
+    return True``: a ``try`` whose body imports torch_xla and whose handlers return
+    ``False``, and no other ``return`` but ``return True`` (at most 64 statements looked at)."""
+    if type(func) not in (ast.FunctionDef, ast.AsyncFunctionDef) or func.args.args or len(func.body) > 16:
+        return False
+    probed = False
+    for node in ast.walk(func):
+        t = type(node)
+        if t is ast.Try:
+            imports = any(type(n) in (ast.Import, ast.ImportFrom) and _names_torch_xla(n) for b in node.body
+                          for n in ast.walk(b))
+            falsy = bool(node.handlers) and all(
+                any(type(n) is ast.Return and type(n.value) is ast.Constant and n.value.value is False
+                    for b in h.body for n in ast.walk(b)) for h in node.handlers)
+            probed = probed or (imports and falsy)
+        elif t is ast.Return and not (type(node.value) is ast.Constant and type(node.value.value) is bool):
+            return False
+        elif t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda) and node is not func:
+            return False
+    return probed
+
+
+def _names_torch_xla(node) -> bool:
+    if type(node) is ast.Import:
+        return any(a.name.split(".")[0] == "torch_xla" for a in node.names)
+    return not node.level and (node.module or "").split(".")[0] == "torch_xla"
+
+
 def _test_conds(model, test: ast.AST, polarity: bool, ctx, out: list) -> None:
     t = type(test)
     if t is ast.UnaryOp and type(test.op) is ast.Not:
@@ -124,6 +190,10 @@ def _test_conds(model, test: ast.AST, polarity: bool, ctx, out: list) -> None:
         chain = stable_chain(model, other, ctx)
         if chain is not None:
             out.append((chain, value, polarity == (op in (ast.Eq, ast.Is)), op in (ast.Is, ast.IsNot)))
+    elif t is ast.Call:
+        probe = run_probe(model, test, ctx)
+        if probe is not None:  # if torch.cuda.is_available(): / elif is_xla_available():
+            out.append((probe, ("bool", True), polarity, False))
 
 
 def guard(model, ctx) -> tuple[Cond, ...]:
@@ -197,7 +267,9 @@ def holds(conds: tuple[Cond, ...], context: dict) -> bool:
     for chain, value, equal, identity in conds:
         known = context.get(chain)
         if known is None:
-            continue
+            known = RUN_FACTS.get(chain) if chain[:1] == "@" else None
+            if known is None:
+                continue
         if known[0] in NOT_LITERAL:  # an object or a function: only `is None` is told
             if identity and value == ("NoneType", None) and equal:
                 return False

@@ -6,7 +6,10 @@ A light index beside the summaries (:mod:`.summary`), per module:
   ``torch.nn.Module`` under ``import torch.nn as nn``), as classes of the same module, or
   as classes of other project modules: :func:`module_class`;
 - its functions that give one parameter back unchanged (``def shard_batch(t, mesh):
-  xs.mark_sharding(t, ...); return t``): :func:`returns_param`.
+  xs.mark_sharding(t, ...); return t``): :func:`returns_param`;
+- its functions every ``return`` of which is a torch computation on some parameters
+  (``def masked_ce_loss(logits, labels): keep = labels != -1; return F.cross_entropy(
+  logits[keep], labels[keep])``): on the device of those arguments, :func:`tensor_of`.
 
 Built from the parsed tree without a model, so a summary may ask it while it is being built
 (no summary asks another summary), and import cycles cannot make an answer depend on the
@@ -23,6 +26,7 @@ import stat
 from pathlib import Path
 
 from ..model.runtime import chain_parts
+from .constants import xla_probe
 from .files import ProjectFiles, read_text
 from .summary import Ref, _import_bindings, parse_module, resolve_chain
 
@@ -47,6 +51,12 @@ class DefFacts:
     returns_class: Ref | None = None
     value: object = None
     has_value: bool = False
+    #: the positional parameters whose tensors every ``return`` computes on with torch
+    #: operations (:func:`tensor_of`): a device tensor among them makes the result one
+    tensor_of: tuple[int, ...] = ()
+    #: a probe of an importable torch_xla (``def is_xla_available(): try: import torch_xla``
+    #: ...): :func:`.constants.xla_probe`
+    xla_probe: bool = False
 
 
 NOTHING = DefFacts()
@@ -61,8 +71,10 @@ class _ClassBases:
 
 #: file state -> (classes and their bases, functions returning a parameter, project import
 #: bindings, functions returning one class's instance: name -> the class's dotted parts,
-#: module constants: name -> literal value)
-_INDEX: dict[tuple, tuple[dict[str, _ClassBases], dict[str, int], dict, dict[str, tuple[str, ...]], dict]] = {}
+#: module constants: name -> literal value, functions computing on parameters: name -> indexes,
+#: probes of torch_xla)
+_INDEX: dict[tuple, tuple[dict[str, _ClassBases], dict[str, int], dict, dict[str, tuple[str, ...]], dict, dict,
+                          set]] = {}
 
 
 def clear_cache() -> None:
@@ -84,6 +96,11 @@ def def_facts(ref: Ref, files: ProjectFiles) -> DefFacts:
         index = returns_param(ref, files)
         if index >= 0:
             return DefFacts(returns_param=index)
+        computed = tensor_of(ref, files)
+        if computed:
+            return DefFacts(tensor_of=computed)
+        if _probe(ref, files):
+            return DefFacts(xla_probe=True)
         built = returns_class(ref, files)
         if built is not None:
             return DefFacts(returns_class=built)
@@ -213,6 +230,39 @@ def returns_param(ref: Ref, files: ProjectFiles) -> int:
         return -1
 
 
+def tensor_of(ref: Ref, files: ProjectFiles) -> tuple[int, ...]:
+    """The positional parameters of top-level function ``ref`` whose tensors every
+    ``return`` computes on with torch operations (:func:`_tensor_params`); ``()`` when none
+    or unknown (through package re-exports). Never raises."""
+    try:
+        for _ in range(4):
+            file, name = ref
+            found = _index(Path(file), files)[5].get(name)
+            if found is not None:
+                return found
+            target = _reexport(Path(file), name, files)
+            if target is None:
+                return ()
+            ref = target
+        return ()
+    except (Exception, RecursionError):
+        return ()
+
+
+def _probe(ref: Ref, files: ProjectFiles) -> bool:
+    """Top-level function ``ref`` probes an importable torch_xla (through re-exports)."""
+    for _ in range(4):
+        file, name = ref
+        index = _index(Path(file), files)
+        if name in index[6]:
+            return True
+        target = _reexport(Path(file), name, files)
+        if target is None:
+            return False
+        ref = target
+    return False
+
+
 def module_class(ref: Ref, files: ProjectFiles) -> bool:
     """Class ``ref`` (``(file, "Cls")``) subclasses ``torch.nn.Module`` (or a transformers /
     Lightning module class): through its own bases, classes of its module and of other
@@ -246,17 +296,19 @@ def _reexport(path: Path, name: str, files: ProjectFiles) -> Ref | None:
     return resolve_chain((name,), _index(path, files)[2], files)
 
 
-def _index(path: Path, files: ProjectFiles) -> tuple[dict[str, _ClassBases], dict[str, int], dict, dict, dict]:
+def _index(path: Path, files: ProjectFiles) -> tuple[dict[str, _ClassBases], dict[str, int], dict, dict, dict, dict, set]:
     """The module's top-level classes with their bases, its functions that return a
     parameter unchanged, the names its imports bind to project modules, its functions
-    every return of which calls one class (by dotted name), and its literal constants
+    every return of which calls one class (by dotted name), its functions that return a
+    torch computation on parameters (:func:`_tensor_params`), its literal constants, and
+    its probes of an importable torch_xla (:func:`.constants.xla_probe`)
     (:func:`_constants`), once per file state."""
     try:
         st = os.stat(path)
     except OSError:
-        return {}, {}, {}, {}, {}
+        return {}, {}, {}, {}, {}, {}, set()
     if not stat.S_ISREG(st.st_mode):
-        return {}, {}, {}, {}, {}
+        return {}, {}, {}, {}, {}, {}, set()
     key = (str(path), st.st_size, st.st_mtime_ns)
     found = _INDEX.get(key)
     if found is not None:
@@ -266,8 +318,10 @@ def _index(path: Path, files: ProjectFiles) -> tuple[dict[str, _ClassBases], dic
     identities: dict[str, int] = {}
     builders: dict[str, tuple[str, ...]] = {}
     constants: dict[str, object] = {}
+    computes: dict[str, tuple[int, ...]] = {}
     project = _import_bindings(path, tree, files) if tree is not None else {}
-    found = _INDEX[key] = (classes, identities, project, builders, constants)
+    probes: set[str] = set()
+    found = _INDEX[key] = (classes, identities, project, builders, constants, computes, probes)
     if tree is None:
         return found
     constants.update(_constants(tree))
@@ -275,10 +329,15 @@ def _index(path: Path, files: ProjectFiles) -> tuple[dict[str, _ClassBases], dic
     names = {n.name for n in tree.body if type(n) is ast.ClassDef}
     for node in tree.body:
         if type(node) is ast.FunctionDef:
+            if xla_probe(node):
+                probes.add(node.name)
             index = _identity(node)
             if index >= 0:
                 identities[node.name] = index
             else:
+                computed = _tensor_params(node, external)
+                if computed:
+                    computes[node.name] = computed
                 built = _builds(node)
                 if built is not None and (built[0] in names or built[0] in project):
                     builders[node.name] = built
@@ -327,6 +386,78 @@ def _identity(func: ast.FunctionDef) -> int:
     if returned is None or returned in stores:
         return -1
     return params.index(returned)
+
+
+#: tensor methods whose result is no device tensor (a host read, a size, a move)
+_NOT_TENSOR = frozenset({"item", "tolist", "numpy", "cpu", "to", "size", "dim", "numel", "stride", "data_ptr",
+                         "element_size", "nelement", "is_contiguous", "get_device", "type", "__len__"})
+
+
+def _tensor_params(func: ast.FunctionDef, external: dict[str, str]) -> tuple[int, ...]:
+    """The positional parameters whose tensors every ``return`` of ``func`` computes on: each
+    return value is a torch operation (``torch.*`` / ``torch.nn.functional.*`` through the
+    module's imports, not a factory), a tensor method (not a host read or a move), an
+    operator, comparison or subscript over parameters or over names bound once, earlier in
+    the body's top level, to such a computation. ``()`` when some return is anything else,
+    a parameter is rebound, or the function yields. Nested defs are their own."""
+    from ..model.tensors import TORCH_FACTORIES, _torch_op
+
+    params = [a.arg for a in func.args.posonlyargs + func.args.args]
+    derived: dict[str, frozenset] = {p: frozenset((i,)) for i, p in enumerate(params)}
+
+    def of(e, depth=0) -> frozenset:
+        t = type(e)
+        if depth > 12:
+            return frozenset()
+        if t is ast.Name:
+            return derived.get(e.id, frozenset())
+        if t is ast.Subscript:
+            return of(e.value, depth + 1)
+        if t is ast.BinOp:
+            return of(e.left, depth + 1) | of(e.right, depth + 1)
+        if t is ast.UnaryOp and type(e.op) is not ast.Not:
+            return of(e.operand, depth + 1)
+        if t is ast.Compare and len(e.ops) == 1 and type(e.ops[0]) not in (ast.Is, ast.IsNot, ast.In, ast.NotIn):
+            return of(e.left, depth + 1) | of(e.comparators[0], depth + 1)
+        if t is ast.Call:
+            f = e.func
+            parts = chain_parts(f)
+            dotted = ".".join([external[parts[0]], *parts[1:]]) if parts and parts[0] in external else None
+            if dotted is not None:
+                if not _torch_op(dotted) or dotted in TORCH_FACTORIES:
+                    return frozenset()
+                out = frozenset()
+                for a in e.args:
+                    out |= of(a.value if type(a) is ast.Starred else a, depth + 1)
+                return out
+            if type(f) is ast.Attribute and f.attr not in _NOT_TENSOR:
+                return of(f.value, depth + 1)
+        return frozenset()
+
+    found: frozenset = frozenset()
+    returned = False
+    for stmt in func.body:
+        for node in ast.walk(stmt):
+            t = type(node)
+            if t in (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal):
+                return ()
+            if t is ast.Name and type(node.ctx) is not ast.Load and node.id in params:
+                return ()  # a parameter rebound
+        t = type(stmt)
+        if t is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
+            name = stmt.targets[0].id
+            computed = of(stmt.value)
+            # (bound twice, or to something else: not told)
+            derived[name] = frozenset() if name in derived else computed
+        elif t is ast.Return:
+            computed = of(stmt.value) if stmt.value is not None else frozenset()
+            if not computed:
+                return ()
+            found |= computed
+            returned = True
+        elif any(type(n) is ast.Return for n in ast.walk(stmt)):
+            return ()  # a return inside a block: not looked at
+    return tuple(sorted(found)) if returned else ()
 
 
 _STORES: dict[Path, dict[str, list[Path]]] = {}

@@ -591,7 +591,9 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
            dispatch_sites: set = frozenset()) -> tuple:
     """``FunctionFacts.edges`` of one function; its own ``self.m(...)`` calls under the key
     ``"self.m"``, its method calls on an object a parameter brought in (the module's
-    dispatches, ``dispatch_sites``: ``(caller, line, method)``) under ``"@line.m"``."""
+    dispatches, ``dispatch_sites``: ``(caller, line, method)``) under ``"@line.m"``, its
+    calls of a parameter (``main(cfg)``: the function a caller handed in) under
+    ``"param:main"``."""
     qual = quals.get(id(func))
     occ: dict = {}
     defaults = _or_defaults(model, func)
@@ -606,6 +608,10 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
         site = None  # (its guard and arguments: read only for a call the reach may follow)
         if type(f) is ast.Name:
             callee_names.add(id(f))
+            if f.id in func.params and f.id != me and _param_read(model, f, ctx, func):
+                site = _site(model, call, ctx, defaults, new)  # main(cfg): the function a caller hands in
+                occ.setdefault("param:" + f.id, []).append(site)
+                received.add("param:" + f.id)
         elif me is not None and type(f) is ast.Attribute and type(f.value) is ast.Name and f.value.id == me:
             site = _site(model, call, ctx, defaults, new)
             occ.setdefault("self." + f.attr, []).append(site)
@@ -655,11 +661,18 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
                     occ.setdefault(k, []).append((constants.guard(model, c), ()))
     found = []
     for key, sites in occ.items():
+        param = type(key) is str and key.startswith("param:")  # (kept when bare: the only record of the call)
         if (key in always and key not in received) or len(sites) > MAX_OCCURRENCES \
-                or not any(c or a for c, a in sites):
+                or not (param or any(c or a for c, a in sites)):
             continue
         found.append((key, tuple(dict.fromkeys(sites))))
     return tuple(found)
+
+
+def _param_read(model, name: ast.Name, ctx, func) -> bool:
+    """The read ``name`` sees only the parameter of ``func`` (nothing rebinds it)."""
+    bindings = model.read_bindings(name, ctx)
+    return bool(bindings) and all(kind == "param" and target is func for _, kind, target, _ in bindings)
 
 
 def _site(model, call, ctx, defaults: dict, new) -> tuple:

@@ -626,7 +626,9 @@ class XlaPgUnderSpmd(Rule):
     """## What it does
     Flags `init_process_group("xla", ...)` (backend resolved through simple constants) in
     a module that turns SPMD mode on (`xr.use_spmd()`, `XLA_USE_SPMD` set), where both can
-    run in one program run.
+    run in one program run; in project mode also in a module whose function an SPMD
+    program of the project runs (`xr.use_spmd()` in another module's helper) and no
+    multi-process launch reaches.
 
     ## Why is this bad?
     The `xla` backend refuses SPMD: `_create_xla_process_group` asserts
@@ -683,7 +685,9 @@ class XlaPgUnderSpmd(Rule):
 
     def check(self, model):
         switches = model.spmd_switches()
-        if not switches:
+        # project mode: the program turns SPMD on in another module (a setup_spmd() helper)
+        elsewhere = not switches and model.project_setup is not None and model.project_setup.spmd
+        if not switches and not elsewhere:
             return
         method = init_method(self.settings)
         fix = self.fix.replace("xla://", method)
@@ -692,7 +696,8 @@ class XlaPgUnderSpmd(Rule):
                 continue
             if model.expects_error(call, ctx):
                 continue
-            if any(model.same_run((node, sctx), (call, ctx)) for node, sctx in switches):
+            if any(model.same_run((node, sctx), (call, ctx)) for node, sctx in switches) \
+                    or (elsewhere and model.runs_spmd(ctx)):
                 yield self.finding(call, fix=fix)
 
 

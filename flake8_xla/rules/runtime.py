@@ -611,6 +611,8 @@ _ORDINALS = ("torch_xla.runtime.global_ordinal", "torch_xla.core.xla_model.get_o
 _MESHES = ("torch.distributed.device_mesh.init_device_mesh", "torch.distributed.init_device_mesh")
 _SAMPLERS = ("torch.utils.data.distributed.DistributedSampler", "torch.utils.data.DistributedSampler")
 _SPLIT_BY_NODE = "datasets.distributed.split_dataset_by_node"
+#: keyword arguments that pick a host's share of the data, whatever the callee (a dataset's own)
+_SHARD_KEYWORDS = frozenset({"shard", "shard_id", "shard_index", "shard_rank", "num_shards", "shard_count"})
 
 
 @rule
@@ -621,8 +623,9 @@ class SpmdWorldSizeMisuse(Rule):
     `xr.global_device_count()` (and the old `xm.xrt_world_size()`) used as a device count,
     that is in a `Mesh(...)` / `init_device_mesh("xla", ...)`, and those counts or
     `xr.global_ordinal()` (`xm.get_ordinal()`) used to shard data (`DistributedSampler`'s
-    `num_replicas=` / `rank=`, `split_dataset_by_node`, `.shard(num_shards=, index=)`),
-    directly or through names.
+    `num_replicas=` / `rank=`, `split_dataset_by_node`, `.shard(num_shards=, index=)`, a
+    `shard=` / `num_shards=` keyword of any call, the start of a strided slice
+    `files[xr.global_ordinal()::n]`), directly or through names.
 
     ## Why is this bad?
     Under SPMD one process drives every device of its host: the process-level APIs see one
@@ -714,6 +717,34 @@ class SpmdWorldSizeMisuse(Rule):
                         continue
                     seen.add(id(source))
                     yield self._finding(source, sq, use)
+        for arg, ctx in self._shard_args(model):  # MyShards(..., shard=xr.global_ordinal()), files[ordinal::n]
+            if not (model.in_xla_code(ctx) and model.runs_spmd(ctx)):
+                continue
+            for source, sq in self._sources(model, arg, ctx):
+                if id(source) not in seen:
+                    seen.add(id(source))
+                    yield self._finding(source, sq, "data")
+
+    @staticmethod
+    def _shard_args(model) -> list:
+        """``(expression, ctx)`` that pick a host's share of the data in a module that asks for
+        the ordinal: a keyword argument named for a shard (``shard=``, ``num_shards=``, any
+        callee) and the start of a strided slice (``files[xr.global_ordinal()::n]``)."""
+        ordinals = model.calls_to(*_ORDINALS)
+        if not ordinals:
+            return []
+        out = [(k.value, ctx) for call, ctx in model.calls for k in call.keywords if k.arg in _SHARD_KEYWORDS]
+        done = set()
+        for _, ctx in ordinals:
+            root = ctx.func.node if ctx.func is not None else None
+            if root is None or id(root) in done:
+                continue
+            done.add(id(root))
+            for node in ast.walk(root):
+                if type(node) is ast.Subscript and type(node.slice) is ast.Slice and node.slice.step is not None \
+                        and node.slice.lower is not None:
+                    out.append((node.slice.lower, ctx))
+        return out
 
     @staticmethod
     def _scaled_counts(model) -> list:
