@@ -104,3 +104,17 @@ def test_a_multi_process_launch_of_the_same_helpers_is_no_spmd_code(tmp_path):
     write(tmp_path, {"pyproject.toml": "", "sharding.py": SHARDING, "data.py": DATA, "ckpt.py": CKPT,
                      "train.py": spawn})
     assert lint_all(tmp_path) == set()
+
+
+def test_the_branch_that_tests_spmd_off_is_not_spmd_code(tmp_path):
+    # a shared set-up that picks the process group by xr.is_spmd(): its `else` never runs under SPMD
+    ckpt = CKPT.replace('''    if not dist.is_initialized():
+        dist.init_process_group("xla", init_method="xla://")''', '''    import torch_xla.runtime as xr
+
+    if xr.is_spmd():
+        dist.init_process_group("gloo", init_method="xla://")
+    else:
+        dist.init_process_group("xla", init_method="xla://")''')
+    write(tmp_path, {"pyproject.toml": "", "sharding.py": SHARDING, "data.py": DATA, "ckpt.py": ckpt,
+                     "train.py": TRAIN})
+    assert lint_all(tmp_path) == {f for f in EXPECTED if f[0] == "data.py"}

@@ -410,9 +410,12 @@ class Calls:
             single = nprocs == 1 or debug is True
             out.append((call, ctx, targets, single))
         known = {id(rec[0]) for rec in out}
-        for call, ctx in self.calls_named(self.settings.launchers):  # in-house wrappers (xla-launchers)
+        project = set(self.project_launchers)
+        user = tuple(n for n in self.settings.launchers if n not in project)
+        for call, ctx in self.calls_named(user) + self.project_launcher_calls():  # in-house wrappers
             target = self.kwarg(call, "fn", 0)
             if id(call) not in known and isinstance(target, ast.AST):
+                known.add(id(call))
                 out.append((call, ctx, self.function_of(target, ctx), False))
         out.sort(key=lambda rec: (rec[0].lineno, rec[0].col_offset))
         self._cache["launches"] = out
@@ -866,7 +869,41 @@ class Calls:
     def in_project(self) -> bool:
         """Project mode found XLA code in this module: functions launched XLA code of another
         module reaches, or a launch through a project's launch wrapper."""
-        return bool(self.project_reached) or bool(self.project_launchers and self.calls_named(self.project_launchers))
+        return bool(self.project_reached) or bool(self.project_launcher_calls())
+
+    #: roots of libraries whose own ``spawn`` / ``run`` / ``launch`` a project wrapper's name may
+    #: share (``mp.spawn``, absl's ``app.run``, Lightning Fabric's ``fabric.launch``)
+    _LIBRARY_ROOTS = frozenset({"torch", "torch_xla", "builtins", "absl", "lightning", "lightning_fabric",
+                                "pytorch_lightning", "accelerate", "transformers", "deepspeed", "ray", "jax",
+                                "tensorflow", "fire", "typer", "click", "hydra", "submitit", "multiprocess"})
+
+    def project_launcher_calls(self) -> list[tuple[ast.Call, Ctx]]:
+        """The calls of the project's launch wrappers (:attr:`project_launchers`, matched by
+        name): not a call that resolves to a library or the standard library
+        (``mp.spawn(worker)`` with ``mp`` torch.multiprocessing, ``app.run(main)``), nor a
+        method call on an object a library call built (``fabric = Fabric(); fabric.launch(train)``).
+        Memoised."""
+        found = self._cache.get("project_launcher_calls")
+        if found is None:
+            found = self._cache["project_launcher_calls"] = [
+                (call, ctx) for call, ctx in self.calls_named(self.project_launchers)
+                if not self._library_call(call, ctx)] if self.project_launchers else []
+        return found
+
+    def _library_call(self, call: ast.Call, ctx: Ctx) -> bool:
+        import sys
+
+        q = self.call_name(call, ctx)
+        if q is not None:
+            root = q.split(".", 1)[0]
+            return root in self._LIBRARY_ROOTS or root in sys.stdlib_module_names
+        f = call.func
+        if type(f) is ast.Attribute and type(f.value) in (ast.Name, ast.Attribute):
+            values = self.values(f.value, ctx)
+            return bool(values) and all(
+                type(v) is ast.Call and c is not None
+                and (self.call_name(v, c) or ".").split(".", 1)[0] in self._LIBRARY_ROOTS for v, c in values)
+        return False
 
     def in_project_reach(self, ctx: Ctx) -> bool:
         """True when code at ``ctx`` is inside a function that launched XLA code of another
@@ -877,7 +914,7 @@ class Calls:
         reach = self._cache.get("project_reach")
         if reach is None:
             roots = self.project_roots()
-            for call, c in self.calls_named(self.project_launchers):  # backend.launch(_worker, ...)
+            for call, c in self.project_launcher_calls():  # backend.launch(_worker, ...)
                 target = self.kwarg(call, "fn", 0)
                 if isinstance(target, ast.AST):
                     roots += self.function_of(target, c)

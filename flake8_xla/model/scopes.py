@@ -281,7 +281,11 @@ def _catches_import_error(handler: ast.ExceptHandler) -> bool:
 
 
 def _is_main_guard(test: ast.AST) -> bool:
-    return type(test) is ast.Compare and type(test.left) is ast.Name and test.left.id == "__name__"
+    """``__name__ == "__main__"`` (either operand order: ``"__main__" == __name__``)."""
+    return type(test) is ast.Compare and (
+        (type(test.left) is ast.Name and test.left.id == "__name__")
+        or (len(test.comparators) == 1 and type(test.comparators[0]) is ast.Name
+            and test.comparators[0].id == "__name__"))
 
 
 def _case_test(case):

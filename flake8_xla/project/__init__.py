@@ -338,13 +338,20 @@ def _wrappers(path: Path, files: ProjectFiles | None = None) -> tuple[tuple[str,
 _HANDS_ON = re.compile(r"\b(?:launch|spawn)\(\s*(?:fn\s*=\s*)?(\w+)\s*[,)]")
 
 
+_DEF_PARAMS = re.compile(r"def\s+\w+\s*\(([^)]*)")
+
+
 def _may_wrap(text: str) -> bool:
     """Text pre-filter of :func:`~.summary.launch_wrappers`: torch_xla is named, and some
-    ``launch(`` / ``spawn(`` is handed a name that a ``def`` line also names."""
+    ``launch(`` / ``spawn(`` is handed a name that a ``def`` line's parameters also name.
+    Two passes over the text (the names the ``def`` lines name, once), linear in its size."""
     if "torch_xla" not in text or ("launch(" not in text and "spawn(" not in text):
         return False  # (the pattern below needs one of them)
-    for m in _HANDS_ON.finditer(text):
-        if re.search(r"def\s+\w+\s*\([^)]*\b%s\b" % m.group(1), text):
+    handed = {m.group(1) for m in _HANDS_ON.finditer(text)}
+    if not handed:
+        return False
+    for m in _DEF_PARAMS.finditer(text):
+        if handed.intersection(_WORD.findall(m.group(1))):
             return True
     return False
 
@@ -804,7 +811,8 @@ def _reached_from(launcher: Path, files: ProjectFiles, settings: Settings, entry
             launch_contexts: dict[str, list] = {}
             for q, context in s.launch_contexts:
                 launch_contexts.setdefault(q, []).append(context)
-            out_multi, out_single = ([(n, c, (), None) for r, m in s.launched_out if m is want
+            out_multi, out_single = ([(n, c, _launch_context(n, c, passes, files, settings), None)
+                                      for r, m, passes in s.launched_out if m is want
                                       for n, c in _targets(r, files, settings)]
                                      for want in (True, False))  # an imported function launched
             groups = tuple(([((str(launcher), q), None, c, None) for q in roots for c in launch_contexts.get(q, [()])]
@@ -1012,6 +1020,15 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
                             given[callee.params[i + 1]] = v
                 out.append((t, None, constants.frozen(given), multi))
     return out
+
+
+def _launch_context(ref: Ref, cls, passes: tuple, files: ProjectFiles, settings: Settings) -> tuple:
+    """The context a launch's literal ``args=(...)`` gives the imported function ``ref`` it
+    launches (its first parameter is the process index); ``()`` for a class or none."""
+    if not passes or cls is not None:
+        return ()
+    callee = _function_facts(ref, files, settings)
+    return constants.frozen(constants.bind(passes, {}, callee.params, 1)) if callee is not None else ()
 
 
 def _function_facts(ref: Ref, files: ProjectFiles, settings: Settings):
@@ -1235,8 +1252,11 @@ def _class_methods_of(ref: Ref, files: ProjectFiles, settings: Settings) -> list
             found.setdefault(m, None)  # on_step_end = Callback.on_step_end: not followed
         for m in cls.methods:
             found.setdefault(m, (file, f"{name}.{m}"))
-        todo.extend(((file, b), d + 1) for b in cls.bases_local)
-        todo.extend((b, d + 1) for b in cls.bases_out)
+        if cls.bases_order:  # the declared order: class MixinRunner(XlaCheckpointMixin, BaseRunner)
+            todo.extend((((file, b[1]) if not b[0] else b), d + 1) for b in cls.bases_order)
+        else:
+            todo.extend(((file, b), d + 1) for b in cls.bases_local)
+            todo.extend((b, d + 1) for b in cls.bases_out)
     return [r for r in found.values() if r is not None]
 
 
@@ -2328,7 +2348,7 @@ def _imported_by_launcher(path: Path, files: ProjectFiles, settings: Settings, d
         text = files.text(imp) or ""
         if "torch_xla" in text and ("spawn(" in text or "launch(" in text):
             s = summary_of(imp, files, settings)
-            if s is not None and (s.launched_multi or any(m for _, m in s.launched_out)):
+            if s is not None and (s.launched_multi or any(m for _, m, _ in s.launched_out)):
                 found = _relative(imp, files.root)
                 break
         if depth < MAX_IMPORT_CHAIN:

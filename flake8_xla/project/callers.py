@@ -393,10 +393,42 @@ def _moved_after(model, call: ast.Call, ctx, described: list) -> tuple[int, ...]
                 continue
             if not model._device_move(move, mvctx) or not model.runs_with((call, ctx), (move, mvctx)):
                 continue
-            if model._same_module(a.id, ctx, call.lineno, mvctx, line):
+            if model._same_module(a.id, ctx, call.lineno, mvctx, line) and not _replaced_unused(model, call, ctx, line):
                 out.append(i)
             break
     return tuple(out)
+
+
+def _replaced_unused(model, call: ast.Call, ctx, move_line: int) -> bool:
+    """``call`` is the value of ``name = call`` whose name its function binds again after
+    line ``move_line``, with no read of it in between (``optimizer = build_optimizer(model)``;
+    ``model.to(dev)``; ``optimizer = build_optimizer(model)``: the first one is never used)."""
+    func = ctx.func
+    bindings = None
+    for stmt_name in _assigned_names(model, call, ctx):
+        bindings = model.lookup(stmt_name, ctx, None) or ()
+        later = [line for line, kind, target, bctx in bindings
+                 if kind == "value" and line > move_line and bctx is not None and bctx.func is func]
+        if not later:
+            continue
+        end = min(later)
+        if not any(type(n) is ast.Name and n.id == stmt_name and type(n.ctx) is ast.Load
+                   and call.lineno < n.lineno <= end for n in ast.walk(func.node)):
+            return True
+    return False
+
+
+def _assigned_names(model, call: ast.Call, ctx) -> list[str]:
+    """The names a plain ``name = call`` assignment binds to ``call``."""
+    out = []
+    func = ctx.func
+    if func is None:
+        return out
+    for name in func.names:
+        for line, kind, target, bctx in model.lookup(name, ctx, None) or ():
+            if kind == "value" and target is call:
+                out.append(name)
+    return out
 
 
 def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None) -> tuple[CallFacts, ...]:

@@ -110,7 +110,13 @@ def _clobbered(model, func, root: str, line: int) -> bool:
 #: torch_xla imports (an ``is_xla_available()`` probe holds) and CUDA is not there (a
 #: ``torch.cuda.is_available()`` test fails: ``elif torch.cuda.is_available(): DeviceEnvCuda()``
 #: after the XLA branch, or before it, builds nothing in a TPU replica)
-RUN_FACTS = {"@xla": ("bool", True), "@cuda": ("bool", False)}
+RUN_FACTS = {"@xla": ("bool", True), "@cuda": ("bool", False), "@off": ("bool", False)}
+#: the guard of a call in a branch the model classifies as XLA-off by its test's names (``else:``
+#: of ``if HAS_XLA:``, ``if cfg.device == "cuda":``; the model's ``is_xla_off``): it needs XLA
+#: off, which an XLA run is not, unless a constant of the context decides another condition of
+#: the same guard (``get_backend("cuda")`` of a factory testing ``name == "cuda"``: the
+#: constant, not the name, says which branch runs)
+XLA_OFF = ("@off", ("bool", True), True, False)
 #: library probes of an importable torch_xla
 XLA_PROBES = frozenset({
     "transformers.utils.is_torch_xla_available", "transformers.is_torch_xla_available",
@@ -265,6 +271,8 @@ def holds(conds: tuple[Cond, ...], context: dict) -> bool:
     """False when ``context`` makes one of ``conds`` fail; True otherwise (unknown holds).
     ``==`` compares as Python does (``True == 1``, ``1.0 == 1``); ``is`` also the type."""
     for chain, value, equal, identity in conds:
+        if chain == "@off" and any(c[0] in context for c in conds if c[0][:1] != "@"):
+            continue  # (a constant decides this guard: the branch's name does not)
         known = context.get(chain)
         if known is None:
             known = RUN_FACTS.get(chain) if chain[:1] == "@" else None

@@ -161,6 +161,9 @@ class ClassFacts:
     dropout: bool = False
     assigned: tuple[str, ...] = ()
     device_attrs: tuple[str, ...] = ()
+    #: its bases in the order its ``class`` line names them: ``("", name)`` for a class of the
+    #: module, a ``Ref`` for another module's (a mixin listed first overrides the base after it)
+    bases_order: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -243,9 +246,11 @@ class ModuleSummary:
     #: ``(qual, context)`` of each launch of one of its functions: what the launch site
     #: knows of the launched function's parameters (:mod:`.constants`; ``()``: nothing)
     launch_contexts: tuple = ()
-    #: ``(ref, multi)`` of each function of another project module that it launches
+    #: ``(ref, multi, passes)`` of each function of another project module that it launches
     #: (``xmp.spawn(main_worker)`` after ``from vitpod.engine import main_worker``): the
-    #: launched code starts there (``multi``: a multi-process launch)
+    #: launched code starts there (``multi``: a multi-process launch), with the literal
+    #: constants its ``args=(...)`` passes (:func:`.constants.passes` form, positions after
+    #: the process index: ``torch_xla.launch(train_worker, args=("tpu",))``)
     launched_out: tuple = ()
     #: for a module that does not use torch_xla whose module-level code calls something of
     #: the project: ``("<module>",)``, that code as a function (:attr:`entry`; the
@@ -401,7 +406,8 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
 
     functions = []
     selves = bool(model.project_launcher_selves)
-    launches = _function_launches(model, quals, ref, str(path), new)
+    launches = _function_launches(model, quals, ref, str(path), new, files,
+                                  lambda parts: resolve_chain(parts, bindings, files))
     dispatches = describe_dispatches(model, resolver, str(path), classes)
     dispatch_sites = {(d.caller, d.line, d.method) for d in dispatches if d.method}
     for func in model.functions:
@@ -458,19 +464,21 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                                        self_sites=describe_self_sites(model, func, resolver, str(path), classes)))
     class_facts = []
     for cls in model.classes:
-        local, out = [], []
+        local, out, order = [], [], []
         for base in cls.node.bases:
             if type(base) is ast.Name and model.class_named(base.id, cls.ctx) is not None:
                 local.append(base.id)
+                order.append(("", base.id))
             else:
                 r = ref(base)
                 if r is not None:
                     out.append(r)
+                    order.append(r)
         assigned = tuple(t.id for stmt in cls.node.body if type(stmt) in (ast.Assign, ast.AnnAssign)
                          for t in (stmt.targets if type(stmt) is ast.Assign else [stmt.target]) if type(t) is ast.Name)
         class_facts.append(ClassFacts(cls.name, tuple(cls.methods), tuple(local), tuple(out),
                                   model.plain_dataset_class(cls), model.class_dropout(cls), assigned,
-                                  model.device_attrs(cls)))
+                                  model.device_attrs(cls), tuple(order)))
     exports = []
     for name in bindings:
         r = ref(ast.Name(id=name))
@@ -510,7 +518,8 @@ def wrapper_receiver_differs(model, call, ctx, resolve, path: str, files) -> boo
     ``project_launcher_selves``) on an object whose class is known and is none of the
     classes whose method of that name launches, nor a subclass of one (``SPMDBackend().launch``
     beside ``MultiProcessBackend.launch`` in the same module; a CPU ``Backend`` re-exported
-    under another name): no launch. False when unknown."""
+    under another name; ``get_backend("cuda")``'s ``CudaBackend``, :func:`~.defs.factory_class`):
+    no launch. False when unknown."""
     f = call.func
     if type(f) is not ast.Attribute:
         return False
@@ -518,15 +527,22 @@ def wrapper_receiver_differs(model, call, ctx, resolve, path: str, files) -> boo
     if not classes:
         return False
     got = model.instance_class(f.value, ctx)
-    if got is None:
-        return False
-    from .defs import _class_itself, is_subclass  # (defs reads summaries' helpers: imported when used)
+    from .defs import _class_itself, factory_class, is_subclass  # (defs reads summaries' helpers: imported when used)
 
-    if got[0] == "local":
+
+    cls = None
+    if got is not None and got[0] == "local":
         cls = (path, got[1].name) if got[1].ctx.func is None else None
-    else:
+    elif got is not None:
         target = resolve(got[1])
         cls = _class_itself(target, files) if target is not None and "." not in target[1] else None
+    if cls is None:  # backend = get_backend("cuda"): the class the factory's branch builds
+        single = model.single_value(f.value, ctx) if type(f.value) in (ast.Name, ast.Attribute) else None
+        value, vctx = single if single is not None else (f.value, ctx)
+        parts = chain_parts(value.func) if type(value) is ast.Call else None
+        target = resolve(parts) if parts is not None else None
+        if target is not None and "." not in target[1]:
+            cls = factory_class(target, *model.literal_arguments(value, vctx), files)
     if cls is None:
         return False
     return not is_subclass(cls, classes, files)
@@ -550,8 +566,12 @@ def _launched_out(model, ref, path: str, files=None, ref_parts=None) -> tuple:
         if type(target) not in (ast.Name, ast.Attribute):
             continue
         r = ref(target)
-        if r is not None and r[0] != path and (r, not single) not in out:
-            out.append((r, not single))
+        given = model.kwarg(call, "args", 1)
+        passes = tuple((i, None, got) for i, e in enumerate(given.elts)
+                       for got in (constants._argument(model, e, lctx),) if got is not None and got[0] == "const") \
+            if type(given) is ast.Tuple and type(model.kwarg(call, "fn", 0)) in (ast.Name, ast.Attribute) else ()
+        if r is not None and r[0] != path and (r, not single, passes) not in out:
+            out.append((r, not single, passes))
     return tuple(out)
 
 
@@ -675,10 +695,25 @@ def _param_read(model, name: ast.Name, ctx, func) -> bool:
     return bool(bindings) and all(kind == "param" and target is func for _, kind, target, _ in bindings)
 
 
+def _own_frames_off(model, ctx) -> bool:
+    """A branch frame of ``ctx``'s own function (not of an enclosing one: the reach passed
+    those to get here) is XLA-off (the model's ``is_xla_off`` frames)."""
+    base = ctx.func.ctx.frames if ctx.func is not None else None
+    link = ctx.frames or None
+    while link is not None and link is not base:
+        if model._frame_off(link.frame):
+            return True
+        link = link.parent
+    return False
+
+
 def _site(model, call, ctx, defaults: dict, new) -> tuple:
     """``(guard, passes)`` of one call for ``FunctionFacts.edges`` (a ``strategy or
-    Default()`` call's condition first)."""
+    Default()`` call's condition first; a call in an XLA-off branch needs XLA off,
+    :data:`.constants.XLA_OFF`)."""
     conds = constants.guard(model, ctx)
+    if _own_frames_off(model, ctx):
+        conds = (constants.XLA_OFF,) + conds
     if id(call) in defaults:
         conds = (defaults[id(call)],) + conds
     f = call.func
@@ -735,13 +770,17 @@ def _names_read_uncalled(node: ast.AST, callees: set[int]) -> set[str]:
     return out
 
 
-def _function_launches(model, quals, ref, path: str, new) -> dict[int, tuple]:
+def _function_launches(model, quals, ref, path: str, new, files=None, ref_parts=None) -> dict[int, tuple]:
     """``FunctionFacts.launches`` by function id: each launch inside a function, with its
     launched function (of the module or, through its imports, of another) and what its
-    ``args=(...)`` tuple passes."""
+    ``args=(...)`` tuple passes (not a wrapper's name on an object of another class:
+    :func:`wrapper_receiver_differs`)."""
     out: dict[int, list] = {}
     for call, ctx, targets, single in model.launches():
         if ctx.func is None:
+            continue
+        if files is not None and ref_parts is not None \
+                and wrapper_receiver_differs(model, call, ctx, ref_parts, path, files):
             continue
         keys = [quals[id(t)] for t in targets if id(t) in quals]
         if not keys:
@@ -825,7 +864,7 @@ def _launch_contexts(model, quals) -> tuple:
         known = constants.positive(conds)
         given = model.kwarg(call, "args", 1)
         args = ()
-        if known and type(given) is ast.Tuple:
+        if type(given) is ast.Tuple:  # (args=("tpu",): the constants, whatever guards the launch)
             args = tuple((i, None, got) for i, e in enumerate(given.elts)
                          for got in (constants._argument(model, e, ctx),) if got is not None)
         plain = type(model.kwarg(call, "fn", 0)) is ast.Name

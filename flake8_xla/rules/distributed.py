@@ -396,8 +396,9 @@ class RankFromEnvOrHardcoded(Rule):
 
     ## Known problems
     Scripts launched by torchrun are not reported, nor reads guarded by
-    `if "RANK" in os.environ:` (torchrun-compatible code). A call already reported by
-    XLA103 or XLA104 is not reported again.
+    `if "RANK" in os.environ:` or falling back to torch_xla's answer
+    (`os.environ.get("LOCAL_RANK", xr.local_ordinal())`: torchrun-compatible code). A call
+    already reported by XLA103 or XLA104 is not reported again.
 
     ## Example
     ```python
@@ -450,7 +451,7 @@ class RankFromEnvOrHardcoded(Rule):
         rank_args = None
         for key, node, ctx in model.env_reads():
             if key in RANK_VARS and model.is_launched(ctx) and model.in_xla_code(ctx) \
-                    and not _guarded_by_env_test(model, ctx, RANK_VARS):
+                    and not _guarded_by_env_test(model, ctx, RANK_VARS) and not _xla_fallback(model, node, ctx):
                 orig = key
                 if key == "LOCAL_RANK":
                     if rank_args is None:
@@ -475,6 +476,19 @@ class RankFromEnvOrHardcoded(Rule):
                         call, f"hard-coded {kw.arg}={shown} under the XLA launcher",
                         f"use {runtime_api(self.settings, 'WORLD_SIZE')}",
                     )
+
+
+def _xla_fallback(model, node, ctx) -> bool:
+    """``os.environ.get("LOCAL_RANK", xr.local_ordinal())`` / ``os.getenv(...)``: a read
+    whose default is torch_xla's own answer, which is what runs under the XLA launcher
+    (torchrun-compatible code)."""
+    if type(node) is not ast.Call:
+        return False
+    default = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "default"), None)
+    while type(default) is ast.Call and type(default.func) is ast.Name and default.func.id in ("str", "int") \
+            and default.args:
+        default = default.args[0]  # str(xr.local_ordinal())
+    return type(default) is ast.Call and (model.call_name(default, ctx) or "").startswith("torch_xla.")
 
 
 # Imports that register the "xla" backend and xla:// init method, per target release
@@ -697,8 +711,24 @@ class XlaPgUnderSpmd(Rule):
             if model.expects_error(call, ctx):
                 continue
             if any(model.same_run((node, sctx), (call, ctx)) for node, sctx in switches) \
-                    or (elsewhere and model.runs_spmd(ctx)):
+                    or (elsewhere and model.runs_spmd(ctx) and not _spmd_tested_off(model, ctx)):
                 yield self.finding(call, fix=fix)
+
+
+def _spmd_tested_off(model, ctx) -> bool:
+    """Code at ``ctx`` runs only where ``xr.is_spmd()`` is false (the ``else`` of ``if
+    xr.is_spmd():``, the body of ``if not xr.is_spmd():``)."""
+    link = ctx.frames or None
+    while link is not None:
+        frame = link.frame
+        if type(frame) is tuple and len(frame) == 2 and isinstance(frame[0], ast.AST):
+            test, polarity = frame
+            if type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+                test, polarity = test.operand, not polarity
+            if not polarity and type(test) is ast.Call and model.call_name(test, ctx) == "torch_xla.runtime.is_spmd":
+                return True
+        link = link.parent
+    return False
 
 
 _CUDA_COUNT = "torch.cuda.device_count"

@@ -125,8 +125,10 @@ class TorchMpSpawnWithXla(Rule):
     A target that only does CPU work is not reported: a pre-processing pool running
     `torch.nn` / `torch.nn.functional` (`pad_sequence`, `F.pad`), `torch.save` or
     `.to("cpu")` / `.to(torch.long)` computes on the CPU, where its tensors live. A target
-    defined in another module is reported, since it cannot be seen; one that hands its work
-    to a function imported from another module is not (what that function does is unknown).
+    defined in another module is reported, since it cannot be seen, but in project mode
+    not when that module's function (and what it calls) names no torch_xla and trains
+    nothing; one that hands its work to a function imported from another module is not
+    (what that function does is unknown).
     Nor are workers forced onto the CPU, with no chip to race for: `PJRT_DEVICE` set to
     `"CPU"` unconditionally in the launched code, or before the launch in the launching block
     or at module level, or `use_cpu=True` (`TrainingArguments(use_cpu=True)`, on the launch)
@@ -187,9 +189,28 @@ class TorchMpSpawnWithXla(Rule):
             funcs = _funcs(model, targets) if targets else []
             if targets and not any(_does_device_work(model, f) for f in funcs):
                 continue
+            if not targets and _project_host_work(model, call, ctx):
+                continue  # mp.spawn(prep.encode_shard, ...): another module's CPU-only function
             if targets and _forced_cpu(model, call, ctx, funcs):
                 continue  # PJRT_DEVICE=CPU / use_cpu=True set for the workers: no chip to race for
             yield self.finding(call, fix=fix)
+
+
+def _project_host_work(model, call, ctx) -> bool:
+    """Project mode: the spawned function is another project module's, and neither it nor
+    what it calls names torch_xla or trains (:class:`~flake8_xla.project.HelperFacts`:
+    ``xla_calls``, ``steps``): CPU work such as preprocessing shards. False when unknown."""
+    target = model.kwarg(call, "fn", 0)
+    if model.project_lookup is None or type(target) not in (ast.Name, ast.Attribute):
+        return False
+    parts = model._import_chain(target, ctx)
+    if parts is None:
+        return False
+    try:
+        h = model.project_lookup(parts)
+    except (Exception, RecursionError):  # the project cannot be read: unknown
+        return False
+    return h is not None and not h.xla_calls and not h.steps
 
 
 def _forced_cpu(model, launch, launch_ctx, funcs) -> bool:
@@ -480,7 +501,7 @@ class RuntimeUsedBeforeSpawn(Rule):
             return
         found = []
         for call, ctx in model.calls:
-            if ctx.func is not None or not model.in_xla_code(ctx) or _under_main_guard(ctx):
+            if ctx.func is not None or not model.in_xla_code(ctx) or _under_main_guard(ctx) or _deferred(ctx):
                 continue
             q = model.call_name(call, ctx)
             if q in RUNTIME_CALLS:
@@ -497,6 +518,18 @@ class RuntimeUsedBeforeSpawn(Rule):
                 continue
             done.add(call.lineno)
             yield self.finding(call, f"{what} starts the XLA runtime at import by {launcher}, before its launch")
+
+
+def _deferred(ctx) -> bool:
+    """Module-level code at ``ctx`` that does not run when the module runs: the body of a
+    ``lambda``, the element of a generator expression (``atexit.register(lambda: ...)``,
+    ``DEVICES = (torch_xla.device() for _ in ...)``)."""
+    scope = ctx.scope
+    while scope is not None and scope.kind != "module":
+        if scope.kind == "lambda" or (scope.kind == "comprehension" and type(scope.node) is ast.GeneratorExp):
+            return True
+        scope = scope.parent
+    return False
 
 
 def _under_main_guard(ctx) -> bool:
