@@ -642,6 +642,7 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
     facts = _text_facts(files)
     xla, wrappers = facts if facts is not None else (None, ())
     called = tuple(f"{n}(" for n in wrappers)
+    always = settings.scope == "always"  # (every module is XLA code: no text test but the word's)
     launching: dict[str, tuple[LaunchSetup, tuple[str, ...]]] = {}  # file -> (setup, classes whose method launches)
 
     def record(path: Path, s: ModuleSummary, setup: LaunchSetup, entry: bool) -> None:
@@ -670,7 +671,8 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
         text = files.text(path)
         if text is None:
             continue
-        if not ("torch_xla" in text and ("spawn(" in text or "launch(" in text or "__main__" in text)) \
+        if not ("torch_xla" in text and ("spawn(" in text or "launch(" in text or "__main__" in text)
+                and (always or _names_xla_in_code(text))) \
                 and not any(w in text for w in words) \
                 and not (any(w in text for w in called)
                          and any(f"{n}(" in text for n in launchers_for(path, files))):
@@ -694,6 +696,24 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
             if s is not None and s.entry_roots:
                 record(path, s, setup, True)
     return index
+
+
+def _names_xla_in_code(text: str) -> bool:
+    """``torch_xla`` occurs in ``text`` somewhere other than a comment: some occurrence has
+    no ``#`` before it on its line, or a quote before that ``#`` (it may be in a string).
+    A module whose every mention is a comment (``# like torch_xla::...`` in torch's code
+    generator) is read by the model as one that never names torch_xla: it imports none,
+    statically or by a literal dynamic import, so it launches nothing and is no torch_xla
+    script (an occurrence after a ``#`` inside a multi-line string is no module name either)."""
+    find = text.find
+    i = find("torch_xla")
+    while i >= 0:
+        head = text[text.rfind("\n", 0, i) + 1:i]
+        h = head.find("#")
+        if h < 0 or "'" in head[:h] or '"' in head[:h]:
+            return True
+        i = find("torch_xla", i + 9)
+    return False
 
 
 def _entry_scripts(files: ProjectFiles, launching: dict, xla: frozenset) -> list:
