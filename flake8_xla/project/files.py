@@ -75,6 +75,9 @@ class ProjectFiles:
         self._src: list[Path] | None = None  # [root/src] when that folder exists (bases)
         self._listings: dict[str, frozenset[str]] = {}  # folder -> its entry names, case-folded (_may_hold)
         self._define_asks = 0  # defines() questions before that set was built
+        self._library_asked: dict[str, set[Path]] = {}  # importers() of library modules, without the index
+        self._by_folder: dict[str, list[Path]] | None = None  # a library folder -> its files (listed order)
+        self._outside_library: list[Path] = []  # the files outside every known library's tree
 
     def files(self) -> list[Path]:
         """Every ``.py`` file under the root (skipped folders left out), sorted; listed once.
@@ -305,7 +308,17 @@ class ProjectFiles:
 
     def importers(self, target: Path) -> set[Path]:
         """Files whose text imports ``target`` (a candidate set: a regular expression over
-        import statements, built once for the whole project; a dynamic import is not seen)."""
+        import statements, built once for the whole project; a dynamic import is not seen).
+
+        A module of a known library's own tree (``torch/_tensor.py`` in torch's, see
+        :meth:`_in_library`) is answered without that index: only a file outside the
+        library (a relative import up to the root) or one in a folder above it inside the
+        library (a bare sibling import, ``import testing`` in ``torch/_dynamo/``) can import
+        it -- the library's relative imports and every absolute import of its name are the
+        library, never project files -- so only their imports are read (a big tree of
+        library code asked about a few of its modules reads a few folders, not the tree)."""
+        if self._reverse is None and self._in_library(target):
+            return self._library_importers(target)
         if self._reverse is None:
             reverse: dict[Path, set[Path]] = {}
             for path in self.files():
@@ -313,6 +326,30 @@ class ProjectFiles:
                     reverse.setdefault(found, set()).add(path)
             self._reverse = reverse
         return self._reverse.get(target, set())
+
+    def _library_importers(self, target: Path) -> set[Path]:
+        """:meth:`importers` of ``target``, a module inside a known library's tree, from the
+        files that can import it (once per module and process)."""
+        key = str(target)
+        found = self._library_asked.get(key)
+        if found is not None:
+            return found
+        if self._by_folder is None:
+            by_folder: dict[str, list[Path]] = {}
+            outside: list[Path] = []
+            for p in self.files():
+                (by_folder.setdefault(os.path.dirname(p), []) if self._in_library(p) else outside).append(p)
+            self._by_folder, self._outside_library = by_folder, outside
+        candidates = list(self._outside_library)
+        top = os.path.join(self.root, target.relative_to(self.root).parts[0])
+        folder = os.path.dirname(target)
+        while True:  # the target's folder and each above it, up to the library's own
+            candidates.extend(self._by_folder.get(folder, ()))
+            if folder == top or len(folder) <= len(top):
+                break
+            folder = os.path.dirname(folder)
+        found = self._library_asked[key] = {p for p in candidates if target in self.imports_of(p)}
+        return found
 
     def imports_of(self, path: Path) -> set[Path]:
         """Project files the text of ``path`` imports (the same candidate reading as
