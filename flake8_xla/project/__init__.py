@@ -311,7 +311,7 @@ def _summarise(path: Path, files: ProjectFiles, settings: Settings) -> ModuleSum
     if where is not None:
         data = read_bytes(path)
         if data is not None:
-            entry = cache.key(path, data, settings, cache.project_digest(files.root, files.files()), selves)
+            entry = cache.key(path, data, settings, cache.project_digest(files.root, files.files(), files.data), selves)
             found = cache.load(where, entry)
             if found is not cache.MISSING:
                 return found

@@ -298,6 +298,13 @@ class ProjectFiles:
             found = texts[key] = read_text(path)
         return found
 
+    def data(self, path: Path) -> bytes | None:
+        """:func:`read_bytes` of ``path``: the bytes :meth:`mentions` kept when they are not
+        decoded yet (a digest of every file of a big tree reads none of them again)."""
+        texts = self._text_store
+        found = texts.get(str(path)) if texts is not None else None
+        return found if type(found) is bytes else read_bytes(path)
+
     def mentions(self, path: Path, word: bytes) -> bool:
         """The bytes of ``path`` contain the ASCII ``word`` (``b"torch_xla"``): as ``word``
         in its :meth:`text` (UTF-8 decoding with replacement keeps every ASCII byte), without
