@@ -228,7 +228,7 @@ def test_file_without_torch_in_a_plain_project_stays_on_the_fast_path(tmp_path, 
     monkeypatch.setattr(engine, "facts_for", lambda *a: pytest.fail("project facts asked"))
     searched = []
     real = project._names_xla
-    monkeypatch.setattr(project, "_names_xla", lambda p: searched.append(p.name) or real(p))
+    monkeypatch.setattr(project, "_names_xla", lambda p, *a: searched.append(p.name) or real(p, *a))
     assert lint(tmp_path, "b.py") == set() and lint(tmp_path, "c.py") == set()
     assert sorted(searched) == ["a.py", "b.py", "c.py"]  # once per root, not per linted file
 

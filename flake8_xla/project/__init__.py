@@ -215,6 +215,7 @@ def clear_cache() -> None:
     _METHOD_TABLES.clear()
     _RUNS.clear()
     _ROOTS.clear()
+    _REAL.clear()
     _MARKED.clear()
     defs.clear_cache()
     cache.clear()
@@ -231,9 +232,29 @@ def _root_of(folder: str) -> Path:
     once per folder and process: every file of a folder asks the same system calls."""
     root = _ROOTS.get(folder)
     if root is None:
-        start = Path(folder).resolve()
+        start = Path(_real_folder(folder))
         root = _ROOTS[folder] = _marked_folder(start) or start  # (root_from, its folders' answers kept)
     return root
+
+
+_REAL: dict[str, str] = {}  # an absolute folder -> its real path (os.path.realpath)
+
+
+def _real_folder(folder: str) -> str:
+    """``os.path.realpath(folder)``, once per folder and process, and one ``lstat`` for a
+    folder whose parent's real path is known (a folder that is no symbolic link is its
+    parent's real path plus its name): the folders of a big tree share their parents, so
+    their real paths cost a system call each, not one per level above them."""
+    found = _REAL.get(folder)
+    if found is None:
+        parent, name = os.path.split(folder)
+        if not os.path.isabs(folder) or not name or name in (".", "..") or parent == folder \
+                or os.path.islink(folder):
+            found = os.path.realpath(folder)
+        else:
+            found = os.path.join(_real_folder(parent), name)
+        _REAL[folder] = found
+    return found
 
 
 _MARKED: dict[str, Path | None] = {}  # a resolved folder -> the nearest folder up holding a root marker
@@ -291,7 +312,7 @@ def _summarise(path: Path, files: ProjectFiles, settings: Settings) -> ModuleSum
     if where is not None:
         data = read_bytes(path)
         if data is not None:
-            entry = cache.key(path, data, settings, cache.project_digest(files.root, files.files()), selves)
+            entry = cache.key(path, data, settings, cache.project_digest(files.root, files.files(), files.data), selves)
             found = cache.load(where, entry)
             if found is not cache.MISSING:
                 return found
@@ -373,7 +394,7 @@ def _text_facts(files: ProjectFiles) -> tuple[frozenset[str], tuple[str, ...]] |
     listed = files.files()
     found = None
     if listed:
-        xla = [p for p in listed if "torch_xla" in (files.text(p) or "")]  # (as _names_xla: bytes decoded keep ASCII)
+        xla = [p for p in listed if files.mentions(p, b"torch_xla")]  # (as "torch_xla" in its text)
         names: list[str] = []
         known = _KNOWN_WRAPPERS[root] = dict.fromkeys(map(str, listed), ((), ()))  # (no torch_xla: none)
         for p in xla:
@@ -560,23 +581,34 @@ def _reaches_nothing(filename: str | None, settings: Settings) -> bool:
     memo = _NOTHING_FOLDERS
     given = os.path.dirname(filename)
     key = given if os.path.isabs(filename) else (given, os.getcwd())
-    if memo[0] is settings and key in memo[1]:
-        return not os.path.islink(filename)  # (the folder's verdict, settled: one lookup per module)
+    if memo[0] is settings:
+        got = memo[1].get(key)
+        if got is not None:  # (the folder's verdict, settled: one lookup per module)
+            return not _is_link(filename, *got)
     folder = os.path.dirname(os.path.abspath(filename))
     root = _FOLDER_ROOTS.get(folder)
     if root is None:
-        root = _FOLDER_ROOTS[folder] = _root_of(str(Path(folder).resolve()))
+        root = _FOLDER_ROOTS[folder] = _root_of(folder)  # (_root_of resolves it)
     files = _PROJECTS.get(root)
     if files is None or _INDEX.get((root, settings)) != {} or _TEXT_FACTS.get(root) is None \
             or _TEXT_FACTS[root][1] or _SETUPS.get((root, settings)) != {}:
         return False
     if memo[0] is not settings:  # (a verdict once true stays true: the index and text facts are built once)
         memo[:] = [settings, {}]
-    memo[1][key] = True
-    return not os.path.islink(filename)
+    memo[1][key] = (files, folder if ".." not in given else None)
+    return not _is_link(filename, files, memo[1][key][1])
 
 
-#: ``[settings, {folder as the host names it (with the working directory when relative): True}]``:
+def _is_link(filename: str, files: ProjectFiles, folder: str | None) -> bool:
+    """``os.path.islink(filename)``, from the listing of ``files`` (the project's files, a
+    ``scandir`` entry's type each: no system call) when the file is listed there as
+    ``folder`` (its folder, absolute) plus its name."""
+    found = files.listed_link(os.path.join(folder, os.path.basename(filename))) if folder is not None else None
+    return os.path.islink(filename) if found is None else found
+
+
+#: ``[settings, {folder as the host names it (with the working directory when relative):
+#: (its project's files, the folder absolute or None)}]``:
 #: the folders whose project :func:`_reaches_nothing` found to give every module EMPTY
 _NOTHING_FOLDERS: list = [None, {}]
 
@@ -585,6 +617,10 @@ def lend_tree(filename: str | None, settings: Settings, source: str | None, tree
     """The engine lends the project layer the host's ``tree`` of ``source``, the module in
     ``filename`` it lints now (:func:`~.summary.hold_tree`: a summary of that module parses
     nothing again); ``filename=None`` ends the loan. Never raises."""
+    if filename is None:
+        # (the loan ends with the run: the linted module's import bindings are let go with it,
+        # so its tree is freed where the host drops it, not inside the next module's run)
+        _LAST_BINDINGS[:] = [None, None, None]
     try:
         found = _module_file(filename, settings) if filename and source is not None else None
         hold_tree(found[0] if found is not None else None, source, tree)
@@ -650,6 +686,7 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
     facts = _text_facts(files)
     xla, wrappers = facts if facts is not None else (None, ())
     called = tuple(f"{n}(" for n in wrappers)
+    always = settings.scope == "always"  # (every module is XLA code: no text test but the word's)
     launching: dict[str, tuple[LaunchSetup, tuple[str, ...]]] = {}  # file -> (setup, classes whose method launches)
 
     def record(path: Path, s: ModuleSummary, setup: LaunchSetup, entry: bool) -> None:
@@ -681,7 +718,8 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
         text = files.text(path)
         if text is None:
             continue
-        if not ("torch_xla" in text and ("spawn(" in text or "launch(" in text or "__main__" in text)) \
+        if not ("torch_xla" in text and ("spawn(" in text or "launch(" in text or "__main__" in text)
+                and (always or _names_xla_in_code(text))) \
                 and not any(w in text for w in words) \
                 and not (any(w in text for w in called)
                          and any(f"{n}(" in text for n in launchers_for(path, files))):
@@ -705,6 +743,24 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
             if s is not None and s.entry_roots:
                 record(path, s, setup, True)
     return index
+
+
+def _names_xla_in_code(text: str) -> bool:
+    """``torch_xla`` occurs in ``text`` somewhere other than a comment: some occurrence has
+    no ``#`` before it on its line, or a quote before that ``#`` (it may be in a string).
+    A module whose every mention is a comment (``# like torch_xla::...`` in torch's code
+    generator) is read by the model as one that never names torch_xla: it imports none,
+    statically or by a literal dynamic import, so it launches nothing and is no torch_xla
+    script (an occurrence after a ``#`` inside a multi-line string is no module name either)."""
+    find = text.find
+    i = find("torch_xla")
+    while i >= 0:
+        head = text[text.rfind("\n", 0, i) + 1:i]
+        h = head.find("#")
+        if h < 0 or "'" in head[:h] or '"' in head[:h]:
+            return True
+        i = find("torch_xla", i + 9)
+    return False
 
 
 def _entry_scripts(files: ProjectFiles, launching: dict, xla: frozenset) -> list:
@@ -1926,6 +1982,9 @@ def _importer_dispatches(imp: Path, method: str, files: ProjectFiles, settings: 
     def add(ref: Ref, call: CallFacts, origin: Path | None) -> None:
         found.setdefault(ref[0], {}).setdefault(ref, []).append((call, origin))
 
+    def runs(a) -> bool:
+        return bool(a.refs) and bool(_runs(a.refs, method, files, settings))
+
     for d in s.dispatches if s is not None and wrapped else ():  # backend.save(...) on a wrapper's self
         if d.classes and d.method in methods:
             for ref in _runs(d.classes, method, files, settings):
@@ -1933,8 +1992,10 @@ def _importer_dispatches(imp: Path, method: str, files: ProjectFiles, settings: 
     # (call, what it passes, the importer credited): a call handing on what an earlier one
     # passed to its function's parameter (Learner(callbacks=...) -> CallbackHandler(callbacks))
     # continues the walk, a bounded number of hops
-    todo = [(cf, [(i, None, a) for i, a in enumerate(cf.args) if a.kind in (INSTANCE, INSTANCES)]
-             + [(None, k, a) for k, a in cf.kwargs if a.kind in (INSTANCE, INSTANCES)],
+    # (an instance whose classes run no method of that name adds nothing, here or where it is
+    # handed on -- every add is one of _runs(a.refs, method) -- so it is not followed)
+    todo = [(cf, [(i, None, a) for i, a in enumerate(cf.args) if a.kind in (INSTANCE, INSTANCES) and runs(a)]
+             + [(None, k, a) for k, a in cf.kwargs if a.kind in (INSTANCE, INSTANCES) and runs(a)],
              None if cf.launched else imp, 0)  # (a launch wrapper's self: built where the wrapper is)
             for cf in (s.calls_into if s is not None and (handed or wrapped) else ())
             if handed or cf.launched]  # (backend.launch(worker, ...) hands the wrapper's self on)
@@ -2419,8 +2480,9 @@ def _xla_files(root: Path) -> tuple[Path, ...]:
     found = _XLA_ROOTS.get(root)
     if found is None:
         hits = []
-        for p in _project(root).files():
-            if _names_xla(p):
+        files = _project(root)
+        for p in files.files():
+            if _names_xla(p, files):
                 hits.append(p)
                 if len(hits) == 2:
                     break
@@ -2448,7 +2510,11 @@ def project_names_xla(filename: str | None, settings: Settings) -> bool | None:
         return None
 
 
-def _names_xla(path: Path) -> bool:
-    """The file's bytes contain ``torch_xla`` (a regular file only: :func:`files.read_bytes`)."""
+def _names_xla(path: Path, files: ProjectFiles | None = None) -> bool:
+    """The file's bytes contain ``torch_xla`` (a regular file only: :func:`files.read_bytes`);
+    read through its project's ``files`` when given (:meth:`~.files.ProjectFiles.mentions`:
+    the bytes kept for the project's other reads of it)."""
+    if files is not None:
+        return files.mentions(path, b"torch_xla")
     data = read_bytes(path)
     return data is not None and b"torch_xla" in data

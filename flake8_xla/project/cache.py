@@ -108,12 +108,14 @@ def _platform_folder() -> Path:
         return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "flake8-xla"
 
 
-def project_digest(root: Path, paths) -> str:
-    """The digest of the project's Python files (relative path and bytes), once per root."""
+def project_digest(root: Path, paths, read=None) -> str:
+    """The digest of the project's Python files (relative path and bytes), once per root;
+    ``read``: ``path -> bytes | None`` (default :func:`.files.read_bytes`)."""
     found = _DIGESTS.get(root)
     if found is None:
         from .files import read_bytes
 
+        read_bytes = read or read_bytes
         h = hashlib.sha256()
         for p in sorted(paths, key=str):
             data = read_bytes(p)

@@ -75,20 +75,26 @@ class ProjectFiles:
         self._src: list[Path] | None = None  # [root/src] when that folder exists (bases)
         self._listings: dict[str, frozenset[str]] = {}  # folder -> its entry names, case-folded (_may_hold)
         self._define_asks = 0  # defines() questions before that set was built
+        self._listed: dict[str, bool] = {}  # every .py file the listing saw -> it is a symbolic link
+        self._library_asked: dict[str, set[Path]] = {}  # importers() of library modules, without the index
+        self._by_folder: dict[str, list[Path]] | None = None  # a library folder -> its files (listed order)
+        self._outside_library: list[Path] = []  # the files outside every known library's tree
 
     def files(self) -> list[Path]:
         """Every ``.py`` file under the root (skipped folders left out), sorted; listed once.
         Empty when the project has more than :data:`MAX_FILES`."""
         if self._files is None:
             found: list[Path] = []
-            for folder, dirs, names in os.walk(self.root):
-                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+            listed = self._listed = {}
+            for folder, names in _walk(str(self.root)):
                 here = None  # the folder is inside (its real path: once per folder, not per file)
-                for n in sorted(names):
-                    full = os.path.join(folder, n)
-                    if not n.endswith(".py") or not os.path.isfile(full):
+                for n, entry in names:
+                    if not n.endswith(".py") or not _is_file(entry):
                         continue
-                    if n.startswith(".") or os.path.islink(full):
+                    full = os.path.join(folder, n)
+                    link = _is_link(entry)
+                    listed[full] = link
+                    if n.startswith(".") or link:
                         inside = self._inside(Path(full))  # a link to a file outside: not read
                     else:  # a plain file's real path is its folder's, plus its name
                         if here is None:
@@ -101,6 +107,13 @@ class ProjectFiles:
                     break
             self._files = found
         return self._files
+
+    def listed_link(self, path: str) -> bool | None:
+        """Whether the ``.py`` file ``path`` (a ``str``, as :meth:`files` joins it: the root,
+        then its folders and name) was a symbolic link when the files were listed; ``None``
+        when the listing did not see it (another spelling of the path, or no such file)."""
+        self.files()
+        return self._listed.get(path)
 
     def bases(self, importer: Path) -> list[Path]:
         """Where an absolute import of ``importer`` is looked up, first first: the importer's
@@ -278,10 +291,35 @@ class ProjectFiles:
         texts = self._text_store
         if texts is None:
             return read_text(path)
-        if key in texts:
-            return texts[key]
-        found = texts[key] = read_text(path)
+        found = texts.get(key, _UNSEEN)
+        if type(found) is bytes:  # (read by mentions(): decoded when first asked)
+            found = texts[key] = found.decode("utf-8", errors="replace")
+        elif found is _UNSEEN:
+            found = texts[key] = read_text(path)
         return found
+
+    def data(self, path: Path) -> bytes | None:
+        """:func:`read_bytes` of ``path``: the bytes :meth:`mentions` kept when they are not
+        decoded yet (a digest of every file of a big tree reads none of them again)."""
+        texts = self._text_store
+        found = texts.get(str(path)) if texts is not None else None
+        return found if type(found) is bytes else read_bytes(path)
+
+    def mentions(self, path: Path, word: bytes) -> bool:
+        """The bytes of ``path`` contain the ASCII ``word`` (``b"torch_xla"``): as ``word``
+        in its :meth:`text` (UTF-8 decoding with replacement keeps every ASCII byte), without
+        decoding it; the bytes are kept in its place while the texts are (a search of every
+        file of a big tree for one word decodes none of them)."""
+        key = str(path)
+        texts = self._text_store
+        found = texts.get(key, _UNSEEN) if texts is not None else _UNSEEN
+        if found is _UNSEEN:
+            found = read_bytes(path)
+            if texts is not None:
+                texts[key] = found
+        if found is None:
+            return False
+        return (word in found) if type(found) is bytes else (word.decode("ascii") in found)
 
     def _text_items(self):
         """``(str path, text)`` of the project's files with a non-empty text, in
@@ -305,7 +343,17 @@ class ProjectFiles:
 
     def importers(self, target: Path) -> set[Path]:
         """Files whose text imports ``target`` (a candidate set: a regular expression over
-        import statements, built once for the whole project; a dynamic import is not seen)."""
+        import statements, built once for the whole project; a dynamic import is not seen).
+
+        A module of a known library's own tree (``torch/_tensor.py`` in torch's, see
+        :meth:`_in_library`) is answered without that index: only a file outside the
+        library (a relative import up to the root) or one in a folder above it inside the
+        library (a bare sibling import, ``import testing`` in ``torch/_dynamo/``) can import
+        it -- the library's relative imports and every absolute import of its name are the
+        library, never project files -- so only their imports are read (a big tree of
+        library code asked about a few of its modules reads a few folders, not the tree)."""
+        if self._reverse is None and self._in_library(target):
+            return self._library_importers(target)
         if self._reverse is None:
             reverse: dict[Path, set[Path]] = {}
             for path in self.files():
@@ -313,6 +361,30 @@ class ProjectFiles:
                     reverse.setdefault(found, set()).add(path)
             self._reverse = reverse
         return self._reverse.get(target, set())
+
+    def _library_importers(self, target: Path) -> set[Path]:
+        """:meth:`importers` of ``target``, a module inside a known library's tree, from the
+        files that can import it (once per module and process)."""
+        key = str(target)
+        found = self._library_asked.get(key)
+        if found is not None:
+            return found
+        if self._by_folder is None:
+            by_folder: dict[str, list[Path]] = {}
+            outside: list[Path] = []
+            for p in self.files():
+                (by_folder.setdefault(os.path.dirname(p), []) if self._in_library(p) else outside).append(p)
+            self._by_folder, self._outside_library = by_folder, outside
+        candidates = list(self._outside_library)
+        top = os.path.join(self.root, target.relative_to(self.root).parts[0])
+        folder = os.path.dirname(target)
+        while True:  # the target's folder and each above it, up to the library's own
+            candidates.extend(self._by_folder.get(folder, ()))
+            if folder == top or len(folder) <= len(top):
+                break
+            folder = os.path.dirname(folder)
+        found = self._library_asked[key] = {p for p in candidates if target in self.imports_of(p)}
+        return found
 
     def imports_of(self, path: Path) -> set[Path]:
         """Project files the text of ``path`` imports (the same candidate reading as
@@ -363,6 +435,50 @@ class ProjectFiles:
                             sub = self.submodule(found, name)
                             if sub is not None:
                                 yield sub
+
+
+def _walk(top: str):
+    """``(folder, [(name, entry), ...])`` of every folder under ``top``, top first, the
+    folders in name order (skipped and hidden ones left out, symbolic links to folders not
+    followed) and each folder's other entries sorted by name: what ``os.walk`` gives, from
+    one ``scandir`` per folder (the entries' types need no ``stat`` call a file)."""
+    try:
+        with os.scandir(top) as it:
+            entries = list(it)
+    except OSError:
+        return
+    dirs, names = [], []
+    for e in entries:
+        try:
+            is_dir = e.is_dir()
+        except OSError:
+            is_dir = False
+        if is_dir:
+            if e.name not in SKIP_DIRS and not e.name.startswith("."):
+                dirs.append((e.name, e))
+        else:
+            names.append((e.name, e))
+    names.sort(key=lambda x: x[0])
+    yield top, names
+    for name, e in sorted(dirs, key=lambda x: x[0]):
+        if not _is_link(e):
+            yield from _walk(os.path.join(top, name))
+
+
+def _is_file(entry) -> bool:
+    """``os.path.isfile`` of a ``scandir`` entry (a link followed)."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
+def _is_link(entry) -> bool:
+    """``os.path.islink`` of a ``scandir`` entry."""
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
 
 
 def _import_statements(text: str):
