@@ -310,3 +310,40 @@ def test_only_the_function_handed_in_is_launched(tmp_path):
     write(tmp_path, {"pyproject.toml": "", "fair/__init__.py": "", "fair/distributed_utils.py": DIST_UTILS,
                      "fair/trainer.py": FAIR_TRAINER, "train.py": train})
     assert lint_all(tmp_path) == {("train.py", 22, "XLA302")}  # (main uses torch_xla itself: its own loop)
+
+
+def test_the_script_level_hands_its_own_function_to_the_launcher(tmp_path):
+    # `distributed_utils.call_main(args, main)` in the __main__ block itself (b3 of blind set b):
+    # the launched main is the script's own function, reached only through the other module,
+    # and its per-epoch helper `train(trainer)` calls the step on the trainer it is handed
+    train = FAIR_TRAIN.replace('''    trainer = Trainer(torch.nn.Linear(4, 2).to(device), Task())
+    for sample in [torch.zeros(2, 4)]:
+        trainer.train_step(sample)
+
+
+def cli_main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--tpu", action="store_true")
+    distributed_utils.call_main(p.parse_args(), main)
+
+
+if __name__ == "__main__":
+    cli_main()
+''', '''    trainer = Trainer(torch.nn.Linear(4, 2).to(device), Task())
+    train(trainer)
+
+
+def train(trainer):
+    for sample in [torch.zeros(2, 4)]:
+        trainer.train_step(sample)
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser()
+    p.add_argument("--tpu", action="store_true")
+    distributed_utils.call_main(p.parse_args(), main)
+''')
+    assert train != FAIR_TRAIN
+    write(tmp_path, {"pyproject.toml": "", "fair/__init__.py": "", "fair/distributed_utils.py": DIST_UTILS,
+                     "fair/trainer.py": FAIR_TRAINER, "train.py": train})
+    assert {f for f in lint_all(tmp_path) if f[0] == "fair/trainer.py"} == {("fair/trainer.py", 14, "XLA502")}

@@ -702,9 +702,12 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
             setup = dataclasses.replace(setup, spmd=True)  # xr.use_spmd() in a helper the program calls
         if setup is not before and not entry:
             own[str(path)] = setup  # (the launching module's own: dropout or SPMD of another module)
+        mine = _own_launched(s) if not entry else frozenset()
         for (file, qual), multi in reached.items():
-            if file == str(path) and not entry:
-                continue  # the module's own launches are its own model's (an entry script has none)
+            if file == str(path) and not entry and qual.split(".", 1)[0] in mine:
+                continue  # the module's own launches are its own model's (an entry script has none);
+                # its functions reached only through other modules are the reach's
+                # (distributed_utils.call_main(args, main) launching the script's own main)
             old_setup = setups.get(file)
             setups[file] = setup if old_setup is None else old_setup.union(setup)
             selves.setdefault(file, {}).setdefault(qual, set()).update(reached_classes.get((file, qual), {None}))
@@ -761,6 +764,23 @@ def _names_xla_in_code(text: str) -> bool:
             return True
         i = find("torch_xla", i + 9)
     return False
+
+
+def _own_launched(s: ModuleSummary) -> frozenset:
+    """The module's functions its own model takes as launched or script code: its launched
+    functions and module-level calls (``launched_multi`` / ``launched_single`` /
+    ``script_roots``) and the module functions they call, by their top-level name."""
+    roots = list(s.launched_multi) + list(s.launched_single) + list(s.script_roots)
+    seen: set = set()
+    while roots:
+        q = roots.pop()
+        if q in seen:
+            continue
+        seen.add(q)
+        f = s.function(q)
+        if f is not None:
+            roots.extend(f.calls_local)
+    return frozenset(q.split(".", 1)[0] for q in seen)
 
 
 def _entry_scripts(files: ProjectFiles, launching: dict, xla: frozenset) -> list:
@@ -863,7 +883,8 @@ def _reached_from(launcher: Path, files: ProjectFiles, settings: Settings, entry
             host = [((str(launcher), q), None, (), None) for q in s.entry_roots]
             groups = ((host, None),)
         else:
-            script = [(n, c, (), None) for r in s.script_out for n, c in _targets(r, files, settings)]
+            script = [(n, c, x, None) for r in s.script_out for n, c in _targets(r, files, settings)
+                      for x in _script_contexts(s, r, n, c, files, settings)]
             launch_contexts: dict[str, list] = {}
             for q, context in s.launch_contexts:
                 launch_contexts.setdefault(q, []).append(context)
@@ -1076,6 +1097,19 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
                             given[callee.params[i + 1]] = v
                 out.append((t, None, constants.frozen(given), multi))
     return out
+
+
+def _script_contexts(s: ModuleSummary, key: Ref, ref: Ref, cls, files: ProjectFiles, settings: Settings) -> list:
+    """The contexts a torch_xla script's module-level calls of ``key`` give its target function
+    ``ref`` (``distributed_utils.call_main(p.parse_args(), main)`` in the ``__main__`` block:
+    ``main`` a function value): one per call site the module level's facts keep
+    (``ModuleSummary.entry``), ``[()]`` when none or for a class."""
+    sites = dict(s.entry.edges).get(key) if s.entry is not None and s.entry.edges and cls is None else None
+    callee = _function_facts(ref, files, settings) if sites else None
+    if not sites or callee is None:
+        return [()]
+    return list(dict.fromkeys(constants.frozen(constants.bind(args, {}, callee.params, 0, None, callee.varargs))
+                              for conds, args in sites if constants.holds(conds, {})))[:constants.MAX_CONTEXTS] or [()]
 
 
 def _launch_context(ref: Ref, cls, passes: tuple, files: ProjectFiles, settings: Settings) -> tuple:

@@ -492,7 +492,9 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
     launched_out = _launched_out(model, ref, str(path), files, ref_parts)
     roots, out = _script_roots(model, ref) if not launched and not launched_out and model.uses_torch_xla \
         else ((), ())
-    entry = _module_facts(model, quals, ref, new) if not model.uses_torch_xla else None
+    # the module level as one function: a script without torch_xla's host code (entry_roots), and a
+    # torch_xla script's module-level calls with what they pass (its script_out targets' contexts)
+    entry = _module_facts(model, quals, ref, new) if not model.uses_torch_xla or out else None
     return ModuleSummary(
         path=str(path),
         uses_torch_xla=model.uses_torch_xla,
@@ -507,7 +509,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         launched_out=launched_out,
         script_roots=tuple(quals[id(f)] for f in model.functions if id(f) in roots),
         script_out=out,
-        entry_roots=(entry.qual,) if entry is not None else (),
+        entry_roots=(entry.qual,) if entry is not None and not model.uses_torch_xla else (),
         entry=entry,
         dispatches=dispatches,
     )
