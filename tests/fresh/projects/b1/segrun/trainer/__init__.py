@@ -1,0 +1,3 @@
+from .factory import get_trainer
+
+__all__ = ["get_trainer"]

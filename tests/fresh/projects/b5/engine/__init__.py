@@ -1,0 +1,3 @@
+from engine.loop import Engine
+
+__all__ = ["Engine"]

@@ -1,0 +1,4 @@
+from .config import TrainConfig
+from .model import TinyLM
+
+__all__ = ["TinyLM", "TrainConfig"]
