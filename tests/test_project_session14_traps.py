@@ -360,3 +360,14 @@ def test_a_cpu_pool_of_another_modules_function(tmp_path):
     from flake8_xla import project
     project.clear_cache()
     assert ("train.py", 8, "XLA002") in lint_all(tmp_path)
+
+
+def test_an_alias_overrides_the_base_method(tmp_path):
+    # class AliasRunner(BaseRunner): save = _xla_save -- the base's torch.save never runs
+    runners = RUNNERS.replace("from mixins import XlaCheckpointMixin\n",
+                              "from mixins import XlaCheckpointMixin\n\n\ndef _xla_save(self, path):\n"
+                              "    import torch_xla.core.xla_model as xm\n\n    xm.save(self.model.state_dict(), path)\n") \
+        .replace("class MixinRunner(XlaCheckpointMixin, BaseRunner):\n    pass\n",
+                 "class MixinRunner(BaseRunner):\n    save = _xla_save\n")
+    write(tmp_path, {"pyproject.toml": "", "mixins.py": MIXINS, "runners.py": runners, "run.py": RUN})
+    assert lint_all(tmp_path) == set()

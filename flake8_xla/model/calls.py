@@ -5,6 +5,7 @@ code the XLA launcher (``xmp.spawn`` / ``torch_xla.launch``) runs.
 from __future__ import annotations
 
 import ast
+import sys
 
 from .attributes import _static
 from .runtime import chain_parts
@@ -891,8 +892,8 @@ class Calls:
         return found
 
     def _library_call(self, call: ast.Call, ctx: Ctx) -> bool:
-        import sys
-
+        """``call`` resolves to a library's or the standard library's function, or is a method
+        call on an object every value of which a library call built."""
         q = self.call_name(call, ctx)
         if q is not None:
             root = q.split(".", 1)[0]

@@ -562,8 +562,9 @@ def _overridden(path: Path, reached: dict[str, bool], files: ProjectFiles, setti
             qual = prefix + m
             if qual in reached or m.startswith("__"):
                 continue
-            if all((runs := _method_table(k, files, settings).get(m)) and runs[0] != (here, qual) for k in seen):
-                out.add(qual)
+            if all(((runs := _method_table(k, files, settings).get(m)) and runs[0] != (here, qual))
+                   or (not runs and _assigned_first(k, m, files, settings)) for k in seen):
+                out.add(qual)  # (every launched class overrides it: a def, or save = _xla_save)
     return frozenset(out)
 
 
@@ -1319,6 +1320,31 @@ def _method_table(ref: Ref, files: ProjectFiles, settings: Settings) -> dict[str
         for r in _class_methods(ref, files, settings):
             got.setdefault(r[1].rsplit(".", 1)[-1], []).append(r)
     return got
+
+
+def _assigned_first(ref: Ref, name: str, files: ProjectFiles, settings: Settings) -> bool:
+    """Class ``ref``'s instances get attribute ``name`` from a class-level assignment, not a
+    ``def`` (``save = _xla_save``, the first class in the bases' order naming it assigns it):
+    an override whose body is not followed."""
+    todo, seen = [(ref, 0)], set()
+    while todo:
+        (file, cname), d = todo.pop(0)
+        if (file, cname) in seen or d > 8:
+            continue
+        seen.add((file, cname))
+        s = summary_of(Path(file), files, settings)
+        cls = s.cls(cname) if s is not None else None
+        if cls is None:
+            exported = s.export(cname) if s is not None else None
+            if exported is not None:
+                todo.append((exported, d + 1))
+            continue
+        if name in cls.assigned:
+            return True
+        if name in cls.methods:
+            return False
+        todo.extend((((file, b[1]) if not b[0] else b), d + 1) for b in cls.bases_order)
+    return False
 
 
 def _class_methods_of(ref: Ref, files: ProjectFiles, settings: Settings) -> list[Ref]:

@@ -150,7 +150,7 @@ def run_probe(model, call: ast.Call, ctx) -> str | None:
 def xla_probe(func: ast.AST) -> bool:
     """``def is_xla_available(): try: import torch_xla ... except ImportError: return False;
     return True``: a ``try`` whose body imports torch_xla and whose handlers return
-    ``False``, and no other ``return`` but ``return True`` (at most 64 statements looked at)."""
+    ``False``, and no other ``return`` but ``return True`` (a body of at most 16 statements)."""
     if type(func) not in (ast.FunctionDef, ast.AsyncFunctionDef) or func.args.args or len(func.body) > 16:
         return False
     probed = False
