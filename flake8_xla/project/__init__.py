@@ -1322,33 +1322,10 @@ def _method_table(ref: Ref, files: ProjectFiles, settings: Settings) -> dict[str
     return got
 
 
-def _assigned_first(ref: Ref, name: str, files: ProjectFiles, settings: Settings) -> bool:
-    """Class ``ref``'s instances get attribute ``name`` from a class-level assignment, not a
-    ``def`` (``save = _xla_save``, the first class in the bases' order naming it assigns it):
-    an override whose body is not followed."""
-    todo, seen = [(ref, 0)], set()
-    while todo:
-        (file, cname), d = todo.pop(0)
-        if (file, cname) in seen or d > 8:
-            continue
-        seen.add((file, cname))
-        s = summary_of(Path(file), files, settings)
-        cls = s.cls(cname) if s is not None else None
-        if cls is None:
-            exported = s.export(cname) if s is not None else None
-            if exported is not None:
-                todo.append((exported, d + 1))
-            continue
-        if name in cls.assigned:
-            return True
-        if name in cls.methods:
-            return False
-        todo.extend((((file, b[1]) if not b[0] else b), d + 1) for b in cls.bases_order)
-    return False
-
-
-def _class_methods_of(ref: Ref, files: ProjectFiles, settings: Settings) -> list[Ref]:
-    found: dict[str, Ref] = {}
+def _class_chain(ref: Ref, files: ProjectFiles, settings: Settings):
+    """``(file, ClassFacts)`` of class ``ref`` and its bases across the project, breadth first
+    in the order each ``class`` line names its bases (``class MixinRunner(XlaCheckpointMixin,
+    BaseRunner)``: the mixin first), package re-exports followed, at most 8 levels."""
     todo, seen = [(ref, 0)], set()
     while todo:
         (file, name), d = todo.pop(0)
@@ -1364,15 +1341,33 @@ def _class_methods_of(ref: Ref, files: ProjectFiles, settings: Settings) -> list
             if exported is not None:
                 todo.append((exported, d + 1))
             continue
-        for m in cls.assigned:
-            found.setdefault(m, None)  # on_step_end = Callback.on_step_end: not followed
-        for m in cls.methods:
-            found.setdefault(m, (file, f"{name}.{m}"))
-        if cls.bases_order:  # the declared order: class MixinRunner(XlaCheckpointMixin, BaseRunner)
+        yield file, cls
+        if cls.bases_order:
             todo.extend((((file, b[1]) if not b[0] else b), d + 1) for b in cls.bases_order)
         else:
             todo.extend(((file, b), d + 1) for b in cls.bases_local)
             todo.extend((b, d + 1) for b in cls.bases_out)
+
+
+def _assigned_first(ref: Ref, name: str, files: ProjectFiles, settings: Settings) -> bool:
+    """Class ``ref``'s instances get attribute ``name`` from a class-level assignment, not a
+    ``def`` (``save = _xla_save``, the first class in the bases' order naming it assigns it):
+    an override whose body is not followed."""
+    for _, cls in _class_chain(ref, files, settings):
+        if name in cls.assigned:
+            return True
+        if name in cls.methods:
+            return False
+    return False
+
+
+def _class_methods_of(ref: Ref, files: ProjectFiles, settings: Settings) -> list[Ref]:
+    found: dict[str, Ref] = {}
+    for file, cls in _class_chain(ref, files, settings):
+        for m in cls.assigned:
+            found.setdefault(m, None)  # on_step_end = Callback.on_step_end: not followed
+        for m in cls.methods:
+            found.setdefault(m, (file, f"{cls.name}.{m}"))
     return [r for r in found.values() if r is not None]
 
 

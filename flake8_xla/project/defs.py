@@ -215,52 +215,39 @@ def returns_param(ref: Ref, files: ProjectFiles) -> int:
     """The index of the parameter function ``ref`` gives back unchanged from every
     ``return`` (a plain top-level ``def``, no ``yield``, the parameter never rebound); -1
     when none or unknown. Never raises."""
+    found = _indexed(ref, files, 1)
+    return found if found is not None else -1
+
+
+def _indexed(ref: Ref, files: ProjectFiles, slot: int):
+    """What slot ``slot`` of the light index (:func:`_index`) holds for name ``ref``, through
+    package re-exports (four levels): the mapping's value, ``True`` for a name in a set
+    slot; ``None`` when none or unknown. Never raises."""
     try:
-        for _ in range(4):  # re-exports
+        for _ in range(4):
             file, name = ref
-            found = _index(Path(file), files)[1].get(name)
-            if found is not None:
-                return found
+            table = _index(Path(file), files)[slot]
+            if name in table:
+                return True if isinstance(table, set) else table[name]
             target = _reexport(Path(file), name, files)
             if target is None:
-                return -1
+                return None
             ref = target
-        return -1
+        return None
     except (Exception, RecursionError):
-        return -1
+        return None
 
 
 def tensor_of(ref: Ref, files: ProjectFiles) -> tuple[int, ...]:
     """The positional parameters of top-level function ``ref`` whose tensors every
     ``return`` computes on with torch operations (:func:`_tensor_params`); ``()`` when none
     or unknown (through package re-exports). Never raises."""
-    try:
-        for _ in range(4):
-            file, name = ref
-            found = _index(Path(file), files)[5].get(name)
-            if found is not None:
-                return found
-            target = _reexport(Path(file), name, files)
-            if target is None:
-                return ()
-            ref = target
-        return ()
-    except (Exception, RecursionError):
-        return ()
+    return _indexed(ref, files, 5) or ()
 
 
 def _probe(ref: Ref, files: ProjectFiles) -> bool:
     """Top-level function ``ref`` probes an importable torch_xla (through re-exports)."""
-    for _ in range(4):
-        file, name = ref
-        index = _index(Path(file), files)
-        if name in index[6]:
-            return True
-        target = _reexport(Path(file), name, files)
-        if target is None:
-            return False
-        ref = target
-    return False
+    return bool(_indexed(ref, files, 6))
 
 
 def module_class(ref: Ref, files: ProjectFiles) -> bool:
