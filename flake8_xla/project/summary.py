@@ -630,7 +630,7 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
         site = None  # (its guard and arguments: read only for a call the reach may follow)
         if type(f) is ast.Name:
             callee_names.add(id(f))
-            if f.id in func.params and f.id != me and _param_read(model, f, ctx, func):
+            if f.id in func.params and f.id != me and model._own_param(f, func, ctx):
                 site = _site(model, call, ctx, defaults, new)  # main(cfg): the function a caller hands in
                 occ.setdefault("param:" + f.id, []).append(site)
                 received.add("param:" + f.id)
@@ -689,12 +689,6 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
             continue
         found.append((key, tuple(dict.fromkeys(sites))))
     return tuple(found)
-
-
-def _param_read(model, name: ast.Name, ctx, func) -> bool:
-    """The read ``name`` sees only the parameter of ``func`` (nothing rebinds it)."""
-    bindings = model.read_bindings(name, ctx)
-    return bool(bindings) and all(kind == "param" and target is func for _, kind, target, _ in bindings)
 
 
 def _own_frames_off(model, ctx) -> bool:
