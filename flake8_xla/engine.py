@@ -120,7 +120,8 @@ def _run(tree: ast.AST, settings: Settings, source: str | None, rules: Iterable[
             model = Model(tree, settings, facts.reached, facts.launchers, lookup,
                           callers_lookup(filename, settings) if project else None, facts.setup,
                           defs_lookup(filename, tree, settings) if project else None,
-                          project_launcher_selves=facts.launcher_selves, project_dispatch=facts.dispatch)
+                          project_launcher_selves=facts.launcher_selves, project_dispatch=facts.dispatch,
+                          project_resolved=facts.resolved)
             if project:  # asked (once per root and process) only by XLA406, only where it may fire
                 model.project_xla_probe = lambda: _project_names_xla(filename, settings)
                 model.project_import_probe = lambda: _imported_before_launch(filename, settings)

@@ -133,7 +133,7 @@ class Model(
     def __init__(self, tree: ast.AST, settings: Settings | None = None, project_reached=None,
                  project_launchers: tuple[str, ...] = (), project_lookup=None, project_callers=None,
                  project_setup=None, project_defs=None, _flags=None, project_launcher_selves=(),
-                 project_dispatch=None):
+                 project_dispatch=None, project_resolved=None):
         self.tree = tree
         self.settings = settings or Settings()
         # project mode: {qual: multi} of the functions launched XLA code of other modules reaches
@@ -152,6 +152,9 @@ class Model(
         self.project_launcher_selves: tuple = tuple(project_launcher_selves)
         # project mode: {qual: {m: (file, "Cls.m") refs}}: what self.m() runs in reached methods
         self.project_dispatch: dict = dict(project_dispatch or {})
+        #: ``{(qual, "chain.method"): refs}``: what the project's reach resolved the method calls
+        #: on attribute chains to (:attr:`flake8_xla.project.ProjectFacts.resolved`)
+        self.project_resolved: dict = dict(project_resolved or {})
         self._param_aliases: dict[tuple[int, str], str] = {}
         self._attr_aliases: dict[tuple[int, str], str] = {}  # (class id, attr) -> qualname (attributes.py)
         self.module_scope = Scope("module", tree, None)

@@ -574,7 +574,7 @@ class Calls:
             if helper is not None:
                 found = (helper,)
             elif type(f) is ast.Attribute and type(f.value) in (ast.Name, ast.Attribute):
-                found = self.param_object_helpers(call, ctx)
+                found = self._resolved_helpers(f, ctx) or self.param_object_helpers(call, ctx)
                 if found is None:  # saver = Saver(...); self.logger = MetricLogger(...) in __init__
                     if type(f.value) is ast.Name:
                         values = self.values(f.value, ctx)
@@ -588,6 +588,29 @@ class Calls:
                     found = self._local_caller_objects(f.value, ctx, f.attr)
         cache[key] = found
         return found
+
+    def _resolved_helpers(self, f: ast.Attribute, ctx: Ctx) -> tuple | None:
+        """Project mode: the :class:`flake8_xla.project.HelperFacts` of the methods the
+        project's reach resolved the call ``f(...)`` on an attribute chain to
+        (:attr:`project_resolved`: ``trainer.strategy.optimizer_step`` on the launched
+        ``XLAStrategy``); ``None`` when it resolved none or one cannot be read."""
+        if not self.project_resolved or ctx.func is None:
+            return None
+        parts = chain_parts(f.value)
+        qual = self.function_quals().get(id(ctx.func))
+        refs = self.project_resolved.get((qual, ".".join(parts) + "." + f.attr)) if parts and qual else None
+        if not refs:
+            return None
+        helpers = []
+        for file, mqual in refs:
+            try:
+                helper = self.project_lookup((f.attr,), cls=(file, mqual.rpartition(".")[0]))
+            except (Exception, RecursionError):
+                helper = None
+            if helper is None:
+                return None
+            helpers.append(helper)
+        return tuple(helpers)
 
     def _project_defines(self, name: str) -> bool:
         """Project mode: some file of the project may define a function or method ``name``
@@ -787,6 +810,13 @@ class Calls:
             return None
         want = "instances" if element else "instance"
         refs: list = []
+        if not calls and getattr(self.project_callers, "objects", None) is not None:
+            # no caller: what the reach saw it hold where a launch hands the function on
+            # (launcher.launch(train, cfg) -> xmp.spawn(function, args=(self._strategy, *args)))
+            try:
+                return self.project_callers.objects(self.function_quals().get(id(func)), param, element)
+            except (Exception, RecursionError):
+                return None
         for c in calls or ():
             arg = c.argument(index, param)
             if arg is None or arg.kind != want:

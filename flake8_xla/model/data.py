@@ -230,9 +230,19 @@ class Data:
             result = True  # a metaclass: unknown
         for method in c.methods.values():
             if any(p in REPLICA_NAMES for p in method.params[1:]) or any(
-                    self.call_name(call, x) in REPLICA_APIS for call, x in method.calls):
+                    self.call_name(call, x) in REPLICA_APIS or self._project_reads_replica(call, x)
+                    for call, x in method.calls):
                 result = True
         return result
+
+    def _project_reads_replica(self, call: ast.Call, ctx: Ctx) -> bool:
+        """Project mode: ``call`` calls a function of another project module that asks for
+        the rank or world size (``files[get_rank()::get_world_size()]`` with ``get_rank``
+        returning ``xr.global_ordinal()``: the light index's ``reads_replica``)."""
+        if self.project_defs is None or type(call.func) not in (ast.Name, ast.Attribute):
+            return False
+        facts = self._project_def(call.func, ctx)
+        return facts is not None and facts.reads_replica
 
     def _names_replica(self, call: ast.Call, ctx: Ctx) -> bool:
         """An argument of ``call`` (at any depth) names a replica: a rank-like name, the

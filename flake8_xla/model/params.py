@@ -126,6 +126,33 @@ class Params:
         cache[key] = found
         return found
 
+    def project_method_param_kind(self, func: FunctionInfo, name: str) -> str | None:
+        """Project mode: ``"device"`` when method ``func`` (of a top-level class) is called by
+        other modules only, at least once, every such call passing a device tensor for
+        parameter ``name`` (:meth:`project_arguments`: a ``training_step(batch, i)`` a
+        framework's launched loop calls on the user's module, with batches of a device
+        loader); ``None`` when the module calls it itself or anything else is passed.
+        Memoised per (method, parameter)."""
+        key = ("method_param_tk", id(func), name)
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        cache[key] = None
+        found = None
+        qual = self.function_quals().get(id(func))
+        if qual is not None and qual.count(".") == 1 and name in func.params[1:] \
+                and not self.calls_named((func.name,)):
+            try:
+                calls = self.project_callers(qual)
+            except (Exception, RecursionError):  # a project that cannot be read: unknown
+                calls = None
+            index = func.params.index(name) - 1
+            args = [cf.argument(index, name) for cf in calls or ()]
+            if args and all(a is not None and a.kind == "device_tensor" for a in args):
+                found = "device"
+        cache[key] = found
+        return found
+
     def every_caller_passes(self, func: FunctionInfo, name: str, local, project_kind: str) -> bool:
         """Every call of module-level function ``func`` passes, for parameter ``name``,
         what ``local(expr, ctx, call)`` accepts (calls in the module) or an argument of

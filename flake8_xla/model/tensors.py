@@ -258,6 +258,9 @@ class Tensors:
                 elif k is None and kind == "param" and isinstance(target, FunctionInfo) and target.name == "forward" \
                         and self.forward_param_device(target, e.id, d):
                     k = DEVICE  # some call of an instance passes a device tensor (params.py)
+                elif k is None and kind == "param" and isinstance(target, FunctionInfo) and target.cls is not None \
+                        and self.project_callers is not None and target.params and e.id != target.params[0]:
+                    k = self.project_method_param_kind(target, e.id)  # every project caller passes one
                 kinds.append(k)
             else:
                 return None
@@ -1440,7 +1443,7 @@ class Tensors:
         keys = cache.get(memo)
         if keys is None:
             keys = cache[memo] = self._step_item_keys(func, name.id)
-        return key.value in keys
+        return key.value in keys or "*" in keys
 
     def _step_item_keys(self, func: FunctionInfo, name: str) -> frozenset[str]:
         """The string keys some step call of ``func`` passes a device tensor under in its dict
@@ -1460,6 +1463,8 @@ class Tensors:
                 a = c.argument(index, name)
                 if a is not None and a.kind == "device_dict":
                     keys.update(a.keys)
+                elif a is not None and a.kind == "device_tensor":
+                    keys.add("*")  # (a device value read by key: a model output's items are device tensors)
         return frozenset(keys)
 
     def dict_device_keys(self, expr: ast.AST, ctx: Ctx, passed_to: ast.Call | None = None) -> tuple[str, ...]:

@@ -64,6 +64,24 @@ class Training:
                 return False
         return True
 
+    def project_result(self, name: ast.AST, ctx: Ctx) -> bool:
+        """Project mode: every binding of the name ``name`` that reaches here is what a call
+        of a function of another project module gives back, or an item of it (``model,
+        optimizer, loader = build_everything(cfg, accelerator)``): an object the module cannot
+        see (the ``AcceleratedOptimizer`` an accelerator's ``prepare`` returns, whose ``step``
+        runs ``xm.optimizer_step``; an instance of a project class, whose ``step`` is the
+        project's). False outside project mode."""
+        if self.project_lookup is None or type(name) is not ast.Name:
+            return False
+        bindings = self.read_bindings(name, ctx)
+        if not bindings:
+            return False
+        for _, kind, target, bctx in bindings:
+            call = target[0] if kind == "item" and type(target) is tuple else target if kind == "value" else None
+            if type(call) is not ast.Call or bctx is None or not self.callee_helpers(call, bctx):
+                return False
+        return True
+
     def is_backward(self, call: ast.Call, ctx: Ctx) -> bool:
         f = call.func
         if type(f) is ast.Attribute and f.attr == "backward":

@@ -95,6 +95,10 @@ class ProjectFacts:
     #: their class's other methods on overrides them (a base ``save_checkpoint`` whose TPU
     #: subclass has its own): not XLA code, even in a module that imports torch_xla
     overridden: frozenset = frozenset()
+    #: ``{(qual, "chain.method"): (method refs, ...)}``: the methods the reach resolved the
+    #: module's method calls on attribute chains to, in XLA code, on the objects it knew
+    #: (``trainer.strategy.optimizer_step(optimizer)`` in the fit loop: ``XLAStrategy.optimizer_step``)
+    resolved: dict = dataclasses.field(default_factory=dict)
 
 
 EMPTY = ProjectFacts()
@@ -192,6 +196,7 @@ def clear_cache() -> None:
     _TOP_IMPORTS.clear()
     _REACH_DISPATCHES.clear()
     _REACH_RESOLVED.clear()
+    _REACH_CALLS.clear()
     _PARAM_OBJECTS.clear()
     _SELF_CLASSES.clear()
     _WRAPPERS.clear()
@@ -513,7 +518,7 @@ def facts_for(filename: str, settings: Settings, plain: bool = False) -> Project
     entry = None
     if not plain or (files.root, settings) in _INDEX or files.importers(path):
         entry = _reach_index(files, settings).get(str(path))
-    if entry and files.importers(path):
+    if entry:
         for qual, (multi, caller) in entry.items():
             reached[qual] = multi
             callers[qual] = caller
@@ -526,7 +531,11 @@ def facts_for(filename: str, settings: Settings, plain: bool = False) -> Project
         return EMPTY
     dispatch = _self_dispatch(path, reached, files, settings) if reached else {}
     overridden = _overridden(path, reached, files, settings) if reached else frozenset()
-    return ProjectFacts(reached, callers, launchers, setup, launcher_selves_for(path, files), dispatch, overridden)
+    here = str(path)
+    resolved = {(q, k): tuple(sorted(refs)) for (f, q, k), refs in _REACH_CALLS.get((files.root, settings), {}).items()
+                if f == here} if reached else {}
+    return ProjectFacts(reached, callers, launchers, setup, launcher_selves_for(path, files), dispatch, overridden,
+                        resolved)
 
 
 def _overridden(path: Path, reached: dict[str, bool], files: ProjectFiles, settings: Settings) -> frozenset:
@@ -684,6 +693,7 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
     params = _PARAM_OBJECTS[key] = {}  # each reached function's parameters: the objects they hold
     _REACH_DISPATCHES[key] = {}  # (filled by the reach: the dispatches it resolves on objects)
     _REACH_RESOLVED[key] = {}
+    _REACH_CALLS[key] = {}
     facts = _text_facts(files)
     xla, wrappers = facts if facts is not None else (None, ())
     called = tuple(f"{n}(" for n in wrappers)
@@ -730,15 +740,18 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
             continue  # no launch and no script block in the text: runs no XLA code of other modules
             # (one calling a project's launch wrapper need not name torch: backend.launch(worker);
             # its imports are read only when its text calls a wrapper name of the project)
-        if not files.imports_of(path):
+        imports = bool(files.imports_of(path))
+        if not imports and "class " not in text:
             continue  # imports no project module: its launched code runs nothing of another module
+            # (a class of it may launch what another module hands its method: a launcher class)
         s = summary_of(path, files, settings)
         if s is None:
             continue
         methods = tuple(dict.fromkeys(f.qual.split(".", 1)[0] for f in s.functions if f.launches and "." in f.qual))
         if methods:
             launching[str(path)] = (s.setup or LaunchSetup(), tuple(c for c in methods if s.cls(c) is not None))
-        if not (s.launched_multi or s.launched_single or s.launched_out or s.script_roots or s.script_out):
+        if not imports or not (s.launched_multi or s.launched_single or s.launched_out or s.script_roots
+                               or s.script_out):
             continue
         record(path, s, s.setup or LaunchSetup(), False)
     if any(c for _, c in launching.values()):
@@ -784,6 +797,10 @@ def _own_launched(s: ModuleSummary) -> frozenset:
     return frozenset(q.split(".", 1)[0] for q in seen)
 
 
+#: an import statement of torch_xla at the start of a line (:func:`_entry_scripts`' text test)
+_IMPORTS_XLA = re.compile(r"^[ \t]*(?:import|from)[ \t]+torch_xla\b", re.M)
+
+
 def _entry_scripts(files: ProjectFiles, launching: dict, xla: frozenset) -> list:
     """``[(path, setup)]``: the scripts (a ``__main__`` block, no torch_xla) whose text names
     a class whose own method launches XLA code, or a subclass of one another module defines
@@ -794,26 +811,55 @@ def _entry_scripts(files: ProjectFiles, launching: dict, xla: frozenset) -> list
         for c in classes:
             names[c] = setup if c not in names else names[c].union(setup)
     texts = {str(p): files.text(p) or "" for p in files.files()}
-    for _ in range(2):  # subclasses, two levels down (class TPUTrainer(XLATrainer): ...)
+    for _ in range(2):  # subclasses, two levels down (class TPUTrainer(XLATrainer): ...), and
+        # classes whose body builds one (self.launcher = XLALauncher(self) in XLAStrategy)
         for p, text in texts.items():
             if "class " not in text:
                 continue
+            heads = None
             for c, setup in list(names.items()):
                 if c in text:
                     for m in re.finditer(r"^\s*class\s+(\w+)\s*\([^)]*\b%s\b" % re.escape(c), text, re.M):
                         names.setdefault(m.group(1), setup)
+                    for m in re.finditer(r"\b%s\(" % re.escape(c), text):
+                        if heads is None:
+                            heads = [(h.start(), h.group(1)) for h in re.finditer(r"^class\s+(\w+)", text, re.M)]
+                        owner = [n for at, n in heads if at < m.start()]
+                        if owner and owner[-1] != c and text[text.rfind("\n", 0, m.start()) + 1:m.start()][:1] in " \t":
+                            names.setdefault(owner[-1], setup)  # (a top-level class whose indented body names it)
     out = []
     for p in files.files():
         text = texts.get(str(p), "")
-        if "__main__" not in text or str(p) in xla or "torch_xla" in text:
-            continue
+        if "__main__" not in text or (str(p) in xla or "torch_xla" in text) and _IMPORTS_XLA.search(text):
+            continue  # (a torch_xla script is its own launcher; a docstring naming torch_xla is no import)
         setups = [setup for c, setup in names.items() if re.search(r"\b%s\b" % re.escape(c), text)]
+        if not setups:  # env = get_env(cfg): a module it imports (two links on) launches
+            setups = _imported_launching(p, files, launching)
         if setups and files.imports_of(p):
             setup = setups[0]
             for other in setups[1:]:
                 setup = setup.union(other)
             out.append((p, setup))
     return out
+
+
+def _imported_launching(path: Path, files: ProjectFiles, launching: dict) -> list:
+    """The setups of the launching modules (``launching``: file -> (setup, classes)) the module
+    at ``path`` imports, directly or through the modules it imports, three links deep (a
+    factory module whose function imports the TPU environment: ``get_env(cfg)``)."""
+    todo, seen, found = [(path, 0)], {path}, []
+    while todo:
+        p, d = todo.pop()
+        for q in files.imports_of(p):
+            if q in seen:
+                continue
+            seen.add(q)
+            got = launching.get(str(q))
+            if got is not None and got[1]:
+                found.append(got[0])
+            if d < 2:
+                todo.append((q, d + 1))
+    return found
 
 
 #: torch_xla names whose call puts the program in SPMD mode (the model's ``uses_spmd``)
@@ -947,6 +993,9 @@ def _loop_updates(file: str, d, files: ProjectFiles, settings: Settings) -> bool
             if f is not None and f.updates:
                 return True
     return False
+#: (root, settings) -> (file, caller qual, "chain.method") -> the methods the reach resolved a method
+#: call on an attribute chain to (``self.strategy.optimizer_step`` on the launched ``XLAStrategy``)
+_REACH_CALLS: dict[tuple, dict[tuple, set]] = {}
 #: (launcher, settings, entry) -> (file, qual, parameter) -> the object values the reach saw it hold
 _REACHED_OBJECTS: dict[tuple, dict[tuple, set]] = {}
 #: (root, settings) -> the same, over every launch of the project (:func:`_reach_index`)
@@ -1063,18 +1112,32 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
         if ref in unbuilt:  # named, not built here: the object it runs on is of unknown class
             targets = [(t, None) for t, _ in targets]
         follow(ref, targets)
-    for key, sites in edges.items():  # main(cfg) of a parameter holding a function a caller handed in
-        if type(key) is not str or not key.startswith("param:"):
+    for key, sites in edges.items():
+        if type(key) is not str:
             continue
-        value = known.get(key[6:])
-        if value is None or value[0] != "fn":
-            continue
-        for t, c in _targets(value[1], files, settings):
-            if c is not None:
-                continue  # (a class handed in: its constructor is not followed here)
+        if key.startswith("param:"):  # main(cfg) of a parameter holding a function a caller handed in
+            value = known.get(key[6:])
+            if value is None or value[0] != "fn":
+                continue
+            for t, c in _targets(value[1], files, settings):
+                if c is not None and len(value) < 3:
+                    continue  # (a class handed in: its constructor is not followed here)
+                for conds, args in sites:
+                    if constants.holds(conds, known):
+                        out.append(_run_value(value, t, c, args, known, objects, files, settings))
+        elif key.startswith("recv:"):  # self.strategy.launcher.launch(...): on the object the chain holds
+            method = key.rpartition(".")[2]
             for conds, args in sites:
-                if constants.holds(conds, known):
-                    out.append((t, None, bound(t, None, args, False) if args else (), None))
+                if not args or args[0][0] != -1 or not constants.holds(conds, known):
+                    continue
+                obj = constants._value(args[0][2], known, objects)
+                for o in (obj[1] if obj is not None and obj[0] == "any" else (obj,)):
+                    if o is None or o[0] != "obj" or _assigned_first(o[1], method, files, settings):
+                        continue
+                    for t in _method_table(o[1], files, settings).get(method, ())[:1]:
+                        if not host:  # (what the module's rules ask of XLA code: resolved)
+                            _resolved_call(file, qual, key, s, t, files, settings)
+                        out.append(_run_value(("fn", t, o), t, o[1], args, known, objects, files, settings))
     if any(v[0] in constants.OBJECTS for v in known.values()):
         _object_callees(s, f, node, cls, known, me, objects, files, settings, out)
     for target, multi, args, splat in f.launches:
@@ -1089,15 +1152,76 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
             ref = target
         items = known.get(splat) if splat else None  # args=args: the *args tuple the caller filled
         for t, c in _targets(ref, files, settings):
-            if c is None:
-                callee = _function_facts(t, files, settings)
-                given = constants.bind(args, known, callee.params, 1, objects, callee.varargs) if callee is not None else {}
-                if callee is not None and items is not None and items[0] == "tuple":
-                    for i, v in enumerate(items[1]):
-                        if v is not None and i + 1 < len(callee.params):
-                            given[callee.params[i + 1]] = v
-                out.append((t, None, constants.frozen(given), multi))
-    return out
+            callee = _function_facts(t, files, settings)
+            offset = 1
+            if c is not None:  # xmp.spawn(self._wrapping_function, ...): a method of the object it runs on
+                if this is None or type(target) is not str or callee is None or not callee.params:
+                    continue
+                offset = 2
+            given = constants.bind(args, known, callee.params, offset, objects, callee.varargs) if callee is not None else {}
+            if callee is not None and items is not None and items[0] == "tuple":
+                for i, v in enumerate(items[1]):
+                    if v is not None and i + offset < len(callee.params):
+                        given[callee.params[i + offset]] = v
+            if c is not None:
+                given[callee.params[0]] = this
+            out.append((t, c, constants.frozen(given), multi))
+    return _told_apart(out)
+
+
+def _resolved_call(file: str, qual: str, key: str, s: ModuleSummary, t: Ref, files: ProjectFiles,
+                   settings: Settings) -> None:
+    """Record that the reach resolved the method calls on an attribute chain of ``qual`` under
+    edge ``key`` (``"recv:trainer.strategy.optimizer_step"``) to method ``t`` in XLA code:
+    for the calling module's rules (:data:`_REACH_CALLS`), for ``t``'s callers as dispatched
+    calls (:data:`_REACH_DISPATCHES`, the module's :class:`~.callers.DispatchFacts` of that
+    key) and for the loops around them (:data:`_REACH_RESOLVED`)."""
+    root = (files.root, settings)
+    _REACH_CALLS.setdefault(root, {}).setdefault((file, qual, key[5:]), set()).add(t)
+    for d in s.dispatches:
+        if d.param == key and d.caller == qual and not d.origin:
+            _REACH_DISPATCHES.setdefault(root, {}).setdefault(t, set()).add((file, d))
+            if d.loops:
+                _REACH_RESOLVED.setdefault(root, {}).setdefault((file, d.caller, d.loops[-1]), set()).add(t)
+
+
+def _told_apart(out: list) -> list:
+    """``out`` (:func:`_dispatched_callees`' callees) with each context holding one of several
+    objects (``("any", values)``) followed once per object, at most
+    :data:`.constants.MAX_CONTEXTS` per callee (past that, the parameter is unknown)."""
+    if not any(x and any(v[0] == "any" for _, v in x) for _, _, x, _ in out):
+        return out
+    told = []
+    for t, c, x, launch in out:
+        anys = [(k, v[1]) for k, v in x if v[0] == "any"] if x else []
+        if not anys:
+            told.append((t, c, x, launch))
+            continue
+        rest = {k: v for k, v in x if v[0] != "any"}
+        combos = [rest]
+        for k, values in anys:
+            if len(combos) * len(values) > constants.MAX_CONTEXTS:
+                continue  # (too many: unknown)
+            combos = [{**combo, k: v} for combo in combos for v in values]
+        told.extend((t, c, constants.frozen(combo), launch) for combo in combos)
+    return told
+
+
+def _run_value(value: tuple, t: Ref, c, args: tuple, known: dict, objects, files: ProjectFiles,
+               settings: Settings) -> tuple:
+    """``(callee, class, context, None)`` for a call of function value ``value`` (``("fn",
+    ref)``, or ``("fn", method, obj)`` bound to an object: ``self._run`` handed on, then
+    ``function(*args)``) that runs ``t``, with what the call passes (``args``, positions
+    after the bound ``self``)."""
+    callee = _function_facts(t, files, settings)
+    if callee is None:
+        return (t, c, (), None)
+    method = len(value) > 2 and bool(callee.params)
+    given = constants.bind(args, known, callee.params, 1 if method else 0, objects, callee.varargs) if args else {}
+    if method:
+        given[callee.params[0]] = value[2]
+        c = value[2][1]
+    return (t, c, constants.frozen(given), None)
 
 
 def _script_contexts(s: ModuleSummary, key: Ref, ref: Ref, cls, files: ProjectFiles, settings: Settings) -> list:
@@ -1132,9 +1256,37 @@ def _function_facts(ref: Ref, files: ProjectFiles, settings: Settings):
 def _object_value(arg: tuple, known: dict, files: ProjectFiles, settings: Settings, depth: int = 0):
     """The context value of a ``("new", class, passes)`` / ``("news", items)`` argument
     (:func:`.summary._summary`'s ``new``): ``("obj", class, the context of its __init__)``,
-    ``("objs", values)``; ``None`` when the class is not found."""
+    ``("objs", values)``; of an attribute chain on an object the context holds
+    (``("chain", "self.strategy.launcher")``, ``("get", receiver, "launcher")``:
+    :func:`_attribute`); ``None`` when the class is not found or the value is unknown."""
     if depth > 4:
         return None
+    kind = arg[0]
+    if kind == "ret":  # what a call returns: the argument a function gives back as the same object
+        return _returned(arg, known, files, settings, depth)
+    if kind == "either":  # one of several constructor calls: each object
+        found = tuple(dict.fromkeys(v for v in (_object_value(a, known, files, settings, depth + 1) for a in arg[1])
+                                    if v is not None))
+        if len(found) != len(arg[1]):
+            return None
+        members = tuple(dict.fromkeys(m for v in found for m in (v[1] if v[0] == "any" else (v,))))
+        return ("any", members) if len(members) > 1 else members[0]
+    if kind == "elt":  # an item of the list an attribute chain holds: any of its objects
+        items = constants._value(arg[1], known, lambda a, k: _object_value(a, k, files, settings, depth + 1))
+        return ("any", items[1]) if items is not None and items[0] == "objs" and items[1] else None
+    if kind in ("chain", "get"):
+        def objects(a, k):
+            return _object_value(a, k, files, settings, depth + 1)
+        if kind == "get":
+            base, attrs = constants._value(arg[1], known, objects), (arg[2],)
+        else:
+            parts = arg[1].split(".")
+            base, attrs = known.get(parts[0]), parts[1:]
+        for attr in attrs:
+            if base is None:
+                return None
+            base = _attribute(base, attr, files, settings, depth + 1)
+        return base
     if arg[0] == "news":
         items = tuple(v for v in (_object_value(a, known, files, settings, depth + 1) for a in arg[1]) if v is not None)
         return ("objs", tuple(dict.fromkeys(items))) if items else None
@@ -1143,12 +1295,156 @@ def _object_value(arg: tuple, known: dict, files: ProjectFiles, settings: Settin
         return None
     inits = _method_table(cls, files, settings).get("__init__", ())
     init: tuple = ()
-    if inits and arg[2]:
-        callee = _function_facts(inits[0], files, settings)
-        if callee is not None:
-            init = constants.frozen(constants.bind(
-                arg[2], known, callee.params, 1, lambda a, k: _object_value(a, k, files, settings, depth + 1)))
+    callee = _function_facts(inits[0], files, settings) if inits else None
+    if callee is not None and arg[2]:
+        init = constants.frozen(constants.bind(
+            arg[2], known, callee.params, 1, lambda a, k: _object_value(a, k, files, settings, depth + 1)))
+    split = _split_chain(inits[0], callee, init, files, settings) if callee is not None else None
+    if split is not None:  # Trainer(accelerator=args.accelerator): one object per branch its __init__ takes
+        chain, literals = split
+        return ("any", tuple(("obj", cls, constants.frozen({**dict(init), chain: v}))
+                             for v in literals + (constants.OTHER,)))
+    anys = [(k, v[1]) for k, v in init if v[0] == "any"]
+    if anys:  # Trainer(strategy=strategy) with one of several strategies: one trainer per strategy
+        combos = [dict(init)]
+        for k, members in anys:
+            if len(combos) * len(members) > constants.MAX_CONTEXTS:
+                return None
+            combos = [{**c, k: m} for c in combos for m in members]
+        return ("any", tuple(("obj", cls, constants.frozen(c)) for c in combos))
     return ("obj", cls, init)
+
+
+def _split_chain(init_ref: Ref, init, context: tuple, files: ProjectFiles, settings: Settings):
+    """``(chain, literals)`` when the ``__init__`` ``init_ref`` (whose facts are ``init``)
+    stores an attribute in branches (:attr:`.summary.ClassFacts.attr_values` ``"alts"``) that
+    test one chain rooted in its parameters against at most three literals, and the
+    constructor call's ``context`` does not know that chain: the object is told apart per
+    literal (and one for none of them), so that what each branch stores stays together with
+    the rest of that object (the strategy a launcher was built for is the one its run
+    uses); else ``None``."""
+    s = summary_of(Path(init_ref[0]), files, settings)
+    cls = s.cls(init_ref[1].rpartition(".")[0]) if s is not None else None
+    if cls is None or not cls.attr_values:
+        return None
+    known = dict(context)
+    chains: dict[str, list] = {}
+    for _, value in cls.attr_values:
+        if value is None or value[0] != "alts":
+            continue
+        for conds, _ in value[1]:
+            for chain, literal, _, _ in conds:
+                if chain[:1] != "@" and chain not in known and chain.split(".", 1)[0] in init.params[1:]:
+                    found = chains.setdefault(chain, [])
+                    if literal not in found:
+                        found.append(literal)
+    if len(chains) != 1:
+        return None
+    chain, literals = next(iter(chains.items()))
+    return (chain, tuple(literals)) if len(literals) <= 3 else None
+
+
+def _returned(arg: tuple, known: dict, files: ProjectFiles, settings: Settings, depth: int = 0):
+    """The value of a call ``("ret", receiver or None, method name or function ref, passes)``:
+    the argument the function it runs gives back as the same object
+    (:attr:`.summary.FunctionFacts.returns_param`: ``model = strategy.setup_module(module)``
+    holds the module handed in); ``None`` when unknown or the targets disagree."""
+    def objects(a, k):
+        return _object_value(a, k, files, settings, depth + 1)
+
+    _, receiver, name, passes = arg
+    targets: list = []
+    if receiver is None:
+        targets = [(t, None) for t, c in _targets(name, files, settings) if c is None]
+    else:
+        obj = constants._value(receiver, known, objects)
+        for o in (obj[1] if obj is not None and obj[0] == "any" else (obj,)):
+            if o is None or o[0] != "obj":
+                return None
+            targets.extend((t, o) for t in _method_table(o[1], files, settings).get(name, ())[:1])
+    found = []
+    for t, o in targets:
+        f = _function_facts(t, files, settings)
+        if f is not None and f.returns_param < 0 and f.returns_alts:
+            value = _factory_value(f, o, passes, known, objects)
+            if value is None:
+                return None
+            found.append(value)
+            continue
+        if f is None or f.returns_param < 0:
+            return None
+        index = f.returns_param - (1 if o is not None else 0)
+        value = None
+        for i, k, a in passes:
+            if (i == index and k is None) or k == f.params[f.returns_param]:
+                value = constants._value(a, known, objects)
+        if value is None:
+            return None
+        found.append(value)
+    found = list(dict.fromkeys(found))
+    return found[0] if len(found) == 1 else None
+
+
+def _factory_value(f, obj, passes: tuple, known: dict, objects):
+    """What a call of function ``f`` (on object ``obj``, or ``None``) passing ``passes`` returns
+    by its ``return`` statements (:attr:`.summary.FunctionFacts.returns_alts`): the first whose
+    guard the call's context makes hold; the objects of every return that may run when the
+    context does not tell (``get_env(cfg)`` with ``cfg.device`` unknown: the TPU and the CUDA
+    environment, one object each; an XLA-off branch's never, in an XLA run); ``None`` when
+    one of them is unknown."""
+    given = constants.bind(passes, known, f.params, 1 if obj is not None else 0, objects, f.varargs)
+    if obj is not None and f.params:
+        given[f.params[0]] = obj
+    maybe: list = []
+    for conds, arg in f.returns_alts:
+        verdict = constants.decided(conds, given)
+        if verdict is False:
+            continue
+        value = constants._value(arg, given, objects)
+        if value is None:
+            return None
+        maybe.extend(value[1] if value[0] == "any" else (value,))
+        if verdict:
+            break
+    members = tuple(dict.fromkeys(v for v in maybe if v[0] == "obj"))
+    if len(members) != len(set(maybe)):
+        return None  # (a literal or None among what it may return: not one object)
+    return members[0] if len(members) == 1 else ("any", members) if members else None
+
+
+def _attribute(obj: tuple, attr: str, files: ProjectFiles, settings: Settings, depth: int = 0):
+    """The value of ``obj.attr`` for an object value ``("obj", class, its constructor's
+    context)``: what the ``__init__`` of the first class of its bases' order that stores
+    ``self.attr`` stores there (:attr:`.summary.ClassFacts.attr_values`), evaluated in the
+    constructor call's context when that ``__init__`` is the one the call ran (a base's
+    ``__init__`` reached through ``super()`` knows only ``self``); else a method of its
+    class, bound to it (``("fn", method, obj)``); ``None`` when unknown."""
+    if obj[0] == "any" and depth <= 6:  # each object it may be: what they hold
+        found = tuple(dict.fromkeys(v for v in (_attribute(o, attr, files, settings, depth + 1) for o in obj[1])
+                                    if v is not None))
+        return found[0] if len(found) == 1 else ("any", found) if found else None
+    if obj[0] != "obj" or depth > 6:
+        return None
+    table = _method_table(obj[1], files, settings)
+    for file, cls in _class_chain(obj[1], files, settings):
+        stored = dict(cls.attr_values).get(attr, False) if cls.attr_values else False
+        if stored is False:
+            if attr in cls.methods or attr in cls.assigned:
+                break
+            continue
+        if stored is None:
+            return None
+        own = (file, f"{cls.name}.__init__")
+        init = _function_facts(own, files, settings)
+        if init is None or not init.params:
+            return None
+        context = dict(obj[2]) if table.get("__init__", [None])[0] == own else {}
+        context[init.params[0]] = obj
+        return constants._value(stored, context, lambda a, k: _object_value(a, k, files, settings, depth + 1))
+    methods = table.get(attr, ())
+    if methods and not _assigned_first(obj[1], attr, files, settings):
+        return ("fn", methods[0], obj)
+    return None
 
 
 def _class_of(ref: Ref, files: ProjectFiles, settings: Settings, depth: int = 0) -> Ref | None:
@@ -1707,7 +2003,17 @@ def callers_lookup(filename: str | None, settings: Settings):
         question it gates)."""
         return qual.count(".") > 1 or files.called_nowhere_else(qual.rsplit(".", 1)[-1], str(path))
 
+    def objects(qual: str, param: str, element: bool = False) -> tuple | None:
+        """The project classes whose instances the reach saw parameter ``param`` of ``qual``
+        hold in launched code (``train(index, strategy, cfg)`` launched by a strategy's
+        launcher with ``args=(self._strategy, *args)``; :func:`_reach_objects`), or with
+        ``element`` the classes of the elements of the list it held; ``None`` when unknown."""
+        got = _reach_objects(str(path), qual, param, files, settings)
+        want = INSTANCES if element else INSTANCE
+        return got.refs if got.kind == want and got.refs else None
+
     lookup.uncalled = uncalled
+    lookup.objects = objects
     return lookup
 
 
@@ -2285,7 +2591,11 @@ def _reach_objects(file: str, qual: str, name: str, files: ProjectFiles, setting
     objects a script built and handed through a framework's launch: :func:`_dispatched_callees`),
     as an :data:`INSTANCE` / :data:`INSTANCES` argument of their classes; unknown when the
     values are not all one kind or none was seen."""
-    seen = _PARAM_OBJECTS.get((files.root, settings), {}).get((file, qual, name))
+    params = _PARAM_OBJECTS.get((files.root, settings))
+    if params is None:  # (asked with the module's launch wrappers added: the index is the run's settings')
+        params = next((v for (root, s), v in _PARAM_OBJECTS.items()
+                       if root == files.root and dataclasses.replace(s, launchers=settings.launchers) == settings), {})
+    seen = params.get((file, qual, name))
     if not seen or len({v[0] for v in seen}) != 1:
         return _UNKNOWN
     kind = next(iter(seen))[0]

@@ -1190,6 +1190,31 @@ def describe_dispatches(model, resolve, path: str, classes=None) -> tuple[Dispat
     return tuple(out)
 
 
+def describe_receiver_calls(model, calls: list, resolve, path: str, classes=None) -> tuple[DispatchFacts, ...]:
+    """:class:`DispatchFacts` of the method calls on attribute chains whose receiver the
+    reach evaluates (``trainer.strategy.optimizer_step(optimizer)``,
+    ``cb.on_train_batch_end(...)`` over ``trainer.callbacks``; ``calls``: ``(call, ctx,
+    edge key)`` from :func:`.summary._edges`): ``origin`` ``""``, ``param`` the edge key
+    (``"recv:trainer.strategy.optimizer_step"``), with what each passes and whether it runs
+    in a training step loop, so that the methods the reach resolves them to know their
+    calls as dispatched ones (:func:`flake8_xla.project._dispatched_to`)."""
+    if not calls:
+        return ()
+    quals = model.function_quals()
+    site = _Site(resolve, path, classes, getattr(classes, "files", None))
+    out = []
+    for call, ctx, key in calls:
+        args, kwargs, splat = _describe_arguments(model, call, ctx, site)
+        in_step, gated = _step_context(model, ctx, xla_only=model.uses_torch_xla, line=call.lineno)
+        if not in_step:
+            gated = _gated(model, ctx)
+        own = [lp for lp in ctx.loops if lp.ctx.func is ctx.func]
+        out.append(DispatchFacts("", key, -1, False, call.func.attr, call.lineno, tuple(args), tuple(kwargs), splat,
+                                 in_step, gated, caller=quals.get(id(ctx.func), ""),
+                                 loops=tuple(lp.node.lineno for lp in own)))
+    return tuple(out)
+
+
 def _getattr_param(model, call: ast.Call, ctx) -> tuple | None:
     """``(receiver, param)`` when ``call`` calls ``getattr(receiver, param)`` (or a name bound
     once to it: ``hook = getattr(cb, event, None)``; ``hook(trainer)``) with ``param`` a

@@ -34,9 +34,17 @@ Cond = tuple
 #: the kinds of an object value in a context: ``("obj", class ref, the constructor's context)``
 #: for the instance one constructor call builds, ``("objs", obj values)`` for a list of them
 OBJECTS = ("obj", "objs")
-#: every value kind that is no literal: objects, a function (``("fn", ref)``) and the tuple a
-#: ``*args`` parameter holds (``("tuple", values or None)``)
-NOT_LITERAL = OBJECTS + ("fn", "tuple")
+#: every value kind that is no literal: objects, a function (``("fn", ref)``), the tuple a
+#: ``*args`` parameter holds (``("tuple", values or None)``), and one of several values
+#: (``("any", values)``: an object whose constructor's branches are told apart per value,
+#: :func:`flake8_xla.project._object_value`)
+NOT_LITERAL = OBJECTS + ("fn", "tuple", "any")
+#: the value of a chain that equals none of the literals its tests name (the ``else`` of the
+#: branches an object is told apart by)
+OTHER = ("other", None)
+#: the keyword slot of a ``*name`` argument in :func:`passes` form: ``(index, SPLAT, ("chain", name))``
+#: splices the ``("tuple", values)`` the name holds at ``index``
+SPLAT = "*"
 #: how many contexts one function is followed with before the rest count as unknown
 MAX_CONTEXTS = 8
 #: how many conditions one guard keeps (the innermost)
@@ -223,10 +231,43 @@ def guard(model, ctx) -> tuple[Cond, ...]:
     return found
 
 
+def frame_conds(model, ctx, base) -> tuple | None:
+    """The conditions of the ``if`` frames of ``ctx`` inside the frame chain ``base`` (the
+    function's own, at most three), every frame's test giving some (a test of a stable
+    chain against a literal, a run probe); ``None`` when one gives none."""
+    out: list = []
+    link = ctx.frames or None
+    n = 0
+    while link is not None and link is not base:
+        frame = link.frame
+        n += 1
+        if n > 3 or not (type(frame) is tuple and len(frame) == 2 and isinstance(frame[0], ast.AST)):
+            return None
+        got: list = []
+        _test_conds(model, frame[0], bool(frame[1]), ctx, got)
+        if not got:
+            return None
+        out.extend(got)
+        link = link.parent
+    return tuple(out)
+
+
+def decided(conds: tuple[Cond, ...], context: dict) -> bool | None:
+    """``True`` when ``context`` makes every one of ``conds`` hold, ``False`` when it makes
+    one fail (:func:`holds`), ``None`` when that is not told."""
+    if not holds(conds, context):
+        return False
+    for chain, _, _, _ in conds:
+        known = context.get(chain)
+        if (known is None or known[0] in NOT_LITERAL) and chain[:1] != "@":
+            return None
+    return True
+
+
 def passes(model, call: ast.Call, ctx, new=None) -> tuple:
     """``((index or None, keyword or None, ("const", value) | ("chain", "cfg.x")), ...)``:
     the arguments of ``call`` that are literals or stable chains (positions stop at a
-    ``*args`` splat; ``**kwargs`` gives nothing). With ``new`` (the summary's
+    ``*args`` splat, itself ``(index, SPLAT, ("chain", "args"))``; ``**kwargs`` gives nothing). With ``new`` (the summary's
     ``new(expr, ctx)``: ``("new", class ref, its constructor's passes)`` / ``("news", items)``
     for an argument holding instances one constructor call each builds), those too, and the
     receiver of ``obj.m(...)`` at index ``-1`` (the method's own first parameter)."""
@@ -236,7 +277,10 @@ def passes(model, call: ast.Call, ctx, new=None) -> tuple:
         if got is not None:
             out.append((-1, None, got))
     for i, a in enumerate(call.args):
-        if type(a) is ast.Starred:
+        if type(a) is ast.Starred:  # f(*args): the tuple spliced there, when told (positions after it are not)
+            got = _argument(model, a.value, ctx, new) if type(a.value) is ast.Name else None
+            if got is not None and got[0] == "chain":
+                out.append((i, SPLAT, got))
             break
         got = _argument(model, a, ctx, new)
         if got is not None:
@@ -282,7 +326,8 @@ def holds(conds: tuple[Cond, ...], context: dict) -> bool:
             if identity and value == ("NoneType", None) and equal:
                 return False
             continue
-        same = known == value if identity else _equal(known[1], value[1])
+        same = False if known is OTHER or known == OTHER else \
+            known == value if identity else _equal(known[1], value[1])
         if same != equal:
             return False
     return True
@@ -308,6 +353,12 @@ def bind(args: tuple, context: dict, params: tuple[str, ...], offset: int = 0, o
     extra: dict[int, object] = {}
     for index, keyword, arg in args:
         kind, what = arg[0], arg[1]
+        if keyword == SPLAT:  # f(*args): each item the tuple is known to hold, from index on
+            items = _value(arg, context, objects)
+            if items is not None and items[0] == "tuple":
+                spliced = tuple((index + j, None, ("value", v)) for j, v in enumerate(items[1]) if v is not None)
+                out.update(bind(spliced, {}, params, offset, None, varargs))
+            continue
         if index is not None:
             index += offset
             if varargs and index >= len(params):
@@ -327,6 +378,10 @@ def bind(args: tuple, context: dict, params: tuple[str, ...], offset: int = 0, o
                     out[name] = value
                 elif chain.startswith(prefix):
                     out[name + chain[len(what):]] = value
+            if name not in out and objects is not None and "." in what:
+                value = objects(arg, context)  # self.strategy: an attribute of an object the context holds
+                if value is not None:
+                    out[name] = value
             continue
         value = _value(arg, context, objects)
         if value is not None:
@@ -337,14 +392,40 @@ def bind(args: tuple, context: dict, params: tuple[str, ...], offset: int = 0, o
 
 
 def _value(arg: tuple, context: dict, objects) -> object:
+    """The context value of one argument (:func:`passes` form) in ``context``: a literal, a
+    function, what a chain holds (through the attributes of an object the context holds,
+    by ``objects``), an object a constructor call builds, an attribute of one (``"get"``),
+    the first truthy item of ``a or b`` (``"or"``); ``None`` when unknown."""
     kind, what = arg[0], arg[1]
     if kind == "const":
         return what
     if kind == "fn":
         return arg
+    if kind == "value":  # (a value already evaluated: an item of a spliced tuple)
+        return what
     if kind == "chain":
-        return context.get(what)
-    if kind in ("new", "news"):
+        got = context.get(what)
+        if got is None and objects is not None and "." in what:
+            got = objects(arg, context)
+        return got
+    if kind == "alts":  # the value the last branch told to run stores; unknown when one is not told
+        got = None
+        for conds, item in what:
+            verdict = decided(conds, context)
+            if verdict is None:
+                return None
+            if verdict:
+                got = _value(item, context, objects)
+        return got
+    if kind == "or":
+        for item in what:
+            got = _value(item, context, objects)
+            if got is None:
+                return None
+            if got[0] in NOT_LITERAL or got[1]:
+                return got
+        return None
+    if kind in ("new", "news", "get", "elt", "either", "ret"):
         return objects(arg, context) if objects is not None else None
     return None
 

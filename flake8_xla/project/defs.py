@@ -25,6 +25,7 @@ import re
 import stat
 from pathlib import Path
 
+from ..model.data import REPLICA_APIS
 from ..model.runtime import chain_parts
 from .constants import xla_probe
 from .files import ProjectFiles, read_text
@@ -57,6 +58,9 @@ class DefFacts:
     #: a probe of an importable torch_xla (``def is_xla_available(): try: import torch_xla``
     #: ...): :func:`.constants.xla_probe`
     xla_probe: bool = False
+    #: its own body asks the runtime or the process group for the replica's rank or the
+    #: world size (``def get_rank(): return xr.global_ordinal()``): :func:`reads_replica`
+    reads_replica: bool = False
 
 
 NOTHING = DefFacts()
@@ -101,6 +105,8 @@ def def_facts(ref: Ref, files: ProjectFiles) -> DefFacts:
             return DefFacts(tensor_of=computed)
         if _probe(ref, files):
             return DefFacts(xla_probe=True)
+        if reads_replica(ref, files):
+            return DefFacts(reads_replica=True)
         built = returns_class(ref, files)
         if built is not None:
             return DefFacts(returns_class=built)
@@ -245,6 +251,13 @@ def tensor_of(ref: Ref, files: ProjectFiles) -> tuple[int, ...]:
     return _indexed(ref, files, 5) or ()
 
 
+def reads_replica(ref: Ref, files: ProjectFiles) -> bool:
+    """Top-level function ``ref`` calls a rank or world-size API in its own body
+    (:data:`flake8_xla.model.data.REPLICA_APIS`, through the module's imports of other
+    packages; through re-exports): a dataset that calls it shards itself."""
+    return bool(_indexed(ref, files, 7))
+
+
 def _probe(ref: Ref, files: ProjectFiles) -> bool:
     """Top-level function ``ref`` probes an importable torch_xla (through re-exports)."""
     return bool(_indexed(ref, files, 6))
@@ -283,19 +296,20 @@ def _reexport(path: Path, name: str, files: ProjectFiles) -> Ref | None:
     return resolve_chain((name,), _index(path, files)[2], files)
 
 
-def _index(path: Path, files: ProjectFiles) -> tuple[dict[str, _ClassBases], dict[str, int], dict, dict, dict, dict, set]:
+def _index(path: Path, files: ProjectFiles) -> tuple[dict[str, _ClassBases], dict[str, int], dict, dict, dict, dict, set, set]:
     """The module's top-level classes with their bases, its functions that return a
     parameter unchanged, the names its imports bind to project modules, its functions
     every return of which calls one class (by dotted name), its functions that return a
     torch computation on parameters (:func:`_tensor_params`), its literal constants, and
     its probes of an importable torch_xla (:func:`.constants.xla_probe`)
-    (:func:`_constants`), once per file state."""
+    (:func:`_constants`), and its functions that ask for the rank or world size
+    (:func:`reads_replica`), once per file state."""
     try:
         st = os.stat(path)
     except OSError:
-        return {}, {}, {}, {}, {}, {}, set()
+        return {}, {}, {}, {}, {}, {}, set(), set()
     if not stat.S_ISREG(st.st_mode):
-        return {}, {}, {}, {}, {}, {}, set()
+        return {}, {}, {}, {}, {}, {}, set(), set()
     key = (str(path), st.st_size, st.st_mtime_ns)
     found = _INDEX.get(key)
     if found is not None:
@@ -308,7 +322,8 @@ def _index(path: Path, files: ProjectFiles) -> tuple[dict[str, _ClassBases], dic
     computes: dict[str, tuple[int, ...]] = {}
     project = _import_bindings(path, tree, files) if tree is not None else {}
     probes: set[str] = set()
-    found = _INDEX[key] = (classes, identities, project, builders, constants, computes, probes)
+    replicas: set[str] = set()
+    found = _INDEX[key] = (classes, identities, project, builders, constants, computes, probes, replicas)
     if tree is None:
         return found
     constants.update(_constants(tree))
@@ -318,6 +333,8 @@ def _index(path: Path, files: ProjectFiles) -> tuple[dict[str, _ClassBases], dic
         if type(node) is ast.FunctionDef:
             if xla_probe(node):
                 probes.add(node.name)
+            if _asks_replica(node, external):
+                replicas.add(node.name)
             index = _identity(node)
             if index >= 0:
                 identities[node.name] = index
@@ -378,6 +395,19 @@ def _identity(func: ast.FunctionDef) -> int:
 #: tensor methods whose result is no device tensor (a host read, a size, a move)
 _NOT_TENSOR = frozenset({"item", "tolist", "numpy", "cpu", "to", "size", "dim", "numel", "stride", "data_ptr",
                          "element_size", "nelement", "is_contiguous", "get_device", "type", "__len__"})
+
+
+def _asks_replica(func: ast.FunctionDef, external: dict[str, str]) -> bool:
+    """:func:`reads_replica` of one top-level function of at most 16 statements."""
+    if len(func.body) > 16:
+        return False
+    for node in ast.walk(func):
+        if type(node) is ast.Call:
+            parts = chain_parts(node.func)
+            if parts is not None and parts[0] in external \
+                    and ".".join([external[parts[0]], *parts[1:]]) in REPLICA_APIS:
+                return True
+    return False
 
 
 def _tensor_params(func: ast.FunctionDef, external: dict[str, str]) -> tuple[int, ...]:

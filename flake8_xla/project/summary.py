@@ -21,7 +21,8 @@ SAVE_CALLS = ("torch_xla.core.xla_model.save", "torch_xla.utils.serialization.sa
 from ..model.scopes import Ctx
 from . import constants
 from ..settings import Settings
-from .callers import CallFacts, DispatchFacts, describe_calls, describe_dispatches, describe_self_sites
+from .callers import CallFacts, DispatchFacts, describe_calls, describe_dispatches, describe_receiver_calls, \
+    describe_self_sites
 from .files import ProjectFiles, read_text
 
 #: a reference to a function or class of a project module: (file, "f" / "Cls" / "Cls.m")
@@ -141,6 +142,15 @@ class FunctionFacts:
     launches: tuple = ()
     #: the name of its ``*args`` parameter, or ``""``
     varargs: str = ""
+    #: the index (``self`` counts) of the parameter every ``return`` gives back as the same
+    #: object (``return module.to(self.root_device)``, ``.train()``, a name bound once to it:
+    #: :func:`_returned_param`); -1 when none
+    returns_param: int = -1
+    #: ``((guard, value), ...)`` of its ``return`` statements, in order, when one of them
+    #: builds an object of a project class (``if cfg.device == "tpu": return TpuEnv(cfg)``:
+    #: a factory) and the value of each is told (:func:`.constants.passes` argument form);
+    #: ``()`` otherwise
+    returns_alts: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -164,6 +174,14 @@ class ClassFacts:
     #: its bases in the order its ``class`` line names them: ``("", name)`` for a class of the
     #: module, a ``Ref`` for another module's (a mixin listed first overrides the base after it)
     bases_order: tuple = ()
+    #: ``(attr, value)`` for each ``self.<attr>`` its own methods store: the one value its
+    #: ``__init__`` stores there unconditionally, in :func:`.constants.passes` argument form
+    #: (``self.launcher = XLALauncher(self)``: ``("new", ref, passes)``; ``self.strategy =
+    #: strategy or CPUStrategy()``: ``("or", (("chain", "strategy"), ("new", ...)))``), or the
+    #: values its branches store (``("alts", ((guard, value), ...))``: :func:`_attr_values`),
+    #: evaluated in the context of the object's constructor call; ``None`` when stored
+    #: otherwise (in another method, in a loop, under a test of no constant, a value not told)
+    attr_values: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -356,7 +374,8 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         """The object value ``expr`` holds for the reach (:mod:`.constants`): ``("new",
         class ref, what its constructor call passes)`` when its one value is a constructor
         call of a project class, ``("news", items)`` for a list or tuple display of them
-        (also through a name bound once); else ``None``."""
+        (also through a name bound once), ``("either", items)`` for a name bound to one of
+        several such calls (XLA-off branches' left out); else ``None``."""
         t = type(expr)
         if depth > 5:
             return None
@@ -370,8 +389,14 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                         return ("fn", r)
                 break
             values = model.values(expr, ctx)
-            if values is None or len(values) != 1 or values[0][1] is None:
+            if values is None or not 1 <= len(values) <= 4 or any(c is None for _, c in values):
                 return None
+            if len(values) > 1:  # strategy = XLAStrategy(...) / else: strategy = CPUStrategy(): each object
+                values = [(v, c) for v, c in values if not _own_frames_off(model, c)]  # (not an XLA-off branch's)
+                items = tuple(dict.fromkeys(new(v, c, depth + 1) if type(v) is ast.Call else None for v, c in values))
+                if not items or None in items or any(i[0] != "new" for i in items):
+                    return None
+                return items[0] if len(items) == 1 else ("either", items)
             v, c = values[0]
             return new(v, c, depth + 1) if type(v) in (ast.Call, ast.List, ast.Tuple) else None
         if t in (ast.List, ast.Tuple):
@@ -388,6 +413,13 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         else:
             r = ref(f)
             target = classes(r) if r is not None else None
+            if target is None and type(f) is ast.Attribute and r is None and (files is None or files.defines(f.attr)):
+                recv = _receiver(model, f.value, ctx, new, depth + 1)
+                if recv is not None:  # self.strategy.setup_module(module): what that method returns
+                    return ("ret", recv, f.attr, constants.passes(model, expr, ctx, lambda e, c: new(e, c, depth + 1)))
+                return None
+            if target is None and r is not None and "." not in r[1]:  # helper(model): what it returns
+                return ("ret", None, r, constants.passes(model, expr, ctx, lambda e, c: new(e, c, depth + 1)))
             if target is None or target[1] != r[1].rsplit(".", 1)[-1]:
                 return None  # (not a constructor call of the class itself, maybe re-exported)
         return ("new", target, constants.passes(model, expr, ctx,
@@ -405,6 +437,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                 handed.setdefault(cf.caller, []).extend(a.refs)
 
     functions = []
+    recv_calls: list = []  # (call, ctx, edge key) of the method calls on attribute chains
     selves = bool(model.project_launcher_selves)
     launches = _function_launches(model, quals, ref, str(path), new, files,
                                   lambda parts: resolve_chain(parts, bindings, files))
@@ -446,7 +479,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         self_calls, self_local, self_steps = _self_calls(model, func, quals)
         supers = _super_calls(func)
         edges = _edges(model, func, quals, ref, bindings, set(local), set(out),
-                       set(handed.get(quals[id(func)], ())), new, dispatch_sites)
+                       set(handed.get(quals[id(func)], ())), new, dispatch_sites, files, recv_calls)
         functions.append(FunctionFacts(quals[id(func)], func.node.lineno, tuple(dict.fromkeys(local)), tuple(out),
                                        *_does(model, func, ref), steps_once=model.steps_once(func),
                                        returns_loader=_returns_loader(model, func),
@@ -460,7 +493,8 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                                        self_local=self_local, self_steps=self_steps,
                                        params=tuple(func.params), edges=edges, unbuilt=unbuilt,
                                        super_calls=supers, launches=launches.get(id(func), ()),
-                                       varargs=_varargs(func),
+                                       varargs=_varargs(func), returns_param=_returned_param(model, func),
+                                       returns_alts=_returns_alts(model, func, new),
                                        self_sites=describe_self_sites(model, func, resolver, str(path), classes)))
     class_facts = []
     for cls in model.classes:
@@ -478,7 +512,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                          for t in (stmt.targets if type(stmt) is ast.Assign else [stmt.target]) if type(t) is ast.Name)
         class_facts.append(ClassFacts(cls.name, tuple(cls.methods), tuple(local), tuple(out),
                                   model.plain_dataset_class(cls), model.class_dropout(cls), assigned,
-                                  model.device_attrs(cls), tuple(order)))
+                                  model.device_attrs(cls), tuple(order), _attr_values(model, cls, new)))
     exports = []
     for name in bindings:
         r = ref(ast.Name(id=name))
@@ -511,8 +545,60 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         script_out=out,
         entry_roots=(entry.qual,) if entry is not None and not model.uses_torch_xla else (),
         entry=entry,
-        dispatches=dispatches,
+        dispatches=dispatches + describe_receiver_calls(model, recv_calls, resolver, str(path), classes),
     )
+
+
+def _attr_values(model, cls, new) -> tuple:
+    """:attr:`ClassFacts.attr_values` of one class of the module: the one value an
+    unconditional store gives, or ``("alts", ((guard, value), ...))`` for at most four
+    stores of ``__init__`` in ``if`` branches whose tests are constant tests of stable chains
+    (``if accelerator == "tpu": self.strategy = XLAStrategy(self)`` / ``else:``), in order."""
+    out = []
+    for attr, stores in cls.attrs.items():
+        value = None
+        alts: list | None = [] if len(stores) <= 4 else None
+        for expr, ctx in stores:
+            func = ctx.func
+            if alts is None or expr is None or func is None or func.name != "__init__" or ctx.loops:
+                alts = None
+                break
+            conds = () if ctx.frames is func.ctx.frames else constants.frame_conds(model, ctx, func.ctx.frames)
+            arg = _attr_argument(model, expr, ctx, new) if conds is not None else None
+            if arg is None:
+                alts = None
+                break
+            alts.append((conds, arg))
+        if alts:
+            value = alts[0][1] if len(alts) == 1 and not alts[0][0] else ("alts", tuple(alts))
+        out.append((attr, value))
+    return tuple(out)
+
+
+def _attr_argument(model, expr: ast.AST, ctx, new):
+    """The argument form of a value an ``__init__`` stores (:func:`_attr_values`):
+    ``a or B()`` as ``("or", items)`` (the first truthy item is the value), else
+    :func:`.constants._argument`."""
+    t = type(expr)
+    if t is ast.Call and type(expr.func) is ast.Name and expr.func.id in ("list", "tuple") and len(expr.args) == 1 \
+            and not expr.keywords and model.lookup(expr.func.id, ctx, None) is None:
+        return _attr_argument(model, expr.args[0], ctx, new)  # list(callbacks or []): the same items
+    if t is ast.BoolOp and type(expr.op) is ast.Or and len(expr.values) <= 4:
+        values = list(expr.values)
+        while len(values) > 1 and _empty(values[-1]):
+            values.pop()  # callbacks or []: what the first holds when it holds something
+        if len(values) == 1:
+            return _attr_argument(model, values[0], ctx, new)
+        items = tuple(constants._argument(model, v, ctx, new) for v in values)
+        return ("or", items) if None not in items else None
+    return constants._argument(model, expr, ctx, new)
+
+
+def _empty(expr: ast.AST) -> bool:
+    """``[]``, ``()``, ``{}`` or ``None``."""
+    t = type(expr)
+    return (t in (ast.List, ast.Tuple) and not expr.elts) or (t is ast.Dict and not expr.keys) \
+        or (t is ast.Constant and expr.value is None)
 
 
 def wrapper_receiver_differs(model, call, ctx, resolve, path: str, files) -> bool:
@@ -568,10 +654,8 @@ def _launched_out(model, ref, path: str, files=None, ref_parts=None) -> tuple:
         if type(target) not in (ast.Name, ast.Attribute):
             continue
         r = ref(target)
-        given = model.kwarg(call, "args", 1)
-        passes = tuple((i, None, got) for i, e in enumerate(given.elts)
-                       for got in (constants._argument(model, e, lctx),) if got is not None and got[0] == "const") \
-            if type(given) is ast.Tuple and type(model.kwarg(call, "fn", 0)) in (ast.Name, ast.Attribute) else ()
+        passes = tuple(a for a in _launch_args(model, call, lctx) if a[2][0] == "const") \
+            if type(model.kwarg(call, "fn", 0)) in (ast.Name, ast.Attribute) else ()
         if r is not None and r[0] != path and (r, not single, passes) not in out:
             out.append((r, not single, passes))
     return tuple(out)
@@ -610,12 +694,14 @@ MAX_OCCURRENCES = 16
 
 
 def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed: set, new=None,
-           dispatch_sites: set = frozenset()) -> tuple:
+           dispatch_sites: set = frozenset(), files=None, recv_calls: list | None = None) -> tuple:
     """``FunctionFacts.edges`` of one function; its own ``self.m(...)`` calls under the key
     ``"self.m"``, its method calls on an object a parameter brought in (the module's
     dispatches, ``dispatch_sites``: ``(caller, line, method)``) under ``"@line.m"``, its
     calls of a parameter (``main(cfg)``: the function a caller handed in) under
-    ``"param:main"``."""
+    ``"param:main"``, its method calls on attribute chains (:func:`_receiver_site`, a method
+    name some file of the project defines) under ``"recv:<chain>.<method>"``, those calls
+    also appended to ``recv_calls`` as ``(call, ctx, key)``."""
     qual = quals.get(id(func))
     occ: dict = {}
     defaults = _or_defaults(model, func)
@@ -640,13 +726,19 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
         elif type(f) is ast.Attribute and (qual, call.lineno, f.attr) in dispatch_sites:
             site = _site(model, call, ctx, defaults, new)
             occ.setdefault(f"@{call.lineno}.{f.attr}", []).append(site)
-        elif new is not None and type(f) is ast.Attribute and type(f.value) in (ast.Name, ast.Call):
-            recv = new(f.value, ctx)
+        elif new is not None and type(f) is ast.Attribute and type(f.value) in (ast.Name, ast.Call, ast.Attribute):
+            recv = new(f.value, ctx) if type(f.value) is not ast.Attribute else None
             if recv is not None and recv[0] == "new":  # obj.m(...) on an object built here
                 site = _site(model, call, ctx, defaults, new)
                 key = (recv[1][0], f"{recv[1][1]}.{f.attr}")
                 occ.setdefault(key, []).append(site)
                 received.add(key)
+            elif type(f.value) is not ast.Call and (files is None or files.defines(f.attr)):
+                key, site = _receiver_site(model, call, ctx, new, defaults)
+                if key is not None:  # self.strategy.launcher.launch(...): on what the chain holds
+                    occ.setdefault(key, []).append(site)
+                    if recv_calls is not None:
+                        recv_calls.append((call, ctx, key))
         r = ref(f)
         if r is not None and r in out:
             site = site or _site(model, call, ctx, defaults, new)
@@ -689,6 +781,101 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
             continue
         found.append((key, tuple(dict.fromkeys(sites))))
     return tuple(found)
+
+
+def _receiver_site(model, call: ast.Call, ctx, new, defaults: dict) -> tuple:
+    """``(edge key, site)`` of a method call on an attribute chain (``self.strategy.launcher.
+    launch(self._run, ...)``, ``strategy.launcher.launch(train, cfg)`` on an object built
+    here): the key ``"recv:<chain>.<method>"``, the receiver in the site's passes at index
+    ``-1`` (:func:`_receiver`: the reach evaluates it on the objects it knows); ``(None,
+    None)`` when the chain's root is neither a parameter nor an object built here."""
+    f = call.func
+    recv = _receiver(model, f.value, ctx, new)
+    parts = chain_parts(f.value)
+    if recv is None or parts is None:
+        return None, None
+    conds, args = _site(model, call, ctx, defaults, new)
+    return "recv:" + ".".join(parts) + "." + f.attr, (conds, ((-1, None, recv),) + tuple(a for a in args if a[0] != -1))
+
+
+def _receiver(model, expr: ast.AST, ctx, new, depth: int = 0):
+    """The argument form of an attribute chain a method is called on: ``("chain",
+    "self.strategy.launcher")`` rooted in a parameter of the function (a stable chain), or
+    ``("get", value, attr)`` on an object the function or module builds (``strategy =
+    XLAStrategy(...)``; ``strategy.launcher``); else ``None``."""
+    if depth > 4:
+        return None
+    if type(expr) is ast.Name:  # launcher = self.strategy.launcher; launcher.launch(...)
+        loop = _loop_over(model, expr, ctx)
+        if loop is not None:  # for cb in trainer.callbacks: cb.m(...): on each item the chain holds
+            inner = _receiver(model, loop.node.iter, loop.ctx, new, depth + 1) \
+                if type(loop.node.iter) in (ast.Name, ast.Attribute) else None
+            return ("elt", inner) if inner is not None else None
+        single = model.single_value(expr, ctx)
+        if single is None or single[1] is None or single[1].func is not ctx.func:
+            return None
+        if type(single[0]) is ast.Call:  # model = self.strategy.setup_module(module); model.training_step(...)
+            got = new(expr, ctx)
+            return got if got is not None and got[0] in ("ret", "new") else None
+        if type(single[0]) is not ast.Attribute:
+            return None
+        return _receiver(model, single[0], single[1], new, depth + 1)
+    if type(expr) is not ast.Attribute:
+        return None
+    chain = _param_chain(model, expr, ctx)
+    if chain is not None:
+        return ("chain", chain)
+    if type(expr.value) is ast.Name:  # trainer = self.trainer; trainer.strategy.m(...)
+        inner = _receiver(model, expr.value, ctx, new, depth + 1)
+        if inner is not None:
+            return ("chain", inner[1] + "." + expr.attr) if inner[0] == "chain" else ("get", inner, expr.attr)
+    base = new(expr.value, ctx) if type(expr.value) in (ast.Name, ast.Call) else _receiver(model, expr.value, ctx, new, depth + 1)
+    return ("get", base, expr.attr) if base is not None and base[0] in ("new", "get", "ret") else None
+
+
+def _loop_over(model, name: ast.Name, ctx):
+    """The ``for`` loop of ``ctx``'s own function whose target is ``name``, the name's one
+    binding there (``for cb in self.callbacks:``); else ``None``."""
+    for loop in reversed(ctx.loops):
+        node = loop.node
+        if type(node) is ast.For and type(node.target) is ast.Name and node.target.id == name.id \
+                and loop.ctx.func is ctx.func:
+            bindings = model.lookup(name.id, ctx, None)
+            return loop if bindings and len(bindings) == 1 else None
+    return None
+
+
+def _param_chain(model, expr: ast.AST, ctx) -> str | None:
+    """``"self.strategy.launcher"`` for an attribute chain rooted in a parameter of the
+    function (not nested) that nothing rebinds, when the function stores no attribute on
+    the chain's first link (``self.strategy = ...``) and hands the root to no ``setattr``;
+    else ``None``. (Looser than :func:`.constants.stable_chain`: ``self.x = ...`` elsewhere in
+    the method does not change what ``self.strategy`` holds.)"""
+    parts = chain_parts(expr)
+    func = ctx.func
+    if parts is None or len(parts) < 2 or func is None or func.ctx.func is not None or parts[0] not in func.params:
+        return None
+    bindings = model.lookup(parts[0], ctx, None)
+    if not bindings or len(bindings) != 1 or bindings[0][1] != "param":
+        return None
+    by_func = model._cache.get("param_chain_stores")
+    if by_func is None:  # id(function) -> the first two links its (and its nested code's) stores name, once per module
+        by_func = model._cache["param_chain_stores"] = {}
+        for target, _, sctx in model.attr_stores:
+            got = chain_parts(target)
+            f = sctx.func
+            while got is not None and len(got) >= 2 and f is not None:
+                by_func.setdefault(id(f), set()).add(got[:2])
+                f = f.ctx.func
+        for f in model.functions:
+            for call, _ in f.calls:
+                if type(call.func) is ast.Name and call.func.id in ("setattr", "delattr") and call.args \
+                        and type(call.args[0]) is ast.Name:
+                    by_func.setdefault(id(f), set()).add((call.args[0].id, "*"))
+    stores = by_func.get(id(func), ())
+    if parts[:2] in stores or (parts[0], "*") in stores:
+        return None
+    return ".".join(parts)
 
 
 def _own_frames_off(model, ctx) -> bool:
@@ -789,22 +976,35 @@ def _function_launches(model, quals, ref, path: str, new, files=None, ref_parts=
                     continue
                 keys = [r]
         given = model.kwarg(call, "args", 1)
-        args = ()
         splat = given.id if type(given) is ast.Name and given.id == _varargs(ctx.func) else ""
-        if type(given) is ast.Tuple:
-            found = []
-            for i, e in enumerate(given.elts):
-                if type(e) is ast.Starred:
-                    break  # (positions after a splat are unknown)
-                got = constants._argument(model, e, ctx, new)
-                if got is not None:
-                    found.append((i, None, got))
-            args = tuple(found)
+        args = _launch_args(model, call, ctx, new)
         for k in keys:
             item = (k, not single, args, splat)
             if item not in out.setdefault(id(ctx.func), []):
                 out[id(ctx.func)].append(item)
     return {k: tuple(v) for k, v in out.items()}
+
+
+def _launch_args(model, call: ast.Call, ctx, new=None) -> tuple:
+    """What a launch's literal ``args=(...)`` tuple passes, in :func:`.constants.passes` form
+    (positions of the launched function after its process index): its literals, stable
+    chains (and with ``new``, objects and functions), and a ``*args`` item as a splice
+    (``args=(self._strategy, *args)``; positions after it are not told); ``()`` for anything
+    but a tuple display."""
+    given = model.kwarg(call, "args", 1)
+    if type(given) is not ast.Tuple:
+        return ()
+    found = []
+    for i, e in enumerate(given.elts):
+        if type(e) is ast.Starred:
+            got = constants._argument(model, e.value, ctx) if type(e.value) is ast.Name else None
+            if got is not None and got[0] == "chain":
+                found.append((i, constants.SPLAT, got))
+            break
+        got = constants._argument(model, e, ctx, new)
+        if got is not None:
+            found.append((i, None, got))
+    return tuple(found)
 
 
 def _module_facts(model, quals, ref, new) -> FunctionFacts | None:
@@ -829,11 +1029,16 @@ def _module_facts(model, quals, ref, new) -> FunctionFacts | None:
             keys.append(r)
         elif args and args[0][0] == -1 and args[0][2][0] == "new":  # obj.m(...) on an object built here
             keys.append((args[0][2][1][0], f"{args[0][2][1][1]}.{f.attr}"))
+        elif type(f) is ast.Attribute and type(f.value) in (ast.Attribute, ast.Name):
+            key, site = _receiver_site(model, call, ctx, new, {})
+            if key is not None:  # strategy.launcher.launch(train, cfg): on what the chain holds
+                keys.append(key)
+                args = site[1]
         for k in keys:
             if type(k) is tuple and k not in out:
                 out.append(k)
             occ.setdefault(k, []).append(((), args))
-    if not local and not out:
+    if not local and not out and not occ:
         return None
     edges = tuple((k, tuple(dict.fromkeys(v))) for k, v in occ.items()
                   if len(v) <= MAX_OCCURRENCES and any(a for _, a in v))
@@ -858,11 +1063,7 @@ def _launch_contexts(model, quals) -> tuple:
     for call, ctx, targets, _ in model.launches():
         conds = constants.guard(model, ctx)
         known = constants.positive(conds)
-        given = model.kwarg(call, "args", 1)
-        args = ()
-        if type(given) is ast.Tuple:  # (args=("tpu",): the constants, whatever guards the launch)
-            args = tuple((i, None, got) for i, e in enumerate(given.elts)
-                         for got in (constants._argument(model, e, ctx),) if got is not None)
+        args = _launch_args(model, call, ctx)  # (args=("tpu",): the constants, whatever guards the launch)
         plain = type(model.kwarg(call, "fn", 0)) is ast.Name
         for t in targets:
             q = quals.get(id(t))
@@ -1013,6 +1214,63 @@ def _returns_sampler(model, func) -> str:
     kinds = {model.sampler_value_kind(v, c, project=False) if v is not None and c is not None else None
              for v, c in func.returns}
     return kinds.pop() or "" if len(kinds) == 1 else ""
+
+
+def _returns_alts(model, func, new) -> tuple:
+    """:attr:`FunctionFacts.returns_alts` of one function (at most four ``return``
+    statements, none of them in a loop or a nested function's)."""
+    returns = func.returns
+    if not returns or len(returns) > 4:
+        return ()
+    out = []
+    for value, ctx in returns:
+        if value is None or ctx is None or ctx.loops or ctx.func is not func:
+            return ()
+        got = new(value, ctx) if type(value) in (ast.Call, ast.Name) else None
+        if got is None and type(value) is ast.Constant and value.value is None:
+            got = ("const", ("NoneType", None))
+        if got is None:
+            return ()
+        conds = constants.guard(model, ctx)
+        if _own_frames_off(model, ctx):
+            conds = (constants.XLA_OFF,) + conds
+        out.append((conds, got))
+    return tuple(out) if any(v[0] == "new" for _, v in out) else ()
+
+
+def _returned_param(model, func) -> int:
+    """:attr:`FunctionFacts.returns_param` of one function: every ``return`` gives back one
+    parameter (not a method's ``self``) as the same object, directly, through a name bound
+    once, or through methods that return the module they are called on (``.to(...)``,
+    ``.train()``: the model's ``_SAME_MODULE``); else -1."""
+    found = -1
+    if not func.returns:
+        return -1
+    for value, ctx in func.returns:
+        index = -1
+        for _ in range(6):
+            if value is None or ctx is None:
+                break
+            if type(value) is ast.Call and type(value.func) is ast.Attribute and value.func.attr in model._SAME_MODULE:
+                value = value.func.value
+                continue
+            if type(value) is not ast.Name:
+                break
+            bindings = model.read_bindings(value, ctx)
+            if not bindings or len(bindings) != 1:
+                break
+            if bindings[0][1] == "param" and bindings[0][2] is func:
+                i = func.params.index(value.id) if value.id in func.params else -1
+                index = i if not (func.cls is not None and i == 0) else -1
+                break
+            single = model.single_value(value, ctx)
+            if single is None:
+                break
+            value, ctx = single
+        if index < 0 or (found >= 0 and index != found):
+            return -1
+        found = index
+    return found
 
 
 def _moved_param(model, func, value: ast.AST, ctx, depth: int = 0) -> tuple[int, str] | None:

@@ -529,8 +529,8 @@ class TorchCompileDefaultBackend(Rule):
     ]
 
     def check(self, model):
-        if not model.uses_torch_xla:
-            return
+        if not (model.uses_torch_xla or model.in_project()):
+            return  # (a module without torch_xla: only where the project's launched code reaches it)
         fix = self.fix if at_least(self.settings, "2.1") else "pass backend='torchxla_trace_once'"
         for call, ctx in model.calls_to("torch.compile"):
             backend = model.kwarg(call, "backend")

@@ -143,6 +143,7 @@ class UnreducedOptimizerStep(Rule):
     def _unreduced(model, call, ctx, reductions) -> bool:
         return (model.is_optimizer_step(call, ctx) and model.in_xla_code(ctx)
                 and not model.rebuilt(call.func.value, ctx)  # (an unseen wrapper's step may reduce)
+                and not model.project_result(call.func.value, ctx)  # (so may one another module returns)
                 and not any(r.lineno <= call.lineno and _covers_optimizer(model, r, rctx, call, ctx)
                             for r, rctx in reductions)
                 and not _overridden(model, ctx.func)

@@ -99,7 +99,7 @@ class GPT(nn.Module):
 
     @torch.no_grad()
     def generate(self, idx, max_new_tokens, temperature=1.0, eos_id=None):
-        for _ in range(max_new_tokens):
+        for _ in range(max_new_tokens):  # expect: XLA508
             logits, _ = self(idx[:, -self.config.block_size:])
             probs = F.softmax(logits[:, -1, :] / temperature, dim=-1)
             idx_next = torch.multinomial(probs, num_samples=1)
