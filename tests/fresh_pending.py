@@ -93,7 +93,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("q12", "helpers.py", 27, "XLA503"): STEP_VALUES,
     ("r1", "train_tpu.py", 33, "XLA205"): RANK_VALUES,
     ("r2", "accel/tpu.py", 34, "XLA204"): STEP_ORDER,
-    ("r3", "scripts/train_spmd.py", 39, "XLA906"): SPMD_FLOW,
     ("r4", "ckpt.py", 22, "XLA603"): WRAPPED_STATE,
     ("r4", "trainer_utils.py", 19, "XLA202"): WRAPPED_STATE,
     ("r5", "tpu_cls/plugins/control.py", 14, "XLA502"): STEP_VALUES,
@@ -116,7 +115,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("u3", "gan/losses.py", 9, "XLA502"): STEP_VALUES + ": a loss helper's assert on discriminator outputs",
     ("u4", "data/__init__.py", 21, "XLA305"): DICT_ITEMS,
     ("u4", "train.py", 63, "XLA301"): DICT_ITEMS,
-    ("u6", "train_spmd.py", 39, "XLA906"): RUNTIME_ORDER,
     ("v1", "utils/misc.py", 12, "XLA501"): HOOK_VALUES + ": `float(value)` in a meter's update the step calls (after a barrier XLA204 reports)",
     ("v3", "lightfit/loop.py", 39, "XLA602"): RANK_VALUES + ": `strategy.is_global_zero()` inherited, over `global_rank()` of the subclass",
     ("v5", "common/engine.py", 12, "XLA201"): "a plain optimizer.step() in a loop shared with a DDP script (DDP only on the CUDA path)",
@@ -156,7 +154,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("x5", "utils.py", 72, "XLA603"): WRAPPED_STATE + ": the XLA FSDP model handed to `save_for_eval`",
     ("x6", "common.py", 52, "XLA503"): STEP_VALUES + ": a mask in `forward` of a model shared by SPMD and DDP entry points",
     ("x6", "common.py", 66, "XLA501"): STEP_VALUES + ": the loss a `train_step` helper returns, logged by a shared helper",
-    ("x6", "spmd_train.py", 22, "XLA906"): RUNTIME_ORDER,
     ("w2", "common.py", 12, "XLA206"): DROPOUT_DEFAULT + " (the worker's own module builds the model)",
     ("w2", "main.py", 59, "XLA003"): CONSTANTS + ": a registry-built runner whose __init__ starts the runtime before its launch",
     # session 13: blind set y (y1-y6, labelled by a helper before any run, modelled on public

@@ -491,3 +491,48 @@ def test_the_cuda_environment_alone_launches_nothing(tmp_path):
     write(tmp_path, {"pyproject.toml": "", "envs/__init__.py": ENVS, "envs/base.py": ENV_BASE,
                      "envs/tpu.py": ENV_TPU, "envs/cuda.py": ENV_CUDA, "engine.py": ENGINE, "launch.py": script})
     assert lint_all(tmp_path) == set()
+
+
+SEEDS = '''\
+import random
+
+import torch
+import torch_xla
+
+
+def set_seed(seed):
+    random.seed(seed)
+    torch.manual_seed(seed)
+    torch_xla.manual_seed(seed)
+
+
+def set_host_seed(seed):
+    random.seed(seed)
+    torch.manual_seed(seed)
+'''
+
+SPMD_SCRIPT = '''\
+import torch_xla
+import torch_xla.runtime as xr
+
+from seeds import {seed}
+
+
+def main():
+    {seed}(0)
+    xr.use_spmd()
+    device = torch_xla.device()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+@pytest.mark.parametrize("seed, expected", [
+    ("set_seed", {("train.py", 9, "XLA906")}),  # the helper seeds the device RNG: the runtime started
+    ("set_host_seed", set()),
+])
+def test_a_helper_of_another_module_that_starts_the_runtime_before_use_spmd(tmp_path, seed, expected):
+    write(tmp_path, {"pyproject.toml": "", "seeds.py": SEEDS, "train.py": SPMD_SCRIPT.format(seed=seed)})
+    assert lint_all(tmp_path) == expected

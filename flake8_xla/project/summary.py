@@ -402,6 +402,9 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         if t in (ast.List, ast.Tuple):
             items = [new(e, ctx, depth + 1) for e in expr.elts]
             return ("news", tuple(items)) if items and None not in items else None
+        if t is ast.Attribute:  # self.module = self.strategy.setup_model(model); ... self.module
+            stored = _stored_before(model, expr, ctx)
+            return new(stored[0], stored[1], depth + 1) if stored is not None else None
         if t is not ast.Call or type(expr.func) not in (ast.Name, ast.Attribute):
             return None
         f = expr.func
@@ -831,6 +834,33 @@ def _receiver(model, expr: ast.AST, ctx, new, depth: int = 0):
             return ("chain", inner[1] + "." + expr.attr) if inner[0] == "chain" else ("get", inner, expr.attr)
     base = new(expr.value, ctx) if type(expr.value) in (ast.Name, ast.Call) else _receiver(model, expr.value, ctx, new, depth + 1)
     return ("get", base, expr.attr) if base is not None and base[0] in ("new", "get", "ret") else None
+
+
+def _stored_before(model, expr: ast.Attribute, ctx) -> tuple | None:
+    """``(value, ctx)`` of the store ``self.x = value`` that a read ``self.x`` sees in the same
+    function: the last one before it at the function's own level (no branch, no loop, no
+    nested function), with no other store of ``self.x`` in the function after it and no
+    call before the read that could rebind it on another path; ``None`` otherwise."""
+    func = ctx.func
+    base = expr.value
+    if func is None or func.cls is None or not func.params or type(base) is not ast.Name \
+            or base.id != func.params[0] or ctx.loops:
+        return None
+    index = model._cache.get("self_stores")
+    if index is None:  # (id(function), attr) -> the function's own stores of self.attr, once per module
+        index = model._cache["self_stores"] = {}
+        for target, value, sctx in model.attr_stores:
+            f = sctx.func
+            if f is not None and f.cls is not None and f.params and type(target.value) is ast.Name \
+                    and target.value.id == f.params[0]:
+                index.setdefault((id(f), target.attr), []).append((target, value, sctx))
+    found = None
+    for target, value, sctx in index.get((id(func), expr.attr), ()):
+        if target.lineno >= expr.lineno or sctx.loops or sctx.frames is not func.ctx.frames:
+            return None  # (a store after the read, in a loop or a branch: not the one value)
+        if found is None or target.lineno > found[0].lineno:
+            found = (target, value, sctx)
+    return (found[1], found[2]) if found is not None and found[1] is not None else None
 
 
 def _loop_over(model, name: ast.Name, ctx):

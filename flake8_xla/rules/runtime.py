@@ -400,14 +400,29 @@ class UseSpmdAfterRuntimeStart(Rule):
                 return "spmd"
             if q in RUNTIME_STARTS or (q in TORCH_FACTORIES and model._factory_kind(call, ctx) == "device"):
                 return "start"
+            if depth == 0 and model.project_lookup is not None and q.split(".", 1)[0] not in ("torch", "torch_xla"):
+                return self._project_event(model, call, ctx)  # (config.set_seed: another module's)
             return None
         f = call.func
         if type(f) is ast.Attribute and f.attr in ("to", "xla") and model.move_target(call, ctx) == "xla":
             return "start"
         if depth >= 2:
             return None
-        kinds = {self._func_event(model, g, depth + 1) for g in model.function_of(f, ctx)}
+        targets = model.function_of(f, ctx)
+        if not targets and depth == 0 and model.project_lookup is not None:
+            return self._project_event(model, call, ctx)
+        kinds = {self._func_event(model, g, depth + 1) for g in targets}
         return "spmd" if "spmd" in kinds else "start" if "start" in kinds else None
+
+    @staticmethod
+    def _project_event(model, call, ctx) -> str | None:
+        """Project mode: ``"start"`` for a call of another project module's function whose own
+        code starts the runtime (``set_seed(cfg.seed)`` calling ``torch_xla.manual_seed``;
+        :attr:`~flake8_xla.project.HelperFacts.xla_calls`) and turns no SPMD on; else None."""
+        helpers = model.callee_helpers(call, ctx)
+        if not helpers or any(USE_SPMD in h.xla_calls for h in helpers):
+            return None
+        return "start" if any(h.xla_calls & RUNTIME_STARTS for h in helpers) else None
 
     def _func_event(self, model, func, depth) -> str | None:
         """What calling ``func`` does first: ``"spmd"`` (a ``use_spmd()`` anywhere in its own
