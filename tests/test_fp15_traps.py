@@ -6,6 +6,13 @@ silent, with the shape that must still be reported beside it. Real flake8 on a s
   ``parser.set_defaults``, ``functools.partial``) starts no runtime before the launch; a
   torch factory, a tensor method or a module helper whose ``device`` parameter places a
   tensor still does.
+- XLA401 and the other XLA-code rules: a test that a variable only torch_xla's runtime or a
+  TPU host sets is set (``"PJRT_DEVICE" in os.environ``, ``os.getenv("COLAB_TPU_ADDR")``,
+  ``os.environ.get("PJRT_DEVICE") is not None``, an early ``return`` under
+  ``os.getenv("TPU_NAME")``) and ``if xm:`` of a try-import with a ``None`` fallback pick the
+  XLA side: the other side is CUDA code. A default that is always set
+  (``os.getenv("PJRT_DEVICE", "TPU")``), another variable, or CUDA code on the XLA side is
+  still reported.
 """
 
 from __future__ import annotations
@@ -110,3 +117,104 @@ if __name__ == "__main__":
 
 def test_a_device_string_that_places_a_tensor_still_starts_the_runtime(tmp_path):
     assert run(tmp_path, {"main.py": PLACERS}) == {("main.py", n, "XLA003") for n in (19, 20, 21, 22)}
+
+
+# --- 2. XLA401: environment tests that pick the XLA side -------------------------------------
+
+ENV_GUARDS = '''\
+import os
+import torch
+import torch_xla
+
+
+def pick_a():
+    if "PJRT_DEVICE" in os.environ:
+        return torch_xla.device()
+    return torch.device("cuda")
+
+
+def pick_b():
+    if os.getenv("COLAB_TPU_ADDR"):
+        return torch_xla.device()
+    return torch.device("cuda")
+
+
+def pick_c():
+    if os.environ.get("PJRT_DEVICE") is not None:
+        return torch_xla.device()
+    return torch.device("cuda")
+
+
+def pick_d():
+    if os.environ.get("XRT_TPU_CONFIG") is None:
+        return torch.device("cuda")
+    return torch_xla.device()
+
+
+def free_cache():
+    if "COLAB_TPU_ADDR" not in os.environ:
+        torch.cuda.empty_cache()
+
+
+def wait():
+    if os.getenv("TPU_NAME"):
+        return
+    torch.cuda.synchronize()
+'''
+
+OPTIONAL_XLA = '''\
+import torch
+
+try:
+    import torch_xla
+    import torch_xla.core.xla_model as xm
+except ImportError:
+    torch_xla = xm = None
+
+
+def get_device():
+    if xm:
+        return torch_xla.device()
+    return torch.device("cuda")
+
+
+def wait():
+    if xm:
+        torch.cuda.synchronize()
+    torch_xla.sync()
+'''
+
+
+def test_an_xla_environment_test_makes_its_other_side_cuda_code(tmp_path):
+    assert run(tmp_path, {"env_guards.py": ENV_GUARDS, "optional.py": OPTIONAL_XLA}) == {
+        ("optional.py", 18, "XLA401")}
+
+
+NOT_GUARDS = '''\
+import os
+import torch
+import torch_xla
+
+
+def pick_a():
+    if os.getenv("PJRT_DEVICE", "TPU"):
+        return torch_xla.device()
+    return torch.device("cuda")
+
+
+def pick_b():
+    if os.getenv("HOME"):
+        return torch_xla.device()
+    return torch.device("cuda")
+
+
+def pick_c():
+    if "PJRT_DEVICE" in os.environ:
+        torch.cuda.synchronize()
+    return torch_xla.device()
+'''
+
+
+def test_cuda_code_on_the_xla_side_or_under_another_test_is_still_reported(tmp_path):
+    assert run(tmp_path, {"not_guards.py": NOT_GUARDS}) == {
+        ("not_guards.py", 9, "XLA401"), ("not_guards.py", 15, "XLA401"), ("not_guards.py", 20, "XLA401")}
