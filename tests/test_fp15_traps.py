@@ -13,6 +13,11 @@ silent, with the shape that must still be reported beside it. Real flake8 on a s
   XLA side: the other side is CUDA code. A default that is always set
   (``os.getenv("PJRT_DEVICE", "TPU")``), another variable, or CUDA code on the XLA side is
   still reported.
+- XLA601: a copy already on the CPU stays there through calls that keep the device
+  (``model.cpu().half()``, ``.to("cpu").to(dtype=...).eval()``), and a recursive ``to_cpu(obj)``
+  helper's ``return obj`` is its fallback for what is no tensor; a copy on the device
+  (``model.bfloat16()``, ``model.cpu().to(device)``) or a helper that moves nothing is still
+  reported.
 """
 
 from __future__ import annotations
@@ -218,3 +223,111 @@ def pick_c():
 def test_cuda_code_on_the_xla_side_or_under_another_test_is_still_reported(tmp_path):
     assert run(tmp_path, {"not_guards.py": NOT_GUARDS}) == {
         ("not_guards.py", 9, "XLA401"), ("not_guards.py", 15, "XLA401"), ("not_guards.py", 20, "XLA401")}
+
+
+# --- 3. XLA601: state that is already on the CPU ---------------------------------------------
+
+CHECKPOINTS = '''\
+import torch
+import torch_xla
+
+
+def to_host(obj):
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().cpu()
+    if isinstance(obj, dict):
+        return {k: to_host(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(to_host(v) for v in obj)
+    return obj
+
+
+def export_half(model, path):
+    cpu_model = model.cpu().half()
+    torch.save(cpu_model.state_dict(), path)
+
+
+def export_cast(model, path):
+    host_model = model.to("cpu").to(dtype=torch.float16).eval()
+    torch.save(host_model.state_dict(), path)
+
+
+def save_all(model, opt, path):
+    torch.save(to_host({"model": model.state_dict(), "opt": opt.state_dict()}), path)
+
+
+def save_model(model, path):
+    state = to_host(model.state_dict())
+    torch.save(state, path)
+
+
+def export_on_device(model, path):
+    bf16_model = model.bfloat16()
+    torch.save(bf16_model.state_dict(), path)
+
+
+def export_moved_back(model, path):
+    cpu_model = model.cpu().to(torch_xla.device())
+    torch.save(cpu_model.state_dict(), path)
+
+
+def as_float(obj):
+    if isinstance(obj, torch.Tensor):
+        return obj.float()
+    return obj
+
+
+def save_as_float(model, path):
+    torch.save(as_float(model.state_dict()), path)
+
+
+def train():
+    model = torch.nn.Linear(4, 4).to(torch_xla.device())
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    export_half(model, "a.pt")
+    export_cast(model, "b.pt")
+    save_all(model, opt, "c.pt")
+    save_model(model, "d.pt")
+    export_on_device(model, "e.pt")
+    export_moved_back(model, "f.pt")
+    save_as_float(model, "g.pt")
+'''
+
+
+def test_a_cpu_copy_saved_after_a_cast_or_through_a_to_cpu_helper_is_not_device_state(tmp_path):
+    assert run(tmp_path, {"ckpt.py": CHECKPOINTS}) == {
+        ("ckpt.py", 36, "XLA601"), ("ckpt.py", 41, "XLA601"), ("ckpt.py", 51, "XLA601")}
+
+
+EXPORT = '''\
+import torch
+
+
+def export_fp16(model, path):
+    cpu_model = model.cpu().half()
+    torch.save(cpu_model.state_dict(), path)
+
+
+def export_raw(model, path):
+    torch.save(model.state_dict(), path)
+'''
+
+LAUNCHED = '''\
+import torch
+import torch_xla
+from export import export_fp16, export_raw
+
+
+def _mp_fn(index):
+    model = torch.nn.Linear(4, 4).to(torch_xla.device())
+    export_fp16(model, "fp16.pt")
+    export_raw(model, "raw.pt")
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn)
+'''
+
+
+def test_a_cpu_copy_cast_in_another_module_of_the_project(tmp_path):
+    assert run(tmp_path, {"export.py": EXPORT, "train.py": LAUNCHED}) == {("export.py", 10, "XLA601")}
