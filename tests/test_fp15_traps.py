@@ -18,6 +18,9 @@ silent, with the shape that must still be reported beside it. Real flake8 on a s
   helper's ``return obj`` is its fallback for what is no tensor; a copy on the device
   (``model.bfloat16()``, ``model.cpu().to(device)``) or a helper that moves nothing is still
   reported.
+- XLA701 / XLA702: ``enabled=`` holding a CUDA test through a local name, a ``self.``
+  attribute or a parameter (its default, what the module's calls pass) is off on XLA; a
+  parameter some call sets to ``True``, or whose callers' value is not seen, is still reported.
 """
 
 from __future__ import annotations
@@ -331,3 +334,101 @@ if __name__ == "__main__":
 
 def test_a_cpu_copy_cast_in_another_module_of_the_project(tmp_path):
     assert run(tmp_path, {"export.py": EXPORT, "train.py": LAUNCHED}) == {("export.py", 10, "XLA601")}
+
+
+# --- 4. XLA701 / XLA702: enabled= holding a CUDA test ---------------------------------------
+
+AMP_SETUP = '''\
+import torch
+import torch_xla
+
+
+def scaler_from_local():
+    use_amp = torch.cuda.is_available()
+    return torch.amp.GradScaler("cuda", enabled=use_amp)
+
+
+def scaler_from_default(use_amp=torch.cuda.is_available()):
+    return torch.cuda.amp.GradScaler(enabled=use_amp)
+
+
+def scaler_from_caller(use_amp):
+    return torch.amp.GradScaler("cuda", enabled=use_amp)
+
+
+class Runner:
+    def __init__(self):
+        self.use_cuda = torch.cuda.is_available()
+        self.amp = self.use_cuda
+        self.scaler = torch.cuda.amp.GradScaler(enabled=self.amp)
+
+    def autocast(self):
+        return torch.autocast("cuda", enabled=self.amp)
+
+
+def scaler_always(use_amp=True):
+    return torch.amp.GradScaler("cuda", enabled=use_amp)
+
+
+def scaler_overridden(use_amp=torch.cuda.is_available()):
+    return torch.amp.GradScaler("cuda", enabled=use_amp)
+
+
+def autocast_flag(flag):
+    return torch.autocast("cuda", enabled=flag)
+
+
+def setup(amp):
+    device = torch_xla.device()
+    scalers = [scaler_from_local(), scaler_from_default(), scaler_from_caller(torch.cuda.is_available())]
+    runner = Runner()
+    scalers += [scaler_always(), scaler_overridden(True)]
+    return device, scalers, runner, autocast_flag(amp)
+'''
+
+
+def test_enabled_holding_a_cuda_test_through_a_name_attribute_or_parameter(tmp_path):
+    assert run(tmp_path, {"amp_setup.py": AMP_SETUP}) == {
+        ("amp_setup.py", 29, "XLA702"), ("amp_setup.py", 33, "XLA702"), ("amp_setup.py", 37, "XLA701")}
+
+
+AMP_HELPERS = '''\
+import torch
+
+
+def make_scaler(use_amp=torch.cuda.is_available()):
+    return torch.amp.GradScaler("cuda", enabled=use_amp)
+
+
+def make_autocast(use_amp=torch.cuda.is_available()):
+    return torch.autocast("cuda", enabled=use_amp)
+'''
+
+AMP_TRAIN = '''\
+import torch
+import torch_xla
+from amp_helpers import make_scaler, make_autocast
+
+
+def _mp_fn(index):
+    device = torch_xla.device()
+    model = torch.nn.Linear(4, 4).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = make_scaler()
+    for _ in range(3):
+        with make_autocast(use_amp=True):
+            loss = model(torch.randn(2, 4, device=device)).sum()
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        torch_xla.sync()
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn)
+'''
+
+
+def test_a_default_another_module_overrides_is_not_trusted(tmp_path):
+    assert run(tmp_path, {"amp_helpers.py": AMP_HELPERS, "train.py": AMP_TRAIN}) == {
+        ("amp_helpers.py", 9, "XLA701")}
