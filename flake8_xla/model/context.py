@@ -239,6 +239,13 @@ class XlaContext:
             return 1 if low.startswith(("xla", "tpu")) else -1 if low.startswith(("cuda", "gpu")) else 0
         if t is ast.Compare and len(node.ops) == 1 and _torch_launch_rank_test(node):
             return -1  # args.local_rank != -1: started by torch.distributed.launch / torchrun (GPU)
+        env = self._env_test_sign(node)
+        if env:
+            return env  # "PJRT_DEVICE" in os.environ, os.getenv("COLAB_TPU_ADDR") is not None
+        if t is ast.Name:
+            q = self.qualname(node, Ctx(self.module_scope, None, (), ()))
+            if q is not None and (q == "torch_xla" or q.startswith("torch_xla.")):
+                return 1  # `if xm:` of a try-import of torch_xla whose fallback is None
         if t is ast.Compare and len(node.ops) == 1 and not any(
                 type(c) is ast.Constant and isinstance(c.value, str) for c in (node.left, node.comparators[0])) \
                 and not _string_collection(node.comparators[0]) \
@@ -299,6 +306,41 @@ class XlaContext:
         if re.search(r"(^|_)(cuda|gpu|gpus|nccl)($|_)", low):
             return -1
         return 0
+
+    _ENV_GETS = ("os.getenv", "os.environ.get")
+
+    def _env_test_sign(self, node) -> int:
+        """+1 for a test that a variable only torch_xla's runtime or a TPU host sets is set
+        (:func:`_xla_env_name`): ``"PJRT_DEVICE" in os.environ``, ``os.getenv("TPU_NAME")``,
+        ``os.environ.get("PJRT_DEVICE")`` (no default or an empty one), ``... is not None``;
+        -1 for the negation (``not in``, ``is None``); 0 for anything else (a test of the
+        value, ``== "CPU"``, is a string comparison)."""
+        t = type(node)
+        sign = 1
+        if t is ast.Compare and len(node.ops) == 1:
+            op, right = node.ops[0], node.comparators[0]
+            if type(op) in (ast.In, ast.NotIn):
+                if self.qualname(right, Ctx(self.module_scope, None, (), ())) != "os.environ":
+                    return 0
+                key = node.left
+                if type(key) is not ast.Constant or not isinstance(key.value, str) or not _xla_env_name(key.value):
+                    return 0
+                return -1 if type(op) is ast.NotIn else 1
+            if type(op) not in (ast.Is, ast.IsNot) or type(right) is not ast.Constant or right.value is not None:
+                return 0
+            node, sign = node.left, (1 if type(op) is ast.IsNot else -1)
+        if type(node) is not ast.Call or not node.args or len(node.args) > 2 or node.keywords:
+            return 0
+        if self.qualname(node.func, Ctx(self.module_scope, None, (), ())) not in self._ENV_GETS:
+            return 0
+        key = node.args[0]
+        if type(key) is not ast.Constant or not isinstance(key.value, str) or not _xla_env_name(key.value):
+            return 0
+        if len(node.args) == 2:
+            default = node.args[1]
+            if type(default) is not ast.Constant or default.value not in (None, ""):
+                return 0  # os.getenv("PJRT_DEVICE", "CPU"): always set
+        return sign
 
     @staticmethod
     def _key_sign(key: str) -> int:
@@ -403,6 +445,14 @@ class XlaContext:
             if ident and self._VERSION_NAME.search(ident):
                 return True
         return False
+
+
+def _xla_env_name(key: str) -> bool:
+    """An environment variable whose presence says the XLA runtime or a TPU host: torch_xla's
+    ``PJRT_*`` / ``XRT_*`` configuration, a name with a ``TPU`` part (``TPU_NAME``,
+    ``COLAB_TPU_ADDR``, ``TPU_ACCELERATOR_TYPE``)."""
+    up = key.upper()
+    return up.startswith(("PJRT_", "XRT_")) or "TPU" in up.split("_")
 
 
 def _cpu_opt_out(node) -> bool:

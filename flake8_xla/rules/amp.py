@@ -19,14 +19,61 @@ FP16 = ("torch.float16", "torch.half")
 
 
 def _disabled_on_xla(model, call, ctx) -> bool:
-    """``enabled=False``, or ``enabled=<a CUDA test>`` (False wherever XLA runs)."""
+    """``enabled=False``, or ``enabled=<a CUDA test>`` (False wherever XLA runs), also through
+    what a name, a ``self.`` attribute or a parameter holds (:func:`_false_on_xla`)."""
     enabled = model.kwarg(call, "enabled")
     if enabled is None or not isinstance(enabled, ast.AST):
         return False
-    if model.const(enabled, ctx) is False:
+    return _false_on_xla(model, enabled, ctx)
+
+
+def _false_on_xla(model, expr, ctx, depth: int = 0) -> bool:
+    """``False`` or a CUDA test (``torch.cuda.is_available()``, ``args.cuda``) wherever XLA
+    runs: the expression itself, or every value it may hold: the assignments of a name or a
+    ``self.`` attribute (``use_amp = torch.cuda.is_available()``), a parameter's default and
+    the arguments this module's calls pass for it. Unknown values say no."""
+    if model.const(expr, ctx) is False:
         return True
-    off_when_true, _ = model._classify(enabled)
-    return off_when_true
+    off_when_true, _ = model._classify(expr)
+    if off_when_true:
+        return True
+    if depth > 4 or type(expr) not in (ast.Name, ast.Attribute) or model.qualname(expr, ctx) is not None:
+        return False
+    values = model.values(expr, ctx)
+    if values is None and type(expr) is ast.Name:
+        values = _param_values(model, expr, ctx)
+    return bool(values) and all(v is not None and c is not None and _false_on_xla(model, v, c, depth + 1)
+                                for v, c in values)
+
+
+def _param_values(model, name, ctx):
+    """What a parameter may hold: its default and what each call of its function in the
+    module passes (``None``: unknown: no default and no visible call, a splat, ...)."""
+    bindings = model.lookup(name.id, ctx, getattr(name, "lineno", None)) or ()
+    if len(bindings) != 1 or bindings[0][1] != "param" or not hasattr(bindings[0][2], "params"):
+        return None
+    func = bindings[0][2]
+    args = func.node.args
+    default = None
+    positional = args.posonlyargs + args.args
+    if name.id in [a.arg for a in positional]:
+        i = [a.arg for a in positional].index(name.id) - (len(positional) - len(args.defaults))
+        default = args.defaults[i] if i >= 0 else None
+    else:
+        for a, d in zip(args.kwonlyargs, args.kw_defaults):
+            if a.arg == name.id:
+                default = d
+    if model.project_arguments_seen(func, name.id):
+        return None  # another project module passes one: what it is, is not seen here
+    passed = model.passed_arguments(func, name.id)
+    out = [(default, func.ctx)] if default is not None else []
+    for arg, _, cctx in passed:
+        if arg is None and default is not None:
+            continue  # the default
+        if not isinstance(arg, ast.AST):
+            return None  # no default, or a splat may supply it
+        out.append((arg, cctx))
+    return out or None
 
 
 def _device_type(model, call, ctx):
@@ -101,7 +148,8 @@ class GradScalerOnTpu(Rule):
 
     ## Known problems
     `GradScaler(enabled=False)` and `enabled=torch.cuda.is_available()` (False on a TPU
-    host) are not reported. fp16 on XLA:GPU (torch_xla 2.8 or older)
+    host; also through a name, a `self.` attribute or a parameter whose default or every
+    argument of the module's calls is one) are not reported. fp16 on XLA:GPU (torch_xla 2.8 or older)
     did use a scaler; silence it with `# noqa: XLA702`.
 
     ## Example

@@ -36,6 +36,50 @@ _PYTHON_STATE_CLASSES = ("torch.optim.lr_scheduler.", "torch.cuda.amp.", "torch.
 _WRAPPED = frozenset({"to", "train", "eval", "float", "half", "bfloat16", "double", "requires_grad_"})
 
 
+def _same_device(model, call, ctx) -> bool:
+    """A call that returns its receiver (or a copy) on the same device: ``.half()``,
+    ``.float()``, ``.eval()``, ``.to(torch.float16)`` / ``.to(dtype=...)``."""
+    f = call.func
+    return type(f) is ast.Attribute and (f.attr in _WRAPPED - {"to"} or (f.attr == "to" and model._dtype_only(call, ctx)))
+
+
+def _host_copy(model, value, ctx) -> bool:
+    """``value`` is visibly a CPU copy: ``X.cpu()``, ``X.to("cpu")``, followed by calls that
+    keep the device (``model.cpu().half()``, ``model.cpu().to(torch.float16).eval()``)."""
+    while type(value) is ast.Call and _same_device(model, value, ctx):
+        value = value.func.value
+    if type(value) is not ast.Call:
+        return False
+    f = value.func
+    return type(f) is ast.Attribute and (f.attr == "cpu" or (f.attr == "to" and _to_cpu(model, value, ctx)))
+
+
+def _cpu_fallback_params(model, func) -> set:
+    """The parameters ``p`` of a conversion helper some ``return`` of which moves ``p`` (or
+    what it is rooted in) to the CPU (``return obj.detach().cpu()``): its ``return p`` is the
+    fallback for values that are no tensor (a recursive ``to_cpu(obj)`` over dicts and lists
+    ending in ``return obj``), not device state handed back."""
+    key = ("cpu_fallback", id(func))
+    found = model._cache.get(key)
+    if found is None:
+        found = set()
+        for value, vctx in func.returns:
+            if type(value) is not ast.Call:
+                continue
+            if model.call_name(value, vctx) == TO_CPU:
+                base = value.args[0] if value.args else None
+            elif _host_copy(model, value, vctx):
+                base = value.func.value
+            else:
+                continue
+            while type(base) in (ast.Call, ast.Attribute, ast.Subscript):
+                base = base.func if type(base) is ast.Call else base.value
+            if type(base) is ast.Name and base.id in func.params:
+                found.add(base.id)
+        model._cache[key] = found
+    return found
+
+
 def _short(q: str) -> str:
     return "xser.save" if q == XSER_SAVE else "xm.save"
 
@@ -70,7 +114,10 @@ def state_dicts(model, expr, ctx, _depth: int = 0, _seen=None) -> list[tuple[ast
             return out
         if q is None:
             for func in model.function_of(f, ctx):
+                fallback = _cpu_fallback_params(model, func)
                 for value, vctx in func.returns:
+                    if type(value) is ast.Name and value.id in fallback:
+                        continue  # to_cpu(obj)'s `return obj` for what is no tensor
                     out += state_dicts(model, value, vctx, d, seen)
         return out
     if t is ast.Dict:
@@ -173,7 +220,7 @@ def _device_holder(model, recv, ctx, line, depth) -> bool:
         if type(f) is ast.Attribute and (f.attr == "cpu" or (f.attr == "to" and _to_cpu(model, recv, ctx))):
             return False
         if type(f) is ast.Attribute and f.attr in _WRAPPED:
-            return _device_holder(model, f.value, ctx, line, depth + 1) or f.attr == "to"
+            return _device_holder(model, f.value, ctx, line, depth + 1) or not _same_device(model, recv, ctx)
     if _moved_to_cpu(model, recv, ctx, line) or _constructor(model, recv, ctx):
         return False  # moved to the CPU before, or built right here (`Net().state_dict()`)
     own = _own_state_dict(model, recv, ctx)
@@ -194,9 +241,8 @@ def _device_holder(model, recv, ctx, line, depth) -> bool:
                 return False
             if q in _PASS_THROUGH and len(values) == 1 and v.args:  # copy.deepcopy(model)
                 return _device_holder(model, v.args[0], vctx, line, depth + 1)
-            if type(v) is ast.Call and type(v.func) is ast.Attribute and (
-                    v.func.attr == "cpu" or (v.func.attr == "to" and _to_cpu(model, v, vctx))):
-                return False  # self.shadow = copy.deepcopy(model).cpu()
+            if _host_copy(model, v, vctx):
+                return False  # self.shadow = copy.deepcopy(model).cpu(), m = model.cpu().half()
             device = model.kwarg(v, "device") if type(v) is ast.Call else None
             if isinstance(device, ast.AST) and _cpu_device(model, device, vctx):
                 return False  # ModelEmaV2(model, device="cpu"): a copy kept on the CPU
@@ -449,8 +495,9 @@ class TorchSaveXlaState(Rule):
 
     ## Known problems
     Not reported for CPU copies (`{k: v.cpu() for k, v in sd.items()}`, `model.cpu()` or
-    `model.to("cpu")` first, `xm._maybe_convert_to_cpu(...)`, `sd[k] = sd[k].cpu()` in a
-    loop over the dict), what the `state_dict()` of a class of the module returns when it
+    `model.to("cpu")` first, also cast after (`model.cpu().half()`),
+    `xm._maybe_convert_to_cpu(...)`, `sd[k] = sd[k].cpu()` in a loop over the dict, a module
+    helper `to_cpu(obj)` that moves tensors and returns anything else as it came), what the `state_dict()` of a class of the module returns when it
     is on the CPU (an EMA copy made with `.cpu()`), a `self.` attribute some method rebinds
     to a CPU copy (`self.model = self.model.cpu()`: which binding a read sees is unknown;
     a copy made after the save in its own method does not count, order matters: the first

@@ -53,8 +53,10 @@ class CudaDeviceInXlaCode(Rule):
     `device=torch_xla.device()`.
 
     ## Known problems
-    Not reported in branches that run only without XLA (the `else` of an XLA test, code
-    after `if on_tpu: ... return`, the body of `if torch.cuda.is_available():`), nor
+    Not reported in branches that run only without XLA (the `else` of an XLA test, also of
+    a test that a variable only torch_xla or a TPU host sets is set: `"PJRT_DEVICE" in
+    os.environ`, `os.getenv("COLAB_TPU_ADDR")`; code after `if on_tpu: ... return`, the body
+    of `if torch.cuda.is_available():`), nor
     `torch.cuda.is_available()` used as a test. `map_location="cpu"`, a callable, a dict
     mapping CUDA storages to the CPU and `"cuda" if torch.cuda.is_available() else "cpu"`
     (the CPU on a TPU host) load fine. `torch.cuda.current_device()` inside another finding

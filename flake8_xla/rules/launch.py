@@ -342,10 +342,48 @@ _LAUNCHER_NAMES = {
 }
 
 
+#: tensor and module methods whose ``device=`` puts the result on that device
+_DEVICE_METHODS = frozenset({"to", "to_empty", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
+
+
+def _device_keyword_places(model, call, ctx, depth: int = 0) -> bool:
+    """The call's ``device=`` puts something on that device: a torch call (a tensor factory
+    ``torch.zeros(..., device=d)``, a module ``torch.nn.Linear(..., device=d)``), a tensor or
+    module method (``x.new_zeros(..., device=d)``, ``m.to_empty(device=d)``), or a module
+    function or class whose ``device`` parameter places a tensor or module in turn
+    (``build(device=d)`` running ``torch.zeros(n, device=device)``). Not a config object, a
+    ``dict``, a ``SimpleNamespace``, ``argparse``'s ``set_defaults`` or ``functools.partial``:
+    they hold the string and start nothing."""
+    f = call.func
+    if type(f) is ast.Attribute and f.attr in _DEVICE_METHODS:
+        return True
+    q = model.call_name(call, ctx)
+    if q is not None and q.split(".", 1)[0] in ("torch", "torch_xla"):
+        return True
+    if depth >= 2:
+        return False
+    for func in _callees(model, call, ctx):
+        args = func.node.args
+        if all(a.arg != "device" for a in args.posonlyargs + args.args + args.kwonlyargs):
+            continue
+        for c, x in func.calls:
+            devices = [kw.value for kw in c.keywords if kw.arg == "device"]
+            if devices and not _device_keyword_places(model, c, x, depth + 1):
+                devices = []
+            if type(c.func) is ast.Attribute and c.func.attr == "to":
+                devices += [a for a in c.args[:1] if type(a) is not ast.Starred]
+            if any(type(d) is ast.Name and d.id == "device" for d in devices):
+                return True
+    return False
+
+
 def _places_on_xla(model, call, ctx) -> bool:
-    """``.to(<xla device>)`` or ``device=<xla device>``: an XLA tensor, so a started runtime."""
+    """``.to(<xla device>)`` or ``device=<xla device>`` of a call that places what it makes
+    (:func:`_device_keyword_places`): an XLA tensor, so a started runtime."""
     f = call.func
     devices = [kw.value for kw in call.keywords if kw.arg == "device"]
+    if devices and not _device_keyword_places(model, call, ctx):
+        devices = []
     if type(f) is ast.Attribute and f.attr == "to":
         devices += [a for a in call.args[:1] if type(a) is not ast.Starred]
     for d in devices:
@@ -404,8 +442,9 @@ class RuntimeUsedBeforeSpawn(Rule):
 
     ## Known problems
     Not reported: environment configuration (`os.environ["PJRT_DEVICE"] = "TPU"`,
-    `xr.set_device_type`), `torch.device("xla")` that places nothing, `xmp.MpModelWrapper`
-    around a CPU model, single-process launches (`nprocs=1`, `debug_single_process=True`),
+    `xr.set_device_type`), `torch.device("xla")` that places nothing, a `device="xla"`
+    keyword of a call that only keeps the string (a config class, `dict`, `SimpleNamespace`,
+    `parser.set_defaults`, `functools.partial`), `xmp.MpModelWrapper` around a CPU model, single-process launches (`nprocs=1`, `debug_single_process=True`),
     calls on the other branch of an `if` than the launch (`if flags.num_cores == 1:
     _mp_fn(0) else: xmp.spawn(_mp_fn)`), helpers imported from other modules in
     single-file mode (what they do cannot be seen), and in project mode an imported
