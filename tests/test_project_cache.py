@@ -131,13 +131,13 @@ def test_an_edit_anywhere_in_the_project_makes_it_cold(tmp_path, monkeypatch):
     lambda p: p.write_bytes(b"\x80\x81\x00garbage"),
     lambda p: p.write_text(json.dumps({"format": cache.FORMAT, "key": "someone else's", "summary": None})),
     lambda p: p.write_text(json.dumps({"format": cache.FORMAT, "key": p.stem,
-                                       "summary": {"d": "Popen", "f": {"args": "rm -rf /"}}})),
+                                       "summary": {"d": "Popen", "args": "rm -rf /"}})),
     lambda p: p.write_text(json.dumps({"format": cache.FORMAT, "key": p.stem,
-                                       "summary": {"d": "ModuleSummary", "f": {"no_such_field": 1}}})),
+                                       "summary": {"d": "ModuleSummary", "no_such_field": 1}})),
     lambda p: p.write_text(json.dumps({"format": cache.FORMAT, "key": p.stem, "summary": {"d": "ArgFacts",
-                                                                                          "f": {"kind": "x"}}})),
+                                                                                          "kind": "x"}})),
     lambda p: p.write_text(json.dumps({"format": cache.FORMAT, "key": p.stem,
-                                       "summary": {"d": "ModuleSummary", "f": {"functions": [1, 2]}}})),
+                                       "summary": {"d": "ModuleSummary", "functions": [1, 2]}})),
     lambda p: p.write_text(json.dumps({"format": cache.FORMAT, "key": p.stem, "summary": {"t": [[1], 2]}})),
 ])
 def test_a_corrupt_or_foreign_entry_is_ignored_and_rewritten(tmp_path, monkeypatch, damage):

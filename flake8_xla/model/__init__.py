@@ -176,6 +176,8 @@ class Model(
         self.yields: dict[int, list[ast.AST]] = {}  # id(function) -> its own yield / yield from nodes
         self.with_items: list[tuple[ast.AST, Ctx]] = []  # the context expression of each `with` item
         self.compares: list[tuple[ast.Compare, Ctx]] = []
+        #: id of the call ``Default()`` of each ``x or Default()`` walked -> ``x`` (project summaries)
+        self.or_calls: dict[int, ast.AST] = {}
         self.unpacking_dicts: list[tuple[ast.Dict, Ctx]] = []  # dict displays with a ** entry
         self.tests: list[ast.AST] = []  # the tests of every if, elif, while and conditional expression
         # if tests that guard a torch_xla import: structural key -> (off when true, off when false)

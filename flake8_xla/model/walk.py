@@ -79,6 +79,7 @@ class Walker:
             ast.Name: self._on_name_star if self._star_names else self._on_name,
             ast.Subscript: self._on_subscript,
             ast.Compare: self._on_compare,
+            ast.BoolOp: self._on_boolop,
             ast.ListComp: self._on_comp,
             ast.SetComp: self._on_comp,
             ast.DictComp: self._on_comp,
@@ -686,6 +687,12 @@ class Walker:
 
     def _on_compare(self, node, ctx, stack):
         self.compares.append((node, ctx))
+        return False
+
+    def _on_boolop(self, node, ctx, stack):
+        values = node.values
+        if len(values) == 2 and type(values[1]) is ast.Call and type(node.op) is ast.Or:
+            self.or_calls[id(values[1])] = values[0]
         return False
 
     def _on_comp(self, node, ctx, stack):

@@ -19,8 +19,9 @@ the linted project's tree. Off with ``xla-cache = off`` (flake8/pylint option,
 ``--xla-cache=off``) or the CLI's ``--no-cache``.
 
 Entries are JSON (never pickle: loading one runs no code) of a whitelist of the summary's
-dataclasses; an entry that cannot be read, is not JSON, names another key or a class off
-the whitelist is ignored and rewritten. Writes go through a temporary file and
+dataclasses (each an object of its class name and its fields away from their default,
+a tuple an array); an entry that cannot be read, is not JSON, names another key or a class
+off the whitelist is ignored and rewritten. Writes go through a temporary file and
 ``os.replace`` (a reader sees the old entry or the new one, never half of one). Any error
 of the cache (a read-only or full disk, a folder that cannot be made) turns it off for
 the run; it never raises.
@@ -39,7 +40,7 @@ from pathlib import Path
 from ..settings import Settings
 
 #: bump when the summary's format changes (with the package version, part of every key)
-FORMAT = 44  # 44: ClassFacts.attr_values, receiver-chain edges (recv:), splats in passes, a dataset calling a rank helper shards itself; 43: a torch_xla script keeps its module level as one function (entry) for its calls' contexts; 42: the XLA-off guard is its own chain (@off); 41: moved_after skips an optimizer replaced unused after the move; 40: ClassFacts.bases_order (a mixin listed first); 39: a wrapper name on a factory-built object of another class launches nothing; 38: launched_out carries the launch's literal args; 37: a call in an XLA-off branch needs XLA off (edges); 36: calls of a parameter holding a function (edges "param:name"); 35: tensors computed from a parameter (PARAM_TENSOR); 34: guards on run probes (torch.cuda.is_available(), is_xla_available()); 33: dropout defaults only where the module builds the class; 32: CallFacts.moved_after; 31: merged with the lazy edge sites; 30: dropout rates through parameters; 29: DispatchFacts.loops; 28: object values, launches in functions, entry roots (session 13); 17-27: (25: a call of a call is described, f()(x)); self-call sites say which loop iterates them, calls which call receives their value (session 12); 12: values through dispatch and parameters (session 11); relative imports inside
+FORMAT = 45  # 45: ClassFacts.attr_values, receiver-chain edges (recv:), splats in passes, a dataset calling a rank helper shards itself; 44: a dataclass is one object with its fields away from their default ({"d": name, ...}), a tuple an array; 43: a torch_xla script keeps its module level as one function (entry) for its calls' contexts; 42: the XLA-off guard is its own chain (@off); 41: moved_after skips an optimizer replaced unused after the move; 40: ClassFacts.bases_order (a mixin listed first); 39: a wrapper name on a factory-built object of another class launches nothing; 38: launched_out carries the launch's literal args; 37: a call in an XLA-off branch needs XLA off (edges); 36: calls of a parameter holding a function (edges "param:name"); 35: tensors computed from a parameter (PARAM_TENSOR); 34: guards on run probes (torch.cuda.is_available(), is_xla_available()); 33: dropout defaults only where the module builds the class; 32: CallFacts.moved_after; 31: merged with the lazy edge sites; 30: dropout rates through parameters; 29: DispatchFacts.loops; 28: object values, launches in functions, entry roots (session 13); 17-27: (25: a call of a call is described, f()(x)); self-call sites say which loop iterates them, calls which call receives their value (session 12); 12: values through dispatch and parameters (session 11); relative imports inside
            # torch/ and torch_xla/ are the library
 _DISABLED: set[str] = set()  # cache folders an error turned off for this process
 _DIGESTS: dict[Path, str] = {}  # project root -> digest of its files, once per process
@@ -211,74 +212,99 @@ def _encode(value):
     if value is None or t in (str, int, float, bool):
         return value
     if t is tuple:
-        return {"t": [_encode(v) for v in value]}
+        return [_encode(v) for v in value]
     if t is frozenset:
         return {"s": sorted((_encode(v) for v in value), key=repr)}
-    names = _ENCODED_FIELDS.get(t)
-    if names is None:
+    fields = _ENCODED_FIELDS.get(t)
+    if fields is None:
         if not (dataclasses.is_dataclass(value) and t.__name__ in _classes()):
             raise TypeError(f"not cacheable: {t.__name__}")
-        names = _ENCODED_FIELDS[t] = tuple(f.name for f in dataclasses.fields(value))
-    return {"d": t.__name__, "f": {name: _encode(getattr(value, name)) for name in names}}
+        fields = _ENCODED_FIELDS[t] = tuple((f.name, f.default) for f in dataclasses.fields(value))
+    out = {"d": t.__name__}
+    for name, default in fields:
+        v = getattr(value, name)
+        if type(v) is not type(default) or v != default:  # (a field at its default is left out)
+            out[name] = _encode(v)
+    return out
 
 
-#: a class of the whitelist -> its field names, in order (:func:`_encode`: asked once per class)
-_ENCODED_FIELDS: dict[type, tuple[str, ...]] = {}
+#: a class of the whitelist -> ``(name, default)`` of its fields, in order (``MISSING`` for a
+#: field without a default); :func:`_encode` writes only the fields away from their default
+#: (a summary's functions hold mostly empty facts: a third of the text, and of its decoding)
+_ENCODED_FIELDS: dict[type, tuple[tuple[str, object], ...]] = {}
 
 
 def _decoded(obj: dict):
     """``json.load``'s object hook: each JSON object of an entry as it is read, innermost
     first (one pass in the parser, about half the time of a second walk over the loaded
-    document, :func:`_decode`): a tuple (``{"t": [...]}``), a frozenset (``{"s": [...]}``), a
-    dataclass of the whitelist (``{"d": name, "f": fields}``, its fields already decoded);
-    any other object (a dataclass's fields, the entry itself: never one or two keys) is left
-    a dict. A class off the whitelist, fields of another version or a bare JSON array among
-    the values raise ``ValueError``, as :func:`_decode` does."""
-    n = len(obj)
-    if n == 1:
-        items = obj.get("t")
-        if type(items) is list and list not in map(type, items):
-            return tuple(items)
+    document, :func:`_decode`): a dataclass of the whitelist (``{"d": name, field: value,
+    ...}``, the fields away from their default, already decoded; a JSON array among them is
+    a tuple), a frozenset (``{"s": [...]}``); any other object (the entry itself: never one
+    key, never a ``"d"``) is left a dict. A class off the whitelist or fields of another
+    version raise ``ValueError``, as :func:`_decode` does."""
+    if "d" in obj:
+        return _dataclass(obj)
+    if len(obj) == 1:
         items = obj.get("s")
         if type(items) is list:
-            return frozenset(items)  # (a list among them is unhashable: TypeError)
+            return frozenset(_tuple(items) if list in map(type, items) else items)  # (a dict: TypeError)
         raise ValueError("not a cached value")
-    if n == 2:
-        names = _field_names().get(obj.get("d"))
-        fields = obj.get("f")
-        if names is None or type(fields) is not dict:
-            raise ValueError("a class off the whitelist")
-        if not fields.keys() <= names or list in map(type, fields.values()):
-            raise ValueError("fields of another version")
-        return _WHITELIST[obj["d"]](**fields)
     return obj
 
 
-_FIELDS: dict[str, frozenset[str]] = {}
+def _tuple(items: list) -> tuple:
+    """A JSON array of an entry as the tuple it encodes (its arrays too)."""
+    if list in map(type, items):
+        return tuple([_tuple(v) if type(v) is list else v for v in items])
+    return tuple(items)
 
 
-def _field_names() -> dict[str, frozenset[str]]:
-    """The field names of each class of the whitelist, by class name (built once)."""
-    if not _FIELDS:
-        _FIELDS.update((name, frozenset(f.name for f in dataclasses.fields(c))) for name, c in _classes().items())
-    return _FIELDS
+def _dataclass(obj: dict):
+    """The instance of the whitelisted class ``obj["d"]`` with the fields of ``obj`` (the others
+    at their defaults), made without the class's ``__init__`` (a frozen class sets each field
+    with ``object.__setattr__``: half the decoding's time): the same object."""
+    name = obj.pop("d")
+    shape = _shapes().get(name) if type(name) is str else None
+    if shape is None:
+        raise ValueError("a class off the whitelist")
+    required, defaults = shape
+    if not obj.keys() <= defaults.keys() | required or not required <= obj.keys():
+        raise ValueError("fields of another version")
+    made = _new(_WHITELIST[name])
+    attrs = made.__dict__
+    attrs.update(defaults)
+    attrs.update(obj)
+    for k, v in obj.items():
+        if type(v) is list:
+            attrs[k] = _tuple(v)
+    return made
+
+
+_SHAPES: dict[str, tuple[frozenset[str], dict[str, object]]] = {}
+_new = object.__new__
+
+
+def _shapes() -> dict[str, tuple[frozenset[str], dict[str, object]]]:
+    """Per class name of the whitelist: ``(the fields without a default, {field: default})``
+    (built once)."""
+    if not _SHAPES:
+        for name, c in _classes().items():
+            fields = dataclasses.fields(c)
+            _SHAPES[name] = (frozenset(f.name for f in fields if f.default is dataclasses.MISSING),
+                             {f.name: f.default for f in fields if f.default is not dataclasses.MISSING})
+    return _SHAPES
 
 
 def _decode(value):
     t = type(value)
     if value is None or t in (str, int, float, bool):
         return value
+    if t is list:
+        return tuple(_decode(v) for v in value)
     if t is dict:
-        if "t" in value:
-            return tuple(_decode(v) for v in value["t"])
+        if "d" in value:
+            return _dataclass({k: (v if k == "d" else _decode(v)) for k, v in value.items()})
         if "s" in value:
             return frozenset(_decode(v) for v in value["s"])
-        cls = _classes().get(value.get("d"))
-        if cls is None:
-            raise ValueError("a class off the whitelist")
-        names = {f.name for f in dataclasses.fields(cls)}
-        fields = value.get("f")
-        if type(fields) is not dict or not set(fields) <= names:
-            raise ValueError("fields of another version")
-        return cls(**{k: _decode(v) for k, v in fields.items()})
+        raise ValueError("not a cached value")
     raise ValueError(f"not a cached value: {t.__name__}")

@@ -935,14 +935,21 @@ def _site(model, call, ctx, defaults: dict, new) -> tuple:
 
 def _or_defaults(model, func) -> dict[int, tuple]:
     """id of the call ``Default()`` in ``strategy or Default()`` (a stable chain first) ->
-    the condition it runs under, ``strategy is None`` (a falsy value; an object is not)."""
+    the condition it runs under, ``strategy is None`` (a falsy value; an object is not);
+    for the calls of ``func``'s own code (the only ones :func:`_edges` asks about), from
+    the ``or`` expressions the model's walk met (``Model.or_calls``: no walk of its own)."""
+    candidates = model.or_calls
     out: dict[int, tuple] = {}
-    for node in ast.walk(func.node):
-        if type(node) is ast.BoolOp and type(node.op) is ast.Or and len(node.values) == 2 \
-                and type(node.values[1]) is ast.Call:
-            chain = constants.stable_chain(model, node.values[0], Ctx(func.scope, func, (), ()))
+    if not candidates:
+        return out
+    fctx = None
+    for call, ctx in func.calls:
+        head = candidates.get(id(call)) if ctx.func is func else None
+        if head is not None:
+            fctx = fctx or Ctx(func.scope, func, (), ())
+            chain = constants.stable_chain(model, head, fctx)
             if chain is not None:
-                out[id(node.values[1])] = (chain, ("NoneType", None), True, True)
+                out[id(call)] = (chain, ("NoneType", None), True, True)
     return out
 
 
