@@ -741,7 +741,7 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
             # (one calling a project's launch wrapper need not name torch: backend.launch(worker);
             # its imports are read only when its text calls a wrapper name of the project)
         imports = bool(files.imports_of(path))
-        if not imports and "class " not in text:
+        if not imports and not ("class " in text and _METHOD_LAUNCH.search(text)):
             continue  # imports no project module: its launched code runs nothing of another module
             # (a class of it may launch what another module hands its method: a launcher class)
         s = summary_of(path, files, settings)
@@ -797,6 +797,8 @@ def _own_launched(s: ModuleSummary) -> frozenset:
     return frozenset(q.split(".", 1)[0] for q in seen)
 
 
+#: a ``spawn(`` / ``launch(`` call indented as a method's body is (a launcher class's own launch)
+_METHOD_LAUNCH = re.compile(r"^(?:        |\t\t)[^\n#]*\b(?:spawn|launch)\(", re.M)
 #: an import statement of torch_xla at the start of a line (:func:`_entry_scripts`' text test)
 _IMPORTS_XLA = re.compile(r"^[ \t]*(?:import|from)[ \t]+torch_xla\b", re.M)
 
