@@ -203,6 +203,18 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("b4", "train.py", 26, "XLA507"): STEP_ORDER + ": a gated read in a loop whose backward is an imported train_step",
     ("b5", "run.py", 25, "XLA405"): RETURNED + ": a model a helper of another module returns, moved after the optimizer",
     ("b5", "engine/callbacks.py", 41, "XLA507"): HOOK_VALUES + ": a callback fired through getattr(cb, hook)",
+    # session 15: blind set c (c1-c5, labelled by a helper before any run; LABELS_session15_c.md).
+    # Scored blind on the session's starting code: P 0.90 R 0.51 (two wrong findings, XLA201 and
+    # XLA303, both fixed); then used while building.
+    ("c1", "minilit/callbacks.py", 61, "XLA602"): HOOK_VALUES + ": a save under a rank test in a hook fired through getattr",
+    ("c1", "minilit/module.py", 21, "XLA501"): STEP_VALUES + ": a base method self.log the user's training_step calls",
+    ("c1", "train_mnist.py", 39, "XLA303"): LOADER + ": a loader a hook returns into a framework's fit loop",
+    ("c2", "factory.py", 10, "XLA405"): RETURNED + ": a model accelerator.prepare moves, after the optimizer",
+    ("c2", "model.py", 18, "XLA502"): RETURNED + ": forward of the model accelerator.prepare returns",
+    ("c4", "models.py", 34, "XLA903"): EVENT_REGISTRY + ": ties in a model a registry builds by name",
+    ("c4", "models.py", 46, "XLA503"): EVENT_REGISTRY + ": forward of a model a registry builds by name",
+    ("c5", "model.py", 95, "XLA904"): "data_ptr() of a model another module moved (a helper called after the move)",
+    ("c5", "train.py", 50, "XLA504"): "a timer read after a step with no device wait (hint)",
 }
 
 CASES: dict[tuple[str, int, str], str] = {
