@@ -610,3 +610,14 @@ def test_every_fixable_finding_of_the_fixtures_is_fixed_or_named():
                 f"No fix available for {sum(codes.values())} finding"), path.name
         left += codes
     assert dict(left) == UNFIXED_IN_FIXTURES
+
+
+def test_a_text_mixing_lone_cr_and_lf_line_ends_is_left_as_it_is():
+    # deleting the statement after a lone \r would leave that \r before the next line's \n:
+    # one CRLF where two line ends were (found by tests/test_fuzz.py's mutated cases)
+    from flake8_xla.fix import fixer
+    src = ("import os\nimport torch.distributed as dist\nimport torch_xla.distributed.xla_multiprocessing as xmp\n"
+           "def _mp_fn(index):\r    os.environ['MASTER_ADDR'] = 'localhost'\n    dist.init_process_group('nccl')\n"
+           "if __name__ == '__main__':\n    xmp.spawn(_mp_fn, args=())\n")
+    result = fixer.fix_source(src, Settings(), unsafe=True)
+    assert result.source == src and result.reverted == fixer.MIXED_CR

@@ -536,3 +536,56 @@ if __name__ == "__main__":
 def test_a_helper_of_another_module_that_starts_the_runtime_before_use_spmd(tmp_path, seed, expected):
     write(tmp_path, {"pyproject.toml": "", "seeds.py": SEEDS, "train.py": SPMD_SCRIPT.format(seed=seed)})
     assert lint_all(tmp_path) == expected
+
+
+OPTIM_FACTORY = '''\
+import torch
+from torch_xla.distributed.zero_redundancy_optimizer import ZeroRedundancyOptimizer
+
+
+def build_optimizer(model):
+    return ZeroRedundancyOptimizer(model.parameters(), torch.optim.AdamW, lr=1e-3)
+
+
+def plain_optimizer(model):
+    return torch.optim.AdamW(model.parameters(), lr=1e-3)
+'''
+
+LOOP = '''\
+import torch
+import torch_xla
+
+
+def run(model, opt):
+    for _ in range(3):
+        model(torch.randn(2, 4, device=torch_xla.device())).sum().backward()
+        opt.step()
+        torch_xla.sync()
+'''
+
+ZERO_TRAIN = '''\
+import torch
+import torch_xla
+
+from loop import run
+from optim_factory import {builder}
+
+
+def _mp_fn(index):
+    model = torch.nn.Linear(4, 4).to(torch_xla.device())
+    run(model, {builder}(model))
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn)
+'''
+
+
+@pytest.mark.parametrize("builder, expected", [
+    ("build_optimizer", set()),  # a ZeRO-1 optimizer another module builds reduces the gradients
+    ("plain_optimizer", {("loop.py", 8, "XLA201")}),
+])
+def test_a_reduction_a_factory_of_the_launched_code_builds_counts(tmp_path, builder, expected):
+    write(tmp_path, {"pyproject.toml": "", "optim_factory.py": OPTIM_FACTORY, "loop.py": LOOP,
+                     "train.py": ZERO_TRAIN.format(builder=builder)})
+    assert lint_all(tmp_path) == expected

@@ -24,6 +24,7 @@ import stat
 from pathlib import Path
 
 from ..settings import Settings
+from ..model.reductions import GRADIENT_REDUCERS, Reductions
 from .callers import DEVICE_LOADER, DEVICE_TENSOR, INSTANCE, INSTANCES, PARAM, PARAM_TENSOR, TENSOR, ArgFacts, CallFacts
 from . import cache, constants, defs
 from .defs import NOTHING, DefFacts, def_facts
@@ -711,6 +712,8 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
             setup = dataclasses.replace(setup, device_random=True)
         if not setup.spmd and _reaches_spmd(reached, files, settings):
             setup = dataclasses.replace(setup, spmd=True)  # xr.use_spmd() in a helper the program calls
+        if not setup.reduces and _reaches_reduction(reached, files, settings):
+            setup = dataclasses.replace(setup, reduces=True)  # a ZeRO-1 optimizer a factory builds
         if setup is not before and not entry:
             own[str(path)] = setup  # (the launching module's own: dropout or SPMD of another module)
         mine = _own_launched(s) if not entry else frozenset()
@@ -875,6 +878,21 @@ def _reaches_spmd(reached: dict[Ref, bool], files: ProjectFiles, settings: Setti
     for ref in reached:
         f = _function_facts(ref, files, settings)
         if f is not None and any(q.startswith(_SPMD_NAMES) for q in f.xla_calls):
+            return True
+    return False
+
+
+def _reaches_reduction(reached: dict[Ref, bool], files: ProjectFiles, settings: Settings) -> bool:
+    """Some function the launched code runs reduces the gradients or builds what does: it
+    calls ``xm.reduce_gradients`` or builds an XLA FSDP / ZeRO-1 wrapper
+    (``build_optimizer`` returning ``ZeroRedundancyOptimizer(...)`` in a factory module), or
+    every ``return`` of it gives a DDP / FSDP-wrapped module (``shard(model)``): the program's
+    gradients are reduced (:attr:`LaunchSetup.reduces`, as the launching module's own model
+    says of the same calls in its own code)."""
+    prefixes = GRADIENT_REDUCERS + tuple(w for w in Reductions.REDUCING_WRAPPERS if w.startswith("torch_xla"))
+    for ref in reached:
+        f = _function_facts(ref, files, settings)
+        if f is not None and (f.returns_wrap or any(q.startswith(prefixes) for q in f.xla_calls)):
             return True
     return False
 

@@ -818,7 +818,7 @@ def _receiver(model, expr: ast.AST, ctx, new, depth: int = 0):
         if single is None or single[1] is None or single[1].func is not ctx.func:
             return None
         if type(single[0]) is ast.Call:  # model = self.strategy.setup_module(module); model.training_step(...)
-            got = new(expr, ctx)
+            got = new(expr, ctx, depth + 1)
             return got if got is not None and got[0] in ("ret", "new") else None
         if type(single[0]) is not ast.Attribute:
             return None
@@ -832,7 +832,7 @@ def _receiver(model, expr: ast.AST, ctx, new, depth: int = 0):
         inner = _receiver(model, expr.value, ctx, new, depth + 1)
         if inner is not None:
             return ("chain", inner[1] + "." + expr.attr) if inner[0] == "chain" else ("get", inner, expr.attr)
-    base = new(expr.value, ctx) if type(expr.value) in (ast.Name, ast.Call) else _receiver(model, expr.value, ctx, new, depth + 1)
+    base = new(expr.value, ctx, depth + 1) if type(expr.value) in (ast.Name, ast.Call) else _receiver(model, expr.value, ctx, new, depth + 1)
     return ("get", base, expr.attr) if base is not None and base[0] in ("new", "get", "ret") else None
 
 
