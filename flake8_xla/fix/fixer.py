@@ -586,11 +586,10 @@ def _apply(module: cst.Module, edits: dict[int, list], inserts: dict | None = No
 
 #: why a file LibCST would not give back byte for byte is left alone
 NO_ROUND_TRIP = "LibCST does not round-trip this file"
-#: a text whose lines end both in a lone ``\r`` and in a lone ``\n``: deleting a statement after
-#: a lone ``\r`` leaves that ``\r`` before the next line's ``\n``, one CRLF where two line ends were
+#: a line after a lone ``\r`` that ends in a lone ``\n``: deleting its statement leaves that
+#: ``\r`` before the ``\n``, one CRLF where two line ends were
 MIXED_CR = "mixed lone CR and LF line ends (the fixes could join two lines)"
-_LONE_CR = re.compile(r"\r(?!\n)")
-_LONE_LF = re.compile(r"(?<!\r)\n")
+_CR_THEN_LF = re.compile(r"\r(?!\n)[^\r\n]*(?<!\r)\n")
 
 
 def _split_tail(source: str) -> tuple[str, str] | None:
@@ -695,7 +694,7 @@ def _fix_source(source: str, settings: Settings, path: str, unsafe: bool,
     refused = too_deep(tree)
     if refused:  # LibCST would crash the process (native) or fail (Python recursion) on it
         return FixResult(source, 0, len(before), findings=before, refused=refused)
-    if _LONE_CR.search(source) and _LONE_LF.search(source):
+    if _CR_THEN_LF.search(source):
         return FixResult(source, 0, len(before), MIXED_CR, before)
     try:
         parsed = parse_exact(source)
