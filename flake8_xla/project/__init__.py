@@ -1213,18 +1213,27 @@ def _told_apart(out: list) -> list:
         return out
     told = []
     for t, c, x, launch in out:
-        anys = [(k, v[1]) for k, v in x if v[0] == "any"] if x else []
-        if not anys:
+        if not x or not any(v[0] == "any" for _, v in x):
             told.append((t, c, x, launch))
             continue
-        rest = {k: v for k, v in x if v[0] != "any"}
-        combos = [rest]
-        for k, values in anys:
-            if len(combos) * len(values) > constants.MAX_CONTEXTS:
-                continue  # (too many: unknown)
-            combos = [{**combo, k: v} for combo in combos for v in values]
-        told.extend((t, c, constants.frozen(combo), launch) for combo in combos)
+        told.extend((t, c, constants.frozen(combo), launch) for combo in _per_choice(x)[0])
     return told
+
+
+def _per_choice(context: tuple) -> tuple[list[dict], bool]:
+    """``(contexts, left out)``: one context per combination of the objects the ``("any",
+    values)`` of frozen ``context`` may be, at most :data:`.constants.MAX_CONTEXTS`; a choice
+    past that bound is left out (its parameter unknown) and ``left out`` is true."""
+    combos = [{k: v for k, v in context if v[0] != "any"}]
+    left_out = False
+    for k, v in context:
+        if v[0] != "any":
+            continue
+        if len(combos) * len(v[1]) > constants.MAX_CONTEXTS:
+            left_out = True
+            continue
+        combos = [{**combo, k: m} for combo in combos for m in v[1]]
+    return combos, left_out
 
 
 def _run_value(value: tuple, t: Ref, c, args: tuple, known: dict, objects, files: ProjectFiles,
@@ -1324,14 +1333,9 @@ def _object_value(arg: tuple, known: dict, files: ProjectFiles, settings: Settin
         chain, literals = split
         return ("any", tuple(("obj", cls, constants.frozen({**dict(init), chain: v}))
                              for v in literals + (constants.OTHER,)))
-    anys = [(k, v[1]) for k, v in init if v[0] == "any"]
-    if anys:  # Trainer(strategy=strategy) with one of several strategies: one trainer per strategy
-        combos = [dict(init)]
-        for k, members in anys:
-            if len(combos) * len(members) > constants.MAX_CONTEXTS:
-                return None
-            combos = [{**c, k: m} for c in combos for m in members]
-        return ("any", tuple(("obj", cls, constants.frozen(c)) for c in combos))
+    if any(v[0] == "any" for _, v in init):  # Trainer(strategy=strategy), one of several: one trainer each
+        combos, left_out = _per_choice(init)
+        return None if left_out else ("any", tuple(("obj", cls, constants.frozen(c)) for c in combos))
     return ("obj", cls, init)
 
 
