@@ -195,8 +195,7 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     # session 14: blind set b (b1-b5, labelled by a helper before any run; LABELS_session14_b.md).
     # Scored blind once on the session's near-final code: P 1.00 R 0.70; then used for one fix (b3).
     ("b2", "utils/constants.py", 25, "XLA205"): RANK_VALUES + ": a per-rank seed whose rank a helper of the module gives",
-    ("b2", "trainers/task_trainers.py", 12, "XLA503"): EVENT_REGISTRY + ": an override of a trainer a registry builds by name",
-    ("b2", "trainers/task_trainers.py", 23, "XLA204"): EVENT_REGISTRY + ": an override of a trainer a registry builds by name",
+    ("b2", "trainers/task_trainers.py", 23, "XLA204"): STEP_VALUES + ": barrier=True in an override a base loop over a device loader calls",
     ("b3", "nmtseq/checkpoint_utils.py", 15, "XLA602"): RANK_VALUES + ": an xm.save after an early return on the rank",
     ("b3", "nmtseq/metrics.py", 8, "XLA501"): STEP_VALUES + ": a value of the step's returned dict logged by a helper",
     ("b4", "llama_spmd/model.py", 30, "XLA502"): STEP_VALUES + ": a tensor test in forward of a model a module without torch_xla defines",
@@ -212,7 +211,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("c2", "factory.py", 10, "XLA405"): RETURNED + ": a model accelerator.prepare moves, after the optimizer",
     ("c2", "model.py", 18, "XLA502"): RETURNED + ": forward of the model accelerator.prepare returns",
     ("c4", "models.py", 34, "XLA903"): EVENT_REGISTRY + ": ties in a model a registry builds by name",
-    ("c4", "models.py", 46, "XLA503"): EVENT_REGISTRY + ": forward of a model a registry builds by name",
     ("c5", "model.py", 95, "XLA904"): "data_ptr() of a model another module moved (a helper called after the move)",
     ("c5", "train.py", 50, "XLA504"): "a timer read after a step with no device wait (hint)",
 }

@@ -386,11 +386,12 @@ class Params:
             return cache[key]
         cache[key] = ()
         if func.cls is None and (self.function_quals().get(id(func)) not in self.project_reached
-                                 or (self.uses_torch_xla and not self.steps_once(func))):
+                                 or (self.uses_torch_xla and not (self.steps_once(func)
+                                                                  or self._syncs_param(func, params)))):
             # a plain function: asked only when other modules' launched code reaches it, and in
-            # a module with torch_xla only when it runs a training step of its own (asking
-            # every importer of a torch_xla module would summarise most of a torch_xla
-            # project, as for parameter aliases)
+            # a module with torch_xla only when it runs a training step of its own or reads a
+            # parameter on the host (`loss.item()`) (asking for every function of a torch_xla
+            # module would summarise most of a torch_xla project, as for parameter aliases)
             return ()
         uncalled = getattr(self.project_callers, "uncalled", None)
         if uncalled is not None and uncalled(self.function_quals()[id(func)]):
@@ -466,11 +467,18 @@ class Params:
         candidates = []  # what each read reads, judged once the names bound from params are known
         for node in ast.walk(func.node):
             t = type(node)
-            if t is ast.Assign:  # a name bound from a parameter (`norm = outputs["grad_norm"]`)
-                if len(node.targets) == 1 and type(node.targets[0]) is ast.Name \
-                        and type(node.value) in self._PARAM_DERIVED \
-                        and any(type(n) is ast.Name and n.id in params for n in ast.walk(node.value)):
-                    wanted.add(node.targets[0].id)
+            if t is ast.Assign and len(node.targets) == 1:  # a name bound from a parameter (`norm = outputs["grad_norm"]`)
+                target, value = node.targets[0], node.value
+                if type(target) is ast.Name:
+                    pairs = ((target, value),)
+                elif type(target) is ast.Tuple and type(value) is ast.Tuple and len(value.elts) == len(target.elts):
+                    pairs = zip(target.elts, value.elts)  # ids, labels = batch["input_ids"], batch["labels"]
+                else:
+                    pairs = ()
+                for n, v in pairs:
+                    if type(n) is ast.Name and type(v) in self._PARAM_DERIVED \
+                            and any(type(x) is ast.Name and x.id in wanted for x in ast.walk(v)):
+                        wanted.add(n.id)
             elif t is ast.Call:
                 f = node.func
                 if type(f) is ast.Attribute and (f.attr in self._READ_METHODS or f.attr in self._SHAPE_METHODS):
@@ -485,6 +493,31 @@ class Params:
                 candidates.extend(n for n in ast.walk(node.test) if type(n) in (ast.Compare, ast.Call))
         found = any(type(n) is ast.Name and n.id in wanted for c in candidates for n in ast.walk(c))
         self._cache[key] = found
+        return found
+
+    def _syncs_param(self, func: FunctionInfo, params: list[str]) -> bool:
+        """``func``'s own code reads a parameter itself on the host: ``p.item()`` (``.tolist()``,
+        ``.numpy()``, ``.cpu()``) or ``float(p)`` / ``int(p)`` (the narrow gate of
+        :meth:`project_step_calls` for a module that imports torch_xla). Memoised."""
+        key = ("syncsparam", id(func))
+        found = self._cache.get(key)
+        if found is None:
+            wanted = set(params)
+            found = False
+            for c, cx in func.calls:
+                if cx.func is not func:
+                    continue
+                f = c.func
+                if type(f) is ast.Attribute and f.attr in self._READ_METHODS:
+                    arg = f.value
+                elif type(f) is ast.Name and f.id in ("float", "int") and len(c.args) == 1:
+                    arg = c.args[0]
+                else:
+                    continue
+                if type(arg) is ast.Name and arg.id in wanted:
+                    found = True
+                    break
+            self._cache[key] = found
         return found
 
     def _reads_on_host(self, func: FunctionInfo) -> bool:

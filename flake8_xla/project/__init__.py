@@ -219,6 +219,7 @@ def clear_cache() -> None:
     _SELF_SITES_LOCAL.clear()
     _CLASS_METHODS.clear()
     _METHOD_TABLES.clear()
+    _REGISTRIES.clear()
     _RUNS.clear()
     _ROOTS.clear()
     _REAL.clear()
@@ -1154,7 +1155,9 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
                 for o in (obj[1] if obj is not None and obj[0] == "any" else (obj,)):
                     if o is None or o[0] != "obj" or _assigned_first(o[1], method, files, settings):
                         continue
-                    for t in _method_table(o[1], files, settings).get(method, ())[:1]:
+                    table = _method_table(o[1], files, settings)
+                    found = table.get(method, ()) or (table.get("forward", ()) if method == "__call__" else ())
+                    for t in found[:1]:  # (model(x): the class's __call__, else a module's forward)
                         if not host:  # (what the module's rules ask of XLA code: resolved)
                             _resolved_call(file, qual, key, s, t, files, settings)
                         out.append(_run_value(("fn", t, o), t, o[1], args, known, objects, files, settings))
@@ -1293,6 +1296,19 @@ def _object_value(arg: tuple, known: dict, files: ProjectFiles, settings: Settin
     kind = arg[0]
     if kind == "ret":  # what a call returns: the argument a function gives back as the same object
         return _returned(arg, known, files, settings, depth)
+    if kind == "reg":  # MODELS[name](cfg): what each item the registry may hold builds
+        _, rref, key, passes = arg
+        key = constants._value(key, known, None) if key is not None else None
+        values = []
+        for _, item in _registry_items(rref, key if key is not None and key[0] not in constants.NOT_LITERAL else None,
+                                       files, settings):
+            f = _function_facts(item, files, settings)
+            one = ("ret", None, item, passes) if f is not None else ("new", item, passes)
+            values.append(_object_value(one, known, files, settings, depth + 1))
+        if not values or None in values:
+            return None
+        members = tuple(dict.fromkeys(m for v in values for m in (v[1] if v[0] == "any" else (v,))))
+        return ("any", members) if len(members) > 1 else members[0]
     if kind == "either":  # one of several constructor calls: each object
         found = tuple(dict.fromkeys(v for v in (_object_value(a, known, files, settings, depth + 1) for a in arg[1])
                                     if v is not None))
@@ -1577,6 +1593,8 @@ def _targets(ref: Ref, files: ProjectFiles, settings: Settings, depth: int = 0) 
     if exported is not None:
         target = exported[1] + ("." + rest if rest else "")
         return _targets((exported[0], target), files, settings, depth + 1)
+    if s.registries and not rest:  # MODELS[name](cfg): what the registry may hold
+        return [t for _, r in _registry_items(ref, None, files, settings) for t in _targets(r, files, settings, depth + 1)]
     return []
 
 
@@ -1612,7 +1630,58 @@ def _functions_of(ref: Ref, files: ProjectFiles, settings: Settings, depth: int 
     if exported is not None:
         target = exported[1] + ("." + rest if rest else "")
         return _functions_of((exported[0], target), files, settings, depth + 1)
+    if s.registries and not rest:
+        return [f for _, r in _registry_items(ref, None, files, settings)
+                for f in _functions_of(r, files, settings, depth + 1)]
     return []
+
+
+_REGISTRIES: dict[tuple, tuple] = {}
+#: the keys of a registry's items an XLA run selects when the key is not known
+#: (``BACKENDS[args.device]``: not the CUDA backend)
+_XLA_KEYS = frozenset({"tpu", "xla", "tpu_v4", "tpu_v5", "tpuv4", "tpuv5"})
+_OFF_KEYS = frozenset({"cuda", "gpu", "cpu", "nccl", "gloo", "mps", "nvidia", "ddp", "cuda_ddp"})
+
+
+def _registry_items(ref: Ref, key, files: ProjectFiles, settings: Settings) -> tuple:
+    """``((key, item ref), ...)`` of registry ``ref`` (:attr:`.summary.ModuleSummary.registries`):
+    the functions and classes its module puts in it, and those the project's modules decorate
+    with one of its registrars (``@register_model("tiny_gpt")``), in its module and in the
+    modules importing it (also through a package ``__init__``). ``key``: the literal key the
+    lookup names (``MODELS["resnet"]``), selecting the items under it; ``None``: unknown, every
+    item, except that an XLA run never selects the items under device names of another
+    backend when one is under ``"tpu"`` / ``"xla"`` (:data:`_XLA_KEYS`). Memoised."""
+    memo = (ref, settings)
+    found = _REGISTRIES.get(memo)
+    if found is None:
+        _REGISTRIES[memo] = ()
+        file, name = ref
+        s = summary_of(Path(file), files, settings)
+        items: list = []
+        if s is not None:
+            for n, held in s.registries:
+                if n == name:
+                    items.extend(held)
+            registrars = {(file, q) for q, n in s.registrars if n == name}
+            if registrars:
+                mods = {Path(file)}
+                for imp in files.importers(Path(file)):
+                    mods.add(imp)
+                    if imp.name == "__init__.py":
+                        mods.update(files.importers(imp))
+                for m in sorted(mods, key=str):
+                    ms = summary_of(m, files, settings)
+                    for qual, dref, k in ms.decorated if ms is not None else ():
+                        if _reexported(dref, files, settings) in registrars:
+                            items.append((k, (str(m), qual)))
+        found = _REGISTRIES[memo] = tuple(dict.fromkeys(items))
+    if key is not None:
+        chosen = tuple(i for i in found if i[0] == key or i[0] is None)
+        return chosen if chosen else found
+    keys = {str(k[1]).lower() for k, _ in found if k is not None}
+    if keys & _XLA_KEYS and keys & _OFF_KEYS:
+        return tuple(i for i in found if i[0] is None or str(i[0][1]).lower() not in _OFF_KEYS)
+    return found
 
 
 _CLASS_METHODS: dict[tuple, list[Ref]] = {}
@@ -2071,6 +2140,13 @@ def _calls_at(s: ModuleSummary, file: str, line: int, name: str | None, files: P
     targets = [cf.target for cf in s.calls_into if cf.line == line and not cf.escape
                and (name is None or cf.target[1].rsplit(".", 1)[-1] == name)]
     for d in s.dispatches if dispatch else ():
+        if d.line == line and not d.origin and d.method == name and d.param.startswith("recv:"):
+            _reach_index(files, settings)  # trainer.train_epoch(loader) on what the reach resolved the chain to
+            found = _REACH_CALLS.get((files.root, settings), {}).get((file, d.caller, d.param[5:]))
+            if not found:
+                return None
+            targets.extend(sorted(found))
+            continue
         if d.line == line and not d.element and d.method == name:
             v = resolve_arg(ArgFacts(PARAM, d.param, refs=((file, d.origin),)), files, settings)
             if v.kind != INSTANCE or not v.refs:
@@ -2154,6 +2230,13 @@ def _takes_loader(ref: Ref, index: int, origin: bool, files: ProjectFiles, setti
         ref = init[0]
         s = summary_of(Path(ref[0]), files, settings)
     f = s.function(ref[1]) if s is not None else None
+    if f is None and s is not None and "." in ref[1] and s.cls(ref[1].partition(".")[0]) is not None:
+        head, _, method = ref[1].partition(".")  # Sub.train_epoch inherited: the base's def
+        found = _method_table((ref[0], head), files, settings).get(method)
+        if found:
+            ref = found[0]
+            s = summary_of(Path(ref[0]), files, settings)
+            f = s.function(ref[1]) if s is not None else None
     if f is None:
         return False
     i = _def_index(s, ref, f, index)

@@ -334,7 +334,27 @@ def _loop_feeds(model, described: list) -> tuple[dict[int, tuple[int, ...]], dic
     return out, origin_items(pairs)
 
 
-def _fed_arguments(model, described: list) -> dict[int, tuple[tuple[int, int, bool, str, int, bool], ...]]:
+def _object_method_calls(model, bindings: dict, site, described: set) -> list:
+    """``(call, ctx)`` of the method calls, not described, on a local name of a function
+    (``trainer.train_epoch(train_loader, epoch)`` with ``trainer`` built from a registry):
+    receivers of a value the reach may resolve (edges ``recv:``), for :func:`_fed_arguments`;
+    only methods some project module defines."""
+    files = site.files
+    if files is None:
+        return []
+    out = []
+    for call, ctx in model.calls:
+        f = call.func
+        if type(f) is not ast.Attribute or type(f.value) is not ast.Name or id(call) in described \
+                or ctx.func is None or f.value.id in bindings or not call.args \
+                or (ctx.func.cls is not None and ctx.func.params and f.value.id == ctx.func.params[0]):
+            continue
+        if files.defines(f.attr):
+            out.append((call, ctx))
+    return out
+
+
+def _fed_arguments(model, described: list, more: list = ()) -> dict[int, tuple[tuple[int, int, bool, str, int, bool], ...]]:
     """``{id(call): ((line, index, origin, name, item, again), ...)}``: the calls whose value another call of
     the module receives as its positional argument ``index`` (``train_loader =
     build_loader(...)`` ... ``TrainLoop(model, opt, train_loader)``;
@@ -349,6 +369,7 @@ def _fed_arguments(model, described: list) -> dict[int, tuple[tuple[int, int, bo
     Linear in those calls' arguments."""
     origins = model.step_loader_origins(any_code=True)
     receivers = [(call, ctx) for _, call, ctx in described if id(call) not in origins]
+    receivers += [(call, ctx) for call, ctx in more if id(call) not in origins]
     if origins:
         receivers += [(call, ctx) for call, ctx in model.calls if id(call) in origins]
     out: dict[int, list] = {}
@@ -508,7 +529,7 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
                              in_step=in_step, gated=gated, in_loop=in_loop,
                              returned=id(call) in model.returned_loader_origins(),
                              moved_after=_moved_after(model, call, ctx, args)))
-    via = _fed_arguments(model, nodes)
+    via = _fed_arguments(model, nodes, _object_method_calls(model, bindings, site, {id(c) for _, c, _ in nodes}))
     loops, loop_items = _loop_feeds(model, nodes)
     for i, call, _ in nodes if via or loops else ():
         if id(call) in via or id(call) in loops:
@@ -868,6 +889,9 @@ def _state_dict(model, expr: ast.AST, ctx, depth: int = 0) -> ArgFacts | None:
     elts = expr.values if t is ast.Dict else expr.elts if t in (ast.List, ast.Tuple) else ()
     for e in elts:
         if type(e) is ast.Call and type(e.func) is ast.Attribute and e.func.attr == "state_dict" and not e.args \
+                and _self_attr_on_device(model, e.func.value, ctx):
+            return ArgFacts(STATE_DICT, "device")  # {"model": self.model.state_dict()}, self.model moved in __init__
+        if type(e) is ast.Call and type(e.func) is ast.Attribute and e.func.attr == "state_dict" and not e.args \
                 and type(e.func.value) is ast.Name and model.qualname(e.func.value, ctx) is None:
             name = e.func.value.id
             values = model.values(e.func.value, ctx)
@@ -885,6 +909,17 @@ def _state_dict(model, expr: ast.AST, ctx, depth: int = 0) -> ArgFacts | None:
             else:
                 return ArgFacts(STATE_DICT, "device" if moved else "", tuple(refs))
     return None
+
+
+def _self_attr_on_device(model, expr: ast.AST, ctx) -> bool:
+    """``expr`` is ``self.x`` in a method whose class's own methods store in ``self.x`` only
+    moves to the XLA device (``self.model = model.to(self.device)``)."""
+    func = ctx.func
+    if type(expr) is not ast.Attribute or type(expr.value) is not ast.Name or func is None or func.cls is None \
+            or not func.params or expr.value.id != func.params[0]:
+        return False
+    values = func.cls.attrs.get(expr.attr)
+    return bool(values) and all(v is not None and c is not None and model._on_device(v, c, 0) for v, c in values[:8])
 
 
 def _backend_gives_back(model, value: ast.AST, ctx, name: str) -> tuple | None:
@@ -1209,7 +1244,8 @@ def describe_receiver_calls(model, calls: list, resolve, path: str, classes=None
         if not in_step:
             gated = _gated(model, ctx)
         own = [lp for lp in ctx.loops if lp.ctx.func is ctx.func]
-        out.append(DispatchFacts("", key, -1, False, call.func.attr, call.lineno, tuple(args), tuple(kwargs), splat,
+        method = call.func.attr if type(call.func) is ast.Attribute else "__call__"  # model(x)
+        out.append(DispatchFacts("", key, -1, False, method, call.lineno, tuple(args), tuple(kwargs), splat,
                                  in_step, gated, caller=quals.get(id(ctx.func), ""),
                                  loops=tuple(lp.node.lineno for lp in own)))
     return tuple(out)

@@ -425,7 +425,7 @@ def _value(arg: tuple, context: dict, objects) -> object:
             if got[0] in NOT_LITERAL or got[1]:
                 return got
         return None
-    if kind in ("new", "news", "get", "elt", "either", "ret"):
+    if kind in ("new", "news", "get", "elt", "either", "ret", "reg"):
         return objects(arg, context) if objects is not None else None
     return None
 

@@ -277,6 +277,20 @@ class ModuleSummary:
     #: the module-level code of such a module as one function (qual ``"<module>"``: its
     #: calls, with what each passes), or ``None``
     entry: FunctionFacts | None = None
+    #: ``(name, ((key, ref), ...))`` of each module-level registry: a name bound once to a
+    #: dict or list display (``MODELS = {}``, ``{"resnet": build_resnet}``) with the project
+    #: functions and classes it holds, from the display and from stores anywhere in the
+    #: module (``MODELS[name] = cls``, ``.append(f)``, ``.setdefault(k, f)``); ``key`` the
+    #: literal key (``None``: not a literal) (:func:`_registries`)
+    registries: tuple = ()
+    #: ``(qual, name)``: module-level function ``qual`` stores its own or a nested def's
+    #: parameter into registry ``name`` (``def register_model(name): def deco(cls):
+    #: MODELS[name] = cls``): what it decorates is in the registry
+    registrars: tuple = ()
+    #: ``(qual, decorator ref, key)`` of each module-level function or class under a
+    #: decorator of the project (``@register_model("tiny_gpt")``), the decorator's first
+    #: literal argument as ``key`` (``None`` without one)
+    decorated: tuple = ()
 
     def function(self, qual: str) -> FunctionFacts | None:
         return self._index()[0].get(qual)
@@ -405,9 +419,18 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         if t is ast.Attribute:  # self.module = self.strategy.setup_model(model); ... self.module
             stored = _stored_before(model, expr, ctx)
             return new(stored[0], stored[1], depth + 1) if stored is not None else None
-        if t is not ast.Call or type(expr.func) not in (ast.Name, ast.Attribute):
+        if t is not ast.Call or type(expr.func) not in (ast.Name, ast.Attribute, ast.Subscript, ast.Call):
             return None
         f = expr.func
+        if type(f) in (ast.Name, ast.Subscript, ast.Call):
+            got = looked_up(f, ctx, 0) if type(f) is not ast.Name or model.class_named(f.id, ctx) is None else None
+            if got is not None:  # MODELS[name](cfg), cls = MODELS[name]; cls(cfg): what the registry holds
+                return ("reg", got[0], got[1], constants.passes(model, expr, ctx, lambda e, c: new(e, c, depth + 1)))
+        if type(f) is ast.Attribute and f.attr in model._SAME_MODULE and type(f.value) in (ast.Call, ast.Name) \
+                and (files is None or not files.defines(f.attr)):
+            return new(f.value, ctx, depth + 1)  # build_model(cfg).to(device): the module built
+        if type(f) not in (ast.Name, ast.Attribute):
+            return None
         cls = model.class_named(f.id, ctx) if type(f) is ast.Name else None
         if cls is not None:
             if cls.ctx.func is not None:
@@ -428,6 +451,37 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         return ("new", target, constants.passes(model, expr, ctx,
                                                 lambda e, c: new(e, c, depth + 1)))
 
+    registries, registrars, decorated = _registries(model, ref, str(path))
+    held = {name for name, _ in registries}
+
+    def registry(expr: ast.AST) -> Ref | None:
+        """The registry ``expr`` names: a module-level one of this module, or an imported name
+        (a registry of another module, or nothing the project layer finds: unknown)."""
+        if type(expr) is ast.Name and expr.id in held and expr.id not in bindings:
+            return (str(path), expr.id)
+        r = ref(expr) if type(expr) in (ast.Name, ast.Attribute) else None
+        return r if r is not None and "." not in r[1] else None
+
+    def looked_up(expr: ast.AST, ctx, depth: int):
+        """``(registry ref, key)`` of ``REG[key]`` / ``REG.get(key)``, also through a name
+        bound once to one (``cls = MODELS[name]``); ``None`` otherwise."""
+        t = type(expr)
+        if t is ast.Name and depth < 3:
+            values = model.values(expr, ctx)
+            if values and len(values) == 1 and values[0][1] is not None:
+                return looked_up(values[0][0], values[0][1], depth + 1)
+            return None
+        if t is ast.Subscript:
+            r, key = registry(expr.value), expr.slice
+        elif t is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr == "get" and expr.args:
+            r, key = registry(expr.func.value), expr.args[0]
+        else:
+            return None
+        if r is None:
+            return None
+        return r, constants._argument(model, key, ctx)  # ("const", v), ("chain", "name") or None
+
+    new.looked_up = looked_up
     calls_into = describe_calls(model, resolver, bindings, str(path), classes)
     handed: dict[str, list[Ref]] = {}  # qual -> classes whose instances its calls hand on, forwards it runs
     for cf in calls_into:
@@ -452,6 +506,9 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         built: set = set()  # out refs this function constructs (a class called) or calls on a known receiver
         for call, cctx in func.calls:
             r = ref(call.func)
+            if r is None and type(call.func) in (ast.Name, ast.Subscript, ast.Call):
+                got = looked_up(call.func, cctx, 0) if held or bindings else None
+                r = got[0] if got is not None else None  # TRAINERS[name](args): the registry's classes built
             if r is not None and "." not in r[1]:
                 built.add(r)
             if r is not None and r not in out:
@@ -474,6 +531,9 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                 r = ref(ast.Name(id=name))
                 if r is not None and r not in out:
                     out.append(r)
+            elif name in held and (str(path), name) not in out:
+                out.append((str(path), name))  # MODELS[name](cfg): what the registry holds runs
+                built.add((str(path), name))
         built.update(handed.get(quals[id(func)], ()))
         unbuilt = tuple(r for r in out if r not in built)
         fed = model.step_loader_params()
@@ -549,7 +609,124 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         entry_roots=(entry.qual,) if entry is not None and not model.uses_torch_xla else (),
         entry=entry,
         dispatches=dispatches + describe_receiver_calls(model, recv_calls, resolver, str(path), classes),
+        registries=registries, registrars=registrars, decorated=decorated,
     )
+
+
+_REGISTRY_CALLS = frozenset({"dict", "OrderedDict", "defaultdict"})
+
+
+def _registries(model, ref, path: str) -> tuple[tuple, tuple, tuple]:
+    """:attr:`ModuleSummary.registries`, ``registrars`` and ``decorated`` of one module.
+
+    A registry is a module-level name bound once, at the module level, to a dict or list
+    display or an empty ``dict()`` / ``OrderedDict()``; its items are the module-level
+    functions and classes (and imported project names) its display holds and that stores
+    anywhere in the module put in it (``R[k] = v``, ``R.append(v)``, ``R.setdefault(k, v)``).
+    A store of a parameter makes the module-level function around it a registrar."""
+    tree = model.tree
+    candidates: dict[str, ast.AST] = {}
+    counts: collections.Counter = collections.Counter()
+    for stmt in tree.body:
+        if type(stmt) is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
+            name, value = stmt.targets[0].id, stmt.value
+        elif type(stmt) is ast.AnnAssign and type(stmt.target) is ast.Name and stmt.value is not None:
+            name, value = stmt.target.id, stmt.value
+        else:
+            continue
+        counts[name] += 1
+        t = type(value)
+        if t in (ast.Dict, ast.List, ast.Tuple) or (
+                t is ast.Call and not value.args and not value.keywords
+                and chain_parts(value.func) is not None and chain_parts(value.func)[-1] in _REGISTRY_CALLS):
+            candidates[name] = value
+    decorated = []
+    if not candidates and not any(getattr(n, "decorator_list", None) for n in tree.body):
+        return (), (), ()
+    top_defs = {n.name: n for n in tree.body if type(n) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)}
+
+    def item(expr: ast.AST):
+        if type(expr) is ast.Name and expr.id in top_defs:
+            return (path, expr.id)
+        r = ref(expr) if type(expr) in (ast.Name, ast.Attribute) else None
+        return r if r is not None and "." not in r[1] else None
+
+    items: dict[str, list] = {name: [] for name in candidates if counts[name] == 1}
+    for name in items:
+        value = candidates[name]
+        if type(value) is ast.Dict:
+            for k, v in zip(value.keys, value.values):
+                got = item(v) if k is not None else None
+                if got is not None:
+                    items[name].append((constants.literal(k), got))
+        elif type(value) in (ast.List, ast.Tuple):
+            for v in value.elts:
+                got = item(v)
+                if got is not None:
+                    items[name].append((None, got))
+    registrars = []
+    tables: dict[str, int] = {}  # def register(table, name): ... table[name] = obj: the table's position
+    if items:
+        for stmt in tree.body:
+            outer = stmt.name if type(stmt) in (ast.FunctionDef, ast.AsyncFunctionDef) else None
+            params = set()
+            if outer is not None:
+                for node in ast.walk(stmt):
+                    if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
+                        a = node.args
+                        params.update(x.arg for x in a.posonlyargs + a.args + a.kwonlyargs)
+                own = [x.arg for x in stmt.args.posonlyargs + stmt.args.args]
+            for node in ast.walk(stmt):
+                t = type(node)
+                if t is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Subscript:
+                    target, key, value = node.targets[0].value, node.targets[0].slice, node.value
+                elif t is ast.Call and type(node.func) is ast.Attribute and type(node.func.value) is ast.Name:
+                    target = node.func.value
+                    if node.func.attr == "append" and len(node.args) == 1:
+                        key, value = None, node.args[0]
+                    elif node.func.attr == "setdefault" and len(node.args) == 2:
+                        key, value = node.args
+                    else:
+                        continue
+                else:
+                    continue
+                if type(target) is ast.Name and outer is not None and target.id in own and target.id not in items \
+                        and type(value) is ast.Name and value.id in params:
+                    tables[outer] = own.index(target.id)  # a registrar into the table it is handed
+                    continue
+                if type(target) is not ast.Name or target.id not in items:
+                    continue
+                if type(value) is ast.Name and value.id in params:
+                    registrars.append((outer, target.id))
+                    continue
+                got = item(value)
+                if got is not None:
+                    items[target.id].append((constants.literal(key) if key is not None else None, got))
+    if tables:  # def register_trainer(name): return register(TRAINERS, name)
+        for stmt in tree.body:
+            if type(stmt) not in (ast.FunctionDef, ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(stmt):
+                if type(node) is ast.Return and type(node.value) is ast.Call and type(node.value.func) is ast.Name \
+                        and node.value.func.id in tables and len(node.value.args) > tables[node.value.func.id]:
+                    table = node.value.args[tables[node.value.func.id]]
+                    if type(table) is ast.Name and table.id in items:
+                        registrars.append((stmt.name, table.id))
+    for stmt in tree.body:
+        if type(stmt) not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            continue
+        for d in stmt.decorator_list:
+            call = d if type(d) is ast.Call else None
+            got = item(call.func if call is not None else d)
+            if got is None:
+                continue
+            key = None
+            if call is not None:
+                first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "name"), None)
+                key = constants.literal(first) if first is not None else None
+            decorated.append((stmt.name, got, key))
+    registries = tuple((name, tuple(dict.fromkeys(found))) for name, found in items.items())
+    return registries, tuple(dict.fromkeys(registrars)), tuple(decorated)
 
 
 def _attr_values(model, cls, new) -> tuple:
@@ -723,6 +900,15 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
                 site = _site(model, call, ctx, defaults, new)  # main(cfg): the function a caller hands in
                 occ.setdefault("param:" + f.id, []).append(site)
                 received.add("param:" + f.id)
+            elif new is not None and recv_calls is not None and _called_object(model, f, ctx):
+                recv = new(f, ctx)
+                if recv is not None and recv[0] in ("ret", "reg", "either"):
+                    # model = build_model(cfg).to(device); model(x): the __call__ / forward of what
+                    # the reach finds the call returned
+                    conds, args = _site(model, call, ctx, defaults, new)
+                    key = f"recv:{f.id}.__call__"
+                    occ.setdefault(key, []).append((conds, ((-1, None, recv),) + tuple(a for a in args if a[0] != -1)))
+                    recv_calls.append((call, ctx, key))
         elif me is not None and type(f) is ast.Attribute and type(f.value) is ast.Name and f.value.id == me:
             site = _site(model, call, ctx, defaults, new)
             occ.setdefault("self." + f.attr, []).append(site)
@@ -786,6 +972,16 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
     return tuple(found)
 
 
+def _called_object(model, name: ast.Name, ctx) -> bool:
+    """``name`` is bound once, by an assignment in the calling function itself, to the
+    result of a call (``model = build_model(cfg)``): an object whose class the reach may know."""
+    bindings = model.lookup(name.id, ctx, None)
+    if not bindings or len(bindings) != 1:
+        return False
+    _, kind, value, bctx = bindings[0]
+    return kind == "value" and type(value) is ast.Call and bctx is not None and bctx.func is ctx.func
+
+
 def _receiver_site(model, call: ast.Call, ctx, new, defaults: dict) -> tuple:
     """``(edge key, site)`` of a method call on an attribute chain (``self.strategy.launcher.
     launch(self._run, ...)``, ``strategy.launcher.launch(train, cfg)`` on an object built
@@ -819,7 +1015,7 @@ def _receiver(model, expr: ast.AST, ctx, new, depth: int = 0):
             return None
         if type(single[0]) is ast.Call:  # model = self.strategy.setup_module(module); model.training_step(...)
             got = new(expr, ctx, depth + 1)
-            return got if got is not None and got[0] in ("ret", "new") else None
+            return got if got is not None and got[0] in ("ret", "new", "reg") else None
         if type(single[0]) is not ast.Attribute:
             return None
         return _receiver(model, single[0], single[1], new, depth + 1)
@@ -833,7 +1029,7 @@ def _receiver(model, expr: ast.AST, ctx, new, depth: int = 0):
         if inner is not None:
             return ("chain", inner[1] + "." + expr.attr) if inner[0] == "chain" else ("get", inner, expr.attr)
     base = new(expr.value, ctx, depth + 1) if type(expr.value) in (ast.Name, ast.Call) else _receiver(model, expr.value, ctx, new, depth + 1)
-    return ("get", base, expr.attr) if base is not None and base[0] in ("new", "get", "ret") else None
+    return ("get", base, expr.attr) if base is not None and base[0] in ("new", "get", "ret", "reg") else None
 
 
 def _stored_before(model, expr: ast.Attribute, ctx) -> tuple | None:
@@ -1272,7 +1468,7 @@ def _returns_alts(model, func, new) -> tuple:
         if _own_frames_off(model, ctx):
             conds = (constants.XLA_OFF,) + conds
         out.append((conds, got))
-    return tuple(out) if any(v[0] == "new" for _, v in out) else ()
+    return tuple(out) if any(v[0] in ("new", "reg") for _, v in out) else ()
 
 
 def _returned_param(model, func) -> int:
