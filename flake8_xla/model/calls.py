@@ -106,6 +106,65 @@ class Calls:
                 return out
         return []
 
+    #: the packages whose functions and objects a call of an unknown callee cannot be
+    #: (``crit = nn.CrossEntropyLoss(); crit(out, y)``: a torch object)
+    _KNOWN_LIBRARIES = ("torch.", "torchvision.", "numpy.", "math.", "operator.", "builtins.")
+
+    def unknown_callee(self, call: ast.Call, ctx: Ctx) -> bool:
+        """The function ``call`` runs cannot be seen: a name bound to an item of a container,
+        a loop variable, or what a call of a project or unknown function returned
+        (``hook = HOOKS["sync"]``, ``for h in hooks: h(...)``, ``reduce = get_reducer()``), or a
+        call of such an expression directly (``HOOKS["sync"](...)``, ``make_hook()(...)``);
+        not a builtin, a function or class of the module, an import, a ``lambda`` or
+        ``partial`` the module resolves, nor a torch object (``criterion(out, y)``)."""
+        f = call.func
+        t = type(f)
+        if t is ast.Subscript:
+            return True
+        if t is ast.Call:
+            if self.function_of(f, ctx):
+                return False
+            q = self.call_name(f, ctx)
+            return q is None or not q.startswith(self._KNOWN_LIBRARIES)
+        if t is not ast.Name:
+            return False
+        bindings = self.lookup(f.id, ctx, None)
+        if bindings and any(kind == "def" and self._wrapped_def(target, b_ctx or ctx) for _, kind, target, b_ctx in bindings):
+            return True  # @synced def plain_step(...): the call runs what the decorator returned
+        if not bindings or any(kind in ("def", "class", "import", "param") for _, kind, _, _ in bindings):
+            return False  # (a parameter: what the callers hand in, project mode's to follow)
+        if self.function_of(f, ctx) or self.used_as_module(f, ctx) or self.is_model(f, ctx):
+            return False
+        for _, kind, target, b_ctx in bindings:
+            if kind == "value" and isinstance(target, ast.AST):
+                if type(target) is ast.Call:
+                    q = self.call_name(target, b_ctx or ctx)
+                    if q is None or q.startswith(self._KNOWN_LIBRARIES):
+                        return False  # criterion = nn.CrossEntropyLoss(); model = model.to(dev)
+                elif type(target) in (ast.Name, ast.Attribute):
+                    if self.qualname(target, b_ctx or ctx) is not None:
+                        return False  # act = torch.relu, hook = log_hook: a named function
+                elif type(target) is not ast.Subscript:
+                    return False
+        return True
+
+    def _wrapped_def(self, func, ctx: Ctx) -> bool:
+        """Function ``func`` (a ``FunctionInfo``) has a decorator that is neither a library's
+        (``torch.no_grad``, ``functools.lru_cache``, ``staticmethod``) nor a known transparent one: its
+        name runs what the decorator returned."""
+        node = getattr(func, "node", None)
+        for d in getattr(node, "decorator_list", ()):
+            target = d.func if type(d) is ast.Call else d
+            q = self.qualname(target, ctx)
+            if q is None:
+                if type(target) is ast.Name and target.id in ("staticmethod", "classmethod", "property") \
+                        and self.lookup(target.id, ctx, None) is None:
+                    continue
+                return True
+            if not q.startswith(self._KNOWN_LIBRARIES + ("functools.", "torch_xla.", "contextlib.", "typing.")):
+                return True
+        return False
+
     def _self_dispatch(self, func: FunctionInfo | None, name: str) -> tuple | None:
         """Project mode: the ``(file, "Cls.m")`` methods that ``self.name(...)`` in method
         ``func`` runs, when every launch of the project reaching ``func`` runs it on objects

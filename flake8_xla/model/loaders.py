@@ -370,8 +370,8 @@ class Loaders:
                     args = args[:1]
                 return bool(args) and all(self.iterable_seen(a, ctx, depth + 1) for a in args)
         helper = self.project_helper(f, ctx)  # a generator of host tensors in another module
-        if helper is not None:
-            return helper.yields_seen
+        if helper is not None:  # (that may cut the graph between its batches: not seen)
+            return helper.yields_seen and not helper.may_sync
         if q is not None:
             return False
         funcs = self.function_of(f, ctx)

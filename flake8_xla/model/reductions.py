@@ -59,6 +59,9 @@ def reduces_gradients(model: Model, call: ast.Call, ctx: Ctx) -> bool:
         table = model.closure_over_callers("reducing_funcs", direct)
     if any(table.get(id(f)) for f in model.function_of(call.func, ctx)):
         return True
+    if type(call.func) in (ast.Name, ast.Subscript, ast.Call) and model.unknown_callee(call, ctx) \
+            and any(type(a) in (ast.Name, ast.Attribute) and model.is_optimizer(a, ctx) for a in call.args):
+        return True  # reduce = REDUCERS["xla"]; reduce(opt): what it runs on the optimizer cannot be seen
     if model.project_lookup is not None and type(call.func) is ast.Attribute:
         # project mode: a method of another module the call may run reduces (the override
         # `self.reduce_gradients(opt)` dispatches to: xm.reduce_gradients in a TPU subclass)

@@ -33,6 +33,18 @@ class Syncs:
             return True
         return q == self.OPTIMIZER_STEP and self.const(self.kwarg(call, "barrier", 1), ctx) is True
 
+    def _param_barrier(self, call: ast.Call, ctx: Ctx) -> bool:
+        """``xm.optimizer_step(opt, barrier=barrier)`` with ``barrier`` a parameter of the
+        function: a caller may pass ``True`` (``finish_step(opt, True)``), so calling the
+        function may cut the graph (unknown, as a sync)."""
+        if self.call_name(call, ctx) != self.OPTIMIZER_STEP:
+            return False
+        arg = self.kwarg(call, "barrier", 1)
+        if type(arg) is not ast.Name or ctx.func is None:
+            return False
+        bindings = self.lookup(arg.id, ctx, None)
+        return bool(bindings) and all(kind == "param" for _, kind, _, _ in bindings)
+
     def _compiled(self, func: FunctionInfo) -> bool:
         """A ``@torch_xla.compile``d function (it syncs before and after)."""
         return id(func) in self._compiled_ids()
@@ -53,7 +65,7 @@ class Syncs:
         if table is None:
             direct = dict.fromkeys(self._compiled_ids(), True)
             for c, x in self.calls_to(*self.SYNCS, self.OPTIMIZER_STEP):
-                if x.func is not None and self.is_sync_call(c, x):
+                if x.func is not None and (self.is_sync_call(c, x) or self._param_barrier(c, x)):
                     direct[id(x.func)] = True
             table = self.closure_over_callers("func_syncs", direct)
         return table.get(id(func), False)
@@ -139,8 +151,34 @@ class Syncs:
         if "eager" not in self._cache:
             self._cache["eager"] = any(
                 self.const(self.kwarg(call, "enable", 0), ctx) is True and self.in_xla_code(ctx)
-                for call, ctx in self.calls_to(*self.EAGER))
+                for call, ctx in self.calls_to(*self.EAGER)) or self._project_eager()
         return self._cache["eager"]
+
+    def _project_eager(self) -> bool:
+        """Project mode: XLA code here calls a project helper of another module that switches
+        eager mode (``device = setup_eager()``; on or off cannot be told there: unknown, as
+        eager; :meth:`helper_calls_any`)."""
+        return self.helper_calls_any(self.EAGER)
+
+    def helper_calls_any(self, names) -> bool:
+        """Project mode: XLA code of this module calls a project helper of another module
+        whose code, or what it calls, calls one of the torch_xla / torch functions ``names``
+        (``broadcast_init(model)`` running ``xm.broadcast_master_param``). Memoised per names."""
+        if self.project_lookup is None:
+            return False
+        key = ("helper_calls_any", tuple(names))
+        found = self._cache.get(key)
+        if found is None:
+            wanted = frozenset(names)
+            found = False
+            for call, ctx in self.calls:
+                if self._imported_helper(call, ctx) and self.in_xla_code(ctx):
+                    helper = self.project_helper(call.func, ctx)
+                    if helper is not None and helper.xla_calls & wanted:
+                        found = True
+                        break
+            self._cache[key] = found
+        return found
 
     def unseen_sync_call(self, call: ast.Call, ctx: Ctx) -> bool:
         """True when ``call`` may cut the graph where it cannot be seen (a third-party or
@@ -153,6 +191,8 @@ class Syncs:
             return not call.args or not self.iterable_seen(call.args[0], ctx)
         if type(f) is ast.Attribute and f.attr == "__next__":
             return True
+        if type(f) in (ast.Name, ast.Subscript, ast.Call) and self.unknown_callee(call, ctx):
+            return True  # for h in after_step: h(step, loss): what runs cannot be seen
         if self._imported_helper(call, ctx):
             helper = self.project_helper(f, ctx)  # a project module's function: what it does
             if helper is not None:

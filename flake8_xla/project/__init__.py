@@ -25,7 +25,8 @@ from pathlib import Path
 
 from ..settings import Settings
 from ..model.reductions import GRADIENT_REDUCERS, Reductions
-from .callers import DEVICE_LOADER, DEVICE_TENSOR, INSTANCE, INSTANCES, PARAM, PARAM_TENSOR, TENSOR, ArgFacts, CallFacts
+from .callers import DEVICE_LOADER, DEVICE_TENSOR, INSTANCE, INSTANCES, PARAM, PARAM_TENSOR, RECV_BATCH, TENSOR, \
+    ArgFacts, CallFacts
 from . import cache, constants, defs
 from .defs import NOTHING, DefFacts, def_facts
 from .files import ROOT_MARKERS, ProjectFiles, read_bytes, read_text
@@ -525,17 +526,19 @@ def facts_for(filename: str, settings: Settings, plain: bool = False) -> Project
             reached[qual] = multi
             callers[qual] = caller
         setup = _SETUPS.get((files.root, settings), {}).get(str(path)) if reached else None
+    own = False
     if setup is None and "torch_xla" in (files.text(path) or ""):  # a launching script: its own setup, with
         _reach_index(files, settings)  # the dropout of another module its launched code builds
         setup = _OWN_SETUPS.get((files.root, settings), {}).get(str(path))
+        own = True
     launchers = launchers_for(path, files)
-    if not reached and not launchers and setup is None:
+    here = str(path)
+    resolved = {(q, k): tuple(sorted(refs)) for (f, q, k), refs in _REACH_CALLS.get((files.root, settings), {}).items()
+                if f == here} if reached or own else {}  # (also a launching script's own calls)
+    if not reached and not launchers and setup is None and not resolved:
         return EMPTY
     dispatch = _self_dispatch(path, reached, files, settings) if reached else {}
     overridden = _overridden(path, reached, files, settings) if reached else frozenset()
-    here = str(path)
-    resolved = {(q, k): tuple(sorted(refs)) for (f, q, k), refs in _REACH_CALLS.get((files.root, settings), {}).items()
-                if f == here} if reached else {}
     return ProjectFacts(reached, callers, launchers, setup, launcher_selves_for(path, files), dispatch, overridden,
                         resolved)
 
@@ -1174,12 +1177,13 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
         else:
             ref = target
         items = known.get(splat) if splat else None  # args=args: the *args tuple the caller filled
+        bound = value[2] if type(target) is not str and not target[0] and len(value) > 2 else None
         for t, c in _targets(ref, files, settings):
             callee = _function_facts(t, files, settings)
             offset = 1
             if c is not None:  # xmp.spawn(self._wrapping_function, ...): a method of the object it runs on
-                if this is None or type(target) is not str or callee is None or not callee.params:
-                    continue
+                if callee is None or not callee.params or (bound is None and (this is None or type(target) is not str)):
+                    continue  # (xmp.spawn(function, ...) of a bound method a caller handed in: on its object)
                 offset = 2
             given = constants.bind(args, known, callee.params, offset, objects, callee.varargs) if callee is not None else {}
             if callee is not None and items is not None and items[0] == "tuple":
@@ -1187,7 +1191,7 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
                     if v is not None and i + offset < len(callee.params):
                         given[callee.params[i + offset]] = v
             if c is not None:
-                given[callee.params[0]] = this
+                given[callee.params[0]] = bound if bound is not None else this
             out.append((t, c, constants.frozen(given), multi))
     return _told_apart(out)
 
@@ -1296,6 +1300,8 @@ def _object_value(arg: tuple, known: dict, files: ProjectFiles, settings: Settin
     kind = arg[0]
     if kind == "ret":  # what a call returns: the argument a function gives back as the same object
         return _returned(arg, known, files, settings, depth)
+    if kind == "nth" and arg[1][0] == "ret":  # an item of the tuple a call returns
+        return _returned(arg[1], known, files, settings, depth, item=arg[2])
     if kind == "reg":  # MODELS[name](cfg): what each item the registry may hold builds
         _, rref, key, passes = arg
         key = constants._value(key, known, None) if key is not None else None
@@ -1384,7 +1390,8 @@ def _split_chain(init_ref: Ref, init, context: tuple, files: ProjectFiles, setti
     return (chain, tuple(literals)) if len(literals) <= 3 else None
 
 
-def _returned(arg: tuple, known: dict, files: ProjectFiles, settings: Settings, depth: int = 0):
+def _returned(arg: tuple, known: dict, files: ProjectFiles, settings: Settings, depth: int = 0,
+              item: int | None = None):
     """The value of a call ``("ret", receiver or None, method name or function ref, passes)``:
     the argument the function it runs gives back as the same object
     (:attr:`.summary.FunctionFacts.returns_param`: ``model = strategy.setup_module(module)``
@@ -1405,6 +1412,17 @@ def _returned(arg: tuple, known: dict, files: ProjectFiles, settings: Settings, 
     found = []
     for t, o in targets:
         f = _function_facts(t, files, settings)
+        if item is not None:  # model, opt, loader = acc.prepare(...): position `item` of the tuple returned
+            if f is None or item >= len(f.returns_items) or f.returns_items[item] is None:
+                return None
+            given = constants.bind(passes, known, f.params, 1 if o is not None else 0, objects, f.varargs)
+            if o is not None and f.params:
+                given[f.params[0]] = o
+            value = constants._value(f.returns_items[item], given, objects)
+            if value is None:
+                return None
+            found.append(value)
+            continue
         if f is not None and f.returns_param < 0 and f.returns_alts:
             value = _factory_value(f, o, passes, known, objects)
             if value is None:
@@ -2618,6 +2636,14 @@ def _step_code_calls(file: str, qual: str, files: ProjectFiles, settings: Settin
             found += _self_site_calls(files, settings).get(file, {}).get(qual, ()) \
                 + _SELF_SITES_LOCAL.get((files.root, settings), {}).get(file, {}).get(qual, ()) \
                 + _held_object_steps(file, qual, files, settings)
+            # the reach's resolved calls in a step loop (self.module.training_step(batch) on the
+            # launched module): settled before any question, so no order dependence
+            _reach_index(files, settings)
+            me = (file, qual)
+            found += tuple(CallFacts(me, d.line, d.args, d.kwargs, d.splat, in_step=True, gated=d.gated, caller=d.caller)
+                           for f, d in sorted(_REACH_DISPATCHES.get((files.root, settings), {}).get(me, ()),
+                                              key=lambda x: (x[0], x[1].line))
+                           if (d.in_step or _loop_updates(f, d, files, settings)) and _xla_caller(f, d.caller, files, settings))
         _STEP_CODE[key] = found
     return found
 
@@ -2658,7 +2684,14 @@ def resolve_arg(arg: ArgFacts, files: ProjectFiles, settings: Settings, depth: i
     for that parameter, where XLA code runs (the calls :func:`callers_lookup` gives with
     ``xla_only``), when they agree (instances of project classes join their classes); else
     unknown. Any other argument as it is. Followed :data:`MAX_PARAM_DEPTH` functions back,
-    memoised per (function, parameter)."""
+    memoised per (function, parameter). A :data:`~.callers.RECV_BATCH` is a device tensor
+    when every method the reach resolved its call to returns a device loader."""
+    if arg.kind == RECV_BATCH and arg.refs:
+        file, qual = arg.refs[0]
+        line, _, chain = arg.name.partition(":")
+        facts = [_function_facts(r, files, settings) for r in _resolved_at(file, qual, int(line), chain, files, settings)]
+        return _DEVICE_TENSOR if facts and all(f is not None and f.returns_loader == "device" for f in facts) \
+            else _UNKNOWN
     if arg.kind != PARAM or not arg.refs:
         return arg
     file, qual = arg.refs[0]
@@ -2735,12 +2768,28 @@ def _resolve_call(cf, files: ProjectFiles, settings: Settings):
                                kwargs=tuple((n, _resolved(a, files, settings)) for n, a in cf.kwargs))
 
 
+def _resolved_at(file: str, qual: str, line: int, chain: str, files: ProjectFiles, settings: Settings) -> list:
+    """The methods the reach resolved the method call on ``chain`` (``"self.strategy.
+    process_dataloader"``) of function ``qual`` of ``file`` at ``line`` to: as an edge on an
+    attribute chain (:data:`_REACH_CALLS`) or as a dispatch on an object a parameter brought
+    in (:data:`_REACH_DISPATCHES`); sorted, empty when none."""
+    _reach_index(files, settings)
+    root = (files.root, settings)
+    found = set(_REACH_CALLS.get(root, {}).get((file, qual, chain), ()))
+    method = chain.rpartition(".")[2]
+    for ref, sites in _REACH_DISPATCHES.get(root, {}).items():
+        if ref[1].rpartition(".")[2] == method and any(
+                f == file and d.caller == qual and d.line == line for f, d in sites):
+            found.add(ref)
+    return sorted(found)
+
+
 def _unresolved(a: ArgFacts) -> bool:
-    return a.kind == PARAM or (a.kind in (TENSOR, PARAM_TENSOR) and bool(a.refs))
+    return a.kind in (PARAM, RECV_BATCH) or (a.kind in (TENSOR, PARAM_TENSOR) and bool(a.refs))
 
 
 def _resolved(a: ArgFacts, files: ProjectFiles, settings: Settings) -> ArgFacts:
-    if a.kind == PARAM:
+    if a.kind in (PARAM, RECV_BATCH):
         return resolve_arg(a, files, settings)
     if a.kind in (TENSOR, PARAM_TENSOR) and a.refs and a.name:
         source = resolve_arg(ArgFacts(PARAM, a.name, refs=a.refs), files, settings)

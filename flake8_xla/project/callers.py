@@ -57,6 +57,13 @@ DEVICE_DICT = "device_dict"
 #: that parameter receives a device loader or a device tensor (:func:`flake8_xla.project.resolve_arg`).
 #: A :data:`TENSOR` argument may carry the same (``name``, ``refs``).
 PARAM_TENSOR = "param_tensor"
+#: a batch (or a tensor computed from one) a ``for`` loop of the calling function draws from
+#: what a method call on an attribute chain returns, which the reach resolves
+#: (``train_loader = self.strategy.process_dataloader(loader)``; ``for batch in
+#: enumerate(train_loader)``): ``name`` the call's line and chain (``"37:self.strategy.process_dataloader"``),
+#: ``refs`` the calling function; a device tensor where every method the reach resolved the
+#: call to returns a device loader (:func:`flake8_xla.project.resolve_arg`)
+RECV_BATCH = "recv_batch"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -507,6 +514,8 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
             target = _instance_method(model, f, ctx, site)  # self.logger.log(step, loss)
             if target is None and type(f.value) is ast.Name:
                 target = _instance_forward(model, f, ctx, site)
+            if target is None and type(f.value) is ast.Name:
+                target = _inherited_self_method(model, f, ctx, resolve)  # self.log(...) of an imported base
         if target is None:
             continue
         args, kwargs, splat = _describe_arguments(model, call, ctx, site)
@@ -662,6 +671,27 @@ def _instance_method(model, func: ast.AST, ctx, site: "_Site") -> Ref | None:
     return (target[0], f"{target[1]}.{func.attr}")
 
 
+def _inherited_self_method(model, func: ast.Attribute, ctx, resolve) -> Ref | None:
+    """``(file, "Base.m")`` for ``self.m`` in a method of a top-level class of this module
+    that does not define ``m`` itself (nor a base of this module), with ``Base`` its first
+    base another project module defines (``class MnistNet(LiteModule)``: ``self.log(...)``
+    in ``training_step`` runs ``LiteModule.log``; the callers index looks an inherited
+    method up in ``Base``'s own bases); else ``None``."""
+    fn = ctx.func
+    cls = fn.cls if fn is not None else None
+    if cls is None or not fn.params or func.value.id != fn.params[0] or cls.ctx.func is not None \
+            or func.attr in model._method_table(cls):
+        return None
+    for base in cls.node.bases:
+        parts = chain_parts(base)
+        if parts is None or (len(parts) == 1 and model.class_named(parts[0], cls.ctx) is not None):
+            continue
+        ref = resolve(parts)
+        if ref is not None and "." not in ref[1]:
+            return (ref[0], f"{ref[1]}.{func.attr}")
+    return None
+
+
 def _instance_forward(model, func: ast.AST, ctx, site: "_Site") -> Ref | None:
     """``(file, "Cls.forward")`` when ``func`` (``model`` in ``model(x)``) holds an instance
     of class ``Cls`` of another project module (the model's ``instance_class``; a project
@@ -721,6 +751,10 @@ def _describe(model, expr: ast.AST, ctx, line: int, site: "_Site | None" = None,
             found = _instances(model, expr, ctx, site)
             if found is not None:
                 return found
+        if site is not None and ctx.func is not None and type(expr) is ast.Name:
+            key = _recv_batch(model, expr, ctx)
+            if key is not None:
+                return ArgFacts(RECV_BATCH, key, refs=_source_ref(model, ctx, site))
         if _moved_tensor(model, expr, ctx):
             source = _tensor_param(model, expr, ctx) if site is not None else None
             return ArgFacts(TENSOR, source, refs=_source_ref(model, ctx, site)) if source else ArgFacts(TENSOR)
@@ -737,8 +771,8 @@ def _describe(model, expr: ast.AST, ctx, line: int, site: "_Site | None" = None,
             param = _own_param(model, expr, ctx, site)
             if param is not None:
                 return param
-        if site is not None and ctx.func is not None and model.in_xla_code(ctx):
-            source = _tensor_param(model, expr, ctx)
+        if site is not None and ctx.func is not None and (model.in_xla_code(ctx) or not model.uses_torch_xla):
+            source = _tensor_param(model, expr, ctx)  # (a module without torch_xla: its callers settle it)
             refs = _source_ref(model, ctx, site) if source else ()
             if refs:
                 return ArgFacts(PARAM_TENSOR, source, refs=refs)
@@ -780,6 +814,11 @@ def _tensor_param(model, expr: ast.AST, ctx, depth: int = 0) -> str | None:
                 if target is not func or (func.cls is not None and func.params and func.params[0] == expr.id):
                     return None
                 found.add(expr.id)
+            elif kind == "item" and type(target) is tuple and type(target[0]) is ast.Name:
+                got = _tensor_param(model, target[0], b_ctx or ctx, depth + 1)  # x, y = batch
+                if got is None:
+                    return None
+                found.add(got)
             elif kind == "value" and isinstance(target, ast.AST):
                 got = _tensor_param(model, target, b_ctx or ctx, depth + 1)
                 if got is None:
@@ -819,9 +858,17 @@ def _tensor_param(model, expr: ast.AST, ctx, depth: int = 0) -> str | None:
         if type(f.value) is ast.Name and (model.is_model(f.value, ctx) or model.used_as_module(f.value, ctx)):
             return None  # model.parameters(), model.state_dict(): no tensor of the input
         return _tensor_param(model, f.value, ctx, depth + 1)
-    if type(f) is ast.Name and (model.used_as_module(f, ctx) or model.is_model(f, ctx) or model.is_loss_fn(f, ctx)):
-        return _one_source(model, args, ctx, depth)  # model(images), criterion(outputs, labels)
+    if type(f) is ast.Name and (model.used_as_module(f, ctx) or model.is_model(f, ctx) or model.is_loss_fn(f, ctx)
+                                or _self_module(model, f, ctx)):
+        return _one_source(model, args, ctx, depth)  # model(images), criterion(outputs, labels), self(x)
     return None
+
+
+def _self_module(model, f: ast.Name, ctx) -> bool:
+    """``f`` is the ``self`` of a method of a module class (``self(x)`` runs its forward)."""
+    func = ctx.func
+    return func is not None and func.cls is not None and bool(func.params) and f.id == func.params[0] \
+        and (model.is_module_class(func.cls) or "forward" in model._method_table(func.cls))
 
 
 def _one_source(model, parts, ctx, depth: int) -> str | None:
@@ -835,6 +882,37 @@ def _one_source(model, parts, ctx, depth: int) -> str | None:
         if got is not None:
             found.add(got)
     return found.pop() if len(found) == 1 else None
+
+
+def _recv_batch(model, expr: ast.Name, ctx) -> str | None:
+    """``"<line>:<chain>.<method>"`` (``"37:self.strategy.process_dataloader"``) of the method call on an
+    attribute chain whose result a ``for`` loop of ``ctx``'s function draws ``expr`` from
+    (the loop variable itself, not ``enumerate``'s index; the iterable the call, or a name
+    bound once to it in the function), else ``None``."""
+    bindings = model.read_bindings(expr, ctx)
+    if not bindings or len(bindings) != 1 or bindings[0][1] != "unknown":
+        return None
+    line = bindings[0][0]
+    for loop in ctx.loops:
+        node = loop.node
+        if node.lineno != line or type(node) not in (ast.For, ast.AsyncFor) or loop.ctx.func is not ctx.func:
+            continue
+        it, target = node.iter, node.target
+        if type(it) is ast.Call and type(it.func) is ast.Name and it.func.id == "enumerate" and it.args \
+                and type(target) in (ast.Tuple, ast.List) and len(target.elts) == 2:
+            if any(type(n) is ast.Name and n.id == expr.id for n in ast.walk(target.elts[0])):
+                return None  # the index
+            it = it.args[0]
+        if type(it) is ast.Name:
+            single = model.single_value(it, loop.ctx)
+            if single is None or single[1] is None or single[1].func is not ctx.func:
+                return None
+            it = single[0]
+        if type(it) is not ast.Call or type(it.func) is not ast.Attribute:
+            return None
+        parts = chain_parts(it.func.value)
+        return f"{it.lineno}:{'.'.join(parts)}.{it.func.attr}" if parts is not None and len(parts) > 1 else None
+    return None
 
 
 def _drawn_from(model, name: str, line: int, ctx, depth: int) -> str | None:

@@ -301,12 +301,37 @@ def _argument(model, expr: ast.AST, ctx, new=None):
         got = new(expr, ctx)
         if got is not None:
             return got
-    if type(expr) is ast.Attribute and model.project_defs is not None:
-        got = model.const(expr, ctx)  # config.BACKEND: a literal constant of a project module
+    parts = chain_parts(expr) if type(expr) is ast.Attribute else None
+    if parts is not None and ctx is not None and ctx.func is not None \
+            and _clobbered(model, ctx.func, parts[0], getattr(expr, "lineno", 0)):
+        stored = _stored_literal(model, parts, ctx, getattr(expr, "lineno", 0))
+        return ("const", stored) if stored is not None else None  # config.STRATEGY = "cuda" before it
+    if parts is not None and model.project_defs is not None:
+        got = model.const(expr, ctx)  # config.BACKEND: a literal constant of a project module (not one set here)
         if type(got) in _LITERALS:
             return "const", (type(got).__name__, got)
     chain = stable_chain(model, expr, ctx)
     return ("chain", chain) if chain is not None else None
+
+
+def _stored_literal(model, parts, ctx, line: int) -> Value | None:
+    """The literal the last store of the chain ``parts`` (``config.STRATEGY = "cuda"``) before
+    ``line`` in ``ctx``'s own function puts there, when that store is at the function's own
+    level (no branch, no loop) and no store of another chain on the same root comes after
+    it; else ``None``."""
+    func = ctx.func
+    parts = tuple(parts)
+    last = None  # (line, target parts, value, ctx) of the latest store on the root before `line`
+    for target, value, sctx in model.attr_stores:
+        got = chain_parts(target)
+        if sctx.func is not func or got is None or got[0] != parts[0] or target.lineno >= line:
+            continue
+        if last is None or target.lineno > last[0]:
+            last = (target.lineno, tuple(got), value, sctx)
+    if last is None or last[1] != parts or last[3].loops or last[3].frames is not func.ctx.frames \
+            or last[2] is None:
+        return None
+    return literal(last[2])
 
 
 # -- the reach side -------------------------------------------------------------------------
@@ -425,7 +450,7 @@ def _value(arg: tuple, context: dict, objects) -> object:
             if got[0] in NOT_LITERAL or got[1]:
                 return got
         return None
-    if kind in ("new", "news", "get", "elt", "either", "ret", "reg"):
+    if kind in ("new", "news", "get", "elt", "either", "ret", "reg", "nth"):
         return objects(arg, context) if objects is not None else None
     return None
 

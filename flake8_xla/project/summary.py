@@ -151,6 +151,9 @@ class FunctionFacts:
     #: a factory) and the value of each is told (:func:`.constants.passes` argument form);
     #: ``()`` otherwise
     returns_alts: tuple = ()
+    #: the value of each position of the tuple every ``return`` gives (``return model,
+    #: optimizer, loader``: :func:`_returns_items`), ``()`` otherwise
+    returns_items: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -403,7 +406,15 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                         return ("fn", r)
                 break
             values = model.values(expr, ctx)
-            if values is None or not 1 <= len(values) <= 4 or any(c is None for _, c in values):
+            if values is None:  # model, opt, loader = accelerator.prepare(model, opt, loader)
+                bindings = model.read_bindings(expr, ctx)
+                if bindings and len(bindings) == 1 and bindings[0][1] == "item" and type(bindings[0][2]) is tuple \
+                        and type(bindings[0][2][0]) is ast.Call and bindings[0][3] is not None \
+                        and type(bindings[0][2][1]) is int:
+                    got = new(bindings[0][2][0], bindings[0][3], depth + 1)
+                    return ("nth", got, bindings[0][2][1]) if got is not None and got[0] == "ret" else None
+                return None
+            if not 1 <= len(values) <= 4 or any(c is None for _, c in values):
                 return None
             if len(values) > 1:  # strategy = XLAStrategy(...) / else: strategy = CPUStrategy(): each object
                 values = [(v, c) for v, c in values if not _own_frames_off(model, c)]  # (not an XLA-off branch's)
@@ -522,6 +533,10 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                         out.append(m)
             if r is None and type(call.func) is ast.Attribute:
                 m = _inherited_call(model, call.func, cctx, str(path))
+                if m is None and type(call.func.value) is ast.Call and (files is None or files.defines(call.func.attr)):
+                    got = new(call.func.value, cctx)  # Trainer(XLAStrategy()).fit(Net()): on the object built
+                    if got is not None and got[0] == "new":
+                        m = (got[1][0], f"{got[1][1]}.{call.func.attr}")
                 if m is not None:  # trainer.train() on the script's subclass of a framework class
                     built.add(m)
                     if m not in out:
@@ -558,6 +573,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                                        super_calls=supers, launches=launches.get(id(func), ()),
                                        varargs=_varargs(func), returns_param=_returned_param(model, func),
                                        returns_alts=_returns_alts(model, func, new),
+                                       returns_items=_returns_items(model, func, new),
                                        self_sites=describe_self_sites(model, func, resolver, str(path), classes)))
     class_facts = []
     for cls in model.classes:
@@ -902,7 +918,7 @@ def _edges(model, func, quals, ref, bindings: dict, local: set, out: set, handed
                 received.add("param:" + f.id)
             elif new is not None and recv_calls is not None and _called_object(model, f, ctx):
                 recv = new(f, ctx)
-                if recv is not None and recv[0] in ("ret", "reg", "either"):
+                if recv is not None and recv[0] in ("ret", "reg", "either", "nth"):
                     # model = build_model(cfg).to(device); model(x): the __call__ / forward of what
                     # the reach finds the call returned
                     conds, args = _site(model, call, ctx, defaults, new)
@@ -979,6 +995,8 @@ def _called_object(model, name: ast.Name, ctx) -> bool:
     if not bindings or len(bindings) != 1:
         return False
     _, kind, value, bctx = bindings[0]
+    if kind == "item" and type(value) is tuple:  # model, opt = acc.prepare(model, opt)
+        kind, value = "value", value[0]
     return kind == "value" and type(value) is ast.Call and bctx is not None and bctx.func is ctx.func
 
 
@@ -1010,8 +1028,15 @@ def _receiver(model, expr: ast.AST, ctx, new, depth: int = 0):
             inner = _receiver(model, loop.node.iter, loop.ctx, new, depth + 1) \
                 if type(loop.node.iter) in (ast.Name, ast.Attribute) else None
             return ("elt", inner) if inner is not None else None
+        bindings = model.read_bindings(expr, ctx)
+        if bindings and len(bindings) == 1 and bindings[0][1] == "param" and bindings[0][2] is ctx.func \
+                and ctx.func.ctx.func is None and not (ctx.func.cls is not None and expr.id == ctx.func.params[0]):
+            return ("chain", expr.id)  # build_everything(cfg, accelerator): accelerator.prepare(...)
         single = model.single_value(expr, ctx)
-        if single is None or single[1] is None or single[1].func is not ctx.func:
+        if single is None:  # optimizer = acc.prepare(model, optimizer)[1] as a tuple item
+            got = new(expr, ctx, depth + 1) if _called_object(model, expr, ctx) else None
+            return got if got is not None and got[0] == "nth" else None
+        if single[1] is None or single[1].func is not ctx.func:
             return None
         if type(single[0]) is ast.Call:  # model = self.strategy.setup_module(module); model.training_step(...)
             got = new(expr, ctx, depth + 1)
@@ -1024,12 +1049,16 @@ def _receiver(model, expr: ast.AST, ctx, new, depth: int = 0):
     chain = _param_chain(model, expr, ctx)
     if chain is not None:
         return ("chain", chain)
+    if _stored_before(model, expr, ctx) is not None:  # self.module = self.strategy.setup_module(module)
+        got = new(expr, ctx, depth + 1)  # ... self.module.training_step(batch): what the store holds
+        if got is not None and got[0] in ("new", "ret", "reg", "get"):
+            return got
     if type(expr.value) is ast.Name:  # trainer = self.trainer; trainer.strategy.m(...)
         inner = _receiver(model, expr.value, ctx, new, depth + 1)
         if inner is not None:
             return ("chain", inner[1] + "." + expr.attr) if inner[0] == "chain" else ("get", inner, expr.attr)
     base = new(expr.value, ctx, depth + 1) if type(expr.value) in (ast.Name, ast.Call) else _receiver(model, expr.value, ctx, new, depth + 1)
-    return ("get", base, expr.attr) if base is not None and base[0] in ("new", "get", "ret", "reg") else None
+    return ("get", base, expr.attr) if base is not None and base[0] in ("new", "get", "ret", "reg", "nth") else None
 
 
 def _stored_before(model, expr: ast.Attribute, ctx) -> tuple | None:
@@ -1040,8 +1069,8 @@ def _stored_before(model, expr: ast.Attribute, ctx) -> tuple | None:
     func = ctx.func
     base = expr.value
     if func is None or func.cls is None or not func.params or type(base) is not ast.Name \
-            or base.id != func.params[0] or ctx.loops:
-        return None
+            or base.id != func.params[0]:
+        return None  # (a read in a loop sees the store before the loop: none after it, none in a loop)
     index = model._cache.get("self_stores")
     if index is None:  # (id(function), attr) -> the function's own stores of self.attr, once per module
         index = model._cache["self_stores"] = {}
@@ -1480,30 +1509,60 @@ def _returned_param(model, func) -> int:
     if not func.returns:
         return -1
     for value, ctx in func.returns:
-        index = -1
-        for _ in range(6):
-            if value is None or ctx is None:
-                break
-            if type(value) is ast.Call and type(value.func) is ast.Attribute and value.func.attr in model._SAME_MODULE:
-                value = value.func.value
-                continue
-            if type(value) is not ast.Name:
-                break
-            bindings = model.read_bindings(value, ctx)
-            if not bindings or len(bindings) != 1:
-                break
-            if bindings[0][1] == "param" and bindings[0][2] is func:
-                i = func.params.index(value.id) if value.id in func.params else -1
-                index = i if not (func.cls is not None and i == 0) else -1
-                break
-            single = model.single_value(value, ctx)
-            if single is None:
-                break
-            value, ctx = single
+        index = _param_index(model, func, value, ctx)
         if index < 0 or (found >= 0 and index != found):
             return -1
         found = index
     return found
+
+
+def _param_index(model, func, value, ctx) -> int:
+    """The index (``self`` counts) of the parameter of ``func`` (not a method's ``self``)
+    that ``value`` is as the same object (:func:`_returned_param`'s steps), else -1."""
+    for _ in range(6):
+        if value is None or ctx is None:
+            return -1
+        if type(value) is ast.Call and type(value.func) is ast.Attribute and value.func.attr in model._SAME_MODULE:
+            value = value.func.value
+            continue
+        if type(value) is not ast.Name:
+            return -1
+        bindings = model.read_bindings(value, ctx)
+        if not bindings or len(bindings) != 1:
+            return -1
+        if bindings[0][1] == "param" and bindings[0][2] is func:
+            i = func.params.index(value.id) if value.id in func.params else -1
+            return i if not (func.cls is not None and i == 0) else -1
+        single = model.single_value(value, ctx)
+        if single is None:
+            return -1
+        value, ctx = single
+    return -1
+
+
+def _returns_items(model, func, new) -> tuple:
+    """:attr:`FunctionFacts.returns_items` of one function: when every ``return`` gives a
+    tuple display of the same length (2 to 6), not in a loop, the value of each position
+    (:func:`.constants.passes` argument form: ``("chain", param)`` for a parameter given back
+    as the same object, ``model = model.to(self.device)``; an object or call value of the
+    summary's ``new``; ``None`` unknown), positions the returns disagree on unknown."""
+    returns = func.returns
+    if not returns or len(returns) > 4:
+        return ()
+    out = None
+    for value, ctx in returns:
+        if type(value) is not ast.Tuple or not 2 <= len(value.elts) <= 6 or ctx is None or ctx.loops \
+                or ctx.func is not func or (out is not None and len(out) != len(value.elts)):
+            return ()
+        items = []
+        for e in value.elts:
+            i = _param_index(model, func, e, ctx)
+            if i >= 0:
+                items.append(("chain", func.params[i]))
+            else:
+                items.append(new(e, ctx) if type(e) in (ast.Call, ast.Name) else None)
+        out = items if out is None else [a if a == b else None for a, b in zip(out, items)]
+    return tuple(out) if out is not None and any(v is not None for v in out) else ()
 
 
 def _moved_param(model, func, value: ast.AST, ctx, depth: int = 0) -> tuple[int, str] | None:

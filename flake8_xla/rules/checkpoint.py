@@ -248,6 +248,8 @@ def _device_holder(model, recv, ctx, line, depth) -> bool:
                 return False  # ModelEmaV2(model, device="cpu"): a copy kept on the CPU
     if values is None and _self_attr_cpu_binding(model, recv, ctx, line):
         return False  # self.model = self.model.cpu() in another method: mixed, unknown
+    if values and any(_handed_to_helper(model, v, vctx) for v, vctx in values):
+        return False  # model = offload(model): another module's helper may have moved it anywhere
     if model.is_optimizer(recv, ctx):
         return not _optimizer_of_cpu_module(model, values, line)
     if t in (ast.Name, ast.Attribute) and model.is_model(recv, ctx):
@@ -263,6 +265,17 @@ def _device_holder(model, recv, ctx, line, depth) -> bool:
             if elsewhere and all(a.kind == HOST_COPY for a in elsewhere):
                 return False  # every caller in another project module passes a host copy
     return bool(ident) and bool(_TENSOR_STATE.search(ident))
+
+
+def _handed_to_helper(model, value, ctx) -> bool:
+    """``value`` is a call of a project helper of another module handed a plain name
+    (``model = offload(model)``) that the project does not know to move it to the XLA device
+    (``HelperFacts.moves_param``): where its result lives is unknown."""
+    if type(value) is not ast.Call or model.project_lookup is None or not model._imported_helper(value, ctx) \
+            or not any(type(a) is ast.Name for a in value.args):
+        return False
+    helper = model.project_helper(value.func, ctx)
+    return helper is not None and helper.moves_param < 0 and not helper.returns_device
 
 
 def _self_attr_cpu_binding(model, recv, ctx, line) -> bool:

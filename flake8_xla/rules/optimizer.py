@@ -625,8 +625,8 @@ class DivergentReplicaInit(Rule):
     def check(self, model):
         if not model.launched(multi_only=True) or model.reduces_gradients_elsewhere() or not _native_reduction(model):
             return
-        if any(model.in_xla_code(x) for _, x in model.calls_to(*BROADCASTS)):
-            return
+        if any(model.in_xla_code(x) for _, x in model.calls_to(*BROADCASTS)) or model.helper_calls_any(BROADCASTS):
+            return  # (also a helper of another module: broadcast_init(model))
         loads = [(c, x) for c, x in model.calls if type(c.func) is ast.Attribute and c.func.attr in _LOADS
                  and not _not_weights(model, c.func.value, x)]
         fix = None
