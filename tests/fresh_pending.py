@@ -217,8 +217,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("d2", "train_textcls.py", 60, "XLA203"): RETURNED + ": clip before the step of an optimizer prepare() wraps",
     ("d3", "src/litelite/callbacks.py", 11, "XLA501"): HANDLER + ": a functools.partial callback in a list the loop calls",
     ("d3", "train_mnist.py", 46, "XLA405"): STEP_ORDER + ": configure_optimizers before the strategy moves the module",
-    ("d3", "train_mnist.py", 50, "XLA303"): LOADER + ": a loader a hook returns into a framework's fit loop",
-    ("d3", "train_mnist.py", 50, "XLA304"): LOADER + ": a loader a hook returns into a framework's fit loop",
     ("d3", "train_mnist.py", 58, "XLA507"): HOOK_VALUES + ": a hook getattr(self, 'on_' + name) runs",
     ("d4", "dualrun/backends/tpu.py", 44, "XLA506"): RANK_VALUES + ": a barrier method called under a rank test in another module",
     ("d4", "dualrun/timer.py", 18, "XLA504"): "a timer class whose stop brackets another module's lazy step (hint)",

@@ -650,11 +650,12 @@ def test_lightning_like_base_log_runs_per_step(tmp_path):
     ``self.module = self.strategy.setup_module(module)`` is the user's module in the loop,
     whose ``training_step``'s ``self.log(...)`` runs the base's ``log`` once per step with
     the device loss (a batch of the loader the strategy's ``process_dataloader`` returns):
-    XLA501 there. (The train loader the user's hook builds has no sampler, XLA303; a loader a
-    hook returns into another module's loop is not followed yet: tests/fresh_pending.py, d3.)"""
+    XLA501 there. The train loader the user's ``train_dataloader`` hook builds reaches that
+    loop through ``process_dataloader`` (the resolved call's ``DispatchFacts.feeds_via``) and
+    has no sampler (XLA303)."""
     write(tmp_path, {"pyproject.toml": "", "lit/__init__.py": "", "lit/trainer.py": LIT_TRAINER,
                      "lit/xla.py": LIT_XLA, "lit/module.py": LIT_MODULE, "train.py": LIT_SCRIPT})
-    expected = {("lit/module.py", 7, "XLA501")}
+    expected = {("lit/module.py", 7, "XLA501"), ("train.py", 29, "XLA303")}
     assert lint_all(tmp_path) == expected
     assert lint(tmp_path, "lit/module.py") == {("lit/module.py", 7, "XLA501")}
 

@@ -234,7 +234,7 @@ class Model(
                            project_callers, project_setup, project_defs,
                            _flags=(self._false_names - rebound, self._shadowed | shadowed, rebound) if _flags is None
                            else (frozenset(), frozenset(), None), project_launcher_selves=project_launcher_selves,
-                           project_dispatch=project_dispatch)
+                           project_dispatch=project_dispatch, project_resolved=project_resolved)
             return
         self._settle_guards()
         self._walked = True

@@ -221,6 +221,7 @@ def clear_cache() -> None:
     _CLASS_METHODS.clear()
     _METHOD_TABLES.clear()
     _REGISTRIES.clear()
+    _DISPATCH_FILES.clear()
     _RUNS.clear()
     _ROOTS.clear()
     _REAL.clear()
@@ -2045,6 +2046,8 @@ def callers_lookup(filename: str | None, settings: Settings):
         out = []
         for c in calls:
             file = where.get(id(c))
+            if file is None and id(c) in _DISPATCH_FILES:
+                file = _DISPATCH_FILES[id(c)][1]  # a dispatch the reach resolved
             if file is not None and not _xla_caller(file, c.caller, files, settings):
                 continue
             items = frozenset(c.feeds_items) or None
@@ -2374,6 +2377,11 @@ def _called_elsewhere(path: Path, name: str, files: ProjectFiles) -> bool:
     return files.called_elsewhere(name, str(path))  # (searched only until a file calls it)
 
 
+#: id(CallFacts) -> (that CallFacts, file): the module of a call :func:`_dispatched_to` made from
+#: a dispatch the reach resolved (kept alive here, so that the id stays its own)
+_DISPATCH_FILES: dict[int, tuple] = {}
+
+
 def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Settings) -> tuple[CallFacts, ...]:
     """The method calls of other project modules that run method ``qual`` (``Cls.m``) of the
     module at ``path`` on an object handed to them: an importer of the module passes an
@@ -2394,10 +2402,16 @@ def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Setting
     me = (str(path), qual)
     _reach_index(files, settings)  # (the reach resolves dispatches on the objects it follows)
     seen = _REACH_DISPATCHES.get((files.root, settings), {}).get(me, ())
-    reached = tuple(CallFacts(me, d.line, d.args, d.kwargs, d.splat, in_step=in_step, gated=gated, caller=d.caller)
-                    for file, d in sorted(seen, key=lambda x: (x[0], x[1].line))
-                    if _xla_caller(file, d.caller, files, settings)
-                    for in_step, gated in (_reached_step(d, file, files, settings),))
+    reached = []
+    for file, d in sorted(seen, key=lambda x: (x[0], x[1].line)):
+        if not _xla_caller(file, d.caller, files, settings):
+            continue
+        in_step, gated = _reached_step(d, file, files, settings)
+        cf = CallFacts(me, d.line, d.args, d.kwargs, d.splat, in_step=in_step, gated=gated, caller=d.caller,
+                       feeds_step=d.feeds_step, feeds_via=d.feeds_via)
+        _DISPATCH_FILES[id(cf)] = (cf, file)  # (where it is: its loader questions, _fed_calls)
+        reached.append(cf)
+    reached = tuple(reached)
     if me not in index:
         return reached
     builders = defs.instance_names(path, head, files)

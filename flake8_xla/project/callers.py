@@ -224,6 +224,11 @@ class DispatchFacts:
     #: whose update is a method of an object the reach knows is the step there
     #: (:func:`flake8_xla.project._dispatched_to`)
     loops: tuple[int, ...] = ()
+    #: a call on an attribute chain (``origin`` ``""``) whose result a step loop draws from,
+    #: and the receiving calls its result is handed to (:attr:`CallFacts.feeds_step`,
+    #: :attr:`CallFacts.feeds_via`: ``self.strategy.process_dataloader(self.module.train_dataloader())``)
+    feeds_step: bool = False
+    feeds_via: tuple = ()
 
     def argument(self, index: int | None, name: str) -> ArgFacts | None:
         """What this call passes for parameter ``name`` of the method at position ``index``
@@ -1316,6 +1321,8 @@ def describe_receiver_calls(model, calls: list, resolve, path: str, classes=None
     quals = model.function_quals()
     site = _Site(resolve, path, classes, getattr(classes, "files", None))
     out = []
+    origins = model.step_loader_origins(any_code=True)
+    via = _fed_arguments(model, []) if origins else {}  # (what the step loops' origin calls receive)
     for call, ctx, key in calls:
         args, kwargs, splat = _describe_arguments(model, call, ctx, site)
         in_step, gated = _step_context(model, ctx, xla_only=model.uses_torch_xla, line=call.lineno)
@@ -1325,7 +1332,8 @@ def describe_receiver_calls(model, calls: list, resolve, path: str, classes=None
         method = call.func.attr if type(call.func) is ast.Attribute else "__call__"  # model(x)
         out.append(DispatchFacts("", key, -1, False, method, call.lineno, tuple(args), tuple(kwargs), splat,
                                  in_step, gated, caller=quals.get(id(ctx.func), ""),
-                                 loops=tuple(lp.node.lineno for lp in own)))
+                                 loops=tuple(lp.node.lineno for lp in own),
+                                 feeds_step=id(call) in origins, feeds_via=via.get(id(call), ())))
     return tuple(out)
 
 
