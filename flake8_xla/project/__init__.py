@@ -26,7 +26,7 @@ from pathlib import Path
 from ..settings import Settings
 from ..model.reductions import GRADIENT_REDUCERS, Reductions
 from .callers import DEVICE_LOADER, DEVICE_TENSOR, INSTANCE, INSTANCES, PARAM, PARAM_TENSOR, TENSOR, ArgFacts, CallFacts
-from . import cache, constants, defs
+from . import answers, cache, constants, defs
 from .defs import NOTHING, DefFacts, def_facts
 from .files import ROOT_MARKERS, ProjectFiles, read_bytes, read_text
 from .summary import LaunchSetup, ModuleSummary, Ref, hold_tree, import_bindings, parse_module, resolve_chain, \
@@ -225,6 +225,7 @@ def clear_cache() -> None:
     _MARKED.clear()
     defs.clear_cache()
     cache.clear()
+    answers.clear()
     _XLA_ROOTS.clear()
     _TEXT_FACTS.clear()
     _KNOWN_WRAPPERS.clear()
@@ -1810,6 +1811,16 @@ def _bindings_of(path: Path, tree, files: ProjectFiles) -> dict:
     if last[0] != path or last[1] is not tree:
         last[:] = [path, tree, import_bindings(path, tree, files)]
     return last[2]
+
+
+def answers_for(filename: str, settings: Settings, source: str | None, codes: tuple[str, ...]):
+    """The on-disk answers of the linted module in ``filename`` (:mod:`.answers`), linted
+    with ``settings`` (the model's) from text ``source`` by the rules ``codes``; ``None``
+    when project mode or the cache is off, or the file is unknown."""
+    found = _module_file(filename, settings)
+    if found is None:
+        return None
+    return answers.module_answers(found[0], found[1], settings, source, codes)
 
 
 def defs_lookup(filename: str, tree, settings: Settings):

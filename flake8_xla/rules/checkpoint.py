@@ -720,11 +720,15 @@ def _helper_saves(model) -> list:
     an argument that cannot be seen) is left out. Reported at the call when it is guarded."""
     if model.project_lookup is None:
         return []
+    stored = model.stored_calls("saves", extra=1)  # (a warm run of an unchanged project: as stored)
+    if stored is not None:
+        return stored
     out = []
-    for call, ctx in model.calls:
+    picked = []
+    for i, (call, ctx) in enumerate(model.calls):
         f = call.func
-        if type(f) not in (ast.Name, ast.Attribute):
-            continue
+        if type(f) not in (ast.Name, ast.Attribute) or not model.may_be_replica_guarded(ctx):
+            continue  # (no branch around the call, no caller in the module: no guard to report at)
         chain = model._import_chain(f, ctx)
         if chain is not None:  # an imported function (cached per name; most are no project's)
             q = model.call_name(call, ctx)
@@ -747,6 +751,8 @@ def _helper_saves(model) -> list:
         if not model.in_xla_code(ctx) or not model.replica_guarded_sites(call, ctx):
             continue  # reported only where a replica test guards it (check's loop): nothing to ask
         out.append((call, ctx, all(h.saves == {"global"} for h in helpers)))
+        picked.append((i, out[-1][2]))
+    model.store_answer("saves", tuple(picked))
     return out
 
 
