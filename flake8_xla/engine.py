@@ -121,12 +121,12 @@ def _run(tree: ast.AST, settings: Settings, source: str | None, rules: Iterable[
                           callers_lookup(filename, settings) if project else None, facts.setup,
                           defs_lookup(filename, tree, settings) if project else None,
                           project_launcher_selves=facts.launcher_selves, project_dispatch=facts.dispatch,
-                          project_resolved=facts.resolved)
+                          project_resolved=facts.resolved,
+                          project_answers=_answers(filename, settings, source, rule_classes) if project else None)
             if project:  # asked (once per root and process) only by XLA406, only where it may fire
                 model.project_xla_probe = lambda: _project_names_xla(filename, settings)
                 model.project_import_probe = lambda: _imported_before_launch(filename, settings)
                 model.project_overridden = facts.overridden
-                model.project_answers = _answers(filename, settings, source, rule_classes)
         except Exception as exc:  # never crash the host's run
             return [internal_error("the semantic model", exc)]
         try:

@@ -133,7 +133,7 @@ class Model(
     def __init__(self, tree: ast.AST, settings: Settings | None = None, project_reached=None,
                  project_launchers: tuple[str, ...] = (), project_lookup=None, project_callers=None,
                  project_setup=None, project_defs=None, _flags=None, project_launcher_selves=(),
-                 project_dispatch=None, project_resolved=None):
+                 project_dispatch=None, project_resolved=None, project_answers=None):
         self.tree = tree
         self.settings = settings or Settings()
         # project mode: {qual: multi} of the functions launched XLA code of other modules reaches
@@ -197,7 +197,7 @@ class Model(
         #: (:class:`flake8_xla.project.answers.ModuleAnswers`: ``get(name)`` / ``put(name,
         #: value)``, by the index of a call in :attr:`calls` or a function in
         #: :attr:`functions`); set by the engine, ``None`` without the cache
-        self.project_answers = None
+        self.project_answers = project_answers
         #: project mode: ``() -> str | None``, the launching module that imports this one at
         #: module level (:func:`flake8_xla.project.imported_before_launch`; XLA003)
         self.project_import_probe = None
@@ -239,7 +239,7 @@ class Model(
                            project_callers, project_setup, project_defs,
                            _flags=(self._false_names - rebound, self._shadowed | shadowed, rebound) if _flags is None
                            else (frozenset(), frozenset(), None), project_launcher_selves=project_launcher_selves,
-                           project_dispatch=project_dispatch)
+                           project_dispatch=project_dispatch, project_answers=project_answers)
             return
         self._settle_guards()
         self._walked = True

@@ -47,10 +47,7 @@ class Params:
         qual = self.function_quals()[id(func)]
         qkey = ("project_calls", qual)
         if qkey not in cache:
-            try:
-                cache[qkey] = lookup(qual)
-            except (Exception, RecursionError):  # a project that cannot be read: unknown
-                cache[qkey] = None
+            cache[qkey] = self._project_calls(lookup, qual)
         calls = cache[qkey]
         if calls is None:
             cache[key] = None
@@ -65,6 +62,25 @@ class Params:
             out.append(arg)
         cache[key] = out
         return out
+
+    def _project_calls(self, lookup, qual: str):
+        """``lookup(qual)`` (the calls of other project modules of this module's ``qual``),
+        through the module's stored answers (a warm run of an unchanged project: as stored)."""
+        answers = self.project_answers
+        name = f"calls:{qual}"
+        if answers is not None:
+            got = answers.get(name)
+            if got is None:
+                return None  # (stored: unknown)
+            if type(got) in (list, tuple) and all(type(c).__name__ == "CallFacts" for c in got):
+                return tuple(got)
+        try:
+            found = lookup(qual)
+        except (Exception, RecursionError):  # a project that cannot be read: unknown
+            found = None
+        if found is None or type(found) is tuple:
+            self.store_answer(name, found)
+        return found
 
     def project_arguments_seen(self, func: FunctionInfo, name: str) -> tuple:
         """What the calls in other project modules that can be read pass for parameter

@@ -479,12 +479,32 @@ def _module_file(filename: str | None, settings: Settings) -> tuple[Path, Projec
     found = _MODULE_FILES.get(key)
     if found is not None:
         return found  # (each lookup of a module asks again: facts, helpers, callers, definitions)
-    path = Path(filename)
-    if not path.is_file():
+    path = _resolved_file(filename)
+    if path is None:
         return None
-    path = path.resolve()
     found = _MODULE_FILES[key] = (path, _project(_root_of(str(path.parent))))
     return found
+
+
+def _resolved_file(filename: str) -> Path | None:
+    """``Path(filename).resolve()`` when that is a regular file (through links), else
+    ``None``: on POSIX, for a path without ``.`` / ``..`` parts, the folder's real path as
+    :func:`_real_folder` keeps it plus the name (one ``lstat``; a link to a file is resolved
+    on its own), instead of an ``lstat`` per level of the path for every file."""
+    absolute = filename if os.path.isabs(filename) else os.path.join(os.getcwd(), filename)
+    if os.name != "posix" or any(p in (".", "..") for p in absolute.split("/")):
+        path = Path(filename)
+        return path.resolve() if path.is_file() else None
+    folder, name = os.path.split(absolute)
+    real = os.path.join(_real_folder(folder), name)
+    try:
+        st = os.lstat(real)
+        if stat.S_ISLNK(st.st_mode):
+            real = os.path.realpath(real)
+            st = os.stat(real)
+    except (OSError, ValueError):
+        return None
+    return Path(real) if stat.S_ISREG(st.st_mode) else None
 
 
 _MODULE_FILES: dict = {}  # the file name as the host gives it -> (resolved path, project files)

@@ -65,9 +65,10 @@ class ModuleAnswers:
             return
         data = source.encode("utf-8", "surrogatepass")
         project = cache.project_digest(files.root, files.files(), files.data)
-        entry = cache.key(path, data, settings, project, ("answers", codes))
+        digest = hashlib.sha256(data).digest()
+        entry = cache.key(path, data, settings, project, ("answers", codes), digest)
         own = cache.file_digest(path)
-        self._storable = own is not None and own == hashlib.sha256(data).digest()
+        self._storable = own is not None and own == digest
         found = _MEMO.get(entry)
         if found is None:
             found = cache.load_answers(where, entry)
@@ -82,9 +83,11 @@ class ModuleAnswers:
         return self._answers().get(name, _MISSING)
 
     def put(self, name: str, value) -> None:
-        """Keep answer ``name`` (computed: :meth:`get` had none)."""
-        self._answers()[name] = value
-        self._new = True
+        """Keep answer ``name`` (computed: :meth:`get` had none); a value an entry cannot
+        hold (:func:`.cache.encodable`) is not kept."""
+        if cache.encodable(value):
+            self._answers()[name] = value
+            self._new = True
 
     def flush(self) -> None:
         """Write the entry when this run added answers (and the text is the file's)."""

@@ -148,14 +148,15 @@ def file_digest(path: Path) -> bytes | None:
     return _FILE_DIGESTS.get(str(path))
 
 
-def key(path: Path, data: bytes, settings: Settings, project: str, extra: object) -> str:
-    """The entry's key (hex digest) for the module at ``path`` whose bytes are ``data``."""
+def key(path: Path, data: bytes, settings: Settings, project: str, extra: object, digest: bytes | None = None) -> str:
+    """The entry's key (hex digest) for the module at ``path`` whose bytes are ``data``
+    (``digest``: their SHA-256, when the caller has it)."""
     relevant = (settings.scope, settings.target_version, settings.reducing_calls, settings.launchers,
                 settings.project)
     h = hashlib.sha256()
     for part in (f"flake8-xla {_version()} format {FORMAT}", repr(relevant), project, str(path), repr(extra)):
         h.update(part.encode("utf-8", "surrogatepass") + b"\0")
-    h.update(hashlib.sha256(data).digest())
+    h.update(digest if digest is not None else hashlib.sha256(data).digest())
     return h.hexdigest()
 
 
@@ -284,6 +285,15 @@ def _classes() -> dict[str, type]:
         kinds = (ArgFacts, CallFacts, DispatchFacts, SelfSite, ClassFacts, FunctionFacts, LaunchSetup, ModuleSummary)
         _WHITELIST.update((c.__name__, c) for c in kinds)
     return _WHITELIST
+
+
+def encodable(value) -> bool:
+    """An entry can hold ``value`` (:func:`_encode` takes it)."""
+    try:
+        _encode(value)
+    except (Exception, RecursionError):
+        return False
+    return True
 
 
 def _encode(value):
