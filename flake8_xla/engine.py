@@ -12,8 +12,8 @@ import gc
 from typing import Iterable, Sequence
 
 from .model import Model
-from .project import EMPTY, ProjectFacts, callers_lookup, defs_lookup, facts_for, helper_lookup, lend_tree, \
-    imported_before_launch, project_names_xla, project_uses_xla, with_launchers
+from .project import EMPTY, ProjectFacts, answers_for, callers_lookup, defs_lookup, facts_for, helper_lookup, \
+    lend_tree, imported_before_launch, project_names_xla, project_uses_xla, with_launchers
 from .registry import ANYWHERE, ENV, ENV_PREFIXES, ENV_SETTERS, UNIMPORTED, XLA_DEVICE_TEXTS, Finding, Rule, \
     all_rules
 from .settings import Settings
@@ -121,7 +121,8 @@ def _run(tree: ast.AST, settings: Settings, source: str | None, rules: Iterable[
                           callers_lookup(filename, settings) if project else None, facts.setup,
                           defs_lookup(filename, tree, settings) if project else None,
                           project_launcher_selves=facts.launcher_selves, project_dispatch=facts.dispatch,
-                          project_resolved=facts.resolved)
+                          project_resolved=facts.resolved,
+                          project_answers=_answers(filename, settings, source, rule_classes) if project else None)
             if project:  # asked (once per root and process) only by XLA406, only where it may fire
                 model.project_xla_probe = lambda: _project_names_xla(filename, settings)
                 model.project_import_probe = lambda: _imported_before_launch(filename, settings)
@@ -130,6 +131,8 @@ def _run(tree: ast.AST, settings: Settings, source: str | None, rules: Iterable[
             return [internal_error("the semantic model", exc)]
         try:
             found = _check(model, settings, rule_classes)
+            if model.project_answers is not None:
+                _flush(model.project_answers)
             if model.dead_blocks:  # code that never runs (if False:, if TYPE_CHECKING:, ...)
                 found = [f for f in found if not model.in_dead_code(f.line, f.col)]
             return _name_callers(model, facts, found) if facts.callers and not model.uses_torch_xla else found
@@ -138,6 +141,22 @@ def _run(tree: ast.AST, settings: Settings, source: str | None, rules: Iterable[
     finally:
         if project:
             lend_tree(None, settings, None, None)
+
+
+def _answers(filename: str, settings: Settings, source: str | None, rule_classes: list[type[Rule]]):
+    """The module's stored answers to the project questions its rules ask most
+    (:mod:`flake8_xla.project.answers`), or ``None``."""
+    try:
+        return answers_for(filename, settings, source, tuple(cls.code for cls in rule_classes))
+    except (Exception, RecursionError):  # never crash the host's run: every answer is computed
+        return None
+
+
+def _flush(answers) -> None:
+    try:
+        answers.flush()
+    except (Exception, RecursionError):  # (a cache that cannot be written: the next run computes again)
+        pass
 
 
 def _project_facts(filename: str, settings: Settings, plain: bool = False) -> ProjectFacts:

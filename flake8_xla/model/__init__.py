@@ -133,7 +133,7 @@ class Model(
     def __init__(self, tree: ast.AST, settings: Settings | None = None, project_reached=None,
                  project_launchers: tuple[str, ...] = (), project_lookup=None, project_callers=None,
                  project_setup=None, project_defs=None, _flags=None, project_launcher_selves=(),
-                 project_dispatch=None, project_resolved=None):
+                 project_dispatch=None, project_resolved=None, project_answers=None):
         self.tree = tree
         self.settings = settings or Settings()
         # project mode: {qual: multi} of the functions launched XLA code of other modules reaches
@@ -193,6 +193,11 @@ class Model(
         #: project mode: ``() -> bool | None``, whether some file of the project names torch_xla
         #: (None: unknown); set by the engine, asked by XLA406 only
         self.project_xla_probe = None
+        #: project mode: the module's stored answers to the project questions asked most
+        #: (:class:`flake8_xla.project.answers.ModuleAnswers`: ``get(name)`` / ``put(name,
+        #: value)``, by the index of a call in :attr:`calls` or a function in
+        #: :attr:`functions`); set by the engine, ``None`` without the cache
+        self.project_answers = project_answers
         #: project mode: ``() -> str | None``, the launching module that imports this one at
         #: module level (:func:`flake8_xla.project.imported_before_launch`; XLA003)
         self.project_import_probe = None
@@ -234,7 +239,8 @@ class Model(
                            project_callers, project_setup, project_defs,
                            _flags=(self._false_names - rebound, self._shadowed | shadowed, rebound) if _flags is None
                            else (frozenset(), frozenset(), None), project_launcher_selves=project_launcher_selves,
-                           project_dispatch=project_dispatch, project_resolved=project_resolved)
+                           project_dispatch=project_dispatch, project_resolved=project_resolved,
+                           project_answers=project_answers)
             return
         self._settle_guards()
         self._walked = True
@@ -263,6 +269,52 @@ class Model(
             probe = self.project_xla_probe
             self._cache["project_xla"] = probe() if probe is not None else None
         return self._cache["project_xla"]
+
+    def stored_calls(self, name: str, ordered: bool = True, extra: int = 0):
+        """Project mode: the stored answer ``name`` (:attr:`project_answers`) that is a list of
+        indexes of :attr:`calls` (with ``extra``, of ``[index, *flags]``, ``extra`` booleans
+        each): ``[(call, ctx, *flags)]``; ``None`` when there is none or it does not fit this
+        module's walk (asked again then). ``ordered``: the indexes rise (each call once, in
+        walk order); else any order, repeats allowed."""
+        answers = self.project_answers
+        got = answers.get(name) if answers is not None else None
+        if type(got) not in (list, tuple):
+            return None
+        calls = self.calls
+        out = []
+        last = -1
+        for item in got:
+            if extra:
+                if type(item) not in (list, tuple) or len(item) != 1 + extra \
+                        or any(type(flag) is not bool for flag in item[1:]):
+                    return None
+                index, flags = item[0], tuple(item[1:])
+            else:
+                index, flags = item, ()
+            if type(index) is not int or not (last if ordered else -1) < index < len(calls):
+                return None
+            last = index
+            out.append((*calls[index], *flags))
+        return out
+
+    def call_indexes(self, pairs) -> tuple[int, ...] | None:
+        """The indexes in :attr:`calls` of ``(call, ctx)`` pairs, each the walk's own pair (the
+        same call in the same context object); ``None`` when one is not."""
+        index = self._cache.get("callindex")
+        if index is None:
+            index = self._cache["callindex"] = {id(call): i for i, (call, _) in enumerate(self.calls)}
+        out = []
+        for call, ctx in pairs:
+            i = index.get(id(call))
+            if i is None or self.calls[i][1] is not ctx:
+                return None
+            out.append(i)
+        return tuple(out)
+
+    def store_answer(self, name: str, value) -> None:
+        """Keep the computed answer ``name`` (see :meth:`stored_calls`), when the module has a store."""
+        if self.project_answers is not None:
+            self.project_answers.put(name, value)
 
     def release(self) -> None:
         """Break the model's reference cycles (a scope's bindings hold contexts that hold

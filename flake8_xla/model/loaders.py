@@ -758,7 +758,13 @@ class Loaders:
         or handed to it (:meth:`_handed_step_loaders`). Once per module."""
         found = self._cache.get("project_loaders")
         if found is None:
-            found = self._cache["project_loaders"] = self._project_step_loaders() + self._handed_step_loaders()
+            found = self.stored_calls("loaders", ordered=False)  # (a warm run of an unchanged project: as stored)
+            if found is None:
+                found = self._project_step_loaders() + self._handed_step_loaders()
+                indexes = self.call_indexes(found)
+                if indexes is not None:  # (each a call of the walk in its own context: kept)
+                    self.store_answer("loaders", indexes)
+            self._cache["project_loaders"] = found
         return found
 
     def _handed_step_loaders(self) -> list:

@@ -47,10 +47,7 @@ class Params:
         qual = self.function_quals()[id(func)]
         qkey = ("project_calls", qual)
         if qkey not in cache:
-            try:
-                cache[qkey] = lookup(qual)
-            except (Exception, RecursionError):  # a project that cannot be read: unknown
-                cache[qkey] = None
+            cache[qkey] = self._project_calls(lookup, qual)
         calls = cache[qkey]
         if calls is None:
             cache[key] = None
@@ -65,6 +62,25 @@ class Params:
             out.append(arg)
         cache[key] = out
         return out
+
+    def _project_calls(self, lookup, qual: str):
+        """``lookup(qual)`` (the calls of other project modules of this module's ``qual``),
+        through the module's stored answers (a warm run of an unchanged project: as stored)."""
+        answers = self.project_answers
+        name = f"calls:{qual}"
+        if answers is not None:
+            got = answers.get(name)
+            if got is None:
+                return None  # (stored: unknown)
+            if type(got) in (list, tuple) and all(type(c).__name__ == "CallFacts" for c in got):
+                return tuple(got)
+        try:
+            found = lookup(qual)
+        except (Exception, RecursionError):  # a project that cannot be read: unknown
+            found = None
+        if found is None or type(found) is tuple:
+            self.store_answer(name, found)
+        return found
 
     def project_arguments_seen(self, func: FunctionInfo, name: str) -> tuple:
         """What the calls in other project modules that can be read pass for parameter
@@ -385,6 +401,24 @@ class Params:
         if key in cache:
             return cache[key]
         cache[key] = ()
+        name = f"steps{self._function_index(func)}"  # (a warm run of an unchanged project: as stored)
+        got = self.project_answers.get(name) if self.project_answers is not None else None
+        if type(got) in (list, tuple) and all(type(c).__name__ == "CallFacts" for c in got):
+            found = cache[key] = tuple(got)
+            return found
+        found = cache[key] = self._project_step_calls(func, params)
+        self.store_answer(name, found)
+        return found
+
+    def _function_index(self, func: FunctionInfo) -> int:
+        """``func``'s index in :attr:`functions` (the walk's order)."""
+        index = self._cache.get("funcindex")
+        if index is None:
+            index = self._cache["funcindex"] = {id(f): i for i, f in enumerate(self.functions)}
+        return index[id(func)]
+
+    def _project_step_calls(self, func: FunctionInfo, params: list[str]) -> tuple:
+        """:meth:`project_step_calls` past its first tests."""
         if func.cls is None and (self.function_quals().get(id(func)) not in self.project_reached
                                  or (self.uses_torch_xla and not (self.steps_once(func)
                                                                   or self._syncs_param(func, params)))):
@@ -415,8 +449,7 @@ class Params:
                     continue
             if c.in_step or c.in_loop:
                 out.append(c)
-        found = cache[key] = tuple(out)
-        return found
+        return tuple(out)
 
     def steps_once(self, func: FunctionInfo) -> bool:
         """``func`` runs the backward and an optimizer update once per call, the update

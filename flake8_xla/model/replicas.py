@@ -494,6 +494,24 @@ class Replicas:
                 return (dec, True, "rank")
         return None
 
+    def may_be_replica_guarded(self, ctx: Ctx) -> bool:
+        """A cheap necessary condition of :meth:`replica_guarded_sites` at ``ctx`` finding
+        anything, asked before a dearer question: a branch test around ``ctx`` inside its
+        function (of any kind: which tests are replica tests is not asked), a rank-zero
+        decorator on the function, or some call of the function in the module. Never false
+        where :meth:`replica_guarded_sites` is not empty."""
+        func = ctx.func
+        base = func.ctx.frames if func is not None else None
+        link = ctx.frames or None
+        while link is not None and link is not base:
+            frame = link.frame
+            if type(frame) is tuple and len(frame) == 2 and not isinstance(frame[0], ast.pattern):
+                return True
+            link = link.parent
+        if func is None:
+            return False
+        return bool(self.calls_of(func)) or self._rank_zero_decorator(func) is not None
+
     def replica_guarded_sites(self, node: ast.AST, ctx: Ctx) -> list[tuple[ast.AST, Ctx, ast.AST, bool, str]]:
         """Where code at ``node`` is reached only under a replica-dependent condition, as
         ``(site, site ctx, test, polarity, kind)``: ``node`` itself when a branch of its own

@@ -133,9 +133,17 @@ class Training:
                 if self.is_optimizer(rec[0].func.value, rec[1]) or self.is_scaler_step(*rec):
                     found[id(rec[0])] = rec
             if self.project_lookup is not None:  # project mode: a helper of another module that steps
-                for call, ctx in self.calls:
-                    if self._helper_call(call, ctx) and self.callee_agree(call, ctx, "steps"):
-                        found[id(call)] = (call, ctx)  # (every function it may run steps)
+                stored = self.stored_calls("markers")  # (a warm run of an unchanged project: as stored)
+                if stored is not None:
+                    for call, ctx in stored:
+                        found[id(call)] = (call, ctx)
+                else:
+                    picked = []
+                    for i, (call, ctx) in enumerate(self.calls):
+                        if self._helper_call(call, ctx) and self.callee_agree(call, ctx, "steps"):
+                            found[id(call)] = (call, ctx)  # (every function it may run steps)
+                            picked.append(i)
+                    self.store_answer("markers", tuple(picked))
             self._cache["stepmarkers"] = found
         return found
 

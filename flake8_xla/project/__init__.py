@@ -27,7 +27,7 @@ from ..settings import Settings
 from ..model.reductions import GRADIENT_REDUCERS, Reductions
 from .callers import DEVICE_LOADER, DEVICE_TENSOR, INSTANCE, INSTANCES, PARAM, PARAM_TENSOR, RECV_BATCH, TENSOR, \
     ArgFacts, CallFacts
-from . import cache, constants, defs
+from . import answers, cache, constants, defs
 from .defs import NOTHING, DefFacts, def_facts
 from .files import ROOT_MARKERS, ProjectFiles, read_bytes, read_text
 from .summary import LaunchSetup, ModuleSummary, Ref, hold_tree, import_bindings, parse_module, resolve_chain, \
@@ -228,6 +228,7 @@ def clear_cache() -> None:
     _MARKED.clear()
     defs.clear_cache()
     cache.clear()
+    answers.clear()
     _XLA_ROOTS.clear()
     _TEXT_FACTS.clear()
     _KNOWN_WRAPPERS.clear()
@@ -481,12 +482,32 @@ def _module_file(filename: str | None, settings: Settings) -> tuple[Path, Projec
     found = _MODULE_FILES.get(key)
     if found is not None:
         return found  # (each lookup of a module asks again: facts, helpers, callers, definitions)
-    path = Path(filename)
-    if not path.is_file():
+    path = _resolved_file(filename)
+    if path is None:
         return None
-    path = path.resolve()
     found = _MODULE_FILES[key] = (path, _project(_root_of(str(path.parent))))
     return found
+
+
+def _resolved_file(filename: str) -> Path | None:
+    """``Path(filename).resolve()`` when that is a regular file (through links), else
+    ``None``: on POSIX, for a path without ``.`` / ``..`` parts, the folder's real path as
+    :func:`_real_folder` keeps it plus the name (one ``lstat``; a link to a file is resolved
+    on its own), instead of an ``lstat`` per level of the path for every file."""
+    absolute = filename if os.path.isabs(filename) else os.path.join(os.getcwd(), filename)
+    if os.name != "posix" or any(p in (".", "..") for p in absolute.split("/")):
+        path = Path(filename)
+        return path.resolve() if path.is_file() else None
+    folder, name = os.path.split(absolute)
+    real = os.path.join(_real_folder(folder), name)
+    try:
+        st = os.lstat(real)
+        if stat.S_ISLNK(st.st_mode):
+            real = os.path.realpath(real)
+            st = os.stat(real)
+    except (OSError, ValueError):
+        return None
+    return Path(real) if stat.S_ISREG(st.st_mode) else None
 
 
 _MODULE_FILES: dict = {}  # the file name as the host gives it -> (resolved path, project files)
@@ -1898,6 +1919,16 @@ def _bindings_of(path: Path, tree, files: ProjectFiles) -> dict:
     if last[0] != path or last[1] is not tree:
         last[:] = [path, tree, import_bindings(path, tree, files)]
     return last[2]
+
+
+def answers_for(filename: str, settings: Settings, source: str | None, codes: tuple[str, ...]):
+    """The on-disk answers of the linted module in ``filename`` (:mod:`.answers`), linted
+    with ``settings`` (the model's) from text ``source`` by the rules ``codes``; ``None``
+    when project mode or the cache is off, or the file is unknown."""
+    found = _module_file(filename, settings)
+    if found is None:
+        return None
+    return answers.module_answers(found[0], found[1], settings, source, codes)
 
 
 def defs_lookup(filename: str, tree, settings: Settings):

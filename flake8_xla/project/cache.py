@@ -11,6 +11,10 @@ functions). The cache keeps it between runs, in the user's cache folder, keyed b
   of that project cold (sound, and simple; the language server keeps the analysis in
   memory between edits anyway).
 
+Beside the summaries, the subfolder ``answers`` keeps each linted module's answers to the
+project questions its rules ask most (:mod:`.answers`), keyed the same way with the module's
+text and the rules that ran.
+
 Where: ``$FLAKE8_XLA_CACHE_DIR`` when set (the user names it: it may be anywhere), else
 the platform's user cache folder (``platformdirs`` when installed; ``$XDG_CACHE_HOME`` or
 ``~/.cache`` on Linux, ``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows),
@@ -40,24 +44,33 @@ from pathlib import Path
 from ..settings import Settings
 
 #: bump when the summary's format changes (with the package version, part of every key)
-FORMAT = 47  # 47: FunctionFacts.returns_items, ArgFacts recv_batch, receivers of parameters and tuple items, inherited self calls; 46: ModuleSummary.registries / registrars / decorated, registry lookups as values ("reg"); 45: ClassFacts.attr_values, receiver-chain edges (recv:), splats in passes, a dataset calling a rank helper shards itself; 44: a dataclass is one object with its fields away from their default ({"d": name, ...}), a tuple an array; 43: a torch_xla script keeps its module level as one function (entry) for its calls' contexts; 42: the XLA-off guard is its own chain (@off); 41: moved_after skips an optimizer replaced unused after the move; 40: ClassFacts.bases_order (a mixin listed first); 39: a wrapper name on a factory-built object of another class launches nothing; 38: launched_out carries the launch's literal args; 37: a call in an XLA-off branch needs XLA off (edges); 36: calls of a parameter holding a function (edges "param:name"); 35: tensors computed from a parameter (PARAM_TENSOR); 34: guards on run probes (torch.cuda.is_available(), is_xla_available()); 33: dropout defaults only where the module builds the class; 32: CallFacts.moved_after; 31: merged with the lazy edge sites; 30: dropout rates through parameters; 29: DispatchFacts.loops; 28: object values, launches in functions, entry roots (session 13); 17-27: (25: a call of a call is described, f()(x)); self-call sites say which loop iterates them, calls which call receives their value (session 12); 12: values through dispatch and parameters (session 11); relative imports inside
+FORMAT = 48  # 48: the linted modules' answers (answers/ subfolder, .answers; cost32, merged); 47: FunctionFacts.returns_items, ArgFacts recv_batch, receivers of parameters and tuple items, inherited self calls; 46: ModuleSummary.registries / registrars / decorated, registry lookups as values ("reg"); 45: ClassFacts.attr_values, receiver-chain edges (recv:), splats in passes, a dataset calling a rank helper shards itself; 44: a dataclass is one object with its fields away from their default ({"d": name, ...}), a tuple an array; 43: a torch_xla script keeps its module level as one function (entry) for its calls' contexts; 42: the XLA-off guard is its own chain (@off); 41: moved_after skips an optimizer replaced unused after the move; 40: ClassFacts.bases_order (a mixin listed first); 39: a wrapper name on a factory-built object of another class launches nothing; 38: launched_out carries the launch's literal args; 37: a call in an XLA-off branch needs XLA off (edges); 36: calls of a parameter holding a function (edges "param:name"); 35: tensors computed from a parameter (PARAM_TENSOR); 34: guards on run probes (torch.cuda.is_available(), is_xla_available()); 33: dropout defaults only where the module builds the class; 32: CallFacts.moved_after; 31: merged with the lazy edge sites; 30: dropout rates through parameters; 29: DispatchFacts.loops; 28: object values, launches in functions, entry roots (session 13); 17-27: (25: a call of a call is described, f()(x)); self-call sites say which loop iterates them, calls which call receives their value (session 12); 12: values through dispatch and parameters (session 11); relative imports inside
            # torch/ and torch_xla/ are the library
 _DISABLED: set[str] = set()  # cache folders an error turned off for this process
 _DIGESTS: dict[Path, str] = {}  # project root -> digest of its files, once per process
+_FILE_DIGESTS: dict[str, bytes] = {}  # str path -> SHA-256 of its bytes, as the project digest read them
 _STATS = {"hits": 0, "misses": 0, "writes": 0}
+_ANSWER_STATS = {"hits": 0, "misses": 0, "writes": 0}  # the linted modules' answers (:mod:`.answers`)
 
 
 def clear() -> None:
     """Forget the per-process state (project digests, disabled folders, counters)."""
     _DIGESTS.clear()
+    _FILE_DIGESTS.clear()
     _DISABLED.clear()
     for k in _STATS:
         _STATS[k] = 0
+        _ANSWER_STATS[k] = 0
 
 
 def stats() -> dict[str, int]:
     """``{"hits", "misses", "writes"}`` of this process (for tests and the benchmark)."""
     return dict(_STATS)
+
+
+def answer_stats() -> dict[str, int]:
+    """:func:`stats` of the linted modules' answers (:mod:`.answers`)."""
+    return dict(_ANSWER_STATS)
 
 
 _VERSION: list[str] = []
@@ -71,12 +84,11 @@ def _version() -> str:
 
 
 def _read_version() -> str:
-    try:
-        from importlib.metadata import version
+    # the package's own version string (setup.cfg's version is this attribute): asking
+    # importlib.metadata instead scans every distribution on the path (about 20 ms a process)
+    from .. import __version__
 
-        return version("flake8-xla")
-    except Exception:  # an uninstalled checkout: the package file's state stands in
-        return "unknown-" + str(os.stat(__file__).st_mtime_ns)
+    return __version__
 
 
 def folder(root: Path | None = None) -> Path | None:
@@ -120,20 +132,31 @@ def project_digest(root: Path, paths, read=None) -> str:
         h = hashlib.sha256()
         for p in sorted(paths, key=str):
             data = read_bytes(p)
-            h.update(str(p).encode("utf-8", "surrogatepass"))
-            h.update(b"\0" + (hashlib.sha256(data).digest() if data is not None else b"-"))
+            name = str(p)
+            h.update(name.encode("utf-8", "surrogatepass"))
+            own = hashlib.sha256(data).digest() if data is not None else None
+            if own is not None:
+                _FILE_DIGESTS[name] = own
+            h.update(b"\0" + (own if own is not None else b"-"))
         found = _DIGESTS[root] = h.hexdigest()
     return found
 
 
-def key(path: Path, data: bytes, settings: Settings, project: str, extra: object) -> str:
-    """The entry's key (hex digest) for the module at ``path`` whose bytes are ``data``."""
+def file_digest(path: Path) -> bytes | None:
+    """The SHA-256 of the bytes of project file ``path`` as :func:`project_digest` read them
+    (``None`` when it did not read that file)."""
+    return _FILE_DIGESTS.get(str(path))
+
+
+def key(path: Path, data: bytes, settings: Settings, project: str, extra: object, digest: bytes | None = None) -> str:
+    """The entry's key (hex digest) for the module at ``path`` whose bytes are ``data``
+    (``digest``: their SHA-256, when the caller has it)."""
     relevant = (settings.scope, settings.target_version, settings.reducing_calls, settings.launchers,
                 settings.project)
     h = hashlib.sha256()
     for part in (f"flake8-xla {_version()} format {FORMAT}", repr(relevant), project, str(path), repr(extra)):
         h.update(part.encode("utf-8", "surrogatepass") + b"\0")
-    h.update(hashlib.sha256(data).digest())
+    h.update(digest if digest is not None else hashlib.sha256(data).digest())
     return h.hexdigest()
 
 
@@ -188,6 +211,63 @@ def store(where: Path, entry: str, summary) -> None:
         _DISABLED.add(str(where))
 
 
+#: the subfolder of the cache folder that holds the linted modules' answers (:mod:`.answers`)
+ANSWERS = "answers"
+
+
+def load_answers(where: Path, entry: str):
+    """The answers stored under ``entry`` (:mod:`.answers`, in the :data:`ANSWERS` subfolder)
+    as ``{name: value}``, or :data:`MISSING` (no entry, or one unreadable or foreign: ignored)."""
+    if str(where) in _DISABLED:
+        return _MISSING
+    try:
+        with open(where / ANSWERS / entry[:2] / f"{entry}.json", encoding="utf-8") as fh:
+            doc = json.load(fh, object_hook=_decoded)
+        if type(doc) is not dict or doc.get("key") != entry or doc.get("format") != FORMAT \
+                or type(doc.get("answers")) is not list:
+            raise ValueError("foreign entry")
+        found = {name: value for name, value in doc["answers"]}
+        if not all(type(name) is str for name in found):
+            raise ValueError("foreign entry")
+    except (Exception, RecursionError):  # none, corrupt or foreign: asked again, rewritten
+        _ANSWER_STATS["misses"] += 1
+        return _MISSING
+    _ANSWER_STATS["hits"] += 1
+    return found
+
+
+def store_answers(where: Path, entry: str, answers: dict) -> None:
+    """Write ``answers`` (``{name: value}``, values of :func:`_encode`'s kinds) under
+    ``entry``, atomically; any error turns the cache off for this folder and run."""
+    if str(where) in _DISABLED:
+        return
+    try:
+        doc = {"format": FORMAT, "key": entry, "answers": [[k, _encode(v)] for k, v in sorted(answers.items())]}
+    except (Exception, RecursionError):  # a value the entry cannot hold: not kept (computed again)
+        return
+    try:
+        _write(where / ANSWERS, entry, json.dumps(doc, separators=(",", ":")))
+        _ANSWER_STATS["writes"] += 1
+    except (Exception, RecursionError):  # a read-only or full disk: no cache this run
+        _DISABLED.add(str(where))
+
+
+def _write(where: Path, entry: str, text: str) -> None:
+    sub = where / entry[:2]
+    sub.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=sub, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, sub / f"{entry}.json")
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 #: what :func:`load` returns for an entry it does not have (``None`` is a stored verdict)
 _MISSING = object()
 MISSING = _MISSING
@@ -205,6 +285,15 @@ def _classes() -> dict[str, type]:
         kinds = (ArgFacts, CallFacts, DispatchFacts, SelfSite, ClassFacts, FunctionFacts, LaunchSetup, ModuleSummary)
         _WHITELIST.update((c.__name__, c) for c in kinds)
     return _WHITELIST
+
+
+def encodable(value) -> bool:
+    """An entry can hold ``value`` (:func:`_encode` takes it)."""
+    try:
+        _encode(value)
+    except (Exception, RecursionError):
+        return False
+    return True
 
 
 def _encode(value):

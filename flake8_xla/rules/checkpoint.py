@@ -733,11 +733,15 @@ def _helper_saves(model) -> list:
     an argument that cannot be seen) is left out. Reported at the call when it is guarded."""
     if model.project_lookup is None:
         return []
+    stored = model.stored_calls("saves", extra=1)  # (a warm run of an unchanged project: as stored)
+    if stored is not None:
+        return stored
     out = []
-    for call, ctx in model.calls:
+    picked = []
+    for i, (call, ctx) in enumerate(model.calls):
         f = call.func
-        if type(f) not in (ast.Name, ast.Attribute):
-            continue
+        if type(f) not in (ast.Name, ast.Attribute) or not model.may_be_replica_guarded(ctx):
+            continue  # (no branch around the call, no caller in the module: no guard to report at)
         chain = model._import_chain(f, ctx)
         if chain is not None:  # an imported function (cached per name; most are no project's)
             q = model.call_name(call, ctx)
@@ -760,7 +764,36 @@ def _helper_saves(model) -> list:
         if not model.in_xla_code(ctx) or not model.replica_guarded_sites(call, ctx):
             continue  # reported only where a replica test guards it (check's loop): nothing to ask
         out.append((call, ctx, all(h.saves == {"global"} for h in helpers)))
+        picked.append((i, out[-1][2]))
+    model.store_answer("saves", tuple(picked))
     return out
+
+
+def _stored_masters(model) -> set | None:
+    """XLA604's stored answer (project mode): ``{(id(test), polarity)}`` of the branches
+    around the module's calls that hold only on a local master, the tests named by their
+    index in :attr:`~flake8_xla.model.Model.tests`; ``None`` when there is none that fits."""
+    answers = model.project_answers
+    got = answers.get("masters") if answers is not None else None
+    if type(got) not in (list, tuple):
+        return None
+    tests = model.tests
+    out = set()
+    for item in got:
+        if type(item) not in (list, tuple) or len(item) != 2 or type(item[0]) is not int \
+                or type(item[1]) is not bool or not 0 <= item[0] < len(tests):
+            return None
+        out.add((id(tests[item[0]]), item[1]))
+    return out
+
+
+def _store_masters(model, found: list) -> None:
+    """Keep XLA604's answer (:func:`_stored_masters`), when every test is one of the walk's."""
+    if model.project_answers is None:
+        return
+    index = {id(t): i for i, t in enumerate(model.tests)}
+    if all(id(test) in index for test, _ in found):
+        model.store_answer("masters", tuple(sorted({(index[id(test)], polarity) for test, polarity in found})))
 
 
 def _saving(helper) -> bool:
@@ -959,8 +992,10 @@ class LocalMasterForGlobalAction(Rule):
             return
         effects = None  # (built at the first call under a master test: most modules have none)
         reported = set()
+        masters = _stored_masters(model)  # (a warm run of an unchanged project: the master tests as stored)
+        found_masters: list | None = [] if masters is None else None
         for call, ctx in model.calls:
-            found = self._master_frame(model, ctx)  # first: memoised per branch, most calls are under none
+            found = self._master_frame(model, ctx, masters, found_masters)  # first: memoised per branch
             if found is None:
                 continue
             what = shared_effect(model, call, ctx)
@@ -981,6 +1016,8 @@ class LocalMasterForGlobalAction(Rule):
                 continue
             reported.add(id(stmt))
             yield self.finding(stmt, f"{what} under xm.is_master_ordinal() runs once per host")
+        if found_masters is not None:
+            _store_masters(model, found_masters)
 
     @staticmethod
     def _effect_functions(model) -> dict:
@@ -991,9 +1028,11 @@ class LocalMasterForGlobalAction(Rule):
         return model.closure_over_callers("xla604_effects", direct)
 
     @staticmethod
-    def _master_frame(model, ctx):
+    def _master_frame(model, ctx, masters=None, found=None):
         """The test of the innermost branch around ``ctx`` that holds only on a local master
-        (memoised per link of the frame chain: linear over all calls)."""
+        (memoised per link of the frame chain: linear over all calls). ``masters``: the
+        stored ``(id(test), polarity)`` of every such branch of the module; else ``found``
+        collects them."""
         memo = model._cache.setdefault("xla604_links", {})
         link = ctx.frames or None
         todo = []
@@ -1003,9 +1042,14 @@ class LocalMasterForGlobalAction(Rule):
         result = memo[id(link)] if link is not None else None
         for node in reversed(todo):  # outermost first
             frame = node.frame
-            if type(frame) is tuple and len(frame) == 2 and not isinstance(frame[0], ast.pattern) \
-                    and model.local_master_test(frame[0], ctx, frame[1]) is not None:
-                result = frame[0]
+            if type(frame) is tuple and len(frame) == 2 and not isinstance(frame[0], ast.pattern):
+                if masters is not None:
+                    if (id(frame[0]), bool(frame[1])) in masters:
+                        result = frame[0]
+                elif model.local_master_test(frame[0], ctx, frame[1]) is not None:
+                    result = frame[0]
+                    if found is not None:
+                        found.append((frame[0], bool(frame[1])))
             memo[id(node)] = result
         return memo[id(ctx.frames)] if ctx.frames else None
 
