@@ -61,6 +61,7 @@ def pylint_results():
     return out
 
 
+@pytest.mark.slow  # every handed case through pylint and flake8 (~25 s a worker, project mode over the repo): .ci/run runs it
 @pytest.mark.parametrize("run", RUNS, ids=[_id(r) for r in RUNS])
 def test_pylint_matches_flake8(run, pylint_results, scratch):
     case, name = run

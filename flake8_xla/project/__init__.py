@@ -222,6 +222,7 @@ def clear_cache() -> None:
     _METHOD_TABLES.clear()
     _REGISTRIES.clear()
     _DISPATCH_FILES.clear()
+    _REACHED_CALLS_OF.clear()
     _RUNS.clear()
     _ROOTS.clear()
     _REAL.clear()
@@ -2411,6 +2412,8 @@ def _called_elsewhere(path: Path, name: str, files: ProjectFiles) -> bool:
 #: id(CallFacts) -> (that CallFacts, file): the module of a call :func:`_dispatched_to` made from
 #: a dispatch the reach resolved (kept alive here, so that the id stays its own)
 _DISPATCH_FILES: dict[int, tuple] = {}
+#: (root, method ref, settings) -> those calls of the method, built once (:func:`_dispatched_to`)
+_REACHED_CALLS_OF: dict[tuple, tuple] = {}
 
 
 def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Settings) -> tuple[CallFacts, ...]:
@@ -2432,17 +2435,21 @@ def _dispatched_to(path: Path, qual: str, files: ProjectFiles, settings: Setting
     index = _dispatch_index(path, method, files, settings)
     me = (str(path), qual)
     _reach_index(files, settings)  # (the reach resolves dispatches on the objects it follows)
-    seen = _REACH_DISPATCHES.get((files.root, settings), {}).get(me, ())
-    reached = []
-    for file, d in sorted(seen, key=lambda x: (x[0], x[1].line)):
-        if not _xla_caller(file, d.caller, files, settings):
-            continue
-        in_step, gated = _reached_step(d, file, files, settings)
-        cf = CallFacts(me, d.line, d.args, d.kwargs, d.splat, in_step=in_step, gated=gated, caller=d.caller,
-                       feeds_step=d.feeds_step, feeds_via=d.feeds_via)
-        _DISPATCH_FILES[id(cf)] = (cf, file)  # (where it is: its loader questions, _fed_calls)
-        reached.append(cf)
-    reached = tuple(reached)
+    memo = (files.root, me, settings)
+    reached = _REACHED_CALLS_OF.get(memo)
+    if reached is None:
+        _REACHED_CALLS_OF[memo] = ()  # (asked again while this one is built: none)
+        seen = _REACH_DISPATCHES.get((files.root, settings), {}).get(me, ())
+        out = []
+        for file, d in sorted(seen, key=lambda x: (x[0], x[1].line)):
+            if not _xla_caller(file, d.caller, files, settings):
+                continue
+            in_step, gated = _reached_step(d, file, files, settings)
+            cf = CallFacts(me, d.line, d.args, d.kwargs, d.splat, in_step=in_step, gated=gated, caller=d.caller,
+                           feeds_step=d.feeds_step, feeds_via=d.feeds_via)
+            _DISPATCH_FILES[id(cf)] = (cf, file)  # (where it is: its loader questions, _fed_calls)
+            out.append(cf)
+        reached = _REACHED_CALLS_OF[memo] = tuple(out)
     if me not in index:
         return reached
     builders = defs.instance_names(path, head, files)
