@@ -542,5 +542,5 @@ def test_readme_keeps_the_users_path_first():
     for moved, where in (("**Names through imports**", "internals.md"), ("| corpus | files / lines |", "benchmarks.md"),
                          ("Releasing: the version lives", "internals.md"), ("Writing is safe:", "fixing.md")):
         assert moved not in text and moved in (ROOT / "docs" / where).read_text(encoding="utf-8")
-    assert "about 2 to 2.5 minutes on 2 cores (two pytest-xdist workers" in text and "about 19\nminutes on 2 shared cores" in text
+    assert "about 2.5 to 3 minutes on 2 cores (two pytest-xdist workers" in text and "about 19\nminutes on 2 shared cores" in text
     assert len(text.splitlines()) < 250
