@@ -192,20 +192,8 @@ def store(where: Path, entry: str, summary) -> None:
     if str(where) in _DISABLED:
         return
     try:
-        sub = where / entry[:2]
-        sub.mkdir(parents=True, exist_ok=True)
         text = json.dumps({"format": FORMAT, "key": entry, "summary": _encode(summary)}, separators=(",", ":"))
-        fd, tmp = tempfile.mkstemp(dir=sub, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, sub / f"{entry}.json")
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        _write(where, entry, text)
         _STATS["writes"] += 1
     except (Exception, RecursionError):  # a read-only or full disk: no cache this run
         _DISABLED.add(str(where))
@@ -253,6 +241,8 @@ def store_answers(where: Path, entry: str, answers: dict) -> None:
 
 
 def _write(where: Path, entry: str, text: str) -> None:
+    """Write ``text`` as entry ``entry`` of folder ``where`` (its two-letter subfolder), atomically:
+    a temporary file replaced into place, removed on any error (which is raised)."""
     sub = where / entry[:2]
     sub.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=sub, prefix=".tmp-", suffix=".json")

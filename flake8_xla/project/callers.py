@@ -897,32 +897,25 @@ def _recv_batch(model, expr: ast.Name, ctx) -> str | None:
     bindings = model.read_bindings(expr, ctx)
     if not bindings or len(bindings) != 1 or bindings[0][1] != "unknown":
         return None
-    line = bindings[0][0]
-    for loop in ctx.loops:
-        node = loop.node
-        if node.lineno != line or type(node) not in (ast.For, ast.AsyncFor) or loop.ctx.func is not ctx.func:
-            continue
-        it, target = node.iter, node.target
-        if type(it) is ast.Call and type(it.func) is ast.Name and it.func.id == "enumerate" and it.args \
-                and type(target) in (ast.Tuple, ast.List) and len(target.elts) == 2:
-            if any(type(n) is ast.Name and n.id == expr.id for n in ast.walk(target.elts[0])):
-                return None  # the index
-            it = it.args[0]
-        if type(it) is ast.Name:
-            single = model.single_value(it, loop.ctx)
-            if single is None or single[1] is None or single[1].func is not ctx.func:
-                return None
-            it = single[0]
-        if type(it) is not ast.Call or type(it.func) is not ast.Attribute:
+    found = _loop_iterable(bindings[0][0], expr.id, ctx)
+    if found is None:
+        return None
+    it, loop = found
+    if type(it) is ast.Name:
+        single = model.single_value(it, loop.ctx)
+        if single is None or single[1] is None or single[1].func is not ctx.func:
             return None
-        parts = chain_parts(it.func.value)
-        return f"{it.lineno}:{'.'.join(parts)}.{it.func.attr}" if parts is not None and len(parts) > 1 else None
-    return None
+        it = single[0]
+    if type(it) is not ast.Call or type(it.func) is not ast.Attribute:
+        return None
+    parts = chain_parts(it.func.value)
+    return f"{it.lineno}:{'.'.join(parts)}.{it.func.attr}" if parts is not None and len(parts) > 1 else None
 
 
-def _drawn_from(model, name: str, line: int, ctx, depth: int) -> str | None:
-    """The parameter a ``for`` loop of ``ctx``'s function at ``line`` draws ``name`` from
-    (``for x, y in loader`` / ``in enumerate(loader)``, not the index), else ``None``."""
+def _loop_iterable(line: int, name: str, ctx):
+    """``(iterable, loop)`` of the ``for`` loop of ``ctx``'s own function at ``line`` that binds
+    ``name`` (``for x, y in loader``; ``in enumerate(loader)``: ``loader``), else ``None``
+    (no such loop, or ``name`` is ``enumerate``'s index)."""
     for loop in ctx.loops:
         node = loop.node
         if node.lineno != line or type(node) not in (ast.For, ast.AsyncFor) or loop.ctx.func is not ctx.func:
@@ -933,10 +926,17 @@ def _drawn_from(model, name: str, line: int, ctx, depth: int) -> str | None:
             if any(type(n) is ast.Name and n.id == name for n in ast.walk(target.elts[0])):
                 return None  # the index
             it = it.args[0]
-        if type(it) is not ast.Name:
-            return None
-        return _tensor_param(model, it, loop.ctx, depth + 1)
+        return it, loop
     return None
+
+
+def _drawn_from(model, name: str, line: int, ctx, depth: int) -> str | None:
+    """The parameter a ``for`` loop of ``ctx``'s function at ``line`` draws ``name`` from
+    (``for x, y in loader`` / ``in enumerate(loader)``, not the index), else ``None``."""
+    found = _loop_iterable(line, name, ctx)
+    if found is None or type(found[0]) is not ast.Name:
+        return None
+    return _tensor_param(model, found[0], found[1].ctx, depth + 1)
 
 
 def _own_param(model, expr: ast.Name, ctx, site: "_Site") -> ArgFacts | None:
