@@ -81,8 +81,9 @@ class ProjectFiles:
         self._outside_library: list[Path] = []  # the files outside every known library's tree
 
     def files(self) -> list[Path]:
-        """Every ``.py`` file under the root (skipped folders left out), sorted; listed once.
-        Empty when the project has more than :data:`MAX_FILES`."""
+        """Every ``.py`` file under the root (skipped folders, and folders holding a root marker
+        of their own: other projects, left out), sorted; listed once. Empty when the project
+        has more than :data:`MAX_FILES`."""
         if self._files is None:
             found: list[Path] = []
             listed = self._listed = {}
@@ -437,15 +438,21 @@ class ProjectFiles:
                                 yield sub
 
 
-def _walk(top: str):
+def _walk(top: str, nested: bool = False):
     """``(folder, [(name, entry), ...])`` of every folder under ``top``, top first, the
     folders in name order (skipped and hidden ones left out, symbolic links to folders not
     followed) and each folder's other entries sorted by name: what ``os.walk`` gives, from
-    one ``scandir`` per folder (the entries' types need no ``stat`` call a file)."""
+    one ``scandir`` per folder (the entries' types need no ``stat`` call a file).
+
+    A folder below ``top`` holding a root marker (:data:`ROOT_MARKERS`) is another project,
+    left out with everything under it: its files' root is that folder (:func:`root_from`),
+    so each file belongs to one project, the one its own lint reads."""
     try:
         with os.scandir(top) as it:
             entries = list(it)
     except OSError:
+        return
+    if nested and any(e.name in ROOT_MARKERS for e in entries):
         return
     dirs, names = [], []
     for e in entries:
@@ -462,7 +469,7 @@ def _walk(top: str):
     yield top, names
     for name, e in sorted(dirs, key=lambda x: x[0]):
         if not _is_link(e):
-            yield from _walk(os.path.join(top, name))
+            yield from _walk(os.path.join(top, name), True)
 
 
 def _is_file(entry) -> bool:
