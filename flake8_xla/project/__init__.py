@@ -25,8 +25,8 @@ from pathlib import Path
 
 from ..settings import Settings
 from ..model.reductions import GRADIENT_REDUCERS, Reductions
-from .callers import DEVICE_LOADER, DEVICE_TENSOR, INSTANCE, INSTANCES, PARAM, PARAM_TENSOR, RECV_BATCH, TENSOR, \
-    ArgFacts, CallFacts
+from .callers import DEVICE_LOADER, DEVICE_TENSOR, INSTANCE, INSTANCES, PARAM, PARAM_TENSOR, RECV_BATCH, RESULT, TENSOR, \
+    PLAIN_LOADER, ArgFacts, CallFacts
 from . import answers, cache, constants, defs
 from .defs import NOTHING, DefFacts, def_facts
 from .files import ROOT_MARKERS, ProjectFiles, read_bytes, read_text
@@ -185,6 +185,11 @@ class HelperFacts:
     returns_sampler: str = ""
     shared_effect: str = ""
     holds_step_loop: bool = False
+    #: the part of ``xla_calls`` that calling it runs: through the functions it calls, not
+    #: those it only names (``return functools.partial(_worker, lr)``:
+    #: ``FunctionFacts.named_only``); what the rules that fire on "calling it starts the
+    #: runtime" read
+    runs: frozenset[str] = frozenset()
 
 
 def clear_cache() -> None:
@@ -209,6 +214,8 @@ def clear_cache() -> None:
     _HELPERS.clear()
     _NODES.clear()
     _CALLERS.clear()
+    _INHERITED.clear()
+    _INHERITED_WHERE.clear()
     _BY_FILE.clear()
     _STEP_CODE.clear()
     _RESOLVED.clear()
@@ -1145,14 +1152,10 @@ def _dispatched_callees(node: Ref, cls: Ref | None, context: tuple, files: Proje
                     out.append((r, cls, constants.frozen(given), None))
     if f.super_calls:  # super().m(): the bases' m, on the same object
         head = qual.rpartition(".")[0]
-        own = s.cls(head)
-        bases = [(file, b) for b in own.bases_local] + list(own.bases_out) if own is not None else []
         for m in f.super_calls:
-            for base in bases:
-                found = [r for r in _class_methods(base, files, settings) if r[1].rsplit(".", 1)[-1] == m]
-                if found:
-                    out.append((found[0], cls, (), None))
-                    break
+            found = _super_method((file, head), cls, m, files, settings)
+            if found is not None:
+                out.append((found, cls, (), None))
     unbuilt = set(f.unbuilt)
     for ref in f.calls_out:
         targets = _targets(ref, files, settings)
@@ -1639,7 +1642,9 @@ def _targets(ref: Ref, files: ProjectFiles, settings: Settings, depth: int = 0) 
     return []
 
 
-def _callees(node: Ref, files: ProjectFiles, settings: Settings) -> list[Ref]:
+def _callees(node: Ref, files: ProjectFiles, settings: Settings, called: bool = False) -> list[Ref]:
+    """The functions ``node`` calls or names across the project (with ``called``, those it
+    calls: not ``FunctionFacts.named_only``)."""
     file, qual = node
     s = summary_of(Path(file), files, settings)
     if s is None:
@@ -1647,9 +1652,11 @@ def _callees(node: Ref, files: ProjectFiles, settings: Settings) -> list[Ref]:
     f = s.function(qual)
     if f is None:
         return []
-    out = [(file, q) for q in f.calls_local]
+    skip = f.named_only if called else ()
+    out = [(file, q) for q in f.calls_local if q not in skip]
     for ref in f.calls_out:
-        out.extend(_functions_of(ref, files, settings))
+        if ref not in skip:
+            out.extend(_functions_of(ref, files, settings))
     return out
 
 
@@ -1779,6 +1786,33 @@ def _class_chain(ref: Ref, files: ProjectFiles, settings: Settings):
             todo.extend((b, d + 1) for b in cls.bases_out)
 
 
+def _super_method(owner: Ref, obj: Ref | None, m: str, files: ProjectFiles, settings: Settings) -> Ref | None:
+    """The method ``super().m()`` in a method of class ``owner`` runs on an object of class
+    ``obj``: the first class after ``owner`` in ``obj``'s bases order (:func:`_class_chain`)
+    that defines ``m``, so a mixin's ``super()`` reaches the class listed after it
+    (``class Trainer(XlaMixin, BaseLoop)``: ``XlaMixin.step``'s ``super().step()`` is
+    ``BaseLoop.step``); with ``obj`` unknown or not a subclass of ``owner``, the first of
+    ``owner``'s own bases defining it. ``None`` when none does."""
+    if obj is not None and obj != owner:
+        chain = [(f, c.name) for f, c in _class_chain(obj, files, settings)]
+        at = next((i for i, r in enumerate(chain) if r == owner), None)
+        if at is not None:
+            for file, name in chain[at + 1:]:
+                s = summary_of(Path(file), files, settings)
+                c = s.cls(name) if s is not None else None
+                if c is not None and m in c.methods:
+                    return (file, f"{name}.{m}")
+            return None
+    s = summary_of(Path(owner[0]), files, settings)
+    own = s.cls(owner[1]) if s is not None else None
+    bases = [(owner[0], b) for b in own.bases_local] + list(own.bases_out) if own is not None else []
+    for base in bases:
+        found = [r for r in _class_methods(base, files, settings) if r[1].rsplit(".", 1)[-1] == m]
+        if found:
+            return found[0]
+    return None
+
+
 def _assigned_first(ref: Ref, name: str, files: ProjectFiles, settings: Settings) -> bool:
     """Class ``ref``'s instances get attribute ``name`` from a class-level assignment, not a
     ``def`` (``save = _xla_save``, the first class in the bases' order naming it assigns it):
@@ -1829,7 +1863,7 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
     done = _node_facts(start, files, settings)
     if done is None:
         return None  # a cycle or something unknown on the way: not a known helper
-    xla, may_sync, steps, updates, syncs, saves = done
+    xla, may_sync, steps, updates, syncs, saves, runs = done
     root = summary_of(Path(start[0]), files, settings)
     first = root.function(start[1]) if root is not None else None
     found = HelperFacts(_relative(Path(start[0]), files.root), start[1], xla, may_sync,
@@ -1847,7 +1881,7 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
                         fed_params=first.fed_params if first is not None else (),
                         returns_sampler=first.returns_sampler if first is not None else "",
                         shared_effect=first.shared_effect if first is not None else "",
-                        holds_step_loop=bool(first is not None and first.holds_step_loop))
+                        holds_step_loop=bool(first is not None and first.holds_step_loop), runs=runs)
     _HELPERS[key] = found
     return found
 
@@ -1876,8 +1910,9 @@ _BUSY = object()
 
 
 def _node_facts(start: Ref, files: ProjectFiles, settings: Settings):
-    """``(xla_calls, may_sync, steps, updates, syncs, saves)`` of function ``start`` and everything it
-    calls across the project, or ``None`` when one of them is unknown or on a cycle back to
+    """``(xla_calls, may_sync, steps, updates, syncs, saves, runs)`` of function ``start`` and
+    everything it calls across the project (``runs``: the xla calls through call edges only,
+    :attr:`HelperFacts.runs`), or ``None`` when one of them is unknown or on a cycle back to
     it. Each function's facts are combined from its callees' once per process (an iterative
     depth-first pass, memoised), so asking every module's helpers is linear in the project."""
     memo = _NODES
@@ -1903,9 +1938,15 @@ def _node_facts(start: Ref, files: ProjectFiles, settings: Settings):
             memo[key] = None
             continue
         xla = frozenset(f.xla_calls).union(*(p[0] for p in parts))
+        runs = xla
+        if f.named_only:  # what calling it runs: not the functions it only names
+            named = set(kids.get(node, ())) - set(_callees(node, files, settings, called=True))
+            runs = frozenset(f.xla_calls).union(*(p[6] for k, p in zip(kids.get(node, ()), parts) if k not in named))
+        elif any(p[6] is not p[0] for p in parts):
+            runs = frozenset(f.xla_calls).union(*(p[6] for p in parts))
         memo[key] = (xla, f.may_sync or any(p[1] for p in parts), f.steps or any(p[2] for p in parts),
                      f.updates or any(p[3] for p in parts), f.syncs or any(p[4] for p in parts),
-                     frozenset(f.saves).union(*(p[5] for p in parts)))
+                     frozenset(f.saves).union(*(p[5] for p in parts)), runs)
     found = memo.get((start, settings))
     return None if found is _BUSY else found
 
@@ -2138,8 +2179,14 @@ def callers_lookup(filename: str | None, settings: Settings):
         if step_only:  # (in_loop: the callee's model decides whether its call is the step)
             return _stepped(found, qual, files, settings)
         if qual.count(".") == 1:  # (and a base class's self.m() on an object of this class)
+            inherited, unknown = _inherited_calls(path, qual, files, settings)
+            if unknown and not partial:
+                return None
+            for c in inherited:  # (a subclass's callers: where each call is, for xla_only)
+                found.where.setdefault(id(c), _INHERITED_WHERE.get(id(c), ""))
             calls += _dispatched_to(path, qual, files, settings) \
-                + _self_site_calls(files, settings).get(str(path), {}).get(qual, ())
+                + _self_site_calls(files, settings).get(str(path), {}).get(qual, ()) \
+                + tuple(c for c in inherited if not c.escape)
         return calls
 
     def uncalled(qual: str) -> bool:
@@ -2161,6 +2208,60 @@ def callers_lookup(filename: str | None, settings: Settings):
     lookup.uncalled = uncalled
     lookup.objects = objects
     return lookup
+
+
+_INHERITED: dict[tuple, tuple] = {}
+
+
+def _inherited_calls(path: Path, qual: str, files: ProjectFiles, settings: Settings) -> tuple:
+    """``(calls, unknown)``: the calls other modules make of method ``qual`` (``Cls.m``) of the
+    module at ``path`` through a subclass that inherits it (``trainer.fit(loader)`` on a
+    ``Seq2SeqTrainer`` whose ``fit`` is ``BaseLoop.fit``: the call names
+    ``Seq2SeqTrainer.fit``, the method that runs is this one), as :class:`~.callers.CallFacts`
+    retargeted to ``(path, qual)``; ``unknown`` when a subclass's callers cannot all be read.
+    The subclasses are the classes of the importers of ``path`` (and of theirs, three
+    levels) whose method table gives ``m`` as this method (:func:`_method_table`: the bases'
+    order, mixins and re-exports followed). Memoised per (root, method, settings)."""
+    key = (files.root, str(path), qual, settings)
+    got = _INHERITED.get(key)
+    if got is not None:
+        return got
+    _INHERITED[key] = ((), False)  # (asked again while built: none)
+    head, _, m = qual.rpartition(".")
+    me = (str(path), qual)
+    out: list = []
+    unknown = False
+    seen = {str(path)}
+    level = [path]
+    for _ in range(3):
+        nxt = []
+        for p in level:
+            for imp in sorted(files.importers(p)):
+                if str(imp) in seen:
+                    continue
+                seen.add(str(imp))
+                s = summary_of(imp, files, settings)
+                if s is None:
+                    continue
+                subs = [c.name for c in s.classes if (c.bases_out or c.bases_local)
+                        and (_method_table((str(imp), c.name), files, settings).get(m) or [None])[0] == me]
+                if not subs:
+                    continue
+                nxt.append(imp)
+                found = _callers_of(imp, files, settings)
+                unknown = unknown or found.unknown or m in found.unread
+                for name in subs:
+                    for cf in found.calls.get(f"{name}.{m}", ()):
+                        new = dataclasses.replace(cf, target=me)
+                        if id(cf) in found.where:
+                            _INHERITED_WHERE[id(new)] = found.where[id(cf)]
+                        out.append(new)
+        level = nxt
+    got = _INHERITED[key] = (tuple(out), unknown)
+    return got
+
+
+_INHERITED_WHERE: dict[int, str] = {}  # id(retargeted call) -> its caller's file (kept alive by _INHERITED)
 
 
 def _stepped(found, qual: str, files: ProjectFiles, settings: Settings) -> tuple:
@@ -2744,6 +2845,11 @@ def resolve_arg(arg: ArgFacts, files: ProjectFiles, settings: Settings, depth: i
         facts = [_function_facts(r, files, settings) for r in _resolved_at(file, qual, int(line), chain, files, settings)]
         return _DEVICE_TENSOR if facts and all(f is not None and f.returns_loader == "device" for f in facts) \
             else _UNKNOWN
+    if arg.kind == RESULT and arg.refs:  # build_train_loader(cfg, dev): what every return gives
+        targets = _functions_of(arg.refs[0], files, settings)
+        facts = _function_facts(targets[0], files, settings) if len(targets) == 1 else None
+        kind = facts.returns_loader if facts is not None else ""
+        return _DEVICE_LOADER if kind == "device" else _PLAIN_LOADER if kind == "plain" else _UNKNOWN
     if arg.kind != PARAM or not arg.refs:
         return arg
     file, qual = arg.refs[0]
@@ -2837,11 +2943,11 @@ def _resolved_at(file: str, qual: str, line: int, chain: str, files: ProjectFile
 
 
 def _unresolved(a: ArgFacts) -> bool:
-    return a.kind in (PARAM, RECV_BATCH) or (a.kind in (TENSOR, PARAM_TENSOR) and bool(a.refs))
+    return a.kind in (PARAM, RECV_BATCH, RESULT) or (a.kind in (TENSOR, PARAM_TENSOR) and bool(a.refs))
 
 
 def _resolved(a: ArgFacts, files: ProjectFiles, settings: Settings) -> ArgFacts:
-    if a.kind in (PARAM, RECV_BATCH):
+    if a.kind in (PARAM, RECV_BATCH, RESULT):
         return resolve_arg(a, files, settings)
     if a.kind in (TENSOR, PARAM_TENSOR) and a.refs and a.name:
         source = resolve_arg(ArgFacts(PARAM, a.name, refs=a.refs), files, settings)
@@ -2851,6 +2957,8 @@ def _resolved(a: ArgFacts, files: ProjectFiles, settings: Settings) -> ArgFacts:
 
 
 _DEVICE_TENSOR = ArgFacts(DEVICE_TENSOR)
+_DEVICE_LOADER = ArgFacts(DEVICE_LOADER)
+_PLAIN_LOADER = ArgFacts(PLAIN_LOADER)
 
 
 _RUNS: dict[tuple, frozenset] = {}

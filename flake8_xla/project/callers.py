@@ -64,6 +64,11 @@ PARAM_TENSOR = "param_tensor"
 #: ``refs`` the calling function; a device tensor where every method the reach resolved the
 #: call to returns a device loader (:func:`flake8_xla.project.resolve_arg`)
 RECV_BATCH = "recv_batch"
+#: what a call of a project function returns (``trainer.fit(build_train_loader(cfg, dev))``,
+#: or a name bound once to such a call): ``refs`` the function ``(file, qual)`` as the
+#: caller's imports name it; a device or plain loader where every ``return`` of that
+#: function gives one (``FunctionFacts.returns_loader``: :func:`flake8_xla.project.resolve_arg`)
+RESULT = "result"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -760,6 +765,10 @@ def _describe(model, expr: ast.AST, ctx, line: int, site: "_Site | None" = None,
             key = _recv_batch(model, expr, ctx)
             if key is not None:
                 return ArgFacts(RECV_BATCH, key, refs=_source_ref(model, ctx, site))
+        if site is not None:
+            result = _result_of(model, expr, ctx, site)
+            if result is not None:
+                return result
         if _moved_tensor(model, expr, ctx):
             source = _tensor_param(model, expr, ctx) if site is not None else None
             return ArgFacts(TENSOR, source, refs=_source_ref(model, ctx, site)) if source else ArgFacts(TENSOR)
@@ -784,6 +793,34 @@ def _describe(model, expr: ast.AST, ctx, line: int, site: "_Site | None" = None,
     except RecursionError:
         pass
     return _UNKNOWN_ARG
+
+
+def _result_of(model, expr: ast.AST, ctx, site: "_Site") -> ArgFacts | None:
+    """:data:`RESULT` for a call of a function of another project module (a plain function
+    its imports name: ``build_train_loader(cfg, dev)``, ``data.make_loader(ds)``), or a name
+    whose one value is such a call; ``None`` otherwise."""
+    if type(expr) is ast.Name:
+        single = model.single_value(expr, ctx)
+        if single is None or type(single[0]) is not ast.Call:
+            return None
+        expr = single[0]
+    if type(expr) is not ast.Call or type(expr.func) not in (ast.Name, ast.Attribute):
+        return None
+    parts = []
+    f = expr.func
+    while type(f) is ast.Attribute:
+        parts.append(f.attr)
+        f = f.value
+    if type(f) is not ast.Name:
+        return None
+    parts.append(f.id)
+    try:
+        ref = site.resolve(tuple(reversed(parts)))
+    except (Exception, RecursionError):
+        return None
+    if ref is None or "." in ref[1] or ref[0] == site.path:
+        return None
+    return ArgFacts(RESULT, refs=(ref,))
 
 
 def _source_ref(model, ctx, site: "_Site") -> tuple:

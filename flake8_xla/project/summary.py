@@ -154,6 +154,10 @@ class FunctionFacts:
     #: the value of each position of the tuple every ``return`` gives (``return model,
     #: optimizer, loader``: :func:`_returns_items`), ``()`` otherwise
     returns_items: tuple = ()
+    #: the ``calls_local`` quals and ``calls_out`` refs it only names, never calls
+    #: (``functools.partial(worker, cfg)``, ``callbacks=[f]``, ``return f``): they run where
+    #: the value is called, not when this function runs (:func:`_named_only`)
+    named_only: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -371,6 +375,38 @@ def summarise(path: Path, files: ProjectFiles, settings: Settings, def_facts=Non
         model.release()
 
 
+def _named_only(model, func, quals: dict, local: list, out: list, bindings: dict, ref) -> tuple:
+    """The callees of ``func`` (``local`` quals, ``out`` refs) that it only names: a plain
+    function of the module, or a name its imports bind, loaded in ``func`` but never the
+    function of one of its calls nor the root of a called chain (``partial(_worker, lr)``
+    builds a value; ``_worker`` runs where that value is called; so does a nested def the
+    function returns). Methods (``self.m()``, ``obj.m()``) and what a constructor runs are
+    calls."""
+    called: set[str] = set()
+    for call, _ in func.calls:
+        f = call.func
+        while type(f) is ast.Attribute:
+            f = f.value
+        if type(f) is ast.Name:
+            called.add(f.id)
+    names = set(func.names) - called
+    if not names:
+        return ()
+    found: list = []
+    if local:
+        wanted = set(local)
+        for f in model.callees(func):
+            q = quals.get(id(f))
+            if q in wanted and f.cls is None and f.name in names and q not in found:
+                found.append(q)  # (also a nested def handed back: ``def build(): ...; return build``)
+    for name in names:
+        if name in bindings:
+            r = ref(ast.Name(id=name))
+            if r is not None and r in out and r not in found:
+                found.append(r)
+    return tuple(found)
+
+
 def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSummary:
     quals = model.function_quals()
 
@@ -574,6 +610,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                                        varargs=_varargs(func), returns_param=_returned_param(model, func),
                                        returns_alts=_returns_alts(model, func, new),
                                        returns_items=_returns_items(model, func, new),
+                                       named_only=_named_only(model, func, quals, local, out, bindings, ref),
                                        self_sites=describe_self_sites(model, func, resolver, str(path), classes)))
     class_facts = []
     for cls in model.classes:

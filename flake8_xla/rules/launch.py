@@ -522,7 +522,7 @@ class RuntimeUsedBeforeSpawn(Rule):
                     what = f"{call.func.id}()"  # Runner(): its __init__ asks the runtime
             else:
                 helper = model.project_helper(call.func, ctx)  # project mode: another module's helper
-                if helper is None or not helper.xla_calls & RUNTIME_CALLS:
+                if helper is None or not helper.runs & RUNTIME_CALLS:
                     continue
                 what = f"{helper.qual}() of {helper.module[-40:]}"
             done.add(id(stmt))

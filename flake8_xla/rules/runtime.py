@@ -422,7 +422,7 @@ class UseSpmdAfterRuntimeStart(Rule):
         helpers = model.callee_helpers(call, ctx)
         if not helpers or any(USE_SPMD in h.xla_calls for h in helpers):
             return None
-        return "start" if any(h.xla_calls & RUNTIME_STARTS for h in helpers) else None
+        return "start" if any(h.runs & RUNTIME_STARTS for h in helpers) else None
 
     def _func_event(self, model, func, depth) -> str | None:
         """What calling ``func`` does first: ``"spmd"`` (a ``use_spmd()`` anywhere in its own
