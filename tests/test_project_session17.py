@@ -219,3 +219,438 @@ def test_super_in_a_mixin_runs_the_next_class_of_the_objects_mro(tmp_path):
     # XlaMixin.after_step's super().after_step() on a Trainer(XlaMixin, BaseLoop) is BaseLoop.after_step
     assert "BaseLoop.after_step" in index.get(base, {})
     assert Path(base).exists()
+
+
+# --- the attack helper's wrong findings (adv17), each shape with its still-reported twin ------
+
+EVAL_BRANCH = '''\
+import torch
+import torch_xla
+
+
+def run_epoch(model, loader, optimizer, train):
+    total = 0.0
+    for x, y in loader:
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        if train:
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            torch_xla.sync()
+            {after}
+        else:
+            total += loss.item()
+    return total
+
+
+def main():
+    device = torch_xla.device()
+    model = torch.nn.Linear(4, 1).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    data = [(torch.randn(8, 4, device=device), torch.randn(8, 1, device=device)) for _ in range(4)]
+    run_epoch(model, data, opt, True)
+    run_epoch(model, data, opt, False)
+'''
+
+
+@pytest.mark.parametrize("after, expected", [
+    ("pass", set()),  # the read is in the iterations that train nothing (evaluation)
+    ("continue", set()),
+])
+def test_read_in_the_branch_that_does_not_train(tmp_path, after, expected):
+    write(tmp_path, {"pyproject.toml": "", "one.py": EVAL_BRANCH.replace("{after}", after)})
+    assert lint_all(tmp_path) == expected
+
+
+def test_read_beside_a_gated_step_still_reported(tmp_path):
+    # gradient accumulation: the backward runs every iteration, the step every 4th; a read in
+    # the else is still a sync in a training iteration
+    text = EVAL_BRANCH.replace(
+        "        if train:\n            optimizer.zero_grad()\n            loss.backward()\n",
+        "        loss.backward()\n        if train:\n            optimizer.zero_grad()\n")
+    write(tmp_path, {"pyproject.toml": "", "one.py": text.replace("{after}", "pass")})
+    assert lint_all(tmp_path) == {("one.py", 16, "XLA501")}
+
+
+SYNC_SHAPES = '''\
+import functools
+
+import torch
+import torch_xla
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class StepScope:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        {exit_body}
+
+
+def synced(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        {wrapper_sync}
+        return out
+    return wrapper
+
+
+@synced
+def train_step(model, opt, x):
+    opt.zero_grad()
+    model(x).sum().backward()
+    opt.step()
+
+
+class BaseLoop:
+    def after_step(self):
+        {base_sync}
+
+
+class Loop(BaseLoop):
+    def after_step(self):
+        super().after_step()
+
+
+def main():
+    dev = torch_xla.device()
+    model = torch.nn.Linear(8, 1).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    ds = TensorDataset(torch.randn(64, 8))
+    for (x,) in DataLoader(ds, batch_size=8, drop_last=True):
+        with StepScope():
+            opt.zero_grad()
+            model(x.to(dev)).sum().backward()
+            opt.step()
+    for (x,) in DataLoader(ds, batch_size=8, drop_last=True):
+        train_step(model, opt, x.to(dev))
+    loop = Loop()
+    for _ in range(10):
+        opt.zero_grad()
+        model(torch.randn(4, 8, device=dev)).sum().backward()
+        opt.step()
+        loop.after_step()
+'''
+
+
+def test_syncs_in_exit_decorator_and_super_are_per_step_syncs(tmp_path):
+    text = SYNC_SHAPES.replace("{exit_body}", "torch_xla.sync()").replace(
+        "{wrapper_sync}", "torch_xla.sync()").replace("{base_sync}", "torch_xla.sync()")
+    write(tmp_path, {"pyproject.toml": "", "one.py": text})
+    assert lint_all(tmp_path) == set()
+
+
+def test_without_those_syncs_the_loops_are_reported(tmp_path):
+    text = SYNC_SHAPES.replace("{exit_body}", "return False").replace(
+        "{wrapper_sync}", "pass").replace("{base_sync}", "pass")
+    write(tmp_path, {"pyproject.toml": "", "one.py": text})
+    assert lint_all(tmp_path) == {("one.py", 47, "XLA301"), ("one.py", 52, "XLA301"), ("one.py", 55, "XLA302")}
+
+
+def test_syncs_of_another_modules_context_manager_decorator_and_base(tmp_path):
+    text = SYNC_SHAPES.replace("{exit_body}", "torch_xla.sync()").replace(
+        "{wrapper_sync}", "torch_xla.sync()").replace("{base_sync}", "torch_xla.sync()")
+    head, _, rest = text.partition("@synced\n")
+    lib = head + "class BaseLoop:\n    def after_step(self):\n        torch_xla.sync()\n"
+    main = ("import torch\nimport torch_xla\nfrom torch.utils.data import DataLoader, TensorDataset\n\n"
+            "from steps import BaseLoop, StepScope, synced\n\n\n@synced\n" + rest.replace(
+                "class BaseLoop:\n    def after_step(self):\n        torch_xla.sync()\n\n\n", ""))
+    write(tmp_path, {"pyproject.toml": "", "steps.py": lib, "train.py": main})
+    assert lint_all(tmp_path) == set()
+
+
+LAUNCH_WRAPPER = '''\
+import torch_xla
+
+
+def launch_debug(fn):
+    torch_xla.launch(fn, {how})
+'''
+
+WORKER = '''\
+import torch
+import torch_xla
+
+from launch import launch_debug
+
+
+def worker(index):
+    dev = torch_xla.device()
+    model = torch.nn.Linear(8, 1).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(10):
+        opt.zero_grad()
+        model(torch.randn(4, 8, device=dev)).sum().backward()
+        opt.step()
+        torch_xla.sync()
+
+
+if __name__ == "__main__":
+    launch_debug(worker)
+'''
+
+
+@pytest.mark.parametrize("how, expected", [
+    ("debug_single_process=True", set()),  # one process: no replicas to reduce across
+    ("args=()", {("train.py", 14, "XLA201")}),  # replicas: the plain step is XLA201
+])
+def test_single_process_launch_wrapper(tmp_path, how, expected):
+    write(tmp_path, {"pyproject.toml": "", "launch.py": LAUNCH_WRAPPER.replace("{how}", how), "train.py": WORKER})
+    assert lint_all(tmp_path) == expected
+
+
+SCRIPT_LOOP = '''\
+import torch_xla
+
+
+def fit(model, loader, optimizer):
+    for (x,) in loader:
+        optimizer.zero_grad()
+        model(x).sum().backward()
+        optimizer.step()
+        torch_xla.sync()
+'''
+
+SCRIPT = '''\
+import torch
+import torch_xla
+from torch.utils.data import DataLoader, TensorDataset
+
+from loop import fit
+
+model = torch.nn.Linear(8, 1).to(torch_xla.device())
+ds = TensorDataset(torch.randn(1000, 8))
+fit(model, DataLoader(ds, batch_size=10, drop_last=True), torch.optim.Adam(model.parameters()))
+'''
+
+
+def test_module_level_loader_of_a_script_that_launches_nothing(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "loop.py": SCRIPT_LOOP, "main.py": SCRIPT})
+    assert lint_all(tmp_path) == set()
+
+
+CLIP_BASE = '''\
+import torch
+
+
+class BaseLoop:
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+
+    def clip_gradients(self):
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+
+    def optimizer_step(self):
+        self.optimizer.step()
+
+    def fit(self, loader):
+        for x, y in loader:
+            self.optimizer.zero_grad()
+            torch.nn.functional.mse_loss(self.model(x), y).backward()
+            {order}
+'''
+
+CLIP_TRAIN = '''\
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+from hydra.utils import instantiate
+
+from loops import BaseLoop
+
+
+class XlaLoop(BaseLoop):
+    def optimizer_step(self):
+        xm.optimizer_step(self.optimizer)
+
+
+def _mp_fn(index, cfg):
+    device = torch_xla.device()
+    model = instantiate(cfg.model)  # (a config entry handed in: no wrapper of the model)
+    model = model.to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    data = [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(4)]
+    XlaLoop(model, opt).fit(pl.MpDeviceLoader(data, device))
+
+
+def main(cfg):
+    torch_xla.launch(_mp_fn, args=(cfg,))
+'''
+
+
+@pytest.mark.parametrize("order, expected", [
+    # the clip a helper method makes before the override's xm.optimizer_step (all-reduce after it)
+    ("self.clip_gradients()\n            self.optimizer_step()", {("loops.py", 10, "XLA203")}),
+    # clipped after the step: nothing to reduce first
+    ("self.optimizer_step()\n            self.clip_gradients()", set()),
+])
+def test_clip_in_a_helper_the_step_loop_calls_before_the_step(tmp_path, order, expected):
+    write(tmp_path, {"pyproject.toml": "", "loops.py": CLIP_BASE.replace("{order}", order), "train.py": CLIP_TRAIN})
+    assert {f for f in lint_all(tmp_path) if f[2] == "XLA203"} == expected
+
+
+HOOKS = '''\
+import torch_xla
+
+
+class SyncHook:
+    def after_step(self, loss):
+        {body}
+
+
+class History:
+    def __init__(self):
+        self.losses = []
+
+    def after_step(self, loss):
+        self.losses.append({read})
+'''
+
+HOOKED = '''\
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+from torch.utils.data import DataLoader, TensorDataset
+
+from hooks import History, SyncHook
+
+
+def _mp_fn(index):
+    dev = torch_xla.device()
+    model = torch.nn.Linear(8, 1).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    hooks = [SyncHook(), History()]
+    ds = TensorDataset(torch.randn(64, 8))
+    loader = DataLoader(ds, batch_size=8, drop_last=True)
+    for (x,) in loader:
+        opt.zero_grad()
+        loss = model(x.to(dev)).sum()
+        loss.backward()
+        opt.step()
+        for h in hooks:
+            h.after_step(loss)
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, debug_single_process=True)
+'''
+
+
+@pytest.mark.parametrize("body, read, expected", [
+    # a hook of another module, in a list the step loop iterates, syncs the step: no XLA301
+    ("torch_xla.sync()", "float(loss)", set()),
+    # no hook syncs (and the history keeps the tensor, no read): the loop's graph grows (XLA301)
+    ("pass", "loss.detach()", {("train.py", 16, "XLA301")}),
+])
+def test_hooks_in_a_list_of_another_modules_objects(tmp_path, body, read, expected):
+    write(tmp_path, {"pyproject.toml": "", "hooks.py": HOOKS.replace("{body}", body).replace("{read}", read),
+                     "train.py": HOOKED})
+    assert {f for f in lint_all(tmp_path) if f[2] in ("XLA301", "XLA302")} == expected
+
+
+def test_read_in_a_listed_hook_of_another_module_runs_every_step(tmp_path):
+    # History.after_step is called on each element of [SyncHook(), History()] in the step,
+    # before any sync of the loop's own: its float(loss) is a per-step read (XLA501)
+    write(tmp_path, {"pyproject.toml": "", "hooks.py": HOOKS.replace("{body}", "pass").replace(
+        "{read}", "float(loss)"), "train.py": HOOKED.replace(
+        "        for h in hooks:\n            h.after_step(loss)\n",
+        "        for h in hooks:\n            h.after_step(loss)\n        torch_xla.sync()\n")})
+    assert {f for f in lint_all(tmp_path) if f[2] == "XLA501"} == {("hooks.py", 14, "XLA501")}
+
+
+SPAWNER = '''\
+import torch_xla.distributed.xla_multiprocessing as xmp
+
+
+def spawn(fn, args=(), nprocs=None):
+    xmp.spawn(fn, args=args, nprocs=nprocs)
+'''
+
+SPAWNED = '''\
+import torch_xla
+
+import launcher
+
+
+def _mp_fn(index):
+    print(torch_xla.device())
+
+
+if __name__ == "__main__":
+    launcher.spawn(_mp_fn{extra})
+'''
+
+
+@pytest.mark.parametrize("extra, expected", [
+    ("", set()),  # the default None reaches xmp.spawn: no ValueError
+    (", nprocs=8", {("launcher.py", 5, "XLA001")}),
+])
+def test_spawn_wrapper_nprocs_parameter(tmp_path, extra, expected):
+    write(tmp_path, {"pyproject.toml": "", "launcher.py": SPAWNER, "train.py": SPAWNED.replace("{extra}", extra)})
+    assert {f for f in lint_all(tmp_path) if f[2] == "XLA001"} == expected
+
+
+ENGINE = '''\
+import torch_xla
+
+
+class Engine:
+    def __init__(self, model):
+        self.device = torch_xla.device()
+        {move}
+        self.optimizer = None
+'''
+
+NET = '''\
+import torch
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 1)
+
+    def forward(self, x):
+        return self.fc(x)
+'''
+
+ENGINE_TRAIN = '''\
+import torch
+import torch_xla
+
+from pkg import Engine, Net
+
+
+def _mp_fn(index):
+    model = Net()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    engine = Engine(model{extra})
+    engine.optimizer = optimizer
+    return engine
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn)
+'''
+
+
+@pytest.mark.parametrize("move, extra, expected", [
+    # the constructor moves the caller's module in place (nn.Module.to): the optimizer built
+    # before it keeps the host parameters (XLA405 at its constructor)
+    ("self.model = model.to(self.device)", "", {("train.py", 9, "XLA405")}),
+    # kept as it came: nothing moves it there
+    ("self.model = model", "", set()),
+    # the optimizer handed to the same call: it may be pointed at the moved parameters there
+    ("self.model = model.to(self.device)", ", optimizer", set()),
+])
+def test_constructor_of_a_reexported_class_moves_its_module_argument(tmp_path, move, extra, expected):
+    engine = ENGINE.replace("{move}", move)
+    if extra:
+        engine = engine.replace("def __init__(self, model):", "def __init__(self, model, optimizer=None):")
+    write(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "from .engine import Engine\nfrom .net import Net\n",
+                     "pkg/engine.py": engine, "pkg/net.py": NET, "train.py": ENGINE_TRAIN.replace("{extra}", extra)})
+    assert {f for f in lint_all(tmp_path) if f[2] == "XLA405"} == expected

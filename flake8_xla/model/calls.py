@@ -69,6 +69,13 @@ class Calls:
             base = expr.value
             cls = None
             own = False
+            if type(base) is ast.Call and type(base.func) is ast.Name and base.func.id == "super" \
+                    and not base.args and ctx.func is not None and ctx.func.cls is not None \
+                    and self.lookup("super", ctx, None) is None:  # super().m(): the next class's m
+                for c in self.mro(ctx.func.cls)[1:]:
+                    if expr.attr in c.methods:
+                        return [c.methods[expr.attr]]
+                return []
             if type(base) is ast.Name:
                 func = ctx.func
                 if func is not None and func.cls is not None and func.params and base.id == func.params[0]:
@@ -645,8 +652,41 @@ class Calls:
                         found = (helper,) if helper is not None else None
                 if found is None and type(f.value) is ast.Name:
                     found = self._local_caller_objects(f.value, ctx, f.attr)
+                if found is None and type(f.value) is ast.Name:
+                    found = self._element_helpers(f, ctx)
         cache[key] = found
         return found
+
+    def _element_helpers(self, f: ast.Attribute, ctx: Ctx) -> tuple | None:
+        """Project mode: ``cb.m`` with ``cb`` the target of an enclosing ``for`` loop over a
+        list or tuple display (or a name bound once to one) whose every element builds an
+        object of another module's class (``hooks = [SyncHook(), Logger()]``): the
+        :class:`flake8_xla.project.HelperFacts` of each class's ``m``; ``None`` when an
+        element is anything else or a method cannot be read."""
+        name = f.value.id
+        for lp in reversed(ctx.loops):
+            target = lp.node.target if type(lp.node) in (ast.For, ast.AsyncFor) else None
+            if target is None or type(target) is not ast.Name or target.id != name:
+                continue
+            it, ictx = lp.node.iter, lp.ctx
+            if type(it) is ast.Name:
+                single = self.single_value(it, ictx)
+                if single is None:
+                    return None
+                it, ictx = single
+            if type(it) not in (ast.List, ast.Tuple) or ictx is None or not it.elts:
+                return None
+            out = []
+            for elt in it.elts:
+                if type(elt) is not ast.Call or type(elt.func) not in (ast.Name, ast.Attribute) \
+                        or (type(elt.func) is ast.Name and self.class_named(elt.func.id, ictx) is not None):
+                    return None
+                helper = self._built_method(elt, ictx, f.attr)
+                if helper is None:
+                    return None
+                out.append(helper)
+            return tuple(out)
+        return None
 
     def _resolved_helpers(self, f: ast.Attribute, ctx: Ctx) -> tuple | None:
         """Project mode: the :class:`flake8_xla.project.HelperFacts` of the methods the

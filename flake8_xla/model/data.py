@@ -61,7 +61,10 @@ class Data:
                     if c.func is None or self.is_launched(c, multi_only=True):
                         seen.setdefault(id(call), (call, c))
         for call, c in self.project_step_loaders():  # (a step loop of another module)
-            if self.in_xla_code(c) and (c.func is None or self.is_launched(c, multi_only=True)):
+            # (built at module level: only in a module that launches replicas; a script that
+            # launches nothing hands it to the other module's loop in its one process)
+            if self.in_xla_code(c) and (self.is_launched(c, multi_only=True)
+                                        or (c.func is None and bool(self.launched(multi_only=True)))):
                 seen.setdefault(id(call), (call, c))
         out = sorted(seen.values(), key=lambda p: (p[0].lineno, p[0].col_offset))
         self._cache["launched_loaders"] = out

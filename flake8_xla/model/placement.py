@@ -412,8 +412,21 @@ class Placement:
             if not self._same_module(receiver, ctx, call.lineno, mvctx, line) \
                     or not self._on_host_at(receiver, ctx, call.lineno) or self._rebuilt_after(call, ctx, line):
                 return None
+            if self._optimizer_handed(call, ctx, move):
+                return None  # prepare(model, optimizer): the helper may point it at the moved parameters
             return move, mvctx
         return None
+
+    def _optimizer_handed(self, call: ast.Call, ctx: Ctx, move: ast.Call) -> bool:
+        """The optimizer ``call`` builds (the name or ``self.`` attribute it is assigned to)
+        is an argument of the helper call ``move`` too, which may then re-point it at the
+        moved parameters (``accelerator.prepare(model, optimizer)``)."""
+        node = self._assignment_of(ctx.func, call)
+        if node is None:
+            return True  # (not bound to a name: where it goes cannot be told)
+        names = {dotted(t) for t in node.targets}
+        return any(dotted(a.value if type(a) is ast.Starred else a) in names
+                   for a in list(move.args) + [k.value for k in move.keywords])
 
     def _helper_moves(self, name: str, ctx: Ctx) -> list[tuple[int, ast.Call, Ctx]]:
         """``(line, call, ctx)`` of the calls in ``ctx``'s function that pass the plain name
@@ -434,13 +447,18 @@ class Placement:
             if not self._helper_call(call, c):
                 continue
             helpers = self.callee_helpers(call, c)  # (every target moves the same parameter)
-            moved = {h.moves_param - (1 if "." in h.qual else 0) for h in helpers or ()}  # a method: without self
-            if not helpers or len(moved) != 1 or any(h.moves_param < 0 for h in helpers):
+            if not helpers:
                 continue
-            index = moved.pop()
             args = call.args
-            if 0 <= index < len(args) and not any(type(a) is ast.Starred for a in args[:index + 1]) \
-                    and type(args[index]) is ast.Name and args[index].id == name:
+            at = next((i for i, a in enumerate(args) if type(a) is ast.Name and a.id == name), None)
+            if at is None or any(type(a) is ast.Starred for a in args[:at + 1]):
+                continue
+            # returned moved (model = prepare(model)), or moved in place (Engine(model, opt):
+            # its __init__ does self.model = model.to(self.device)); a method's indexes count self
+            returned = {h.moves_param - (1 if "." in h.qual else 0) for h in helpers}
+            in_place = [{i - (1 if "." in h.qual else 0) for i in h.moves_params} for h in helpers]
+            if (len(returned) == 1 and all(h.moves_param >= 0 for h in helpers) and returned.pop() == at) \
+                    or all(at in moved for moved in in_place):
                 found.append((call.lineno, call, c))
         found.sort(key=lambda r: r[0])
         self._cache[key] = found

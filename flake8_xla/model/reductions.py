@@ -368,8 +368,10 @@ class Reductions:
     def _passes(call: ast.Call, name: str) -> bool:
         for arg in list(call.args) + [k.value for k in call.keywords]:
             node = arg.value if type(arg) is ast.Starred else arg
-            if (type(node) is ast.Name and node.id == name) or (type(node) is ast.Attribute and node.attr == name):
-                return True
+            if (type(node) is ast.Name and node.id == name) or (
+                    type(node) is ast.Attribute and node.attr == name and type(node.value) is ast.Name
+                    and node.value.id == "self"):
+                return True  # wrap(model), wrap(self.model): not instantiate(cfg.model), a config entry
         return False
 
     def used_names(self) -> list[str]:

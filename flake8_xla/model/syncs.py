@@ -67,8 +67,80 @@ class Syncs:
             for c, x in self.calls_to(*self.SYNCS, self.OPTIMIZER_STEP):
                 if x.func is not None and (self.is_sync_call(c, x) or self._param_barrier(c, x)):
                     direct[id(x.func)] = True
+            if self.project_lookup is not None:
+                for c, x in self.calls:  # super().after_step() of a base another module defines, which syncs
+                    if x.func is not None and id(x.func) not in direct and self._super_project_syncs(c, x):
+                        direct[id(x.func)] = True
             table = self.closure_over_callers("func_syncs", direct)
+            decorated = [f for f in self.functions if f.node.decorator_list]
+            wrapped = {}
+            if decorated:  # a decorator whose wrapper (a def nested in it) syncs
+                inner: dict[int, list] = {}
+                for f in self.functions:
+                    if f.ctx.func is not None:
+                        inner.setdefault(id(f.ctx.func), []).append(f)
+                wrapped = {id(f): True for f in decorated if any(
+                    any(table.get(id(g)) or any(table.get(id(h)) for h in inner.get(id(g), ()))
+                        for g in self.function_of(d, f.ctx)) or self._project_decorator_syncs(d, f.ctx)
+                    for d in (d.func if type(d) is ast.Call else d for d in f.node.decorator_list))}
+            if any(k not in table or not table[k] for k in wrapped):  # @synced def step(...): its wrapper syncs
+                table = self.closure_over_callers("func_syncs_wrapped", {**direct, **wrapped})
+            self._cache["func_syncs"] = table
         return table.get(id(func), False)
+
+    def _super_project_syncs(self, call: ast.Call, ctx: Ctx) -> bool:
+        """``super().m(...)`` in a method whose class's bases of the module define no ``m``,
+        and a base another project module defines (named by an import) has an ``m`` that
+        syncs."""
+        f = call.func
+        if type(f) is not ast.Attribute or type(f.value) is not ast.Call or type(f.value.func) is not ast.Name \
+                or f.value.func.id != "super" or ctx.func is None or ctx.func.cls is None:
+            return False
+        if self.function_of(f, ctx):
+            return False  # a base of the module defines it: the module's own table answers
+        for base in ctx.func.cls.node.bases:
+            if type(base) in (ast.Name, ast.Attribute):
+                helper = self.project_helper(base, ctx, method=f.attr)
+                if helper is not None:
+                    return bool(helper.syncs)
+        return False
+
+    def _project_decorator_syncs(self, d: ast.AST, ctx: Ctx) -> bool:
+        """Project mode: the decorator ``d`` is another project module's function whose code
+        (its wrapper) syncs (``@synced`` imported from ``xla_step``)."""
+        if self.project_lookup is None or type(d) not in (ast.Name, ast.Attribute):
+            return False
+        helper = self.project_helper(d, ctx)
+        return bool(helper is not None and helper.syncs)
+
+    def _context_syncs(self, call: ast.Call, ctx: Ctx) -> bool:
+        """``call`` is a ``with`` item whose ``__enter__`` or ``__exit__`` syncs: a class of the
+        module (:meth:`context_methods`), or in project mode one another module defines."""
+        if any(self.func_syncs(f) for f in self.context_methods(call, ctx)):
+            return True
+        if self.project_lookup is None or type(call.func) not in (ast.Name, ast.Attribute):
+            return False
+        if id(call) not in (self._cache.get("with_ids") or ()):
+            return False
+        for method in ("__exit__", "__enter__"):
+            helper = self.project_helper(call.func, ctx, method=method)
+            if helper is not None and helper.syncs:
+                return True
+        return False
+
+    def context_methods(self, call: ast.Call, ctx: Ctx) -> list:
+        """The ``__enter__`` and ``__exit__`` methods that run for ``call`` when it is the
+        context expression of a ``with`` (``with StepScope():``, ``StepScope`` a class of the
+        module); ``[]`` otherwise."""
+        ids = self._cache.get("with_ids")
+        if ids is None:
+            ids = self._cache["with_ids"] = {id(e) for e, _ in self.with_items}
+        if id(call) not in ids or type(call.func) is not ast.Name:
+            return []
+        cls = self.class_named(call.func.id, ctx)
+        if cls is None:
+            return []
+        return self._mro_methods(cls, "__enter__") + self._mro_methods(cls, "__exit__")
 
     def loop_syncs(self, loop: LoopInfo, every_step: bool = False) -> bool:
         """True when the loop body cuts the graph each iteration (sync, mark_step, barrier=True,
@@ -89,6 +161,8 @@ class Syncs:
             self.is_sync_call(call, ctx) or self._calls_compiled(call, ctx)) and ungated(ctx)) \
             or self.loop_any(loop, "loop_calls_sync" + gate, lambda call, ctx: any(
                 self.func_syncs(f) for f in self.function_of(call.func, ctx)) and ungated(ctx)) \
+            or (bool(self.with_items) and self.loop_any(loop, "loop_cm_syncs" + gate, lambda call, ctx:
+                self._context_syncs(call, ctx) and ungated(ctx))) \
             or (self.project_lookup is not None
                 and self.loop_any(loop, "loop_project_syncs", self._project_syncs)) \
             or any(self.generator_syncs_per_item(e, loop.ctx) for e in self.loop_iterables(loop))

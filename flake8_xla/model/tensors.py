@@ -1226,6 +1226,14 @@ class Tensors:
                     self._walk_expr(stmt.test, ctx, g, where, sites, pending, closure_ids, depth)
                     stack.append((stmt.orelse, 0, g))
                     continue
+                side = self._training_side(stmt, root, ctx)
+                if side:  # `if train: backward; step else: total += loss.item()`: an evaluation pass
+                    self._walk_expr(stmt.test, ctx, g, where, sites, pending, closure_ids, depth)
+                    stack.append((stmt.body if side > 0 else stmt.orelse, 0, g))
+                    branch = stmt.body if side > 0 else stmt.orelse
+                    if side > 0 and branch and isinstance(branch[-1], (ast.Continue, ast.Return, ast.Break)):
+                        stack[-2] = (stmts, len(stmts), g)  # (`if train: ...; continue`: the rest is evaluation)
+                    continue
                 polarity = self._gate_polarity(stmt.test, ctx)
                 if not g and polarity:
                     self._walk_expr(stmt.test, ctx, g, where, sites, pending, closure_ids, depth)
@@ -1309,9 +1317,10 @@ class Tensors:
         ``xm.optimizer_step(..., barrier=True)``, a call of a compiled step, or a
         ``with torch_xla.step():`` block."""
         t = type(stmt)
-        if t in (ast.With, ast.AsyncWith):
+        if t in (ast.With, ast.AsyncWith):  # (also a context manager of the module whose __exit__ syncs)
             return any(type(i.context_expr) is ast.Call
-                       and self.call_name(i.context_expr, self.call_ctx(i.context_expr) or ctx) in STEP_SCOPES
+                       and (self.call_name(i.context_expr, self.call_ctx(i.context_expr) or ctx) in STEP_SCOPES
+                            or any(self.func_syncs(f) for f in self._mro_methods_exit(i.context_expr, ctx)))
                        for i in stmt.items)
         value = stmt.value if t in (ast.Expr, ast.Assign, ast.AnnAssign) else None
         if type(value) is not ast.Call:
@@ -1675,6 +1684,45 @@ class Tensors:
                 return False
             counted = True
         return counted
+
+    def _mro_methods_exit(self, call: ast.Call, ctx) -> list:
+        """The ``__exit__`` of the module class ``call`` builds as a ``with`` item."""
+        return [f for f in self.context_methods(call, self.call_ctx(call) or ctx) if f.name == "__exit__"]
+
+    def _training_side(self, stmt: ast.If, root, ctx) -> int:
+        """1 when the ``if``'s body holds every step marker (backward, optimizer step, a
+        helper running one) the step region ``root`` has in its function and the ``else``
+        none: an iteration taking the ``else`` (or, after a body ending in ``continue``, the
+        rest of the block) trains nothing, it evaluates (``if train: loss.backward();
+        opt.step() else: total += loss.item()``); -1 the other way round; 0 otherwise (no
+        marker, markers on both sides or outside the ``if``: ``if (i + 1) % accum == 0:
+        opt.step()`` after an unconditional backward)."""
+        markers = self._cache.get("markers_by_func")
+        if markers is None:
+            markers = self._cache["markers_by_func"] = {}
+            for call, cx in self.step_markers().values():
+                markers.setdefault(id(cx.func), []).append(call)
+        own = markers.get(id(ctx.func))
+        if not own:
+            return 0
+        lo, hi = root.lineno, getattr(root, "end_lineno", None) or root.lineno
+        if type(root) in (ast.FunctionDef, ast.AsyncFunctionDef):
+            lo = root.body[0].lineno if root.body else lo
+        inside = [c for c in own if lo <= c.lineno <= hi]
+        if not inside:
+            return 0
+
+        def within(block) -> bool:
+            if not block:
+                return False
+            b_lo, b_hi = block[0].lineno, getattr(block[-1], "end_lineno", None) or block[-1].lineno
+            return all(b_lo <= c.lineno <= b_hi for c in inside)
+
+        if within(stmt.body):
+            return 1
+        if within(stmt.orelse):
+            return -1
+        return 0
 
     def _eval_loop(self, stmt, ctx) -> bool:
         """A loop over a data loader inside the step that runs no backward pass or optimizer

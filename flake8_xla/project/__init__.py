@@ -190,6 +190,11 @@ class HelperFacts:
     #: ``FunctionFacts.named_only``); what the rules that fire on "calling it starts the
     #: runtime" read
     runs: frozenset[str] = frozenset()
+    #: the indexes (``self`` counts for a method; for a class, of its constructor's
+    #: arguments) of the parameters it moves to the XLA device in place
+    #: (``FunctionFacts.moved_in_place``: ``Engine(model, optimizer)`` whose ``__init__``
+    #: does ``self.model = model.to(self.device)``)
+    moves_params: tuple[int, ...] = ()
 
 
 def clear_cache() -> None:
@@ -1845,6 +1850,13 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
     _HELPERS[key] = None
     file, qual = ref
     s = summary_of(Path(file), files, settings)
+    for _ in range(MAX_REEXPORT_DEPTH):  # (a package's re-export of a class: the class's module)
+        exported = s.export(qual) if s is not None and "." not in qual and s.cls(qual) is None else None
+        if exported is None or "." in exported[1]:
+            break
+        file, qual = exported
+        s = summary_of(Path(file), files, settings)
+        ref = (file, qual)
     cls = s.cls(qual) if s is not None and "." not in qual else None
     if cls is not None:  # a class: what it is, and nothing it does (its methods are asked by name)
         init = _method_table(ref, files, settings).get("__init__")
@@ -1853,7 +1865,8 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
         found = HelperFacts(_relative(Path(file), files.root), qual, frozenset(), True, False,
                             plain_dataset=cls.plain_dataset and not cls.bases_out,
                             device_attrs=frozenset(cls.device_attrs),
-                            fed_params=tuple(i - 1 for i in init_f.fed_params if i > 0) if init_f else ())
+                            fed_params=tuple(i - 1 for i in init_f.fed_params if i > 0) if init_f else (),
+                            moves_params=tuple(i - 1 for i in init_f.moved_in_place if i > 0) if init_f else ())
         _HELPERS[key] = found
         return found
     targets = _functions_of(ref, files, settings)
@@ -1881,7 +1894,8 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
                         fed_params=first.fed_params if first is not None else (),
                         returns_sampler=first.returns_sampler if first is not None else "",
                         shared_effect=first.shared_effect if first is not None else "",
-                        holds_step_loop=bool(first is not None and first.holds_step_loop), runs=runs)
+                        holds_step_loop=bool(first is not None and first.holds_step_loop), runs=runs,
+                        moves_params=first.moved_in_place if first is not None else ())
     _HELPERS[key] = found
     return found
 

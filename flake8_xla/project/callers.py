@@ -496,6 +496,7 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
     quals = model.function_quals()
     site = _Site(resolve, path, classes, getattr(classes, "files", None))
     own = {c.name for c in model.classes if c.ctx.func is None and c.ctx.scope is model.module_scope}
+    pending_targets: list = []  # (target, call, ctx): the further classes of a loop over instances
     for call, ctx in model.calls:
         f = call.func
         call_funcs.add(id(f))
@@ -526,6 +527,11 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
                 target = _instance_forward(model, f, ctx, site)
             if target is None and type(f.value) is ast.Name:
                 target = _inherited_self_method(model, f, ctx, resolve)  # self.log(...) of an imported base
+            if target is None and type(f.value) is ast.Name:
+                element = _element_methods(model, f, ctx, site)  # for cb in [History(), Timer()]: cb.m()
+                if element:
+                    target, more = element[0], element[1:]
+                    pending_targets.extend((t, call, ctx) for t in more)
         if target is None:
             continue
         args, kwargs, splat = _describe_arguments(model, call, ctx, site)
@@ -548,6 +554,9 @@ def describe_calls(model, resolve, bindings: dict, path: str = "", classes=None)
                              in_step=in_step, gated=gated, in_loop=in_loop,
                              returned=id(call) in model.returned_loader_origins(),
                              moved_after=_moved_after(model, call, ctx, args)))
+        while pending_targets:  # the same call on the loop's other classes
+            more, _, _ = pending_targets.pop(0)
+            out.append(dataclasses.replace(out[-1], target=more))
     via = _fed_arguments(model, nodes, _object_method_calls(model, bindings, site, {id(c) for _, c, _ in nodes}))
     loops, loop_items = _loop_feeds(model, nodes)
     for i, call, _ in nodes if via or loops else ():
@@ -679,6 +688,32 @@ def _instance_method(model, func: ast.AST, ctx, site: "_Site") -> Ref | None:
     if target is None or target[0] == site.path or "." in target[1]:
         return None
     return (target[0], f"{target[1]}.{func.attr}")
+
+
+def _element_methods(model, func: ast.Attribute, ctx, site: "_Site") -> list:
+    """``[(file, "Cls.m"), ...]`` for ``cb.m`` with ``cb`` the variable of a ``for`` loop of the
+    function over a list or tuple of instances of project classes of other modules (a
+    display, or a name bound once to one: ``callbacks = [History(), Timer()]``; ``for cb in
+    callbacks: cb.on_step_end(loss)``), one per class, when every element is such an
+    instance; else ``[]``."""
+    bindings = model.read_bindings(func.value, ctx)
+    if not bindings or len(bindings) != 1 or bindings[0][1] != "unknown":
+        return []
+    found = _loop_iterable(bindings[0][0], func.value.id, ctx)
+    if found is None or (type(found[0]) is ast.Call):
+        return []
+    elements = _elements(model, found[0], found[1].ctx)
+    if not elements:
+        return []
+    out: list = []
+    for elt, ectx in elements:
+        ref = _class_ref(model, elt, ectx, site) if type(elt) is ast.Call else None
+        if ref is None or ref[0] == site.path or "." in ref[1]:
+            return []
+        m = (ref[0], f"{ref[1]}.{func.attr}")
+        if m not in out:
+            out.append(m)
+    return out
 
 
 def _inherited_self_method(model, func: ast.Attribute, ctx, resolve) -> Ref | None:

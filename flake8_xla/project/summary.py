@@ -154,6 +154,11 @@ class FunctionFacts:
     #: the value of each position of the tuple every ``return`` gives (``return model,
     #: optimizer, loader``: :func:`_returns_items`), ``()`` otherwise
     returns_items: tuple = ()
+    #: the indexes (``self`` counts) of the parameters its own code moves to the XLA device
+    #: whenever it runs (``self.model = model.to(self.device)`` in ``__init__``, the device
+    #: ``torch_xla.device()``): ``nn.Module.to`` moves the caller's module in place
+    #: (:func:`_moved_in_place`)
+    moved_in_place: tuple[int, ...] = ()
     #: the ``calls_local`` quals and ``calls_out`` refs it only names, never calls
     #: (``functools.partial(worker, cfg)``, ``callbacks=[f]``, ``return f``): they run where
     #: the value is called, not when this function runs (:func:`_named_only`)
@@ -611,6 +616,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                                        returns_alts=_returns_alts(model, func, new),
                                        returns_items=_returns_items(model, func, new),
                                        named_only=_named_only(model, func, quals, local, out, bindings, ref),
+                                       moved_in_place=_moved_in_place(model, func),
                                        self_sites=describe_self_sites(model, func, resolver, str(path), classes)))
     class_facts = []
     for cls in model.classes:
@@ -1602,6 +1608,43 @@ def _returns_items(model, func, new) -> tuple:
     return tuple(out) if out is not None and any(v is not None for v in out) else ()
 
 
+def _moved_in_place(model, func) -> tuple[int, ...]:
+    """:attr:`FunctionFacts.moved_in_place`: the parameters ``p`` of ``func`` whose
+    ``p.to(D)`` (``D`` a device that may be the XLA device, :func:`_moved_param`) its own
+    code runs outside any branch or loop; for a method, ``D`` may be ``self.device`` when
+    the method set it from ``torch_xla.device()`` before."""
+    found: list[int] = []
+    for call, ctx in func.calls:
+        f = call.func
+        if ctx.func is not func or ctx.loops or ctx.frames or type(f) is not ast.Attribute or f.attr != "to" \
+                or type(f.value) is not ast.Name or f.value.id not in func.params:
+            continue
+        got = _moved_param(model, func, call, ctx)
+        if got is None and func.cls is not None and func.params and len(call.args) == 1 and not call.keywords:
+            got = _self_device_move(model, func, call, ctx)
+        if got is not None and got[1] == "xla" and got[0] not in found:
+            found.append(got[0])
+    return tuple(found)
+
+
+def _self_device_move(model, func, call: ast.Call, ctx) -> tuple[int, str] | None:
+    """``p.to(self.device)`` in a method that stored ``self.device = <the XLA device>``
+    earlier in its own body: ``(index, "xla")``."""
+    dev = call.args[0]
+    me = func.params[0]
+    if type(dev) is not ast.Attribute or type(dev.value) is not ast.Name or dev.value.id != me:
+        return None
+    name = call.func.value.id
+    if name == me:
+        return None
+    stores = [(v, c) for v, c in func.cls.attrs.get(dev.attr, ()) if c is not None]
+    if len(stores) != 1 or stores[0][1].func is not func or getattr(stores[0][0], "lineno", call.lineno) >= call.lineno:
+        return None
+    if model.device_place(stores[0][0], stores[0][1]) != "xla":
+        return None
+    return func.params.index(name), "xla"
+
+
 def _moved_param(model, func, value: ast.AST, ctx, depth: int = 0) -> tuple[int, str] | None:
     """``(index, where)`` when ``value`` is ``p.to(D)`` for a parameter ``p`` of ``func``
     (read where the parameter is its only binding), with ``D`` a device that may be the XLA
@@ -1738,6 +1781,17 @@ def launch_wrappers(tree: ast.AST) -> tuple[str, ...]:
     return wrapper_facts(tree)[0]
 
 
+def _single_process_literal(call: ast.Call) -> bool:
+    """The launch call runs one process by its own literals (``debug_single_process=True``,
+    ``nprocs=1``): a wrapper making it launches no replicas (its launched function is
+    found by the project reach, single-process)."""
+    for k in call.keywords:
+        if type(k.value) is ast.Constant and ((k.arg == "debug_single_process" and k.value.value is True)
+                                              or (k.arg == "nprocs" and k.value.value == 1)):
+            return True
+    return False
+
+
 def wrapper_facts(tree: ast.AST) -> tuple[tuple[str, ...], tuple[WrapperSelf, ...]]:
     """``(names, selves)``: :func:`launch_wrappers`, and for each of them ``(name, class,
     position)``: for a method of a top-level class that puts its own ``self`` in the
@@ -1779,7 +1833,7 @@ def wrapper_facts(tree: ast.AST) -> tuple[tuple[str, ...], tuple[WrapperSelf, ..
             if last not in _LAUNCH_NAMES or type(root) is not ast.Name or root.id not in xla:
                 continue
             target = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "fn"), None)
-            if type(target) is ast.Name and target.id in params:
+            if type(target) is ast.Name and target.id in params and not _single_process_literal(call):
                 found.append(node.name)
                 cls = owner.get(id(node))
                 position = None

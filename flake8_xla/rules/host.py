@@ -380,6 +380,10 @@ class HostSyncInStep(Rule):
     transfer every step (in torch_xla 2.9 one `.item()` per step doubled the executions).
 
     ## Known problems
+    A read in the branch of an `if` whose other branch holds every backward and optimizer
+    step of the loop (`if train: loss.backward(); opt.step() else: total += loss.item()`,
+    or after `if train: ...; continue`) runs in iterations that train nothing (an
+    evaluation pass) and is not reported.
     A value counts as a device tensor only when the script shows it: a model call (a
     module class of the file, `torch.nn`, torchvision, timm, transformers), a loss
     function or torch op on device tensors, a batch of an `MpDeviceLoader`, or a value

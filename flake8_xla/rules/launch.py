@@ -26,7 +26,9 @@ class SpawnHardcodedNprocs(Rule):
 
     ## Known problems
     A variable is reported unless it visibly holds `1` or `None`: `nprocs=args.num_cores`
-    crashes on 2.6+ as soon as the flag is not 1. The message shows the expression as
+    crashes on 2.6+ as soon as the flag is not 1. In project mode a launch wrapper's own
+    parameter with a `None` (or 1) default (`def spawn(fn, nprocs=None)`) is not reported when
+    no call of the wrapper passes one (every caller seen, in every module). The message shows the expression as
     written (cut after 30 characters), the number a constant holds (`nprocs=NUM_CORES (= 8)`),
     and, when the value cannot be seen, what happens unless it is None or 1.
 
@@ -80,7 +82,46 @@ class SpawnHardcodedNprocs(Rule):
             values = model.const_values(nprocs, ctx)
             if values is not None and all(_accepted(v) for v in values):
                 continue  # nprocs=1 if debug else None, NPROCS = 1, ...
+            if _default_everywhere(model, nprocs, ctx):
+                continue  # def spawn(fn, nprocs=None): no caller passes one
             yield self.finding(call, _nprocs_problem(self.settings, nprocs, values))
+
+
+def _default_everywhere(model, nprocs, ctx) -> bool:
+    """``nprocs`` is a parameter of the enclosing function whose default is ``None`` or 1
+    (``def spawn(fn, args=(), nprocs=None)``), and every call of that function seen passes
+    nothing for it or a literal ``None`` / 1: in the module and every other module's call
+    (project mode only: known callers; a splat or a reference that hands it on is unknown)."""
+    func = ctx.func
+    if type(nprocs) is not ast.Name or func is None:
+        return False
+    bindings = model.lookup(nprocs.id, ctx, None)
+    if not bindings or any(kind != "param" for _, kind, _, _ in bindings):
+        return False
+    a = func.node.args
+    positional = a.posonlyargs + a.args
+    index = next((i for i, p in enumerate(positional) if p.arg == nprocs.id), None)
+    if index is not None:
+        defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+        default = defaults[index]
+    else:
+        kw = next((i for i, p in enumerate(a.kwonlyargs) if p.arg == nprocs.id), None)
+        default = a.kw_defaults[kw] if kw is not None else None
+    if type(default) is not ast.Constant or not _accepted(default.value):
+        return False
+    for call, cctx in model.calls_of(func):
+        arg = model.argument_for(call, cctx, func, nprocs.id)
+        if arg is UNKNOWN or (arg is not None and not (type(arg) is ast.Constant and _accepted(arg.value))):
+            return False
+    if model.project_lookup is None:
+        return False  # (single-file mode: other modules' calls cannot be seen)
+    qual = model.function_quals().get(id(func))
+    calls = model.project_callers(qual) if qual else None
+    if calls is None:
+        return False
+    if func.cls is not None and index is not None:
+        index -= 1  # (a method's callers pass no self)
+    return not any(c.escape or c.splat or c.argument(index, nprocs.id) is not None for c in calls)
 
 
 def _accepted(value) -> bool:

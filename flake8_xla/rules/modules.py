@@ -138,6 +138,10 @@ class OptimizerBeforeToDevice(Rule):
     a constructor, or a call of a module function of this file whose every `return` builds
     one, `model = make_model()`) and neither moved nor handed to a call before the optimizer: a module that arrives as a
     parameter, or was moved already, may be on the device, and a second move is a no-op.
+    In project mode the move may be another module's: a helper returning its argument moved,
+    or a constructor whose `__init__` moves its module argument in place (`Engine(model)`
+    doing `self.model = model.to(self.device)`), unless the optimizer is handed to that same
+    call (`accelerator.prepare(model, optimizer)` may point it at the moved parameters).
     Not reported when the device cannot be seen (a parameter), when the module is bound
     again between the two (`model = other`), when the optimizer is built again after the
     move, when the move sits in another function, another loop, or a branch exclusive with
@@ -194,6 +198,12 @@ class OptimizerBeforeToDevice(Rule):
     def check(self, model):
         done = set()
         for call, _, move, _ in model.optimizers_before_moves():
+            if type(move.func) is not ast.Attribute:  # Engine(model, opt): a project helper moving it
+                name = ast_text(move.func)
+                done.add(id(call))
+                yield self.finding(call, f"optimizer built before {name[:24]}() on line {move.lineno} moves its module:"
+                                         " it keeps the old parameters")
+                continue
             receiver = move.func.value
             text = ast_text(receiver)
             moved = f"{text}.{move.func.attr}()" if len(text) <= 24 else f"its module's .{move.func.attr}()"

@@ -228,6 +228,9 @@ class ClipBeforeGradientReduction(Rule):
     clipping is meant for the reduced gradients.
 
     ## Known problems
+    A clip in a helper of the module (`def clip_gradients(self): clip_grad_norm_(...)`)
+    counts where the step loop calls it, before the step (`self.clip_gradients();
+    self.optimizer_step()`, the step an override's `xm.optimizer_step`).
     Not reported when `xm.reduce_gradients(optimizer)` or an all-reduce of the gradients
     (a module helper doing one counts) runs before the clip, when the optimizer updates a
     DDP model (DDP has reduced already: XLA108 speaks), when the module uses DDP and the
@@ -313,35 +316,61 @@ class ClipBeforeGradientReduction(Rule):
             if not model.in_xla_code(cctx) or not model.is_launched(cctx, multi_only=True) \
                     or single_replica_branch(model, cctx):
                 continue
-            loop = cctx.loops[-1] if cctx.loops else None
-            pos = (clip.lineno, clip.col_offset)
-            steps = model.calls_after(cctx.func, "xm_steps", lambda c, x: model.call_name(c, x) == OPTIMIZER_STEP
-                                      or id(c) in self._helper_steps(model), pos)
-            for step, sctx in steps:
-                if (sctx.loops[-1] if sctx.loops else None) is not loop or not model.in_xla_code(sctx):
-                    continue
-                if not model.runs_with((clip, cctx), (step, sctx)) or self._wrapped(model, step, sctx):
-                    continue
-                if self._reduced_before(model, clip, cctx, loop):
-                    continue
-                opt = model.kwarg(step, "optimizer", 0)
-                own = self._helper_steps(model).get(id(step))
-                name = render(opt) if isinstance(opt, ast.AST) else \
-                    f"self.{own.self_steps[0]}" if own is not None and len(own.self_steps) == 1 else "optimizer"
-                clip_name = model.call_name(clip, cctx).rsplit(".", 1)[-1]
-                helper = self._helper_steps(model).get(id(step))
-                if helper is not None:  # the step is another module's helper: no autofix there
-                    callee = render(step.func)
-                    callee = callee if len(callee) <= 26 else callee[:23] + "..."
-                    yield self.finding(
-                        clip, f"{clip_name} before {callee} ({helper.module.rsplit('/', 1)[-1]}: xm.optimizer_step)"
-                              " clips unreduced gradients",
-                        f"reduce first: xm.reduce_gradients({name}), clip, step")
+            found = None
+            for at, actx in self._clip_sites(model, clip, cctx):
+                found = self._clip_finding(model, clip, cctx, at, actx)
+                if found is not None:
+                    yield found
                     break
-                yield self.finding(
-                    clip, f"{clip_name} before xm.optimizer_step clips unreduced gradients",
-                    f"call xm.reduce_gradients({name}), clip, {name}.step()")
-                break
+
+    @staticmethod
+    def _clip_sites(model, clip, cctx) -> list:
+        """Where the clip runs in a step loop: the clip itself, and when it sits in a helper of
+        the module outside any loop of the helper's own (``def clip_gradients(self):
+        clip_grad_norm_(...)``), each call of that helper in a loop (``self.clip_gradients()``
+        in the base's step loop, before ``self.optimizer_step()``)."""
+        sites = [(clip, cctx)]
+        func = cctx.func
+        if func is not None and not cctx.loops:
+            sites.extend((c, x) for c, x in model.calls_of(func) if x.loops and x.func is not func)
+        return sites
+
+    def _clip_finding(self, model, clip, cctx, at, actx):
+        """The finding for ``clip`` whose step loop position is the call ``at`` (the clip
+        itself, or a call of the helper holding it), or None."""
+        loop = actx.loops[-1] if actx.loops else None
+        pos = (at.lineno, at.col_offset)
+        steps = model.calls_after(actx.func, "xm_steps", lambda c, x: model.call_name(c, x) == OPTIMIZER_STEP
+                                  or id(c) in self._helper_steps(model), pos)
+        lifted = at is not clip
+        for step, sctx in steps:
+            if (sctx.loops[-1] if sctx.loops else None) is not loop or not model.in_xla_code(sctx):
+                continue
+            if not model.runs_with((at, actx), (step, sctx)) or self._wrapped(model, step, sctx):
+                continue
+            if self._reduced_before(model, at, actx, loop):
+                continue
+            opt = model.kwarg(step, "optimizer", 0)
+            own = self._helper_steps(model).get(id(step))
+            name = render(opt) if isinstance(opt, ast.AST) else \
+                f"self.{own.self_steps[0]}" if own is not None and len(own.self_steps) == 1 else "optimizer"
+            clip_name = model.call_name(clip, cctx).rsplit(".", 1)[-1]
+            helper = self._helper_steps(model).get(id(step))
+            if helper is not None:  # the step is another module's helper: no autofix there
+                callee = render(step.func)
+                callee = callee if len(callee) <= 26 else callee[:23] + "..."
+                return self.finding(
+                    clip, f"{clip_name} before {callee} ({helper.module.rsplit('/', 1)[-1]}: xm.optimizer_step)"
+                          " clips unreduced gradients",
+                    f"reduce first: xm.reduce_gradients({name}), clip, step")
+            if lifted:  # (the clip is in a helper the loop calls: the step is at line N there)
+                return self.finding(
+                    clip, f"{clip_name} before xm.optimizer_step (line {step.lineno}) clips unreduced gradients",
+                    f"reduce first: xm.reduce_gradients({name}), clip, {name}.step()")
+            return self.finding(
+                clip, f"{clip_name} before xm.optimizer_step clips unreduced gradients",
+                f"call xm.reduce_gradients({name}), clip, {name}.step()")
+        return None
 
     @staticmethod
     def _helper_steps(model) -> dict:

@@ -495,7 +495,9 @@ class LoaderWithoutMpDeviceLoader(Rule):
     parameter or helper result that cannot be seen, nor for loops that sync every step
     (`with torch_xla.step():`, `torch_xla.sync()`, `xm.mark_step()`,
     `xm.optimizer_step(..., barrier=True)`, a `torch_xla.compile`d step), directly or in a
-    helper the loop calls (followed 32 levels), or in the loop of a generator of the module
+    helper the loop calls (followed 32 levels; also the `__exit__` of a `with` item's class,
+    a decorator's wrapper, a base method `super()` reaches, in the module or another
+    project module), or in the loop of a generator of the module
     the loop draws from (`yield b.to(dev); torch_xla.sync()`: one sync per item): the torch_xla README (2.5-2.9) itself
     iterates a plain DataLoader that way; the loader then only misses prefetching. Nor in
     a module that turns on eager mode (`torch_xla.experimental.eager_mode(True)`, 2.4+):
