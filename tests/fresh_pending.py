@@ -140,7 +140,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     # 13's code of 460e563: P 1.00 R 0.51; then used for two fixes (XLA206 rates, XLA003 at import).
     ("x1", "main.py", 45, "XLA206"): DROPOUT_DEFAULT,
     ("x1", "utils/dist.py", 8, "XLA104"): CONSTANTS + ": `DIST_BACKEND = \"xla\"` passed into a helper's init_process_group",
-    ("x1", "utils/dist.py", 28, "XLA601"): WRAPPED_STATE + ": `model_without_ddp.state_dict()` handed to `save_on_master`",
     ("x2", "xtrain/base.py", 53, "XLA203"): STEP_ORDER + ": a clip in a base loop of a data-parallel launch",
     ("x2", "xtrain/base.py", 56, "XLA202"): WRAPPED_STATE + ": an FSDP subclass inherits the base's xm.optimizer_step",
     ("x2", "xtrain/base.py", 73, "XLA603"): WRAPPED_STATE + ": an FSDP subclass inherits the base's xm.save",

@@ -654,3 +654,47 @@ def test_constructor_of_a_reexported_class_moves_its_module_argument(tmp_path, m
     write(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "from .engine import Engine\nfrom .net import Net\n",
                      "pkg/engine.py": engine, "pkg/net.py": NET, "train.py": ENGINE_TRAIN.replace("{extra}", extra)})
     assert {f for f in lint_all(tmp_path) if f[2] == "XLA405"} == expected
+
+
+SAVE_ON_MASTER = '''\
+import torch
+import torch.distributed as dist
+
+
+def save_on_master(state, path):
+    if dist.get_rank() == 0:
+        torch.save(state, path)
+'''
+
+DDP_MAIN = '''\
+import torch
+import torch.distributed as dist
+import torch_xla
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+import dist_utils
+
+
+def _mp_fn(index):
+    dist.init_process_group("xla", init_method="xla://")
+    device = torch_xla.device()
+    model = torch.nn.Linear(4, 1){move}
+    model = DDP(model, gradient_as_bucket_view=True)
+    model_without_ddp = model.module
+    checkpoint = {"model": model_without_ddp.state_dict()}
+    dist_utils.save_on_master(checkpoint, "ckpt.pth")
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn)
+'''
+
+
+@pytest.mark.parametrize("move, expected", [
+    # the module a DDP wrap of a moved module holds is on the device: its state is XLA tensors
+    (".to(device)", {("dist_utils.py", 7, "XLA601")}),
+    ("", set()),  # never moved: host tensors
+])
+def test_state_of_model_without_ddp_handed_to_a_save_helper(tmp_path, move, expected):
+    write(tmp_path, {"pyproject.toml": "", "dist_utils.py": SAVE_ON_MASTER, "train.py": DDP_MAIN.replace("{move}", move)})
+    assert {f for f in lint_all(tmp_path) if f[2] == "XLA601"} == expected

@@ -344,6 +344,12 @@ class Placement:
         if t is ast.Name:
             values = self.values(expr, ctx)
             return bool(values) and all(self._on_device(v, c, depth + 1) for v, c in values)
+        if t is ast.Attribute and expr.attr == "module" and type(expr.value) is ast.Name:
+            # model_without_ddp = model.module: the module a DDP / FSDP wrap of a moved module holds
+            values = self.values(expr.value, ctx)
+            return bool(values) and all(
+                type(v) is ast.Call and (self.call_name(v, c) or "").startswith(self._FORWARDING_WRAPPERS)
+                and self._on_device(v, c, depth + 1) for v, c in values)
         return False
 
     def _cpu_only(self, func: FunctionInfo | None) -> bool:

@@ -1467,8 +1467,9 @@ def _does(model, func, ref) -> tuple:
                 moved = None
                 break
             moved = got
-    device = bool(returns) and all(v is not None and c is not None and (
-        is_xla_device(model, v, c) or model.device_place(v, c) == "xla") for v, c in returns)  # (return self._device)
+    on = [(v, c) for v, c in returns if c is None or not _own_frames_off(model, c)]  # (not a CUDA branch's return)
+    device = bool(on) and all(v is not None and c is not None and (
+        is_xla_device(model, v, c) or model.device_place(v, c) == "xla") for v, c in on)  # (return self._device)
     return (tuple(xla), sync, seen, model.does_step(func), model.func_updates(func), model.func_syncs(func),
             tuple(params), master, tuple(saves), scope, moved or (), device)
 
