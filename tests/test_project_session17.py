@@ -698,3 +698,52 @@ if __name__ == "__main__":
 def test_state_of_model_without_ddp_handed_to_a_save_helper(tmp_path, move, expected):
     write(tmp_path, {"pyproject.toml": "", "dist_utils.py": SAVE_ON_MASTER, "train.py": DDP_MAIN.replace("{move}", move)})
     assert {f for f in lint_all(tmp_path) if f[2] == "XLA601"} == expected
+
+
+WRAP_CLASS = '''\
+import torch
+from torch.nn.parallel import DistributedDataParallel
+
+
+class XlaDDP({base}):
+    def __init__(self, module):
+        super().__init__(module{options})
+'''
+
+WRAP_TRAIN = '''\
+import torch
+import torch.distributed as dist
+import torch_xla
+
+from ddp import XlaDDP
+
+
+def _mp_fn(index):
+    dist.init_process_group("xla", init_method="xla://")
+    device = torch_xla.device()
+    model = XlaDDP(torch.nn.Linear(4, 1).to(device))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(10):
+        opt.zero_grad()
+        model(torch.randn(8, 4, device=device)).sum().backward()
+        opt.step()
+        torch_xla.sync()
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn)
+'''
+
+
+@pytest.mark.parametrize("base, options, expected", [
+    # a user subclass of DDP in another module: building it wraps the model, DDP reduces
+    ("DistributedDataParallel", ", gradient_as_bucket_view=True", set()),
+    # a plain module subclass: nothing reduces the gradients
+    ("torch.nn.Module", "", {("train.py", 16, "XLA201")}),
+])
+def test_ddp_subclass_of_another_module_wraps_the_model(tmp_path, base, options, expected):
+    cls = WRAP_CLASS.replace("{base}", base).replace("{options}", options)
+    if base == "torch.nn.Module":
+        cls = cls.replace("super().__init__(module)", "super().__init__()\n        self.module = module")
+    write(tmp_path, {"pyproject.toml": "", "ddp.py": cls, "train.py": WRAP_TRAIN})
+    assert {f for f in lint_all(tmp_path) if f[2] == "XLA201"} == expected

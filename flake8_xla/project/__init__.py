@@ -1866,7 +1866,8 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
                             plain_dataset=cls.plain_dataset and not cls.bases_out,
                             device_attrs=frozenset(cls.device_attrs),
                             fed_params=tuple(i - 1 for i in init_f.fed_params if i > 0) if init_f else (),
-                            moves_params=tuple(i - 1 for i in init_f.moved_in_place if i > 0) if init_f else ())
+                            moves_params=tuple(i - 1 for i in init_f.moved_in_place if i > 0) if init_f else (),
+                            returns_wrap=defs.wrap_kind((file, qual), files))  # class XlaDDP(DDP): XlaDDP(model)
         _HELPERS[key] = found
         return found
     targets = _functions_of(ref, files, settings)

@@ -290,6 +290,41 @@ def module_class(ref: Ref, files: ProjectFiles) -> bool:
         return False
 
 
+#: what a subclass of these wraps its module in: ``"ddp"`` / ``"fsdp"`` (the model's WRAPPERS)
+WRAP_BASES = {"torch.nn.parallel.DistributedDataParallel": "ddp",
+              "torch.nn.parallel.distributed.DistributedDataParallel": "ddp",
+              "torch_xla.distributed.fsdp.XlaFullyShardedDataParallel": "fsdp",
+              "torch_xla.distributed.fsdp.xla_fully_sharded_data_parallel.XlaFullyShardedDataParallel": "fsdp"}
+
+
+def wrap_kind(ref: Ref, files: ProjectFiles) -> str:
+    """``"ddp"`` / ``"fsdp"`` when class ``ref`` subclasses torch's ``DistributedDataParallel``
+    or torch_xla's ``XlaFullyShardedDataParallel`` (through its bases across the project, as
+    :func:`module_class`): building one wraps its module, as the base does; ``""``
+    otherwise or when unknown. Never raises."""
+    try:
+        todo, seen = [ref], set()
+        while todo and len(seen) < MAX_DEPTH:
+            file, name = todo.pop()
+            if (file, name) in seen:
+                continue
+            seen.add((file, name))
+            bases = _index(Path(file), files)[0].get(name)
+            if bases is None:
+                target = _reexport(Path(file), name, files)
+                if target is not None:
+                    todo.append(target)
+                continue
+            for d in bases.dotted:
+                if d in WRAP_BASES:
+                    return WRAP_BASES[d]
+            todo.extend((file, b) for b in bases.local)
+            todo.extend(bases.project)
+        return ""
+    except (Exception, RecursionError):
+        return ""
+
+
 def _reexport(path: Path, name: str, files: ProjectFiles) -> Ref | None:
     """Where ``name`` of the module at ``path`` comes from when its imports bind it to
     another project module (a package ``__init__.py`` re-export); None otherwise."""
