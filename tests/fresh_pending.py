@@ -224,6 +224,26 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("d5", "step_ctx.py", 19, "XLA504"): "a context manager's __exit__ timing another module's step (hint)",
     ("d6", "mixtrain/ckpt_mixin.py", 18, "XLA603"): WRAPPED_STATE + ": xm.save of an FSDP model a mixin's self.model holds",
     ("d6", "mixtrain/log_mixin.py", 10, "XLA604"): "a per-host master writing to a gs:// path a config default names",
+    # session 17: blind set e (e1-e6, labelled by a helper before any run;
+    # tests/fresh/projects/LABELS_session17_e.md). First run on session 17's starting code
+    # (d9b8388, the project-root partition only): P 1.00 R 0.54 (22/41); the marks left:
+    ("e1_visiontpu", "src/visiontpu/callbacks/ema.py", 33, "XLA601"): HANDLER + ": a deepcopy of the engine's model in a callback built by name",
+    ("e1_visiontpu", "src/visiontpu/callbacks/guards.py", 13, "XLA502"): HANDLER + ": fire(event, *args) with getattr(cb, event, None)(self, *args)",
+    ("e1_visiontpu", "src/visiontpu/callbacks/speed.py", 23, "XLA504"): HANDLER + ": a timer started and stopped in two callbacks (hint)",
+    ("e1_visiontpu", "src/visiontpu/callbacks/tensorboard.py", 23, "XLA507"): HANDLER + ": a gated read of the loss fire() hands over",
+    ("e1_visiontpu", "src/visiontpu/data.py", 24, "XLA303"): LOADER + ": an item of a returned tuple handed to a method whose helper loops",
+    ("e1_visiontpu", "src/visiontpu/engine.py", 51, "XLA204"): LOADER + ": barrier=True over a loader that is an item of a returned tuple",
+    ("e1_visiontpu", "train.py", 31, "XLA405"): RETURNED + ": the model a registry builder returns, moved by Engine(model, optimizer) "
+                                                  "(the optimizer handed to the same call: left alone)",
+    ("e2_hydra_s2s", "s2s/loop_base.py", 56, "XLA207"): STEP_ORDER + ": the base's step a mixin's super() runs after xm.optimizer_step",
+    ("e2_hydra_s2s", "s2s/runtime.py", 11, "XLA901"): "the same cache path for every launched process, the config handed in",
+    ("e3_dual_diffusion", "ddpm/accel.py", 64, "XLA108"): WRAPPED_STATE + ": xm.optimizer_step in a helper on the optimizer of a DDP model",
+    ("e3_dual_diffusion", "ddpm/unet.py", 72, "XLA502"): STEP_VALUES + ": a timestep tensor a schedule object's method builds on the batch's device",
+    ("e4_spmd_moe", "moe/model.py", 32, "XLA904"): STEP_VALUES + ": data_ptr() in a model's forward under SPMD",
+    ("e5_recsys_mp", "utils.py", 11, "XLA206"): DROPOUT_DEFAULT + ": dropout through a helper mlp(dropout=...) of the model's default",
+    ("e6_gpt_native_dp", "gpt/data.py", 26, "XLA305"): "a dataset holding a tensor moved to the device a parameter hands in",
+    ("e6_gpt_native_dp", "gpt/model.py", 65, "XLA903"): "ties in __init__ of a class another module builds and moves (as q6)",
+    ("e6_gpt_native_dp", "gpt/seed.py", 7, "XLA205"): RANK_VALUES + ": a per-rank seed helper before the model is built, native data parallel",
 }
 
 CASES: dict[tuple[str, int, str], str] = {

@@ -2247,12 +2247,15 @@ def _inherited_calls(path: Path, qual: str, files: ProjectFiles, settings: Setti
     out: list = []
     unknown = False
     seen = {str(path)}
-    level = [path]
+    level = [(path, (head,))]
     for _ in range(3):
         nxt = []
-        for p in level:
+        for p, names in level:
             for imp in sorted(files.importers(p)):
                 if str(imp) in seen:
+                    continue
+                text = files.text(imp)  # (a subclass names its base: a module that does not is skipped unread)
+                if text is None or not any(re.search(rf"\b{re.escape(n)}\b", text) for n in names):
                     continue
                 seen.add(str(imp))
                 s = summary_of(imp, files, settings)
@@ -2262,7 +2265,7 @@ def _inherited_calls(path: Path, qual: str, files: ProjectFiles, settings: Setti
                         and (_method_table((str(imp), c.name), files, settings).get(m) or [None])[0] == me]
                 if not subs:
                     continue
-                nxt.append(imp)
+                nxt.append((imp, tuple(subs)))
                 found = _callers_of(imp, files, settings)
                 unknown = unknown or found.unknown or m in found.unread
                 for name in subs:

@@ -839,18 +839,11 @@ def _result_of(model, expr: ast.AST, ctx, site: "_Site") -> ArgFacts | None:
         if single is None or type(single[0]) is not ast.Call:
             return None
         expr = single[0]
-    if type(expr) is not ast.Call or type(expr.func) not in (ast.Name, ast.Attribute):
+    parts = chain_parts(expr.func) if type(expr) is ast.Call else None
+    if parts is None:
         return None
-    parts = []
-    f = expr.func
-    while type(f) is ast.Attribute:
-        parts.append(f.attr)
-        f = f.value
-    if type(f) is not ast.Name:
-        return None
-    parts.append(f.id)
     try:
-        ref = site.resolve(tuple(reversed(parts)))
+        ref = site.resolve(parts)
     except (Exception, RecursionError):
         return None
     if ref is None or "." in ref[1] or ref[0] == site.path:

@@ -268,6 +268,14 @@ def module_class(ref: Ref, files: ProjectFiles) -> bool:
     Lightning module class): through its own bases, classes of its module and of other
     project modules, package re-exports. ``False`` when unknown (an unreadable module, a base
     that resolves to nothing known, more than :data:`MAX_DEPTH` links). Never raises."""
+    return bool(_in_bases(ref, files, lambda d: d.startswith(MODULE_BASES)))
+
+
+def _in_bases(ref: Ref, files: ProjectFiles, wanted) -> str:
+    """The first dotted base (named through imports of other packages: ``torch.nn.Module``)
+    for which ``wanted`` holds, of class ``ref`` or of a class it subclasses across the
+    project (its module's classes, other project modules', package re-exports), searched
+    at most :data:`MAX_DEPTH` classes; ``""`` when none, or unknown. Never raises."""
     try:
         todo, seen = [ref], set()
         while todo and len(seen) < MAX_DEPTH:
@@ -281,13 +289,14 @@ def module_class(ref: Ref, files: ProjectFiles) -> bool:
                 if target is not None:
                     todo.append(target)
                 continue
-            if any(d.startswith(MODULE_BASES) for d in bases.dotted):
-                return True
+            found = next((d for d in bases.dotted if wanted(d)), None)
+            if found is not None:
+                return found
             todo.extend((file, b) for b in bases.local)
             todo.extend(bases.project)
-        return False
+        return ""
     except (Exception, RecursionError):
-        return False
+        return ""
 
 
 #: what a subclass of these wraps its module in: ``"ddp"`` / ``"fsdp"`` (the model's WRAPPERS)
@@ -302,27 +311,7 @@ def wrap_kind(ref: Ref, files: ProjectFiles) -> str:
     or torch_xla's ``XlaFullyShardedDataParallel`` (through its bases across the project, as
     :func:`module_class`): building one wraps its module, as the base does; ``""``
     otherwise or when unknown. Never raises."""
-    try:
-        todo, seen = [ref], set()
-        while todo and len(seen) < MAX_DEPTH:
-            file, name = todo.pop()
-            if (file, name) in seen:
-                continue
-            seen.add((file, name))
-            bases = _index(Path(file), files)[0].get(name)
-            if bases is None:
-                target = _reexport(Path(file), name, files)
-                if target is not None:
-                    todo.append(target)
-                continue
-            for d in bases.dotted:
-                if d in WRAP_BASES:
-                    return WRAP_BASES[d]
-            todo.extend((file, b) for b in bases.local)
-            todo.extend(bases.project)
-        return ""
-    except (Exception, RecursionError):
-        return ""
+    return WRAP_BASES.get(_in_bases(ref, files, WRAP_BASES.__contains__), "")
 
 
 def _reexport(path: Path, name: str, files: ProjectFiles) -> Ref | None:

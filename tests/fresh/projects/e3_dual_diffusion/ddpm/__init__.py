@@ -1,0 +1,1 @@
+"""Text-conditioned DDPM that trains on GPUs or TPUs from one code base."""

@@ -1,0 +1,1 @@
+"""moe: a mixture-of-experts LM trained with PyTorch/XLA SPMD."""
