@@ -747,3 +747,165 @@ def test_ddp_subclass_of_another_module_wraps_the_model(tmp_path, base, options,
         cls = cls.replace("super().__init__(module)", "super().__init__()\n        self.module = module")
     write(tmp_path, {"pyproject.toml": "", "ddp.py": cls, "train.py": WRAP_TRAIN})
     assert {f for f in lint_all(tmp_path) if f[2] == "XLA201"} == expected
+
+
+FIRE_BASE = '''\
+class BaseTrainer:
+    def __init__(self, model, loader, optimizer, callbacks=()):
+        self.model = model
+        self.loader = loader
+        self.optimizer = optimizer
+        self.callbacks = list(callbacks)
+
+    def fire(self, event, *args):
+        for cb in self.callbacks:
+            getattr(cb, event)(*args)
+
+    def train(self):
+        for step, (x, y) in enumerate(self.loader):
+            loss = self.model(x).sum()
+            loss.backward()
+            self.optimizer.step()
+            self.fire("{event}", self, step, loss)
+'''
+
+FIRE_TPU = '''\
+from .base import BaseTrainer
+
+
+class TPUTrainer(BaseTrainer):
+    pass
+'''
+
+FIRE_RUN = '''\
+import torch
+import torch_xla
+import torch_xla.distributed.parallel_loader as pl
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from lib.tpu import TPUTrainer
+
+
+class Reader:
+    def on_step_end(self, trainer, step, loss):
+        print(loss.item())
+
+    def on_epoch_end(self, trainer, step, loss):
+        print(loss.item())
+
+
+def _mp_fn(index, loader):
+    device = torch_xla.device()
+    model = DDP(torch.nn.Linear(4, 1).to(device), gradient_as_bucket_view=True)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    trainer = TPUTrainer(model, pl.MpDeviceLoader(loader, device), optimizer, callbacks=[Reader()])
+    trainer.train()
+
+
+if __name__ == "__main__":
+    torch_xla.launch(_mp_fn, args=(None,))
+'''
+
+
+@pytest.mark.parametrize("event, expected", [
+    # the trainer's own fire() in its step loop names on_step_end: Reader.on_step_end runs per step
+    ("on_step_end", {("run.py", 11, "XLA501")}),
+    ("on_epoch_end", {("run.py", 14, "XLA501")}),
+])
+def test_callbacks_the_trainers_own_fire_method_runs_in_the_step(tmp_path, event, expected):
+    write(tmp_path, {"pyproject.toml": "", "lib/__init__.py": "", "lib/base.py": FIRE_BASE.replace("{event}", event),
+                     "lib/tpu.py": FIRE_TPU, "run.py": FIRE_RUN})
+    assert {f for f in lint_all(tmp_path) if f[2] == "XLA501"} == expected
+
+
+UNSYNCED_TRAINER = '''\
+import torch_xla
+
+
+class BaseTrainer:
+    def __init__(self, model, loader, optimizer):
+        self.model = model
+        self.loader = loader
+        self.optimizer = optimizer
+
+    def train(self):
+        for step, (x, y) in enumerate(self.loader):
+            loss = self.model(x).sum()
+            loss.backward()
+            self.optimizer.step()
+            {sync}
+'''
+
+UNSYNCED_RUN = '''\
+import torch
+import torch_xla
+import torch_xla.distributed.parallel_loader as pl
+from torch.utils.data import DataLoader, TensorDataset
+
+from trainer import BaseTrainer
+
+
+def main():
+    loader = DataLoader(TensorDataset(torch.randn(64, 4), torch.randn(64, 1)), batch_size=8, drop_last=True)
+    device = torch_xla.device()
+    model = torch.nn.Linear(4, 1).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    trainer = BaseTrainer(model, {loader}, optimizer)
+    trainer.train()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+@pytest.mark.parametrize("sync, loader, expected", [
+    # a plain loader handed to another module's class whose loop never syncs: the graph grows
+    ("pass", "loader", {("run.py", 14, "XLA301")}),
+    ("torch_xla.sync()", "loader", set()),  # the loop syncs every step
+    ("pass", "pl.MpDeviceLoader(loader, device)", set()),  # a device loader syncs per batch
+])
+def test_plain_loader_handed_to_another_modules_unsynced_loop(tmp_path, sync, loader, expected):
+    write(tmp_path, {"pyproject.toml": "", "trainer.py": UNSYNCED_TRAINER.replace("{sync}", sync),
+                     "run.py": UNSYNCED_RUN.replace("{loader}", loader)})
+    assert {f for f in lint_all(tmp_path) if f[2] in ("XLA301", "XLA302")} == expected
+
+
+CTOR_RECEIVER = '''\
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Trainer:
+    def __init__(self):
+        self.device = torch_xla.device()
+        self.model = torch.nn.Linear(4, 2).to(self.device)
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+    def fit(self, loader):
+        for x, y in loader:
+            x, y = x.to(self.device), y.to(self.device)
+            self.optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(self.model(x), y).backward()
+            xm.optimizer_step(self.optimizer)
+
+
+def main():
+    ds = TensorDataset(torch.randn(64, 4), torch.randint(0, 2, (64,)))
+    loader = DataLoader(ds, batch_size=8, drop_last=True)
+    {call}
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+@pytest.mark.parametrize("call", ["Trainer().fit(loader)", "trainer = Trainer()\n    trainer.fit(loader)"])
+def test_method_called_on_a_constructor_call(tmp_path, call):
+    # the same findings whether the object is named or not (a new user's report)
+    write(tmp_path, {"pyproject.toml": "", "one.py": CTOR_RECEIVER.replace("{call}", call)})
+    line = 25 if "trainer =" in call else 24
+    assert lint_all(tmp_path) == {("one.py", line, "XLA301")}

@@ -76,6 +76,8 @@ class Calls:
                     if expr.attr in c.methods:
                         return [c.methods[expr.attr]]
                 return []
+            if type(base) is ast.Call and type(base.func) is ast.Name:  # Trainer().fit(loader)
+                cls = self.class_named(base.func.id, ctx)
             if type(base) is ast.Name:
                 func = ctx.func
                 if func is not None and func.cls is not None and func.params and base.id == func.params[0]:

@@ -195,6 +195,9 @@ class HelperFacts:
     #: (``FunctionFacts.moved_in_place``: ``Engine(model, optimizer)`` whose ``__init__``
     #: does ``self.model = model.to(self.device)``)
     moves_params: tuple[int, ...] = ()
+    #: the indexes (as :attr:`moves_params`) of the parameters a step loop with no per-step
+    #: sync iterates unwrapped (``FunctionFacts.unsynced_params``)
+    unsynced_params: tuple[int, ...] = ()
 
 
 def clear_cache() -> None:
@@ -1867,6 +1870,7 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
                             device_attrs=frozenset(cls.device_attrs),
                             fed_params=tuple(i - 1 for i in init_f.fed_params if i > 0) if init_f else (),
                             moves_params=tuple(i - 1 for i in init_f.moved_in_place if i > 0) if init_f else (),
+                            unsynced_params=tuple(i - 1 for i in init_f.unsynced_params if i > 0) if init_f else (),
                             returns_wrap=defs.wrap_kind((file, qual), files))  # class XlaDDP(DDP): XlaDDP(model)
         _HELPERS[key] = found
         return found
@@ -1896,7 +1900,8 @@ def helper_facts(ref: Ref, files: ProjectFiles, settings: Settings) -> HelperFac
                         returns_sampler=first.returns_sampler if first is not None else "",
                         shared_effect=first.shared_effect if first is not None else "",
                         holds_step_loop=bool(first is not None and first.holds_step_loop), runs=runs,
-                        moves_params=first.moved_in_place if first is not None else ())
+                        moves_params=first.moved_in_place if first is not None else (),
+                        unsynced_params=first.unsynced_params if first is not None else ())
     _HELPERS[key] = found
     return found
 
@@ -2750,6 +2755,9 @@ def _dispatched_calls(d, file: str, other: ModuleSummary, methods: tuple, files:
     calls = list(_callers_of(Path(file), files, settings).calls.get(d.caller, ()))
     if "." in d.caller:  # self.handler.fire(...) on a handler the trainer's callers pass
         calls += _dispatched_to(Path(file), d.caller, files, settings)
+        # self.fire("on_step_end", ...) in the class's own step loop (on the objects the reach knows)
+        _self_site_calls(files, settings)
+        calls += _SELF_SITES_LOCAL.get((files.root, settings), {}).get(file, {}).get(d.caller, ())
     for c in calls:
         event = c.argument(index, d.method_param)
         if event is None or event.kind != "const" or event.name not in methods:

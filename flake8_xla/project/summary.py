@@ -159,6 +159,10 @@ class FunctionFacts:
     #: ``torch_xla.device()``): ``nn.Module.to`` moves the caller's module in place
     #: (:func:`_moved_in_place`)
     moved_in_place: tuple[int, ...] = ()
+    #: the indexes (``self`` counts) of the parameters whose value a step loop of the module
+    #: with no per-step sync iterates unwrapped (the model's ``loader_params``: a plain
+    #: ``DataLoader`` handed in grows the graph; XLA301 at the caller's argument)
+    unsynced_params: tuple[int, ...] = ()
     #: the ``calls_local`` quals and ``calls_out`` refs it only names, never calls
     #: (``functools.partial(worker, cfg)``, ``callbacks=[f]``, ``return f``): they run where
     #: the value is called, not when this function runs (:func:`_named_only`)
@@ -593,6 +597,7 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
         built.update(handed.get(quals[id(func)], ()))
         unbuilt = tuple(r for r in out if r not in built)
         fed = model.step_loader_params()
+        unsynced = model.loader_params()
         iterated = model.iterated_params()
         holds = {id(lp.ctx.func) for lp in model.loops if lp.ctx.func is not None and model.is_inner_step_loop(lp)}
         self_calls, self_local, self_steps = _self_calls(model, func, quals)
@@ -617,6 +622,8 @@ def _summary(path: Path, model, files: ProjectFiles, bindings: dict) -> ModuleSu
                                        returns_items=_returns_items(model, func, new),
                                        named_only=_named_only(model, func, quals, local, out, bindings, ref),
                                        moved_in_place=_moved_in_place(model, func),
+                                       unsynced_params=tuple(sorted(func.params.index(n) for fid, n in unsynced
+                                                                    if fid == id(func) and n in func.params)),
                                        self_sites=describe_self_sites(model, func, resolver, str(path), classes)))
     class_facts = []
     for cls in model.classes:

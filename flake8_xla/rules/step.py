@@ -495,7 +495,8 @@ class LoaderWithoutMpDeviceLoader(Rule):
     parameter or helper result that cannot be seen, nor for loops that sync every step
     (`with torch_xla.step():`, `torch_xla.sync()`, `xm.mark_step()`,
     `xm.optimizer_step(..., barrier=True)`, a `torch_xla.compile`d step), directly or in a
-    helper the loop calls (followed 32 levels; also the `__exit__` of a `with` item's class,
+    helper the loop calls (in project mode a plain loader handed to another module's function
+    or class whose loop has no sync is reported at the argument) (followed 32 levels; also the `__exit__` of a `with` item's class,
     a decorator's wrapper, a base method `super()` reaches, in the module or another
     project module), or in the loop of a generator of the module
     the loop draws from (`yield b.to(dev); torch_xla.sync()`: one sync per item): the torch_xla README (2.5-2.9) itself
@@ -568,6 +569,7 @@ class LoaderWithoutMpDeviceLoader(Rule):
                 yield self.finding(node, fix=self._wrap(model, node, loop.ctx))
             else:  # it = iter(loader); for _ in range(n): next(it)
                 yield self.finding(node, "DataLoader read by next() without a per-step sync: the XLA graph grows")
+        yield from self._handed_to_project(model)
         if not params:
             return
         seen = set()
@@ -591,6 +593,32 @@ class LoaderWithoutMpDeviceLoader(Rule):
                             arg, f"plain DataLoader passed to {callee}(), whose loop (line {line}) has no per-step sync",
                             f"pass pl.MpDeviceLoader({render(arg)}, device)",
                         )
+
+    def _handed_to_project(self, model):
+        """Project mode: a plain ``DataLoader`` handed to another module's function or class
+        whose step loop iterates that parameter with no per-step sync
+        (``HelperFacts.unsynced_params``: ``BaseTrainer(model, loader, opt)`` whose ``train``
+        loops over ``self.loader``), reported at the argument."""
+        if model.project_lookup is None or not model.calls_named((model.DATALOADER,)):
+            return
+        for call, ctx in model.calls:
+            if not call.args or not model.in_xla_code(ctx) or type(call.func) not in (ast.Name, ast.Attribute) \
+                    or (model.call_name(call, ctx) or "").startswith(("torch.", "torch_xla.")):
+                continue
+            plain = [(i, a) for i, a in enumerate(call.args) if type(a) is not ast.Starred
+                     and model.loader_kind(a, ctx) == "plain"]
+            if not plain or any(type(a) is ast.Starred for a in call.args[:plain[-1][0]]):
+                continue
+            helpers = model.callee_helpers(call, ctx)
+            if not helpers or any(not h.unsynced_params for h in helpers):
+                continue
+            shift = [1 if "." in h.qual else 0 for h in helpers]  # (a method's indexes count self)
+            for i, a in plain:
+                if all(i + k in h.unsynced_params for h, k in zip(helpers, shift)):
+                    callee = helpers[0].qual.rsplit(".", 1)[-1] if "." in helpers[0].qual else helpers[0].qual
+                    where = helpers[0].module.rsplit("/", 1)[-1]
+                    yield self.finding(a, f"plain DataLoader passed to {callee[:24]}() ({where[:24]}), whose loop"
+                                          " has no per-step sync", f"pass pl.MpDeviceLoader({render(a)[:24]}, device)")
 
     def _wrap(self, model, loop, ctx) -> str:
         """The fix in the code's own names: the loop's loader (inside ``enumerate`` /
