@@ -241,7 +241,6 @@ PROJECTS: dict[tuple[str, str, int, str], str] = {
     ("e3_dual_diffusion", "ddpm/unet.py", 72, "XLA502"): STEP_VALUES + ": a timestep tensor a schedule object's method builds on the batch's device",
     ("e4_spmd_moe", "moe/model.py", 32, "XLA904"): STEP_VALUES + ": data_ptr() in a model's forward under SPMD",
     ("e5_recsys_mp", "utils.py", 11, "XLA206"): DROPOUT_DEFAULT + ": dropout through a helper mlp(dropout=...) of the model's default",
-    ("e6_gpt_native_dp", "gpt/data.py", 26, "XLA305"): "a dataset holding a tensor moved to the device a parameter hands in",
     ("e6_gpt_native_dp", "gpt/model.py", 65, "XLA903"): "ties in __init__ of a class another module builds and moves (as q6)",
     ("e6_gpt_native_dp", "gpt/seed.py", 7, "XLA205"): RANK_VALUES + ": a per-rank seed helper before the model is built, native data parallel",
 }

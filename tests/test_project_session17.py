@@ -909,3 +909,55 @@ def test_method_called_on_a_constructor_call(tmp_path, call):
     write(tmp_path, {"pyproject.toml": "", "one.py": CTOR_RECEIVER.replace("{call}", call)})
     line = 25 if "trainer =" in call else 24
     assert lint_all(tmp_path) == {("one.py", line, "XLA301")}
+
+
+DEVICE_DATA = '''\
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class Windows(Dataset):
+    def __init__(self, tokens):
+        self.tokens = tokens
+
+    def __len__(self):
+        return self.tokens.numel() // 8
+
+    def __getitem__(self, i):
+        return self.tokens[i * 8:(i + 1) * 8]
+
+
+def build_loader(n, device):
+    tokens = torch.arange(n).to(device)
+    return DataLoader(Windows(tokens), batch_size=4, num_workers=4, drop_last=True)
+'''
+
+DEVICE_TRAIN = '''\
+import torch_xla
+
+from data import build_loader
+
+
+def main():
+    device = {device}
+    loader = build_loader(1024, device)
+    for batch in loader:
+        print(batch.shape)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+@pytest.mark.parametrize("device, expected", [
+    # every caller hands the helper the XLA device: the dataset holds XLA tensors (XLA305)
+    ("torch_xla.device()", {("pkg/data.py", 18, "XLA305")}),
+    ('"cpu"', set()),  # a CPU device: host tensors in the workers
+])
+def test_device_parameter_every_caller_fills_with_the_xla_device(tmp_path, device, expected):
+    # a package's __init__ re-exporting the helper (and listing it in __all__) calls nothing
+    write(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": 'from .data import build_loader\n\n__all__ = ["build_loader"]\n',
+                     "pkg/data.py": DEVICE_DATA,
+                     "train.py": DEVICE_TRAIN.replace("{device}", device).replace("from data import", "from pkg import")})
+    assert {f for f in lint_all(tmp_path) if f[2] == "XLA305"} == expected

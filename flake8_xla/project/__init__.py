@@ -2513,6 +2513,11 @@ _SELF_SITES_LOCAL: dict[tuple, dict] = {}
 
 
 _WORD = re.compile(r"\w+")
+#: a name called or passed on in a package's ``__init__.py`` (``build(`` / ``f=build`` / ``run(build)``)
+_CALLED_WORD = re.compile(r"\b(\w+)\s*\(|[(,=]\s*(\w+)\s*[,)]")
+#: import statements and ``__all__`` of a package's ``__init__.py`` (the re-exports)
+_IMPORT_LINES = re.compile(r"^[ \t]*(?:from[ \t]+\S+[ \t]+import[ \t]+(?:\([^)]*\)|[^\n]*)|import[ \t][^\n]*"
+                           r"|__all__[ \t]*[+]?=[ \t]*(?:\[[^\]]*\]|\([^)]*\)))", re.MULTILINE)
 #: how many importers of a module are read for the objects they hand on
 MAX_DISPATCH_MODULES = 64
 
@@ -3029,7 +3034,10 @@ def _callers_of(path: Path, files: ProjectFiles, settings: Settings) -> _Callers
                 and str(q) not in _reach_index(files, settings):
             # (one launching through a project wrapper is read, and one the launched code
             # reaches: a framework's trainer that never names torch_xla runs as XLA code)
-            unread.update(_WORD.findall(text))
+            if q.name == "__init__.py":  # a package's re-exports name what they hand on: only its calls count
+                unread.update(a or b for a, b in _CALLED_WORD.findall(_IMPORT_LINES.sub("", text)))
+            else:
+                unread.update(_WORD.findall(text))
             continue
         s = summary_of(q, files, settings)
         if s is None:

@@ -39,6 +39,9 @@ STATE_DICT = "state_dict"
 #: a string literal (``"on_step_end"``): ``name`` holds it (an event name handed to a
 #: handler's ``fire(event, ...)``)
 CONST = "const"
+#: the XLA device (``device = torch_xla.device()``; the model's ``device_place``): a helper's
+#: ``device`` parameter every caller fills with it (``build_loader(path, bs, device)``)
+XLA_DEVICE = "xla_device"
 #: the process index a launcher hands its launched function first (``torch_xla.launch(worker,
 #: ...)`` calls ``worker(index, ...)``): the replica's ordinal
 LAUNCH_INDEX = "launch_index"
@@ -781,6 +784,8 @@ def _describe(model, expr: ast.AST, ctx, line: int, site: "_Site | None" = None,
             q = model.qualname(expr, ctx)
             if q is not None:
                 return ArgFacts(NAME, q)
+        if type(expr) in (ast.Name, ast.Call) and model.device_place(expr, ctx) == "xla":
+            return ArgFacts(XLA_DEVICE)
         if _host_copy(model, expr, ctx):
             return ArgFacts(HOST_COPY)
         if type(expr) is ast.Name and model.in_xla_code(ctx) and model.host_module_passed(expr, ctx, line):
