@@ -12,8 +12,8 @@ import gc
 from typing import Iterable, Sequence
 
 from .model import Model
-from .project import EMPTY, ProjectFacts, answers_for, callers_lookup, defs_lookup, facts_for, helper_lookup, \
-    lend_tree, imported_before_launch, project_names_xla, project_uses_xla, with_launchers
+from .project import EMPTY, ProjectFacts, answers_for, callers_lookup, defs_lookup, facts_for, findings_for, \
+    helper_lookup, lend_tree, imported_before_launch, project_names_xla, project_uses_xla, with_launchers
 from .registry import ANYWHERE, ENV, ENV_PREFIXES, ENV_SETTERS, UNIMPORTED, XLA_DEVICE_TEXTS, Finding, Rule, \
     all_rules
 from .settings import Settings
@@ -108,12 +108,20 @@ def _run(tree: ast.AST, settings: Settings, source: str | None, rules: Iterable[
         facts = _project_facts(filename, settings, plain)
         if facts is EMPTY:
             return []
-    elif project:
+    rule_classes = list(rules) if rules is not None else list(all_rules().values())
+    stored = None
+    if project and facts is EMPTY:
+        # a module that needs the walk: its findings of a previous run with the same inputs
+        # (its text, the project's files, the settings, the rules) are its findings now
+        stored = _stored(filename, settings, source, rule_classes)
+        if stored is not None:
+            found = _get(stored)
+            if found is not None:
+                return [Finding(*f) for f in found]
         lend_tree(filename, settings, source, tree)  # (a summary of this module reuses the host's tree)
         facts = _project_facts(filename, settings)
     if facts.launchers:
         settings = with_launchers(settings, facts.launchers)
-    rule_classes = list(rules) if rules is not None else list(all_rules().values())
     try:
         try:
             lookup = helper_lookup(filename, tree, settings) if project else None
@@ -135,7 +143,10 @@ def _run(tree: ast.AST, settings: Settings, source: str | None, rules: Iterable[
                 _flush(model.project_answers)
             if model.dead_blocks:  # code that never runs (if False:, if TYPE_CHECKING:, ...)
                 found = [f for f in found if not model.in_dead_code(f.line, f.col)]
-            return _name_callers(model, facts, found) if facts.callers and not model.uses_torch_xla else found
+            found = _name_callers(model, facts, found) if facts.callers and not model.uses_torch_xla else found
+            if stored is not None:
+                _put(stored, found)
+            return found
         finally:
             model.release()
     finally:
@@ -150,6 +161,29 @@ def _answers(filename: str, settings: Settings, source: str | None, rule_classes
         return answers_for(filename, settings, source, tuple(cls.code for cls in rule_classes))
     except (Exception, RecursionError):  # never crash the host's run: every answer is computed
         return None
+
+
+def _stored(filename: str, settings: Settings, source: str | None, rule_classes: list[type[Rule]]):
+    """The module's findings entry (:mod:`flake8_xla.project.findings`), or ``None``."""
+    try:
+        return findings_for(filename, settings, source,
+                            tuple(f"{cls.code}:{cls.__module__}.{cls.__qualname__}" for cls in rule_classes))
+    except (Exception, RecursionError):  # never crash the host's run: the module is linted
+        return None
+
+
+def _get(stored) -> tuple | None:
+    try:
+        return stored.get()
+    except (Exception, RecursionError):  # (an entry that cannot be read: linted again)
+        return None
+
+
+def _put(stored, found: list[Finding]) -> None:
+    try:
+        stored.put(found)
+    except (Exception, RecursionError):  # (a cache that cannot be written: the next run lints again)
+        pass
 
 
 def _flush(answers) -> None:

@@ -57,8 +57,10 @@ def _cached(tmp_path, monkeypatch) -> tuple[Path, Path]:
 
 
 def _entries(folder: Path) -> list[Path]:
-    """The summary entries (not the linted modules' answers: tests/test_project_answers.py)."""
-    return sorted(p for p in folder.rglob("*.json") if cache.ANSWERS not in p.relative_to(folder).parts) \
+    """The summary entries (not the linted modules' answers nor findings: tests/test_project_answers.py,
+    tests/test_project_findings.py)."""
+    return sorted(p for p in folder.rglob("*.json")
+                  if not {cache.ANSWERS, cache.FINDINGS} & set(p.relative_to(folder).parts)) \
         if folder.exists() else []
 
 

@@ -27,7 +27,7 @@ from ..settings import Settings
 from ..model.reductions import GRADIENT_REDUCERS, Reductions
 from .callers import DEVICE_LOADER, DEVICE_TENSOR, INSTANCE, INSTANCES, PARAM, PARAM_TENSOR, RECV_BATCH, TENSOR, \
     ArgFacts, CallFacts
-from . import answers, cache, constants, defs
+from . import answers, cache, constants, defs, findings
 from .defs import NOTHING, DefFacts, def_facts
 from .files import ROOT_MARKERS, ProjectFiles, read_bytes, read_text
 from .summary import LaunchSetup, ModuleSummary, Ref, hold_tree, import_bindings, parse_module, resolve_chain, \
@@ -1930,6 +1930,18 @@ def answers_for(filename: str, settings: Settings, source: str | None, codes: tu
     if found is None:
         return None
     return answers.module_answers(found[0], found[1], settings, source, codes)
+
+
+def findings_for(filename: str, settings: Settings, source: str | None, rules: tuple[str, ...]):
+    """The on-disk findings entry of the linted module in ``filename`` (:mod:`.findings`), linted
+    with ``settings`` from text ``source`` by the rules named ``rules``; ``None`` when project
+    mode or the cache is off, or the file is unknown."""
+    if settings.cache != "on" or source is None:
+        return None
+    found = _module_file(filename, settings)
+    if found is None:
+        return None
+    return findings.module_findings(found[0], found[1], settings, source, rules)
 
 
 def defs_lookup(filename: str, tree, settings: Settings):

@@ -44,13 +44,14 @@ from pathlib import Path
 from ..settings import Settings
 
 #: bump when the summary's format changes (with the package version, part of every key)
-FORMAT = 48  # 48: the linted modules' answers (answers/ subfolder, .answers; cost32, merged); 47: FunctionFacts.returns_items, ArgFacts recv_batch, receivers of parameters and tuple items, inherited self calls; 46: ModuleSummary.registries / registrars / decorated, registry lookups as values ("reg"); 45: ClassFacts.attr_values, receiver-chain edges (recv:), splats in passes, a dataset calling a rank helper shards itself; 44: a dataclass is one object with its fields away from their default ({"d": name, ...}), a tuple an array; 43: a torch_xla script keeps its module level as one function (entry) for its calls' contexts; 42: the XLA-off guard is its own chain (@off); 41: moved_after skips an optimizer replaced unused after the move; 40: ClassFacts.bases_order (a mixin listed first); 39: a wrapper name on a factory-built object of another class launches nothing; 38: launched_out carries the launch's literal args; 37: a call in an XLA-off branch needs XLA off (edges); 36: calls of a parameter holding a function (edges "param:name"); 35: tensors computed from a parameter (PARAM_TENSOR); 34: guards on run probes (torch.cuda.is_available(), is_xla_available()); 33: dropout defaults only where the module builds the class; 32: CallFacts.moved_after; 31: merged with the lazy edge sites; 30: dropout rates through parameters; 29: DispatchFacts.loops; 28: object values, launches in functions, entry roots (session 13); 17-27: (25: a call of a call is described, f()(x)); self-call sites say which loop iterates them, calls which call receives their value (session 12); 12: values through dispatch and parameters (session 11); relative imports inside
+FORMAT = 49  # 49: each linted module's final findings (findings/ subfolder, .findings; cost33); 48: the linted modules' answers (answers/ subfolder, .answers; cost32, merged); 47: FunctionFacts.returns_items, ArgFacts recv_batch, receivers of parameters and tuple items, inherited self calls; 46: ModuleSummary.registries / registrars / decorated, registry lookups as values ("reg"); 45: ClassFacts.attr_values, receiver-chain edges (recv:), splats in passes, a dataset calling a rank helper shards itself; 44: a dataclass is one object with its fields away from their default ({"d": name, ...}), a tuple an array; 43: a torch_xla script keeps its module level as one function (entry) for its calls' contexts; 42: the XLA-off guard is its own chain (@off); 41: moved_after skips an optimizer replaced unused after the move; 40: ClassFacts.bases_order (a mixin listed first); 39: a wrapper name on a factory-built object of another class launches nothing; 38: launched_out carries the launch's literal args; 37: a call in an XLA-off branch needs XLA off (edges); 36: calls of a parameter holding a function (edges "param:name"); 35: tensors computed from a parameter (PARAM_TENSOR); 34: guards on run probes (torch.cuda.is_available(), is_xla_available()); 33: dropout defaults only where the module builds the class; 32: CallFacts.moved_after; 31: merged with the lazy edge sites; 30: dropout rates through parameters; 29: DispatchFacts.loops; 28: object values, launches in functions, entry roots (session 13); 17-27: (25: a call of a call is described, f()(x)); self-call sites say which loop iterates them, calls which call receives their value (session 12); 12: values through dispatch and parameters (session 11); relative imports inside
            # torch/ and torch_xla/ are the library
 _DISABLED: set[str] = set()  # cache folders an error turned off for this process
 _DIGESTS: dict[Path, str] = {}  # project root -> digest of its files, once per process
 _FILE_DIGESTS: dict[str, bytes] = {}  # str path -> SHA-256 of its bytes, as the project digest read them
 _STATS = {"hits": 0, "misses": 0, "writes": 0}
 _ANSWER_STATS = {"hits": 0, "misses": 0, "writes": 0}  # the linted modules' answers (:mod:`.answers`)
+_FINDING_STATS = {"hits": 0, "misses": 0, "writes": 0}  # the linted modules' findings (:mod:`.findings`)
 
 
 def clear() -> None:
@@ -61,6 +62,7 @@ def clear() -> None:
     for k in _STATS:
         _STATS[k] = 0
         _ANSWER_STATS[k] = 0
+        _FINDING_STATS[k] = 0
 
 
 def stats() -> dict[str, int]:
@@ -71,6 +73,11 @@ def stats() -> dict[str, int]:
 def answer_stats() -> dict[str, int]:
     """:func:`stats` of the linted modules' answers (:mod:`.answers`)."""
     return dict(_ANSWER_STATS)
+
+
+def finding_stats() -> dict[str, int]:
+    """:func:`stats` of the linted modules' findings (:mod:`.findings`)."""
+    return dict(_FINDING_STATS)
 
 
 _VERSION: list[str] = []
@@ -236,6 +243,58 @@ def store_answers(where: Path, entry: str, answers: dict) -> None:
     try:
         _write(where / ANSWERS, entry, json.dumps(doc, separators=(",", ":")))
         _ANSWER_STATS["writes"] += 1
+    except (Exception, RecursionError):  # a read-only or full disk: no cache this run
+        _DISABLED.add(str(where))
+
+
+#: the subfolder of the cache folder that holds the linted modules' findings (:mod:`.findings`)
+FINDINGS = "findings"
+
+
+def load_findings(where: Path, entry: str):
+    """The findings stored under ``entry`` (:mod:`.findings`, in the :data:`FINDINGS` subfolder)
+    as a tuple of ``(line, col, code, message, end, covers)`` (``end`` a ``(line, col)`` pair or
+    ``None``), or :data:`MISSING` (no entry, or one unreadable or foreign: ignored)."""
+    if str(where) in _DISABLED:
+        return _MISSING
+    try:
+        with open(where / FINDINGS / entry[:2] / f"{entry}.json", encoding="utf-8") as fh:
+            doc = json.load(fh)
+        if type(doc) is not dict or doc.get("key") != entry or doc.get("format") != FORMAT \
+                or type(doc.get("findings")) is not list:
+            raise ValueError("foreign entry")
+        found = tuple(_finding(item) for item in doc["findings"])
+    except (Exception, RecursionError):  # none, corrupt or foreign: linted again, rewritten
+        _FINDING_STATS["misses"] += 1
+        return _MISSING
+    _FINDING_STATS["hits"] += 1
+    return found
+
+
+def _finding(item) -> tuple:
+    """One stored finding, checked field by field (``ValueError`` when it is not one)."""
+    if type(item) is not list or len(item) != 6:
+        raise ValueError("not a finding")
+    line, col, code, message, end, covers = item
+    if type(line) is not int or type(col) is not int or type(code) is not str or type(message) is not str \
+            or type(covers) is not bool:
+        raise ValueError("not a finding")
+    if end is not None:
+        if type(end) is not list or len(end) != 2 or type(end[0]) is not int or type(end[1]) is not int:
+            raise ValueError("not a finding")
+        end = (end[0], end[1])
+    return line, col, code, message, end, covers
+
+
+def store_findings(where: Path, entry: str, findings) -> None:
+    """Write ``findings`` (``(line, col, code, message, end, covers)`` each) under ``entry``,
+    atomically; any error turns the cache off for this folder and run."""
+    if str(where) in _DISABLED:
+        return
+    try:
+        doc = {"format": FORMAT, "key": entry, "findings": [list(f) for f in findings]}
+        _write(where / FINDINGS, entry, json.dumps(doc, separators=(",", ":")))
+        _FINDING_STATS["writes"] += 1
     except (Exception, RecursionError):  # a read-only or full disk: no cache this run
         _DISABLED.add(str(where))
 
