@@ -172,3 +172,20 @@ def test_a_module_that_never_mentions_torch_touches_no_cache(tmp_path, monkeypat
         monkeypatch.setattr(cache, name, boom)
     assert _lint(proj, "plain.py") == []
     assert not where.exists()
+
+
+def test_an_entry_is_written_whole_through_a_temporary_file_of_its_own(tmp_path, monkeypatch):
+    where = tmp_path / "c"
+    cache._write(where, "ab" + "0" * 62, '{"x": "\u00e9"}')
+    cache._write(where, "ab" + "1" * 62, "[]")
+    assert sorted(p.name for p in (where / "ab").iterdir()) == ["ab" + "0" * 62 + ".json", "ab" + "1" * 62 + ".json"]
+    assert (where / "ab" / ("ab" + "0" * 62 + ".json")).read_bytes() == '{"x": "\u00e9"}'.encode("utf-8")
+    assert str(where / "ab") in cache._MADE
+
+    def fails(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(cache.os, "replace", fails)
+    with pytest.raises(OSError):
+        cache._write(where, "ab" + "2" * 62, "[]")
+    assert len(list((where / "ab").iterdir())) == 2  # (the temporary file removed)
