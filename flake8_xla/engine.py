@@ -13,7 +13,7 @@ from typing import Iterable, Sequence
 
 from .model import Model
 from .project import EMPTY, ProjectFacts, answers_for, callers_lookup, defs_lookup, facts_for, findings_for, \
-    helper_lookup, lend_tree, imported_before_launch, project_names_xla, project_uses_xla, with_launchers
+    helper_lookup, imported, lend_tree, reach_verdict, imported_before_launch, project_names_xla, project_uses_xla, with_launchers
 from .registry import ANYWHERE, ENV, ENV_PREFIXES, ENV_SETTERS, UNIMPORTED, XLA_DEVICE_TEXTS, Finding, Rule, \
     all_rules
 from .settings import Settings
@@ -105,11 +105,33 @@ def _run(tree: ast.AST, settings: Settings, source: str | None, rules: Iterable[
         plain = "torch" not in source
         if plain and not _project_uses_xla(filename, settings):
             return []
-        facts = _project_facts(filename, settings, plain)
-        if facts is EMPTY:
+        rule_classes = list(rules) if rules is not None else list(all_rules().values())
+        stored = None
+        consult = not plain or _imported(filename, settings)
+        if consult:
+            # the reach verdict a previous run kept: most such modules are reached by no
+            # launch (no project facts, nothing fires); a reached one's findings may be kept
+            # (one that never mentions torch and that no module imports never touches the cache)
+            verdict = _reach_verdict(filename, settings)
+            if verdict is False:
+                return []
+            if verdict:
+                stored = _stored(filename, settings, source, rule_classes)
+                found = _get(stored) if stored is not None else None
+                if found is not None:
+                    return [Finding(*f) for f in found]
+        facts = _project_facts(filename, settings, plain, None)
+        if facts is None:  # (the project could not be read: unknown, nothing kept)
             return []
-    rule_classes = list(rules) if rules is not None else list(all_rules().values())
-    stored = None
+        if facts is EMPTY:
+            if stored is not None:
+                _put(stored, [])
+            return []
+        if stored is None and consult:  # (reached: kept, though no verdict was there to say so)
+            stored = _stored(filename, settings, source, rule_classes)
+    else:
+        rule_classes = list(rules) if rules is not None else list(all_rules().values())
+        stored = None
     if project and facts is EMPTY:
         # a module that needs the walk: its findings of a previous run with the same inputs
         # (its text, the project's files, the settings, the rules) are its findings now
@@ -119,7 +141,9 @@ def _run(tree: ast.AST, settings: Settings, source: str | None, rules: Iterable[
             if found is not None:
                 return [Finding(*f) for f in found]
         lend_tree(filename, settings, source, tree)  # (a summary of this module reuses the host's tree)
-        facts = _project_facts(filename, settings)
+        facts = _project_facts(filename, settings, False, None)
+        if facts is None:  # (the project could not be read: the module alone, nothing kept)
+            facts, stored = EMPTY, None
     if facts.launchers:
         settings = with_launchers(settings, facts.launchers)
     try:
@@ -172,6 +196,20 @@ def _stored(filename: str, settings: Settings, source: str | None, rule_classes:
         return None
 
 
+def _imported(filename: str, settings: Settings) -> bool:
+    try:
+        return imported(filename, settings)
+    except (Exception, RecursionError):  # never crash the host's run: the fast path stays
+        return False
+
+
+def _reach_verdict(filename: str, settings: Settings) -> bool | None:
+    try:
+        return reach_verdict(filename, settings)
+    except (Exception, RecursionError):  # never crash the host's run: the reach is asked
+        return None
+
+
 def _get(stored) -> tuple | None:
     try:
         return stored.get()
@@ -193,13 +231,13 @@ def _flush(answers) -> None:
         pass
 
 
-def _project_facts(filename: str, settings: Settings, plain: bool = False) -> ProjectFacts:
+def _project_facts(filename: str, settings: Settings, plain: bool = False, failed=EMPTY) -> ProjectFacts:
     """Project mode's facts about this module (``plain``: its text never mentions torch); none
-    (and no error) when the project cannot be read."""
+    (and no error) when the project cannot be read: ``failed`` (default :data:`EMPTY`)."""
     try:
         return facts_for(filename, settings, plain)
     except (Exception, RecursionError):  # never crash the host's run: unknown, so nothing fires
-        return EMPTY
+        return failed
 
 
 def _project_uses_xla(filename: str, settings: Settings) -> bool:

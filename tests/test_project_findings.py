@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -189,3 +190,100 @@ def test_an_entry_is_written_whole_through_a_temporary_file_of_its_own(tmp_path,
     with pytest.raises(OSError):
         cache._write(where, "ab" + "2" * 62, "[]")
     assert len(list((where / "ab").iterdir())) == 2  # (the temporary file removed)
+
+
+# --- the reach verdict: a module that needs no walk of its own ----------------------------------
+
+from test_project_cache import WANT, _cached  # noqa: E402  (the dual-backend project: engine.py is reached)
+from test_project_mode import lint_all  # noqa: E402
+
+
+def _reach(where: Path) -> list[Path]:
+    folder = where / cache.REACH
+    return sorted(folder.rglob("*.json")) if folder.exists() else []
+
+
+def test_a_warm_run_builds_no_reach_and_reads_no_summary(tmp_path, monkeypatch):
+    where, proj = _cached(tmp_path, monkeypatch)
+    assert lint_all(proj) == WANT  # (engine.py imports torch only: XLA code where train.py's launch reaches it)
+    entries = _reach(where)
+    assert len(entries) == 1
+    doc = json.loads(entries[0].read_text(encoding="utf-8"))
+    assert doc["key"] == entries[0].stem and doc["wrappers"] is False and doc["nothing"] is False
+    assert str((proj / "engine.py").resolve()) in doc["files"]
+    written = cache.finding_stats()["writes"]
+    project.clear_cache()
+
+    def boom(*a, **k):
+        raise AssertionError("the reach was built on a warm cache")
+
+    monkeypatch.setattr(project, "_reach_index", boom)
+    monkeypatch.setattr(engine, "Model", boom)
+    assert lint_all(proj) == WANT
+    assert cache.finding_stats() == {"hits": written, "misses": 0, "writes": 0}
+    assert cache.stats() == {"hits": 0, "misses": 0, "writes": 0}  # no summary read
+
+
+def test_the_verdict_of_each_module(tmp_path, monkeypatch):
+    where, proj = _cached(tmp_path, monkeypatch)
+    write(proj, {"tools.py": "import torch\n\n\ndef norm(x):\n    return torch.linalg.norm(x)\n"})
+    settings = Settings()
+    assert project.reach_verdict(str(proj / "tools.py"), settings) is None  # (none kept yet)
+    lint_all(proj)
+    project.clear_cache()
+    assert project.reach_verdict(str(proj / "engine.py"), settings) is True  # reached
+    assert project.reach_verdict(str(proj / "tools.py"), settings) is False  # reached by no launch
+    assert project.reach_verdict(str(proj / "tools.py"), Settings(cache="off")) is None
+    assert project.reach_verdict(str(proj / "tools.py"), Settings(scope="always")) is None  # (another key)
+    project.clear_cache()
+    (proj / "tools.py").write_text("import torch\n", encoding="utf-8")  # an edit: another project digest
+    assert project.reach_verdict(str(proj / "tools.py"), settings) is None
+
+
+@pytest.mark.parametrize("spoil", [
+    lambda p, doc: p.write_text("{not json", encoding="utf-8"),
+    lambda p, doc: p.write_text(json.dumps({**doc, "key": "someone else's"}), encoding="utf-8"),
+    lambda p, doc: p.write_text(json.dumps({**doc, "format": -1}), encoding="utf-8"),
+    lambda p, doc: p.write_text(json.dumps({**doc, "files": "engine.py"}), encoding="utf-8"),
+    lambda p, doc: p.write_text(json.dumps({**doc, "files": [1]}), encoding="utf-8"),
+    lambda p, doc: p.write_text(json.dumps({k: v for k, v in doc.items() if k != "nothing"}), encoding="utf-8"),
+    lambda p, doc: p.write_text(json.dumps({**doc, "wrappers": "no"}), encoding="utf-8"),
+])
+def test_a_spoilt_verdict_is_ignored_and_rewritten(tmp_path, monkeypatch, spoil):
+    where, proj = _cached(tmp_path, monkeypatch)
+    assert lint_all(proj) == WANT
+    (entry,) = _reach(where)
+    good = entry.read_text(encoding="utf-8")
+    spoil(entry, json.loads(good))
+    shutil.rmtree(where / cache.FINDINGS)  # (else the findings answer first)
+    project.clear_cache()
+    assert project.reach_verdict(str(proj / "engine.py"), Settings()) is None
+    assert lint_all(proj) == WANT
+    assert entry.read_text(encoding="utf-8") == good
+
+
+def test_a_module_with_windows_line_ends_keeps_its_findings(tmp_path, monkeypatch):
+    where, proj = _project(tmp_path, monkeypatch)
+    path = proj / "train.py"
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    project.clear_cache()
+    with open(path, encoding="utf-8") as fh:  # (universal newlines, as the hosts read it)
+        text = fh.read()
+    assert "\r" not in text
+    assert [(f.line, f.col, f.code) for f in _lint(proj, "train.py", text=text)] == WANT_TRAIN
+    assert cache.finding_stats() == {"hits": 0, "misses": 1, "writes": 1}
+    project.clear_cache()
+    assert [(f.line, f.col, f.code) for f in _lint(proj, "train.py", text=text)] == WANT_TRAIN
+    assert cache.finding_stats() == {"hits": 1, "misses": 0, "writes": 0}
+
+
+def test_findings_linted_without_the_project_facts_are_not_kept(tmp_path, monkeypatch):
+    """A project layer that fails (a bug) leaves the module alone, unknown: linted, not kept."""
+    where, proj = _project(tmp_path, monkeypatch)
+
+    def fails(*a, **k):
+        raise AttributeError("a bug of the project layer")
+
+    monkeypatch.setattr(engine, "facts_for", fails)
+    assert [(f.line, f.col, f.code) for f in _lint(proj, "train.py")] == WANT_TRAIN
+    assert cache.finding_stats() == {"hits": 0, "misses": 1, "writes": 0} and not _entries(where)

@@ -13,7 +13,9 @@ functions). The cache keeps it between runs, in the user's cache folder, keyed b
 
 Beside the summaries, the subfolder ``answers`` keeps each linted module's answers to the
 project questions its rules ask most (:mod:`.answers`), keyed the same way with the module's
-text and the rules that ran.
+text and the rules that ran; the subfolder ``findings`` each linted module's final findings
+(:mod:`.findings`: the same plus every setting and the Python version); the subfolder
+``reach`` each project's reach verdict (:func:`flake8_xla.project.reach_verdict`).
 
 Where: ``$FLAKE8_XLA_CACHE_DIR`` when set (the user names it: it may be anywhere), else
 the platform's user cache folder (``platformdirs`` when installed; ``$XDG_CACHE_HOME`` or
@@ -296,6 +298,40 @@ def store_findings(where: Path, entry: str, findings) -> None:
         doc = {"format": FORMAT, "key": entry, "findings": [list(f) for f in findings]}
         _write(where / FINDINGS, entry, json.dumps(doc, separators=(",", ":")))
         _FINDING_STATS["writes"] += 1
+    except (Exception, RecursionError):  # a read-only or full disk: no cache this run
+        _DISABLED.add(str(where))
+
+
+#: the subfolder of the cache folder that holds each project's reach verdict (:mod:`.findings`)
+REACH = "reach"
+
+
+def load_reached(where: Path, entry: str):
+    """The reach verdict stored under ``entry`` (:func:`flake8_xla.project.reach_verdict`) as
+    ``(frozenset of the files whose project facts may be any, whether the project has launch
+    wrappers, whether every module's facts are empty)``, or :data:`MISSING`."""
+    if str(where) in _DISABLED:
+        return _MISSING
+    try:
+        with open(where / REACH / entry[:2] / f"{entry}.json", encoding="utf-8") as fh:
+            doc = json.load(fh)
+        if type(doc) is not dict or doc.get("key") != entry or doc.get("format") != FORMAT \
+                or type(doc.get("files")) is not list or not all(type(f) is str for f in doc["files"]) \
+                or type(doc.get("wrappers")) is not bool or type(doc.get("nothing")) is not bool:
+            raise ValueError("foreign entry")
+    except (Exception, RecursionError):  # none, corrupt or foreign: the reach is built, rewritten
+        return _MISSING
+    return frozenset(doc["files"]), doc["wrappers"], doc["nothing"]
+
+
+def store_reached(where: Path, entry: str, paths, wrappers: bool, nothing: bool) -> None:
+    """Write the reach verdict (``paths``, ``wrappers``, ``nothing``) under ``entry``; any error
+    turns the cache off."""
+    if str(where) in _DISABLED:
+        return
+    try:
+        doc = {"format": FORMAT, "key": entry, "files": sorted(paths), "wrappers": wrappers, "nothing": nothing}
+        _write(where / REACH, entry, json.dumps(doc, separators=(",", ":")))
     except (Exception, RecursionError):  # a read-only or full disk: no cache this run
         _DISABLED.add(str(where))
 

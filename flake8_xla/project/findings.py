@@ -39,8 +39,7 @@ class ModuleFindings:
         digest = hashlib.sha256(data).digest()
         extra = ("findings", rules, repr(settings), sys.version_info[:2])
         self._entry = cache.key(path, data, settings, project, extra, digest)
-        own = cache.file_digest(path)
-        self._storable = own is not None and own == digest
+        self._storable = _file_text(path, files, digest)
         self._where = where
 
     def get(self) -> tuple | None:
@@ -57,6 +56,21 @@ class ModuleFindings:
             return
         cache.store_findings(self._where, self._entry,
                              [(f.line, f.col, f.code, f.message, f.end, f.covers) for f in findings])
+
+
+def _file_text(path: Path, files, digest: bytes) -> bool:
+    """The text whose UTF-8 bytes have SHA-256 ``digest`` is the file's at ``path`` as the
+    project digest read it: its bytes, or its bytes with ``\r\n`` and ``\r`` read as ``\n``
+    (a host reads a file with universal newlines: a module with Windows line ends)."""
+    own = cache.file_digest(path)
+    if own is None:
+        return False
+    if own == digest:
+        return True
+    raw = files.data(path)
+    if raw is None or b"\r" not in raw or hashlib.sha256(raw).digest() != own:
+        return False
+    return hashlib.sha256(raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")).digest() == digest
 
 
 def module_findings(path: Path, files, settings, source: str | None, rules: tuple[str, ...]) -> ModuleFindings | None:
