@@ -843,14 +843,18 @@ def _keep_verdict(files: ProjectFiles, settings: Settings, index: dict, facts) -
 
 def imported(filename: str, settings: Settings) -> bool:
     """Some project module imports the module in ``filename`` (the reverse-import index: text
-    only), as :func:`facts_for` asks it of a module that never mentions torch; ``False`` also
-    when the project is known to give every module :data:`EMPTY` (:func:`_reaches_nothing`).
+    only), as :func:`facts_for` asks it of a module that never mentions torch (``True`` once the
+    reach is built: it is asked then, the reverse index is not needed); ``False`` also when
+    the project is known to give every module :data:`EMPTY` (:func:`_reaches_nothing`).
     Never raises."""
     try:
         if _reaches_nothing(filename, settings):
             return False  # (its facts are EMPTY whoever imports it: the reverse index is not built)
         found = _module_file(filename, settings)
-        return found is not None and bool(found[1].importers(found[0]))
+        if found is None:
+            return False
+        path, files = found
+        return (files.root, settings) in _INDEX or bool(files.importers(path))  # (as facts_for asks)
     except (Exception, RecursionError):
         return False
 
