@@ -12,8 +12,8 @@ import gc
 from typing import Iterable, Sequence
 
 from .model import Model
-from .project import EMPTY, ProjectFacts, answers_for, callers_lookup, defs_lookup, facts_for, helper_lookup, \
-    lend_tree, imported_before_launch, project_names_xla, project_uses_xla, with_launchers
+from .project import EMPTY, ProjectFacts, answers_for, callers_lookup, defs_lookup, facts_for, findings_for, \
+    helper_lookup, imported, lend_tree, reach_verdict, imported_before_launch, project_names_xla, project_uses_xla, with_launchers
 from .registry import ANYWHERE, ENV, ENV_PREFIXES, ENV_SETTERS, UNIMPORTED, XLA_DEVICE_TEXTS, Finding, Rule, \
     all_rules
 from .settings import Settings
@@ -105,15 +105,47 @@ def _run(tree: ast.AST, settings: Settings, source: str | None, rules: Iterable[
         plain = "torch" not in source
         if plain and not _project_uses_xla(filename, settings):
             return []
-        facts = _project_facts(filename, settings, plain)
-        if facts is EMPTY:
+        rule_classes = list(rules) if rules is not None else list(all_rules().values())
+        stored = None
+        consult = not plain or _imported(filename, settings)
+        if consult:
+            # the reach verdict a previous run kept: most such modules are reached by no
+            # launch (no project facts, nothing fires); a reached one's findings may be kept
+            # (one that never mentions torch and that no module imports never touches the cache)
+            verdict = _reach_verdict(filename, settings)
+            if verdict is False:
+                return []
+            if verdict:
+                stored = _stored(filename, settings, source, rule_classes)
+                found = _get(stored) if stored is not None else None
+                if found is not None:
+                    return [Finding(*f) for f in found]
+        facts = _project_facts(filename, settings, plain, None)
+        if facts is None:  # (the project could not be read: unknown, nothing kept)
             return []
-    elif project:
+        if facts is EMPTY:
+            if stored is not None:
+                _put(stored, [])
+            return []
+        if stored is None and consult:  # (reached: kept, though no verdict was there to say so)
+            stored = _stored(filename, settings, source, rule_classes)
+    else:
+        rule_classes = list(rules) if rules is not None else list(all_rules().values())
+        stored = None
+    if project and facts is EMPTY:
+        # a module that needs the walk: its findings of a previous run with the same inputs
+        # (its text, the project's files, the settings, the rules) are its findings now
+        stored = _stored(filename, settings, source, rule_classes)
+        if stored is not None:
+            found = _get(stored)
+            if found is not None:
+                return [Finding(*f) for f in found]
         lend_tree(filename, settings, source, tree)  # (a summary of this module reuses the host's tree)
-        facts = _project_facts(filename, settings)
+        facts = _project_facts(filename, settings, False, None)
+        if facts is None:  # (the project could not be read: the module alone, nothing kept)
+            facts, stored = EMPTY, None
     if facts.launchers:
         settings = with_launchers(settings, facts.launchers)
-    rule_classes = list(rules) if rules is not None else list(all_rules().values())
     try:
         try:
             lookup = helper_lookup(filename, tree, settings) if project else None
@@ -135,7 +167,10 @@ def _run(tree: ast.AST, settings: Settings, source: str | None, rules: Iterable[
                 _flush(model.project_answers)
             if model.dead_blocks:  # code that never runs (if False:, if TYPE_CHECKING:, ...)
                 found = [f for f in found if not model.in_dead_code(f.line, f.col)]
-            return _name_callers(model, facts, found) if facts.callers and not model.uses_torch_xla else found
+            found = _name_callers(model, facts, found) if facts.callers and not model.uses_torch_xla else found
+            if stored is not None:
+                _put(stored, found)
+            return found
         finally:
             model.release()
     finally:
@@ -152,6 +187,43 @@ def _answers(filename: str, settings: Settings, source: str | None, rule_classes
         return None
 
 
+def _stored(filename: str, settings: Settings, source: str | None, rule_classes: list[type[Rule]]):
+    """The module's findings entry (:mod:`flake8_xla.project.findings`), or ``None``."""
+    try:
+        return findings_for(filename, settings, source,
+                            tuple(f"{cls.code}:{cls.__module__}.{cls.__qualname__}" for cls in rule_classes))
+    except (Exception, RecursionError):  # never crash the host's run: the module is linted
+        return None
+
+
+def _imported(filename: str, settings: Settings) -> bool:
+    try:
+        return imported(filename, settings)
+    except (Exception, RecursionError):  # never crash the host's run: the fast path stays
+        return False
+
+
+def _reach_verdict(filename: str, settings: Settings) -> bool | None:
+    try:
+        return reach_verdict(filename, settings)
+    except (Exception, RecursionError):  # never crash the host's run: the reach is asked
+        return None
+
+
+def _get(stored) -> tuple | None:
+    try:
+        return stored.get()
+    except (Exception, RecursionError):  # (an entry that cannot be read: linted again)
+        return None
+
+
+def _put(stored, found: list[Finding]) -> None:
+    try:
+        stored.put(found)
+    except (Exception, RecursionError):  # (a cache that cannot be written: the next run lints again)
+        pass
+
+
 def _flush(answers) -> None:
     try:
         answers.flush()
@@ -159,13 +231,13 @@ def _flush(answers) -> None:
         pass
 
 
-def _project_facts(filename: str, settings: Settings, plain: bool = False) -> ProjectFacts:
+def _project_facts(filename: str, settings: Settings, plain: bool = False, failed=EMPTY) -> ProjectFacts:
     """Project mode's facts about this module (``plain``: its text never mentions torch); none
-    (and no error) when the project cannot be read."""
+    (and no error) when the project cannot be read: ``failed`` (default :data:`EMPTY`)."""
     try:
         return facts_for(filename, settings, plain)
     except (Exception, RecursionError):  # never crash the host's run: unknown, so nothing fires
-        return EMPTY
+        return failed
 
 
 def _project_uses_xla(filename: str, settings: Settings) -> bool:

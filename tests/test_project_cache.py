@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -57,9 +58,18 @@ def _cached(tmp_path, monkeypatch) -> tuple[Path, Path]:
 
 
 def _entries(folder: Path) -> list[Path]:
-    """The summary entries (not the linted modules' answers: tests/test_project_answers.py)."""
-    return sorted(p for p in folder.rglob("*.json") if cache.ANSWERS not in p.relative_to(folder).parts) \
+    """The summary entries (not the linted modules' answers nor findings: tests/test_project_answers.py,
+    tests/test_project_findings.py)."""
+    return sorted(p for p in folder.rglob("*.json")
+                  if not {cache.ANSWERS, cache.FINDINGS, cache.REACH} & set(p.relative_to(folder).parts)) \
         if folder.exists() else []
+
+
+def _drop_findings(where: Path) -> None:
+    """Remove the modules' findings and the reach verdict: a warm run of the same settings
+    reads no summary with them (tests/test_project_findings.py); gone, the summaries answer."""
+    for kept in (cache.FINDINGS, cache.REACH):
+        shutil.rmtree(where / kept, ignore_errors=True)
 
 
 def test_warm_run_reads_the_summaries_back(tmp_path, monkeypatch):
@@ -67,6 +77,7 @@ def test_warm_run_reads_the_summaries_back(tmp_path, monkeypatch):
     assert lint_all(proj) == WANT
     written = cache.stats()["writes"]
     assert written >= 3 and len(_entries(where)) == written
+    _drop_findings(where)
     project.clear_cache()  # a new process: nothing in memory
 
     def boom(*a, **k):
@@ -147,6 +158,7 @@ def test_a_corrupt_or_foreign_entry_is_ignored_and_rewritten(tmp_path, monkeypat
     assert lint_all(proj) == WANT
     for entry in _entries(where):
         damage(entry)
+    _drop_findings(where)
     project.clear_cache()
     assert lint_all(proj) == WANT
     assert cache.stats()["hits"] == 0 and cache.stats()["writes"] > 0

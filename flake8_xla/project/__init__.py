@@ -27,7 +27,7 @@ from ..settings import Settings
 from ..model.reductions import GRADIENT_REDUCERS, Reductions
 from .callers import DEVICE_LOADER, DEVICE_TENSOR, INSTANCE, INSTANCES, PARAM, PARAM_TENSOR, RECV_BATCH, RESULT, TENSOR, \
     PLAIN_LOADER, ArgFacts, CallFacts
-from . import answers, cache, constants, defs
+from . import answers, cache, constants, defs, findings
 from .defs import NOTHING, DefFacts, def_facts
 from .files import ROOT_MARKERS, ProjectFiles, read_bytes, read_text
 from .summary import LaunchSetup, ModuleSummary, Ref, hold_tree, import_bindings, parse_module, resolve_chain, \
@@ -247,6 +247,7 @@ def clear_cache() -> None:
     answers.clear()
     _XLA_ROOTS.clear()
     _TEXT_FACTS.clear()
+    _VERDICTS.clear()
     _KNOWN_WRAPPERS.clear()
     _MODULE_FILES.clear()
     _FOLDER_ROOTS.clear()
@@ -558,6 +559,8 @@ def facts_for(filename: str, settings: Settings, plain: bool = False) -> Project
     # (one dictionary lookup: the reverse-import index is then built only for a reached module)
     entry = None
     if not plain or (files.root, settings) in _INDEX or files.importers(path):
+        if (files.root, settings) not in _INDEX and reach_verdict(filename, settings) is False:
+            return EMPTY  # (the reach verdict a previous run kept: no launch reaches it, the reach is not built)
         entry = _reach_index(files, settings).get(str(path))
     if entry:
         for qual, (multi, caller) in entry.items():
@@ -643,8 +646,12 @@ def _reaches_nothing(filename: str | None, settings: Settings) -> bool:
     if root is None:
         root = _FOLDER_ROOTS[folder] = _root_of(folder)  # (_root_of resolves it)
     files = _PROJECTS.get(root)
-    if files is None or _INDEX.get((root, settings)) != {} or _TEXT_FACTS.get(root) is None \
-            or _TEXT_FACTS[root][1] or _SETUPS.get((root, settings)) != {}:
+    if files is None:
+        return False
+    verdict = _VERDICTS.get((root, settings))
+    if not (verdict is not None and verdict[2]) and (  # (the reach verdict a previous run kept says so)
+            _INDEX.get((root, settings)) != {} or _TEXT_FACTS.get(root) is None
+            or _TEXT_FACTS[root][1] or _SETUPS.get((root, settings)) != {}):
         return False
     if memo[0] is not settings:  # (a verdict once true stays true: the index and text facts are built once)
         memo[:] = [settings, {}]
@@ -804,7 +811,101 @@ def _reach_index(files: ProjectFiles, settings: Settings) -> dict[str, dict[str,
             s = summary_of(path, files, settings)
             if s is not None and s.entry_roots:
                 record(path, s, setup, True)
+    _keep_verdict(files, settings, index, facts)
     return index
+
+
+#: (root, settings) -> the reach verdict of the project (:func:`reach_verdict`): (the files some
+#: launch reaches or naming torch_xla, whether it has launch wrappers, whether every module's
+#: facts are EMPTY: :func:`_reaches_nothing`), or None when there is none to use; read or
+#: written once per process
+_VERDICTS: dict[tuple, tuple[frozenset, bool, bool] | None] = {}
+
+
+def _verdict_key(files: ProjectFiles, settings: Settings) -> tuple[Path, str] | None:
+    """(cache folder, entry key) of the project's reach verdict, or ``None`` (the cache off)."""
+    if settings.cache != "on":
+        return None
+    where = cache.folder(files.root)
+    if where is None:
+        return None
+    project = cache.project_digest(files.root, files.files(), files.data)
+    return where, cache.key(files.root, b"", settings, project, ("reach",), b"")
+
+
+def _keep_verdict(files: ProjectFiles, settings: Settings, index: dict, facts) -> None:
+    """Write the reach verdict of the project whose reach index is ``index`` and whose text
+    facts are ``facts`` (:func:`_text_facts`): the files some launch reaches and the files
+    naming torch_xla, and whether the project has launch wrappers (a module importing one has
+    its own facts: :func:`launchers_for`); none when its files cannot be listed. Never raises."""
+    memo = (files.root, settings)
+    if memo in _VERDICTS:
+        return
+    try:
+        if facts is None:
+            _VERDICTS[memo] = None
+            return
+        maybe = frozenset(index) | facts[0]
+        wrappers = bool(facts[1])
+        nothing = not index and not wrappers and not _SETUPS.get(memo)  # (as _reaches_nothing asks)
+        _VERDICTS[memo] = (maybe, wrappers, nothing)
+        found = _verdict_key(files, settings)
+        if found is not None:
+            cache.store_reached(found[0], found[1], maybe, wrappers, nothing)
+    except (Exception, RecursionError):  # (no verdict: each module asks the reach)
+        _VERDICTS[memo] = None
+
+
+def imported(filename: str, settings: Settings) -> bool:
+    """Some project module imports the module in ``filename`` (the reverse-import index: text
+    only), as :func:`facts_for` asks it of a module that never mentions torch (``True`` once the
+    reach is built: it is asked then, the reverse index is not needed); ``False`` also when
+    the project is known to give every module :data:`EMPTY` (:func:`_reaches_nothing`).
+    Never raises."""
+    try:
+        if _reaches_nothing(filename, settings):
+            return False  # (its facts are EMPTY whoever imports it: the reverse index is not built)
+        found = _module_file(filename, settings)
+        if found is None:
+            return False
+        path, files = found
+        return (files.root, settings) in _INDEX or bool(files.importers(path))  # (as facts_for asks)
+    except (Exception, RecursionError):
+        return False
+
+
+def reach_verdict(filename: str, settings: Settings) -> bool | None:
+    """For a module whose text mentions torch but not torch_xla (it needs no walk of its own):
+    ``False`` when its project facts are known to be :data:`EMPTY` without building the reach
+    (:func:`facts_for`), from the project's reach verdict a previous run kept (the files some
+    launch reaches and the files naming torch_xla, keyed like a summary by the project's
+    files and the settings, and whether the project has launch wrappers: then a module
+    importing one, :func:`launchers_for`, has facts too); ``True`` when they may be any; ``None`` when there is no verdict (the cache off, none kept:
+    ask :func:`facts_for`). Asked of a module that never mentions torch only where
+    :func:`facts_for` would build the reach for it (a project module imports it). Never raises."""
+    try:
+        if _reaches_nothing(filename, settings):
+            return False  # (the folder's verdict, settled: one lookup per module)
+        found = _module_file(filename, settings)
+        if found is None:
+            return None
+        path, files = found
+        memo = (files.root, settings)
+        if memo not in _VERDICTS:
+            if memo in _INDEX:
+                return None  # (built in this process, before the cache was on: ask it)
+            key = _verdict_key(files, settings)
+            got = cache.load_reached(*key) if key is not None else cache.MISSING
+            if got is cache.MISSING:
+                return None  # (the reach writes it when it is built)
+            _VERDICTS[memo] = got
+        verdict = _VERDICTS[memo]
+        if verdict is None:
+            return None
+        maybe, wrappers, _ = verdict
+        return str(path) in maybe or (wrappers and bool(launchers_for(path, files)))
+    except (Exception, RecursionError):
+        return None
 
 
 def _names_xla_in_code(text: str) -> bool:
@@ -1991,6 +2092,18 @@ def answers_for(filename: str, settings: Settings, source: str | None, codes: tu
     if found is None:
         return None
     return answers.module_answers(found[0], found[1], settings, source, codes)
+
+
+def findings_for(filename: str, settings: Settings, source: str | None, rules: tuple[str, ...]):
+    """The on-disk findings entry of the linted module in ``filename`` (:mod:`.findings`), linted
+    with ``settings`` from text ``source`` by the rules named ``rules``; ``None`` when project
+    mode or the cache is off, or the file is unknown."""
+    if settings.cache != "on" or source is None:
+        return None
+    found = _module_file(filename, settings)
+    if found is None:
+        return None
+    return findings.module_findings(found[0], found[1], settings, source, rules)
 
 
 def defs_lookup(filename: str, tree, settings: Settings):

@@ -13,7 +13,9 @@ functions). The cache keeps it between runs, in the user's cache folder, keyed b
 
 Beside the summaries, the subfolder ``answers`` keeps each linted module's answers to the
 project questions its rules ask most (:mod:`.answers`), keyed the same way with the module's
-text and the rules that ran.
+text and the rules that ran; the subfolder ``findings`` each linted module's final findings
+(:mod:`.findings`: the same plus every setting and the Python version); the subfolder
+``reach`` each project's reach verdict (:func:`flake8_xla.project.reach_verdict`).
 
 Where: ``$FLAKE8_XLA_CACHE_DIR`` when set (the user names it: it may be anywhere), else
 the platform's user cache folder (``platformdirs`` when installed; ``$XDG_CACHE_HOME`` or
@@ -25,8 +27,9 @@ the linted project's tree. Off with ``xla-cache = off`` (flake8/pylint option,
 Entries are JSON (never pickle: loading one runs no code) of a whitelist of the summary's
 dataclasses (each an object of its class name and its fields away from their default,
 a tuple an array); an entry that cannot be read, is not JSON, names another key or a class
-off the whitelist is ignored and rewritten. Writes go through a temporary file and
-``os.replace`` (a reader sees the old entry or the new one, never half of one). Any error
+off the whitelist is ignored and rewritten. Writes go through a temporary file of the
+writing process and ``os.replace`` (a reader sees the old entry or the new one, never half
+of one). Any error
 of the cache (a read-only or full disk, a folder that cannot be made) turns it off for
 the run; it never raises.
 """
@@ -38,19 +41,19 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from ..settings import Settings
 
 #: bump when the summary's format changes (with the package version, part of every key)
-FORMAT = 51  # 51: FunctionFacts.unsynced_params (XLA301 across modules), ArgFacts xla_device; 50: returns_device skips XLA-off returns, moved_in_place; calls on the variable of a loop over instances of project classes (one CallFacts a class); a launch wrapper single-process by its literals launches no replicas; 49: FunctionFacts.named_only (callees only named, not called: HelperFacts.runs), ArgFacts result (what a project function returns); 48: the linted modules' answers (answers/ subfolder, .answers; cost32, merged); 47: FunctionFacts.returns_items, ArgFacts recv_batch, receivers of parameters and tuple items, inherited self calls; 46: ModuleSummary.registries / registrars / decorated, registry lookups as values ("reg"); 45: ClassFacts.attr_values, receiver-chain edges (recv:), splats in passes, a dataset calling a rank helper shards itself; 44: a dataclass is one object with its fields away from their default ({"d": name, ...}), a tuple an array; 43: a torch_xla script keeps its module level as one function (entry) for its calls' contexts; 42: the XLA-off guard is its own chain (@off); 41: moved_after skips an optimizer replaced unused after the move; 40: ClassFacts.bases_order (a mixin listed first); 39: a wrapper name on a factory-built object of another class launches nothing; 38: launched_out carries the launch's literal args; 37: a call in an XLA-off branch needs XLA off (edges); 36: calls of a parameter holding a function (edges "param:name"); 35: tensors computed from a parameter (PARAM_TENSOR); 34: guards on run probes (torch.cuda.is_available(), is_xla_available()); 33: dropout defaults only where the module builds the class; 32: CallFacts.moved_after; 31: merged with the lazy edge sites; 30: dropout rates through parameters; 29: DispatchFacts.loops; 28: object values, launches in functions, entry roots (session 13); 17-27: (25: a call of a call is described, f()(x)); self-call sites say which loop iterates them, calls which call receives their value (session 12); 12: values through dispatch and parameters (session 11); relative imports inside
+FORMAT = 52  # 52: merged with cost33 (findings/ and reach/ subfolders: each linted module's final findings (findings/ subfolder, .findings) and each project's reach verdict (reach/; cost33)); 51: FunctionFacts.unsynced_params (XLA301 across modules), ArgFacts xla_device; 50: returns_device skips XLA-off returns, moved_in_place; calls on the variable of a loop over instances of project classes (one CallFacts a class); a launch wrapper single-process by its literals launches no replicas; 49 (session 17): FunctionFacts.named_only (callees only named, not called: HelperFacts.runs), ArgFacts result (what a project function returns); 48: the linted modules' answers (answers/ subfolder, .answers; cost32, merged); 47: FunctionFacts.returns_items, ArgFacts recv_batch, receivers of parameters and tuple items, inherited self calls; 46: ModuleSummary.registries / registrars / decorated, registry lookups as values ("reg"); 45: ClassFacts.attr_values, receiver-chain edges (recv:), splats in passes, a dataset calling a rank helper shards itself; 44: a dataclass is one object with its fields away from their default ({"d": name, ...}), a tuple an array; 43: a torch_xla script keeps its module level as one function (entry) for its calls' contexts; 42: the XLA-off guard is its own chain (@off); 41: moved_after skips an optimizer replaced unused after the move; 40: ClassFacts.bases_order (a mixin listed first); 39: a wrapper name on a factory-built object of another class launches nothing; 38: launched_out carries the launch's literal args; 37: a call in an XLA-off branch needs XLA off (edges); 36: calls of a parameter holding a function (edges "param:name"); 35: tensors computed from a parameter (PARAM_TENSOR); 34: guards on run probes (torch.cuda.is_available(), is_xla_available()); 33: dropout defaults only where the module builds the class; 32: CallFacts.moved_after; 31: merged with the lazy edge sites; 30: dropout rates through parameters; 29: DispatchFacts.loops; 28: object values, launches in functions, entry roots (session 13); 17-27: (25: a call of a call is described, f()(x)); self-call sites say which loop iterates them, calls which call receives their value (session 12); 12: values through dispatch and parameters (session 11); relative imports inside
            # torch/ and torch_xla/ are the library
 _DISABLED: set[str] = set()  # cache folders an error turned off for this process
 _DIGESTS: dict[Path, str] = {}  # project root -> digest of its files, once per process
 _FILE_DIGESTS: dict[str, bytes] = {}  # str path -> SHA-256 of its bytes, as the project digest read them
 _STATS = {"hits": 0, "misses": 0, "writes": 0}
 _ANSWER_STATS = {"hits": 0, "misses": 0, "writes": 0}  # the linted modules' answers (:mod:`.answers`)
+_FINDING_STATS = {"hits": 0, "misses": 0, "writes": 0}  # the linted modules' findings (:mod:`.findings`)
 
 
 def clear() -> None:
@@ -58,9 +61,11 @@ def clear() -> None:
     _DIGESTS.clear()
     _FILE_DIGESTS.clear()
     _DISABLED.clear()
+    _MADE.clear()
     for k in _STATS:
         _STATS[k] = 0
         _ANSWER_STATS[k] = 0
+        _FINDING_STATS[k] = 0
 
 
 def stats() -> dict[str, int]:
@@ -71,6 +76,11 @@ def stats() -> dict[str, int]:
 def answer_stats() -> dict[str, int]:
     """:func:`stats` of the linted modules' answers (:mod:`.answers`)."""
     return dict(_ANSWER_STATS)
+
+
+def finding_stats() -> dict[str, int]:
+    """:func:`stats` of the linted modules' findings (:mod:`.findings`)."""
+    return dict(_FINDING_STATS)
 
 
 _VERSION: list[str] = []
@@ -240,22 +250,125 @@ def store_answers(where: Path, entry: str, answers: dict) -> None:
         _DISABLED.add(str(where))
 
 
+#: the subfolder of the cache folder that holds the linted modules' findings (:mod:`.findings`)
+FINDINGS = "findings"
+
+
+def load_findings(where: Path, entry: str):
+    """The findings stored under ``entry`` (:mod:`.findings`, in the :data:`FINDINGS` subfolder)
+    as a tuple of ``(line, col, code, message, end, covers)`` (``end`` a ``(line, col)`` pair or
+    ``None``), or :data:`MISSING` (no entry, or one unreadable or foreign: ignored)."""
+    if str(where) in _DISABLED:
+        return _MISSING
+    try:
+        with open(where / FINDINGS / entry[:2] / f"{entry}.json", encoding="utf-8") as fh:
+            doc = json.load(fh)
+        if type(doc) is not dict or doc.get("key") != entry or doc.get("format") != FORMAT \
+                or type(doc.get("findings")) is not list:
+            raise ValueError("foreign entry")
+        found = tuple(_finding(item) for item in doc["findings"])
+    except (Exception, RecursionError):  # none, corrupt or foreign: linted again, rewritten
+        _FINDING_STATS["misses"] += 1
+        return _MISSING
+    _FINDING_STATS["hits"] += 1
+    return found
+
+
+def _finding(item) -> tuple:
+    """One stored finding, checked field by field (``ValueError`` when it is not one)."""
+    if type(item) is not list or len(item) != 6:
+        raise ValueError("not a finding")
+    line, col, code, message, end, covers = item
+    if type(line) is not int or type(col) is not int or type(code) is not str or type(message) is not str \
+            or type(covers) is not bool:
+        raise ValueError("not a finding")
+    if end is not None:
+        if type(end) is not list or len(end) != 2 or type(end[0]) is not int or type(end[1]) is not int:
+            raise ValueError("not a finding")
+        end = (end[0], end[1])
+    return line, col, code, message, end, covers
+
+
+def store_findings(where: Path, entry: str, findings) -> None:
+    """Write ``findings`` (``(line, col, code, message, end, covers)`` each) under ``entry``,
+    atomically; any error turns the cache off for this folder and run."""
+    if str(where) in _DISABLED:
+        return
+    try:
+        doc = {"format": FORMAT, "key": entry, "findings": [list(f) for f in findings]}
+        _write(where / FINDINGS, entry, json.dumps(doc, separators=(",", ":")))
+        _FINDING_STATS["writes"] += 1
+    except (Exception, RecursionError):  # a read-only or full disk: no cache this run
+        _DISABLED.add(str(where))
+
+
+#: the subfolder of the cache folder that holds each project's reach verdict (:mod:`.findings`)
+REACH = "reach"
+
+
+def load_reached(where: Path, entry: str):
+    """The reach verdict stored under ``entry`` (:func:`flake8_xla.project.reach_verdict`) as
+    ``(frozenset of the files whose project facts may be any, whether the project has launch
+    wrappers, whether every module's facts are empty)``, or :data:`MISSING`."""
+    if str(where) in _DISABLED:
+        return _MISSING
+    try:
+        with open(where / REACH / entry[:2] / f"{entry}.json", encoding="utf-8") as fh:
+            doc = json.load(fh)
+        if type(doc) is not dict or doc.get("key") != entry or doc.get("format") != FORMAT \
+                or type(doc.get("files")) is not list or not all(type(f) is str for f in doc["files"]) \
+                or type(doc.get("wrappers")) is not bool or type(doc.get("nothing")) is not bool:
+            raise ValueError("foreign entry")
+    except (Exception, RecursionError):  # none, corrupt or foreign: the reach is built, rewritten
+        return _MISSING
+    return frozenset(doc["files"]), doc["wrappers"], doc["nothing"]
+
+
+def store_reached(where: Path, entry: str, paths, wrappers: bool, nothing: bool) -> None:
+    """Write the reach verdict (``paths``, ``wrappers``, ``nothing``) under ``entry``; any error
+    turns the cache off."""
+    if str(where) in _DISABLED:
+        return
+    try:
+        doc = {"format": FORMAT, "key": entry, "files": sorted(paths), "wrappers": wrappers, "nothing": nothing}
+        _write(where / REACH, entry, json.dumps(doc, separators=(",", ":")))
+    except (Exception, RecursionError):  # a read-only or full disk: no cache this run
+        _DISABLED.add(str(where))
+
+
 def _write(where: Path, entry: str, text: str) -> None:
     """Write ``text`` as entry ``entry`` of folder ``where`` (its two-letter subfolder), atomically:
-    a temporary file replaced into place, removed on any error (which is raised)."""
-    sub = where / entry[:2]
-    sub.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=sub, prefix=".tmp-", suffix=".json")
+    a temporary file of this process (created exclusively, a name no other process uses)
+    replaced into place, removed on any error (which is raised). Each subfolder is made once
+    per process; the file is written with ``os`` calls (a cold run writes several hundred
+    entries: ``tempfile.mkstemp`` and a text-mode file object cost about twice as much)."""
+    sub = os.path.join(where, entry[:2])
+    if sub not in _MADE:
+        os.makedirs(sub, exist_ok=True)
+        _MADE.add(sub)
+    _COUNT[0] += 1
+    tmp = os.path.join(sub, f".tmp-{os.getpid()}-{_COUNT[0]}-{os.urandom(4).hex()}.json")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, sub / f"{entry}.json")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o644)
+        try:
+            data = text.encode("utf-8")
+            while data:
+                data = data[os.write(fd, data):]
+        finally:
+            os.close(fd)
+        os.replace(tmp, os.path.join(sub, f"{entry}.json"))
     except BaseException:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if not os.path.isdir(sub):
+            _MADE.discard(sub)  # (removed meanwhile: made again next time)
         raise
+
+
+_MADE: set[str] = set()  # the entry subfolders this process made or found
+_COUNT = [0]  # this process's temporary files so far (their names)
 
 
 #: what :func:`load` returns for an entry it does not have (``None`` is a stored verdict)
