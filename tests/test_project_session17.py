@@ -961,3 +961,12 @@ def test_device_parameter_every_caller_fills_with_the_xla_device(tmp_path, devic
                      "pkg/data.py": DEVICE_DATA,
                      "train.py": DEVICE_TRAIN.replace("{device}", device).replace("from data import", "from pkg import")})
     assert {f for f in lint_all(tmp_path) if f[2] == "XLA305"} == expected
+
+
+def test_tensor_test_of_the_training_branch_is_still_a_sync(tmp_path):
+    # `if torch.isfinite(loss):` holding the backward and the step: the branch that trains is
+    # the step's, and its test reads the device (XLA502), as before the evaluation-branch rule
+    text = EVAL_BRANCH.replace("        if train:\n", "        if torch.isfinite(loss):\n").replace(
+        "        else:\n            total += loss.item()\n", "")
+    write(tmp_path, {"pyproject.toml": "", "one.py": text.replace("{after}", "pass")})
+    assert lint_all(tmp_path) == {("one.py", 9, "XLA502")}

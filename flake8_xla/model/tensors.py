@@ -1228,7 +1228,7 @@ class Tensors:
                     continue
                 side = self._training_side(stmt, root, ctx)
                 if side:  # `if train: backward; step else: total += loss.item()`: an evaluation pass
-                    self._walk_expr(stmt.test, ctx, g, where, sites, pending, closure_ids, depth)
+                    self._walk_expr(stmt.test, ctx, g, where, sites, pending, closure_ids, depth, is_test=stmt)
                     stack.append((stmt.body if side > 0 else stmt.orelse, 0, g))
                     branch = stmt.body if side > 0 else stmt.orelse
                     if side > 0 and branch and isinstance(branch[-1], (ast.Continue, ast.Return, ast.Break)):
