@@ -52,20 +52,24 @@ def _runnable(case) -> bool:
 
 @functools.lru_cache(maxsize=None)
 def _results(noqa: bool, tmp: str) -> dict:
-    """Run flake8 once per distinct flag set over every case that declares it."""
+    """Run flake8 once per distinct flag set over every case that declares it. Each case is a
+    single-file script: it is linted from a copy in a folder of the cases alone, a project of
+    its own (a ``pyproject.toml`` there), as a user lints a script in its own folder; in place,
+    project mode would read this repository's other modules as the case's project."""
     groups: dict[tuple, list] = {}
     for case, name in RUNS:
         if _runnable(case):
             groups.setdefault(tuple(case.variants[name]), []).append(case)
+    folder = Path(tmp) / ("noqa" if noqa else "cases")
+    folder.mkdir(exist_ok=True)
+    (folder / "pyproject.toml").write_text("", encoding="utf-8")
     out = {}
     for flags, cases in groups.items():
         paths = []
         for case in cases:
-            if noqa:
-                target = Path(tmp) / f"{abs(hash(str(case.path)))}_{case.path.name}"
-                target.write_text(case_to_noqa(case.path.read_text(encoding="utf-8")), encoding="utf-8")
-            else:
-                target = case.path
+            target = folder / f"{abs(hash(str(case.path)))}_{case.path.name}"
+            text = case.path.read_text(encoding="utf-8")
+            target.write_text(case_to_noqa(text) if noqa else text, encoding="utf-8")
             paths.append((case, target))
         found = flake8([t for _, t in paths], list(flags))
         for case, target in paths:

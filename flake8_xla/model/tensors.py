@@ -24,6 +24,7 @@ Iterative walks; every answer memoised in ``self._cache``.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 
 from .reductions import OPTIMIZER_STEP
@@ -1698,17 +1699,23 @@ class Tensors:
         marker, markers on both sides or outside the ``if``: ``if (i + 1) % accum == 0:
         opt.step()`` after an unconditional backward)."""
         markers = self._cache.get("markers_by_func")
-        if markers is None:
+        if markers is None:  # id(function) -> the sorted lines of its step markers, built once
             markers = self._cache["markers_by_func"] = {}
             for call, cx in self.step_markers().values():
-                markers.setdefault(id(cx.func), []).append(call)
+                markers.setdefault(id(cx.func), []).append(call.lineno)
+            for lines in markers.values():
+                lines.sort()
         own = markers.get(id(ctx.func))
         if not own:
             return 0
+
+        def count(a: int, b: int) -> int:  # markers on lines a..b (bisect: an `if` costs log M, not M)
+            return bisect.bisect_right(own, b) - bisect.bisect_left(own, a)
+
         lo, hi = root.lineno, getattr(root, "end_lineno", None) or root.lineno
         if type(root) in (ast.FunctionDef, ast.AsyncFunctionDef):
             lo = root.body[0].lineno if root.body else lo
-        inside = [c for c in own if lo <= c.lineno <= hi]
+        inside = count(lo, hi)
         if not inside:
             return 0
 
@@ -1716,7 +1723,7 @@ class Tensors:
             if not block:
                 return False
             b_lo, b_hi = block[0].lineno, getattr(block[-1], "end_lineno", None) or block[-1].lineno
-            return all(b_lo <= c.lineno <= b_hi for c in inside)
+            return count(b_lo, b_hi) == inside
 
         if within(stmt.body):
             return 1
