@@ -177,11 +177,7 @@ def load(where: Path, entry: str):
     if str(where) in _DISABLED:
         return _MISSING
     try:
-        with open(where / entry[:2] / f"{entry}.json", encoding="utf-8") as fh:
-            doc = json.load(fh, object_hook=_decoded)
-        if type(doc) is not dict or doc.get("key") != entry or doc.get("format") != FORMAT:
-            raise ValueError("foreign entry")
-        found = doc["summary"]
+        found = _read(where, entry, _decoded)["summary"]
         from .summary import ModuleSummary
 
         if found is not None and type(found) is not ModuleSummary:
@@ -202,11 +198,11 @@ def store(where: Path, entry: str, summary) -> None:
     if str(where) in _DISABLED:
         return
     try:
-        text = json.dumps({"format": FORMAT, "key": entry, "summary": _encode(summary)}, separators=(",", ":"))
-        _write(where, entry, text)
-        _STATS["writes"] += 1
-    except (Exception, RecursionError):  # a read-only or full disk: no cache this run
+        encoded = _encode(summary)
+    except (Exception, RecursionError):  # (as a failed write: no cache this run)
         _DISABLED.add(str(where))
+        return
+    _store(where, where, entry, {"summary": encoded}, _STATS)
 
 
 #: the subfolder of the cache folder that holds the linted modules' answers (:mod:`.answers`)
@@ -219,10 +215,8 @@ def load_answers(where: Path, entry: str):
     if str(where) in _DISABLED:
         return _MISSING
     try:
-        with open(where / ANSWERS / entry[:2] / f"{entry}.json", encoding="utf-8") as fh:
-            doc = json.load(fh, object_hook=_decoded)
-        if type(doc) is not dict or doc.get("key") != entry or doc.get("format") != FORMAT \
-                or type(doc.get("answers")) is not list:
+        doc = _read(where / ANSWERS, entry, _decoded)
+        if type(doc.get("answers")) is not list:
             raise ValueError("foreign entry")
         found = {name: value for name, value in doc["answers"]}
         if not all(type(name) is str for name in found):
@@ -240,14 +234,10 @@ def store_answers(where: Path, entry: str, answers: dict) -> None:
     if str(where) in _DISABLED:
         return
     try:
-        doc = {"format": FORMAT, "key": entry, "answers": [[k, _encode(v)] for k, v in sorted(answers.items())]}
+        encoded = [[k, _encode(v)] for k, v in sorted(answers.items())]
     except (Exception, RecursionError):  # a value the entry cannot hold: not kept (computed again)
         return
-    try:
-        _write(where / ANSWERS, entry, json.dumps(doc, separators=(",", ":")))
-        _ANSWER_STATS["writes"] += 1
-    except (Exception, RecursionError):  # a read-only or full disk: no cache this run
-        _DISABLED.add(str(where))
+    _store(where, where / ANSWERS, entry, {"answers": encoded}, _ANSWER_STATS)
 
 
 #: the subfolder of the cache folder that holds the linted modules' findings (:mod:`.findings`)
@@ -261,10 +251,8 @@ def load_findings(where: Path, entry: str):
     if str(where) in _DISABLED:
         return _MISSING
     try:
-        with open(where / FINDINGS / entry[:2] / f"{entry}.json", encoding="utf-8") as fh:
-            doc = json.load(fh)
-        if type(doc) is not dict or doc.get("key") != entry or doc.get("format") != FORMAT \
-                or type(doc.get("findings")) is not list:
+        doc = _read(where / FINDINGS, entry)
+        if type(doc.get("findings")) is not list:
             raise ValueError("foreign entry")
         found = tuple(_finding(item) for item in doc["findings"])
     except (Exception, RecursionError):  # none, corrupt or foreign: linted again, rewritten
@@ -292,14 +280,7 @@ def _finding(item) -> tuple:
 def store_findings(where: Path, entry: str, findings) -> None:
     """Write ``findings`` (``(line, col, code, message, end, covers)`` each) under ``entry``,
     atomically; any error turns the cache off for this folder and run."""
-    if str(where) in _DISABLED:
-        return
-    try:
-        doc = {"format": FORMAT, "key": entry, "findings": [list(f) for f in findings]}
-        _write(where / FINDINGS, entry, json.dumps(doc, separators=(",", ":")))
-        _FINDING_STATS["writes"] += 1
-    except (Exception, RecursionError):  # a read-only or full disk: no cache this run
-        _DISABLED.add(str(where))
+    _store(where, where / FINDINGS, entry, {"findings": [list(f) for f in findings]}, _FINDING_STATS)
 
 
 #: the subfolder of the cache folder that holds each project's reach verdict (:mod:`.findings`)
@@ -313,10 +294,8 @@ def load_reached(where: Path, entry: str):
     if str(where) in _DISABLED:
         return _MISSING
     try:
-        with open(where / REACH / entry[:2] / f"{entry}.json", encoding="utf-8") as fh:
-            doc = json.load(fh)
-        if type(doc) is not dict or doc.get("key") != entry or doc.get("format") != FORMAT \
-                or type(doc.get("files")) is not list or not all(type(f) is str for f in doc["files"]) \
+        doc = _read(where / REACH, entry)
+        if type(doc.get("files")) is not list or not all(type(f) is str for f in doc["files"]) \
                 or type(doc.get("wrappers")) is not bool or type(doc.get("nothing")) is not bool:
             raise ValueError("foreign entry")
     except (Exception, RecursionError):  # none, corrupt or foreign: the reach is built, rewritten
@@ -327,12 +306,32 @@ def load_reached(where: Path, entry: str):
 def store_reached(where: Path, entry: str, paths, wrappers: bool, nothing: bool) -> None:
     """Write the reach verdict (``paths``, ``wrappers``, ``nothing``) under ``entry``; any error
     turns the cache off."""
+    _store(where, where / REACH, entry, {"files": sorted(paths), "wrappers": wrappers, "nothing": nothing})
+
+
+def _read(folder: Path, entry: str, hook=None) -> dict:
+    """The document of entry ``entry`` of ``folder`` (its two-letter subfolder), decoded
+    with ``hook``; raises when there is none, it does not parse, or its key or format is not
+    this entry's (``ValueError("foreign entry")``): the callers count a miss and go on."""
+    with open(folder / entry[:2] / f"{entry}.json", encoding="utf-8") as fh:
+        doc = json.load(fh, object_hook=hook) if hook is not None else json.load(fh)
+    if type(doc) is not dict or doc.get("key") != entry or doc.get("format") != FORMAT:
+        raise ValueError("foreign entry")
+    return doc
+
+
+def _store(where: Path, folder: Path, entry: str, fields: dict, stats: dict | None = None) -> None:
+    """Write ``fields`` (JSON-ready) with this entry's key and format as entry ``entry`` of
+    ``folder`` (a subfolder of the cache folder ``where``, or ``where`` itself), atomically
+    (:func:`_write`), counting the write in ``stats``; any error turns the cache off for
+    ``where`` for this run (a read-only or full disk)."""
     if str(where) in _DISABLED:
         return
     try:
-        doc = {"format": FORMAT, "key": entry, "files": sorted(paths), "wrappers": wrappers, "nothing": nothing}
-        _write(where / REACH, entry, json.dumps(doc, separators=(",", ":")))
-    except (Exception, RecursionError):  # a read-only or full disk: no cache this run
+        _write(folder, entry, json.dumps({"format": FORMAT, "key": entry, **fields}, separators=(",", ":")))
+        if stats is not None:
+            stats["writes"] += 1
+    except (Exception, RecursionError):
         _DISABLED.add(str(where))
 
 
