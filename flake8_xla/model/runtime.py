@@ -28,7 +28,7 @@ import ast
 import bisect
 from typing import TYPE_CHECKING
 
-from .scopes import UNKNOWN, Ctx, _expr_key, _is_main_guard
+from .scopes import UNKNOWN, Ctx, _expr_key, _is_main_guard, param_default
 
 if TYPE_CHECKING:  # the facade is built from this mixin: annotations only
     from . import Model
@@ -795,20 +795,11 @@ class Runtime:
         class (``Block(dim, heads, drop)`` in ``Net(..., drop=0.1)`` built here with its
         default); one level. A class built only in other modules is not told (what they pass
         is not seen: ``Net(4, drop=0.0)``)."""
-        node = method.node
-        args = node.args
-        positional = args.posonlyargs + args.args
-        default = None
-        names = [a.arg for a in positional]
-        if name in names:
-            i = names.index(name)
-            j = i - (len(positional) - len(args.defaults))
-            default = args.defaults[j] if j >= 0 else None
-        else:
-            kw = [a.arg for a in args.kwonlyargs]
-            if name not in kw:
-                return False
-            default = args.kw_defaults[kw.index(name)]
+        args = method.node.args
+        names = [a.arg for a in args.posonlyargs + args.args]
+        if name not in names and name not in [a.arg for a in args.kwonlyargs]:
+            return False
+        default = param_default(args, name)
         if method.name != "__init__":
             value = self.const(default, method.ctx) if default is not None else None
             return type(value) in (int, float) and value > 0

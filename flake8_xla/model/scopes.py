@@ -230,6 +230,21 @@ class LoopInfo:
         return found
 
 
+def param_default(args: ast.arguments, name: str) -> ast.expr | None:
+    """The default expression of parameter ``name`` of a ``def`` whose arguments are
+    ``args`` (positional defaults align with the last positional parameters; keyword-only
+    ones pair with ``kw_defaults``); ``None`` when it has none or is no such parameter."""
+    positional = args.posonlyargs + args.args
+    names = [a.arg for a in positional]
+    if name in names:
+        j = names.index(name) - (len(positional) - len(args.defaults))
+        return args.defaults[j] if j >= 0 else None
+    for a, d in zip(args.kwonlyargs, args.kw_defaults):
+        if a.arg == name:
+            return d
+    return None
+
+
 def _all_args(args: ast.arguments) -> list[ast.arg]:
     out = list(args.posonlyargs) + list(args.args)
     if args.vararg:

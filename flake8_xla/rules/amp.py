@@ -6,6 +6,7 @@ import ast
 
 from .. import api_table
 from ..model.runtime import str_value
+from ..model.scopes import param_default
 from ..model.tensors import TORCH_FACTORIES
 from ..registry import ENV, Rule, rule
 from ._common import env_finding
@@ -53,16 +54,7 @@ def _param_values(model, name, ctx):
     if len(bindings) != 1 or bindings[0][1] != "param" or not hasattr(bindings[0][2], "params"):
         return None
     func = bindings[0][2]
-    args = func.node.args
-    default = None
-    positional = args.posonlyargs + args.args
-    if name.id in [a.arg for a in positional]:
-        i = [a.arg for a in positional].index(name.id) - (len(positional) - len(args.defaults))
-        default = args.defaults[i] if i >= 0 else None
-    else:
-        for a, d in zip(args.kwonlyargs, args.kw_defaults):
-            if a.arg == name.id:
-                default = d
+    default = param_default(func.node.args, name.id)
     if model.project_arguments_seen(func, name.id):
         return None  # another project module passes one: what it is, is not seen here
     passed = model.passed_arguments(func, name.id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from ..model.scopes import _is_main_guard
+from ..model.scopes import _is_main_guard, param_default
 
 from ..model import UNKNOWN, Ctx
 from ..model.runtime import device_leaves, is_xla_device, str_value
@@ -99,14 +99,8 @@ def _default_everywhere(model, nprocs, ctx) -> bool:
     if not bindings or any(kind != "param" for _, kind, _, _ in bindings):
         return False
     a = func.node.args
-    positional = a.posonlyargs + a.args
-    index = next((i for i, p in enumerate(positional) if p.arg == nprocs.id), None)
-    if index is not None:
-        defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
-        default = defaults[index]
-    else:
-        kw = next((i for i, p in enumerate(a.kwonlyargs) if p.arg == nprocs.id), None)
-        default = a.kw_defaults[kw] if kw is not None else None
+    index = next((i for i, p in enumerate(a.posonlyargs + a.args) if p.arg == nprocs.id), None)
+    default = param_default(a, nprocs.id)
     if type(default) is not ast.Constant or not _accepted(default.value):
         return False
     for call, cctx in model.calls_of(func):
